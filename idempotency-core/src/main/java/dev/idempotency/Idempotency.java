@@ -1,0 +1,403 @@
+package dev.idempotency;
+
+import dev.idempotency.internal.BuiltInCodecs;
+import dev.idempotency.internal.FailureRecords;
+import dev.idempotency.spi.Claim;
+import dev.idempotency.spi.ClaimRequest;
+import dev.idempotency.spi.Completion;
+import dev.idempotency.spi.IdempotencyStore;
+import dev.idempotency.spi.RecordStatus;
+import dev.idempotency.spi.StoredRecord;
+import dev.idempotency.spi.TxSavepoint;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.util.Objects;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The engine: runs a piece of work at most once per key, with the key's record checked and written
+ * inside the caller's own transaction, atomically with the work's business change.
+ *
+ * <p>Protocol of {@code execute(key, tx, work)} in transactional mode:
+ * <ol>
+ *   <li>Validate the key against the {@link KeyPolicy}; an invalid key throws
+ *       {@link InvalidKeyException} before any database access.</li>
+ *   <li>Check the transaction ({@link IdempotencyStore#checkTransaction}): an auto-commit or closed
+ *       connection throws {@link TransactionRequiredException}; nothing is written.</li>
+ *   <li>Claim the key in {@code tx} ({@link IdempotencyStore#claim}). A committed, unexpired record
+ *       with another fingerprint gives {@link Outcome.Mismatch}; with the same fingerprint, its
+ *       result gives {@link Outcome.Replayed} (or its recorded final failure, {@link Outcome.Failed}).
+ *       Another open transaction holding the key is waited for, up to the policy's lock timeout:
+ *       if it commits, its result is replayed; if it rolls back, this attempt claims the key; if
+ *       the wait runs out, {@link Outcome.InProgress}. In none of these cases does the work run.</li>
+ *   <li>Run the work. If it throws, the claim is released and the exception reaches the caller
+ *       unchanged: nothing is recorded, the caller rolls back, and a retry runs the work again.
+ *       If the policy declares the exception final, the work's writes are instead undone to a
+ *       savepoint taken before it ran, the failure is recorded, and {@link Outcome.Failed} is
+ *       returned.</li>
+ *   <li>Encode the result with the codec, check its size against the policy, record it in
+ *       {@code tx} ({@link IdempotencyStore#complete}) and return {@link Outcome.Executed}.</li>
+ * </ol>
+ * The caller commits or rolls back; the engine never does either. Commit: the business change and
+ * the record both exist. Roll back or crash: neither does, and a retry is safe.
+ *
+ * <p>The state of {@code tx} after each outcome: after {@code Executed}, {@code Replayed},
+ * {@code Mismatch} and {@code Failed}, no statement of the library has failed and the transaction
+ * is usable: commit it (a replay and a mismatch wrote nothing). After {@code InProgress} the
+ * database may have aborted the transaction while it waited (PostgreSQL does): roll it back.
+ * After an exception, roll back.
+ *
+ * <p>Instances are immutable and thread-safe: build one and share it.
+ *
+ * @param <C> the transaction type of the store
+ */
+public final class Idempotency<C> {
+
+    private static final Logger log = LoggerFactory.getLogger(Idempotency.class);
+
+    private final IdempotencyStore<C> store;
+    private final KeyPolicy policy;
+    private final InstantSource clock;
+    private final IdempotencyListener listener;
+
+    private Idempotency(Builder<C> b) {
+        this.store = b.store;
+        this.policy = b.policy;
+        this.clock = b.clock;
+        this.listener = b.listener;
+    }
+
+    /**
+     * @param store where records live
+     * @param <C> the store's transaction type
+     * @return a builder with the default policy, the system clock and no listener
+     */
+    public static <C> Builder<C> builder(IdempotencyStore<C> store) {
+        return new Builder<>(store);
+    }
+
+    /**
+     * @param store where records live
+     * @param <C> the store's transaction type
+     * @return an engine with the default policy, the system clock and no listener
+     */
+    public static <C> Idempotency<C> of(IdempotencyStore<C> store) {
+        return builder(store).build();
+    }
+
+    /**
+     * Runs {@code work} at most once for {@code key}, without a fingerprint, choosing a built-in
+     * codec by the result's type ({@code String}, {@code byte[]}, {@code Integer}, {@code Long},
+     * {@code Boolean}, {@code UUID} or {@code null}); any other type needs
+     * {@link #execute(IdempotencyKey, Object, ResultCodec, Work) a codec}.
+     *
+     * @param key the key
+     * @param tx the caller's open transaction
+     * @param work the business change
+     * @param <T> the result type
+     * @param <X> the work's checked exception
+     * @return the outcome; never {@code null}
+     * @throws X the work's own exception, unchanged
+     * @throws InvalidKeyException if the policy refuses the key
+     * @throws TransactionRequiredException if {@code tx} cannot carry the record atomically
+     * @throws ResultCodecException if no built-in codec fits the result, or a replay cannot be decoded
+     * @throws ResultTooLargeException if the encoded result is over the policy's limit
+     * @throws IdempotencyStoreException if the store fails
+     */
+    public <T, X extends Exception> Outcome<T> execute(IdempotencyKey key, C tx, Work<T, X> work) throws X {
+        return run(key, Fingerprint.NONE, tx, null, work);
+    }
+
+    /**
+     * As {@link #execute(IdempotencyKey, Object, Work)}, with a request fingerprint: the same key
+     * with another fingerprint gives {@link Outcome.Mismatch}.
+     *
+     * @param key the key
+     * @param fingerprint the request's fingerprint
+     * @param tx the caller's open transaction
+     * @param work the business change
+     * @param <T> the result type
+     * @param <X> the work's checked exception
+     * @return the outcome; never {@code null}
+     * @throws X the work's own exception, unchanged
+     */
+    public <T, X extends Exception> Outcome<T> execute(IdempotencyKey key, Fingerprint fingerprint, C tx, Work<T, X> work)
+            throws X {
+        return run(key, Objects.requireNonNull(fingerprint, "fingerprint"), tx, null, work);
+    }
+
+    /**
+     * As {@link #execute(IdempotencyKey, Object, Work)}, with an explicit codec for the result.
+     *
+     * @param key the key
+     * @param tx the caller's open transaction
+     * @param codec encodes the result for the record and decodes it for a replay
+     * @param work the business change
+     * @param <T> the result type
+     * @param <X> the work's checked exception
+     * @return the outcome; never {@code null}
+     * @throws X the work's own exception, unchanged
+     */
+    public <T, X extends Exception> Outcome<T> execute(IdempotencyKey key, C tx, ResultCodec<T> codec, Work<T, X> work)
+            throws X {
+        return run(key, Fingerprint.NONE, tx, Objects.requireNonNull(codec, "codec"), work);
+    }
+
+    /**
+     * The complete form: key, fingerprint, transaction, codec and work.
+     *
+     * @param key the key
+     * @param fingerprint the request's fingerprint
+     * @param tx the caller's open transaction
+     * @param codec encodes the result for the record and decodes it for a replay
+     * @param work the business change
+     * @param <T> the result type
+     * @param <X> the work's checked exception
+     * @return the outcome; never {@code null}
+     * @throws X the work's own exception, unchanged
+     */
+    public <T, X extends Exception> Outcome<T> execute(IdempotencyKey key, Fingerprint fingerprint, C tx,
+                                                       ResultCodec<T> codec, Work<T, X> work) throws X {
+        return run(key, Objects.requireNonNull(fingerprint, "fingerprint"), tx, Objects.requireNonNull(codec, "codec"), work);
+    }
+
+    /**
+     * Deletes at most {@code limit} expired records in {@code tx}; the caller commits. Run it in
+     * short transactions of its own, repeatedly, until it returns less than {@code limit}.
+     *
+     * @param tx a transaction of the caller's, used for the delete only
+     * @param limit the batch size, at least 1
+     * @return the number of records deleted
+     */
+    public int purgeExpired(C tx, int limit) {
+        Objects.requireNonNull(tx, "tx");
+        if (limit < 1) {
+            throw new IllegalArgumentException("limit must be at least 1, was " + limit);
+        }
+        return store.purgeExpired(tx, clock.instant(), limit);
+    }
+
+    /** @return the key policy */
+    public KeyPolicy policy() {
+        return policy;
+    }
+
+    /** @return the store */
+    public IdempotencyStore<C> store() {
+        return store;
+    }
+
+    private <T, X extends Exception> Outcome<T> run(IdempotencyKey key, Fingerprint fingerprint, C tx,
+                                                    ResultCodec<T> codec, Work<T, X> work) throws X {
+        long started = System.nanoTime();
+        try {
+            policy.validate(key);
+            Objects.requireNonNull(tx, "tx");
+            Objects.requireNonNull(work, "work");
+            Outcome<T> outcome = attempt(key, fingerprint, tx, codec, work);
+            notifyOutcome(key, outcome.status(), started);
+            return outcome;
+        } catch (Throwable t) {
+            notifyError(key, t, started);
+            throw t;
+        }
+    }
+
+    private <T, X extends Exception> Outcome<T> attempt(IdempotencyKey key, Fingerprint fingerprint, C tx,
+                                                        ResultCodec<T> codec, Work<T, X> work) throws X {
+        store.checkTransaction(tx, key);
+        Instant now = clock.instant();
+        Claim claim = store.claim(tx, new ClaimRequest(key, fingerprint, now, now.plus(policy.retention()), policy.lockTimeout()));
+        if (claim instanceof Claim.Existing existing) {
+            return fromRecord(key, fingerprint, codec, existing.record());
+        }
+        if (claim instanceof Claim.Busy) {
+            log.debug("Key {} is held by another transaction past the lock timeout of {}", key, policy.lockTimeout());
+            return new Outcome.InProgress<>(key);
+        }
+        return runClaimed(key, tx, codec, work);
+    }
+
+    private <T, X extends Exception> Outcome<T> runClaimed(IdempotencyKey key, C tx, ResultCodec<T> codec, Work<T, X> work)
+            throws X {
+        TxSavepoint savepoint = policy.hasFinalFailures() ? store.savepoint(tx) : null;
+        T value;
+        try {
+            value = work.call();
+        } catch (Throwable failure) {
+            if (savepoint != null && failure instanceof Exception e && policy.isFinalFailure(e)) {
+                return recordFinalFailure(key, tx, savepoint, e);
+            }
+            try {
+                store.release(tx, key);
+            } catch (RuntimeException releaseFailure) {
+                failure.addSuppressed(releaseFailure);
+            }
+            throw failure;
+        }
+        if (savepoint != null) {
+            savepoint.release();
+        }
+        ResultCodec<?> used = codec != null ? codec : chooseCodec(key, value);
+        byte[] encoded = value == null ? null : encode(key, used, value);
+        if (encoded != null && encoded.length > policy.maxResultBytes()) {
+            throw new ResultTooLargeException(key, encoded.length, policy.maxResultBytes());
+        }
+        Instant completedAt = clock.instant();
+        store.complete(tx, new Completion(key, RecordStatus.COMPLETED, used.name(), encoded, completedAt,
+                completedAt.plus(policy.retention())));
+        return new Outcome.Executed<>(key, value);
+    }
+
+    private <T> Outcome<T> recordFinalFailure(IdempotencyKey key, C tx, TxSavepoint savepoint, Exception failure) {
+        savepoint.rollback();
+        Instant completedAt = clock.instant();
+        FailureRecords.Failure recorded = FailureRecords.of(failure, policy.maxResultBytes());
+        store.complete(tx, new Completion(key, RecordStatus.FAILED, FailureRecords.CODEC, recorded.encode(), completedAt,
+                completedAt.plus(policy.retention())));
+        log.debug("Key {}: final failure {} recorded", key, recorded.type());
+        return new Outcome.Failed<>(key, recorded.type(), recorded.message(), completedAt, false);
+    }
+
+    private <T> Outcome<T> fromRecord(IdempotencyKey key, Fingerprint fingerprint, ResultCodec<T> codec, StoredRecord record) {
+        if (!record.fingerprint().equals(fingerprint)) {
+            log.debug("Key {} was used with another fingerprint", key);
+            return new Outcome.Mismatch<>(key);
+        }
+        Instant recordedAt = record.completedAt() != null ? record.completedAt() : record.createdAt();
+        switch (record.status()) {
+            case IN_PROGRESS:
+                return new Outcome.InProgress<>(key);
+            case FAILED:
+                FailureRecords.Failure failure = FailureRecords.decode(record.result());
+                return new Outcome.Failed<>(key, failure.type(), failure.message(), recordedAt, true);
+            case COMPLETED:
+            default:
+                return new Outcome.Replayed<>(key, decode(key, codec, record), recordedAt);
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private <T> T decode(IdempotencyKey key, ResultCodec<T> codec, StoredRecord record) {
+        if (record.result() == null) {
+            return null;
+        }
+        ResultCodec<?> use = codec;
+        if (use == null) {
+            use = BuiltInCodecs.byName(record.codec()).orElseThrow(() -> new ResultCodecException(key,
+                    "the result was recorded with codec '" + record.codec() + "', which is not a built-in one;"
+                            + " pass that codec to execute(...)", null));
+        } else if (!use.name().equals(record.codec())) {
+            throw new ResultCodecException(key, "the result was recorded with codec '" + record.codec()
+                    + "' but this call decodes with codec '" + use.name() + "'", null);
+        }
+        try {
+            return (T) use.decode(record.result());
+        } catch (Exception e) {
+            throw new ResultCodecException(key, "codec '" + use.name() + "' failed to decode the recorded result", e);
+        }
+    }
+
+    private static ResultCodec<?> chooseCodec(IdempotencyKey key, Object value) {
+        if (value == null) {
+            return BuiltInCodecs.NONE;
+        }
+        return BuiltInCodecs.forValue(value).orElseThrow(() -> new ResultCodecException(key,
+                "no built-in codec for results of type " + value.getClass().getName()
+                        + "; pass one, e.g. execute(key, tx, ResultCodec.of(toJson, fromJson), work)."
+                        + " Nothing was recorded: roll back the transaction", null));
+    }
+
+    @SuppressWarnings("unchecked")
+    private static byte[] encode(IdempotencyKey key, ResultCodec<?> codec, Object value) {
+        byte[] bytes;
+        try {
+            bytes = ((ResultCodec<Object>) codec).encode(value);
+        } catch (Exception e) {
+            throw new ResultCodecException(key, "codec '" + codec.name() + "' failed to encode the result of type "
+                    + value.getClass().getName() + ". Nothing was recorded: roll back the transaction", e);
+        }
+        if (bytes == null) {
+            throw new ResultCodecException(key, "codec '" + codec.name() + "' encoded a result as null", null);
+        }
+        return bytes;
+    }
+
+    private void notifyOutcome(IdempotencyKey key, Outcome.Status status, long started) {
+        if (listener == IdempotencyListener.NONE) {
+            return;
+        }
+        try {
+            listener.onOutcome(key, status, Duration.ofNanos(System.nanoTime() - started));
+        } catch (RuntimeException e) {
+            log.warn("IdempotencyListener.onOutcome failed for key {}; ignored", key, e);
+        }
+    }
+
+    private void notifyError(IdempotencyKey key, Throwable failure, long started) {
+        if (listener == IdempotencyListener.NONE) {
+            return;
+        }
+        try {
+            listener.onError(key, failure, Duration.ofNanos(System.nanoTime() - started));
+        } catch (RuntimeException e) {
+            log.warn("IdempotencyListener.onError failed for key {}; ignored", key, e);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "Idempotency[store=" + store + ", policy=" + policy + "]";
+    }
+
+    /**
+     * Builds an {@link Idempotency}. Not thread-safe; the engine it builds is.
+     *
+     * @param <C> the store's transaction type
+     */
+    public static final class Builder<C> {
+        private final IdempotencyStore<C> store;
+        private KeyPolicy policy = KeyPolicy.ofDefaults();
+        private InstantSource clock = InstantSource.system();
+        private IdempotencyListener listener = IdempotencyListener.NONE;
+
+        private Builder(IdempotencyStore<C> store) {
+            this.store = Objects.requireNonNull(store, "store");
+        }
+
+        /**
+         * @param policy key rules, retention, lock timeout, result size limit and final failures
+         * @return this builder
+         */
+        public Builder<C> keyPolicy(KeyPolicy policy) {
+            this.policy = Objects.requireNonNull(policy, "policy");
+            return this;
+        }
+
+        /**
+         * @param clock the source of the current time (a {@link java.time.Clock} is one); tests
+         *     pass a settable one
+         * @return this builder
+         */
+        public Builder<C> clock(InstantSource clock) {
+            this.clock = Objects.requireNonNull(clock, "clock");
+            return this;
+        }
+
+        /**
+         * @param listener told about every outcome and error, with timings
+         * @return this builder
+         */
+        public Builder<C> listener(IdempotencyListener listener) {
+            this.listener = Objects.requireNonNull(listener, "listener");
+            return this;
+        }
+
+        /** @return the engine */
+        public Idempotency<C> build() {
+            return new Idempotency<>(this);
+        }
+    }
+}

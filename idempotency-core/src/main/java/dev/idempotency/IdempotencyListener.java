@@ -1,0 +1,35 @@
+package dev.idempotency;
+
+import java.time.Duration;
+
+/**
+ * Told about every attempt, for metrics and tracing. Never told result bodies. Calls happen on the
+ * attempt's thread after its outcome is known; a listener that throws is logged and ignored.
+ * Implementations must be thread-safe.
+ */
+public interface IdempotencyListener {
+
+    /** A listener that does nothing. */
+    IdempotencyListener NONE = new IdempotencyListener() {
+    };
+
+    /**
+     * An attempt ended with an outcome.
+     *
+     * @param key the key
+     * @param status the outcome's kind
+     * @param elapsed the time from the start of {@code execute} to the outcome, work included
+     */
+    default void onOutcome(IdempotencyKey key, Outcome.Status status, Duration elapsed) {
+    }
+
+    /**
+     * An attempt ended with an exception: the work's own, or the library's.
+     *
+     * @param key the key
+     * @param failure the exception that reaches the caller
+     * @param elapsed the time from the start of {@code execute} to the failure
+     */
+    default void onError(IdempotencyKey key, Throwable failure, Duration elapsed) {
+    }
+}

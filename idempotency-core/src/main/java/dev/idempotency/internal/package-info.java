@@ -1,0 +1,2 @@
+/** Implementation details. Not an API: anything here may change in any release. */
+package dev.idempotency.internal;

@@ -1,0 +1,95 @@
+package dev.idempotency.spi;
+
+import dev.idempotency.IdempotencyKey;
+import dev.idempotency.IdempotencyStoreException;
+import dev.idempotency.TransactionRequiredException;
+import java.time.Instant;
+
+/**
+ * Where key records live: a handful of primitives that {@link dev.idempotency.Idempotency} drives.
+ * The engine owns the protocol (validation, fingerprints, codecs, outcomes); a store only claims,
+ * completes, releases and purges records inside a transaction of type {@code C}.
+ *
+ * <p>A store must keep these promises, which {@code idempotency-testkit} checks:
+ * <ol>
+ *   <li>{@link #claim} is atomic per key: of all transactions claiming one key, at most one gets
+ *       {@link Claim.Acquired}; the others wait for it (up to the request's lock timeout) and then
+ *       see its committed record, or claim the key themselves if it rolled back.</li>
+ *   <li>A record written in a transaction is visible to other transactions only once that
+ *       transaction commits, and is gone if it rolls back.</li>
+ *   <li>A record whose {@code expiresAt} is at or before the request's {@code now} counts as absent
+ *       and is claimed over.</li>
+ *   <li>Keys are distinct by scope and id, compared exactly (case and every character count).</li>
+ *   <li>{@link #purgeExpired} removes only records that have expired.</li>
+ * </ol>
+ *
+ * <p>Implementations must be thread-safe; one transaction is used by one thread at a time.
+ *
+ * @param <C> the transaction type: a JDBC {@code Connection}, a Jdbi {@code Handle}, a store's own
+ */
+public interface IdempotencyStore<C> {
+
+    /**
+     * Refuses a transaction that cannot carry the record atomically with the caller's work (a
+     * connection in auto-commit mode, a closed one). Called before anything is read or written.
+     *
+     * @param tx the caller's transaction
+     * @param key the key about to be used, for the error message
+     * @throws TransactionRequiredException if the transaction is unusable
+     * @throws IdempotencyStoreException if the check itself fails
+     */
+    void checkTransaction(C tx, IdempotencyKey key);
+
+    /**
+     * Claims the key in {@code tx}, or finds its record.
+     *
+     * @param tx the caller's transaction
+     * @param request the key, fingerprint, time and limits of this attempt
+     * @return {@link Claim.Acquired} if this transaction now holds the key (an in-progress record is
+     *     written in {@code tx}); {@link Claim.Existing} with an unexpired record committed by another
+     *     transaction; {@link Claim.Busy} if another open transaction held the key for longer than
+     *     the lock timeout
+     * @throws IdempotencyStoreException if the store fails
+     */
+    Claim claim(C tx, ClaimRequest request);
+
+    /**
+     * Writes the outcome of the work into the record this transaction claimed.
+     *
+     * @param tx the transaction that holds the claim
+     * @param completion the status, encoded result and times to record
+     * @throws IdempotencyStoreException if the store fails, or the claimed record is gone
+     */
+    void complete(C tx, Completion completion);
+
+    /**
+     * Undoes this transaction's claim after the work failed, so that nothing is recorded even if
+     * the caller commits.
+     *
+     * @param tx the transaction that holds the claim
+     * @param key the claimed key
+     * @throws IdempotencyStoreException if the store fails
+     */
+    void release(C tx, IdempotencyKey key);
+
+    /**
+     * Marks a point in {@code tx} to which the work's writes can be undone, keeping the claim. Used
+     * only when the policy declares some failures final.
+     *
+     * @param tx the transaction
+     * @return the savepoint
+     * @throws IdempotencyStoreException if the store fails or cannot undo partial work
+     */
+    TxSavepoint savepoint(C tx);
+
+    /**
+     * Deletes at most {@code limit} records whose expiry is at or before {@code now}.
+     *
+     * @param tx the transaction to delete in; the caller commits it
+     * @param now the current time
+     * @param limit the largest number of records to delete, at least 1
+     * @return how many records were deleted
+     * @throws IdempotencyStoreException if the store fails
+     */
+    int purgeExpired(C tx, Instant now, int limit);
+}

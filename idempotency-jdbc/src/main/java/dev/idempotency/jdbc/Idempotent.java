@@ -1,0 +1,118 @@
+package dev.idempotency.jdbc;
+
+import dev.idempotency.Fingerprint;
+import dev.idempotency.Idempotency;
+import dev.idempotency.IdempotencyKey;
+import dev.idempotency.Outcome;
+import dev.idempotency.ResultCodec;
+import dev.idempotency.Work;
+import java.sql.Connection;
+
+/**
+ * The zero-configuration entry point: wrap a piece of work in a key, inside a JDBC transaction you
+ * already have.
+ *
+ * <pre>{@code
+ * connection.setAutoCommit(false);
+ * Outcome<String> outcome = Idempotent.execute(key, connection, () -> reserve(connection, "sku-1", 2));
+ * connection.commit();
+ * }</pre>
+ *
+ * <p>Every method delegates to one ordinary, immutable {@link Idempotency} instance built from
+ * {@link JdbcIdempotencyStore#ofDefaults()} and {@link dev.idempotency.KeyPolicy#ofDefaults()}:
+ * table {@code idempotency_record}, the dialect detected from the connection, retention 24 hours.
+ * There is no mutable global state. For another table, policy, clock or listener, build your own
+ * with {@link #builder()} and keep it.
+ *
+ * <p>Thread-safe.
+ */
+public final class Idempotent {
+
+    private Idempotent() {
+    }
+
+    private static final class Default {
+        static final Idempotency<Connection> INSTANCE = Idempotency.of(JdbcIdempotencyStore.ofDefaults());
+    }
+
+    /** @return the shared default instance that the static methods use */
+    public static Idempotency<Connection> defaults() {
+        return Default.INSTANCE;
+    }
+
+    /**
+     * @return a builder over a default {@link JdbcIdempotencyStore}, for your own configured instance
+     */
+    public static Idempotency.Builder<Connection> builder() {
+        return Idempotency.builder(JdbcIdempotencyStore.ofDefaults());
+    }
+
+    /**
+     * Runs {@code work} at most once for {@code key} in {@code connection}'s transaction; see
+     * {@link Idempotency#execute(IdempotencyKey, Object, Work)}.
+     *
+     * @param key the key
+     * @param connection the caller's connection, auto-commit off
+     * @param work the business change
+     * @param <T> the result type: {@code String}, {@code byte[]}, {@code Integer}, {@code Long},
+     *     {@code Boolean} or {@code UUID}; others need a codec
+     * @param <X> the work's checked exception
+     * @return the outcome; never {@code null}
+     * @throws X the work's own exception, unchanged
+     */
+    public static <T, X extends Exception> Outcome<T> execute(IdempotencyKey key, Connection connection, Work<T, X> work) throws X {
+        return defaults().execute(key, connection, work);
+    }
+
+    /**
+     * With a request fingerprint; see {@link Idempotency#execute(IdempotencyKey, Fingerprint, Object, Work)}.
+     *
+     * @param key the key
+     * @param fingerprint the request's fingerprint
+     * @param connection the caller's connection, auto-commit off
+     * @param work the business change
+     * @param <T> the result type
+     * @param <X> the work's checked exception
+     * @return the outcome; never {@code null}
+     * @throws X the work's own exception, unchanged
+     */
+    public static <T, X extends Exception> Outcome<T> execute(IdempotencyKey key, Fingerprint fingerprint, Connection connection,
+                                                              Work<T, X> work) throws X {
+        return defaults().execute(key, fingerprint, connection, work);
+    }
+
+    /**
+     * With an explicit codec; see {@link Idempotency#execute(IdempotencyKey, Object, ResultCodec, Work)}.
+     *
+     * @param key the key
+     * @param connection the caller's connection, auto-commit off
+     * @param codec the result's codec
+     * @param work the business change
+     * @param <T> the result type
+     * @param <X> the work's checked exception
+     * @return the outcome; never {@code null}
+     * @throws X the work's own exception, unchanged
+     */
+    public static <T, X extends Exception> Outcome<T> execute(IdempotencyKey key, Connection connection, ResultCodec<T> codec,
+                                                              Work<T, X> work) throws X {
+        return defaults().execute(key, connection, codec, work);
+    }
+
+    /**
+     * With a fingerprint and an explicit codec.
+     *
+     * @param key the key
+     * @param fingerprint the request's fingerprint
+     * @param connection the caller's connection, auto-commit off
+     * @param codec the result's codec
+     * @param work the business change
+     * @param <T> the result type
+     * @param <X> the work's checked exception
+     * @return the outcome; never {@code null}
+     * @throws X the work's own exception, unchanged
+     */
+    public static <T, X extends Exception> Outcome<T> execute(IdempotencyKey key, Fingerprint fingerprint, Connection connection,
+                                                              ResultCodec<T> codec, Work<T, X> work) throws X {
+        return defaults().execute(key, fingerprint, connection, codec, work);
+    }
+}

@@ -1,0 +1,282 @@
+package dev.idempotency.jdbc;
+
+import dev.idempotency.IdempotencyKey;
+import dev.idempotency.IdempotencyStoreException;
+import dev.idempotency.MissingTableException;
+import dev.idempotency.TransactionConflictException;
+import dev.idempotency.TransactionRequiredException;
+import dev.idempotency.jdbc.dialect.Dialects;
+import dev.idempotency.jdbc.dialect.SqlDialect;
+import dev.idempotency.jdbc.internal.SqlIdentifier;
+import dev.idempotency.spi.Claim;
+import dev.idempotency.spi.ClaimRequest;
+import dev.idempotency.spi.Completion;
+import dev.idempotency.spi.IdempotencyStore;
+import dev.idempotency.spi.TxSavepoint;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Savepoint;
+import java.sql.Statement;
+import java.time.Instant;
+import java.util.Objects;
+import java.util.Optional;
+import javax.sql.DataSource;
+
+/**
+ * Keeps key records in one table, read and written through the caller's own
+ * {@link java.sql.Connection}, inside the caller's transaction.
+ *
+ * <p>The store never commits, rolls back, closes, or changes any setting of the caller's
+ * connection (auto-commit, isolation, read-only). It refuses a connection in auto-commit mode and a
+ * closed one, before writing anything.
+ *
+ * <p>The dialect is detected from each connection's metadata unless one is given. The table
+ * ({@value SqlDialect#DEFAULT_TABLE} by default; {@code schema.table} allowed) must exist: create
+ * it with the dialect's DDL resource ({@link SqlDialect#ddlResource()}, for Flyway or Liquibase)
+ * or with {@link #createTableIfMissing(Connection)}.
+ *
+ * <p>Immutable and thread-safe; share one instance.
+ */
+public final class JdbcIdempotencyStore implements IdempotencyStore<Connection> {
+
+    private final String table;
+    private final SqlDialect dialect;
+
+    private JdbcIdempotencyStore(Builder b) {
+        this.table = b.table;
+        this.dialect = b.dialect;
+    }
+
+    /** @return a store on table {@value SqlDialect#DEFAULT_TABLE} with the dialect detected per connection */
+    public static JdbcIdempotencyStore ofDefaults() {
+        return builder().build();
+    }
+
+    /** @return a builder with the defaults */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** @return the configured table name */
+    public String table() {
+        return table;
+    }
+
+    /** @return the explicitly configured dialect, if any */
+    public Optional<SqlDialect> dialect() {
+        return Optional.ofNullable(dialect);
+    }
+
+    /**
+     * Creates the table and its expiry index if they do not exist, with the connection's dialect.
+     * Opt-in: call it once at startup. It runs DDL on the given connection; if that connection is
+     * in a transaction, commit it afterwards.
+     *
+     * @param connection an open connection
+     * @throws IdempotencyStoreException if the DDL fails
+     */
+    public void createTableIfMissing(Connection connection) {
+        Objects.requireNonNull(connection, "connection");
+        try (Statement s = connection.createStatement()) {
+            for (String sql : statements(dialectFor(connection).ddl(table))) {
+                s.execute(sql);
+            }
+        } catch (SQLException e) {
+            throw new IdempotencyStoreException(null, "could not create table '" + table + "'", e);
+        }
+    }
+
+    /**
+     * As {@link #createTableIfMissing(Connection)}, on a connection of its own that it commits.
+     *
+     * @param dataSource where to get the connection
+     * @throws IdempotencyStoreException if the DDL fails
+     */
+    public void createTableIfMissing(DataSource dataSource) {
+        Objects.requireNonNull(dataSource, "dataSource");
+        try (Connection c = dataSource.getConnection()) {
+            createTableIfMissing(c);
+            if (!c.getAutoCommit()) {
+                c.commit();
+            }
+        } catch (SQLException e) {
+            throw new IdempotencyStoreException(null, "could not create table '" + table + "'", e);
+        }
+    }
+
+    /**
+     * @param connection a connection to the target database (only its metadata is read)
+     * @return the DDL this store would run for that database
+     */
+    public String ddl(Connection connection) {
+        return dialectFor(connection).ddl(table);
+    }
+
+    @Override
+    public void checkTransaction(Connection tx, IdempotencyKey key) {
+        try {
+            if (tx.isClosed()) {
+                throw new TransactionRequiredException(key, "the connection is closed; nothing was written");
+            }
+            if (tx.getAutoCommit()) {
+                throw new TransactionRequiredException(key, "the connection is in auto-commit mode, so the key's record"
+                        + " could not be committed atomically with your change; call setAutoCommit(false), run execute,"
+                        + " then commit. Nothing was written");
+            }
+        } catch (SQLException e) {
+            throw new IdempotencyStoreException(key, "could not inspect the connection", e);
+        }
+    }
+
+    @Override
+    public Claim claim(Connection tx, ClaimRequest request) {
+        SqlDialect d = dialectFor(tx, request.key());
+        try {
+            return d.claim(tx, table, request);
+        } catch (SQLException e) {
+            throw translate(d, request.key(), "claim the key", e);
+        }
+    }
+
+    @Override
+    public void complete(Connection tx, Completion completion) {
+        SqlDialect d = dialectFor(tx, completion.key());
+        int rows;
+        try {
+            rows = d.complete(tx, table, completion);
+        } catch (SQLException e) {
+            throw translate(d, completion.key(), "record the result", e);
+        }
+        if (rows != 1) {
+            throw new IdempotencyStoreException(completion.key(), "the claimed record was not found when recording the result ("
+                    + rows + " rows updated in table '" + table + "'); was it deleted concurrently?", null);
+        }
+    }
+
+    @Override
+    public void release(Connection tx, IdempotencyKey key) {
+        SqlDialect d = dialectFor(tx, key);
+        try {
+            d.release(tx, table, key);
+        } catch (SQLException e) {
+            throw translate(d, key, "release the claim", e);
+        }
+    }
+
+    @Override
+    public TxSavepoint savepoint(Connection tx) {
+        Savepoint savepoint;
+        try {
+            savepoint = tx.setSavepoint();
+        } catch (SQLException e) {
+            throw new IdempotencyStoreException(null, "could not set a savepoint, needed to undo the work of a final failure", e);
+        }
+        return new TxSavepoint() {
+            @Override
+            public void rollback() {
+                try {
+                    tx.rollback(savepoint);
+                } catch (SQLException e) {
+                    throw new IdempotencyStoreException(null, "could not roll back to the savepoint before the work", e);
+                }
+            }
+
+            @Override
+            public void release() {
+                try {
+                    tx.releaseSavepoint(savepoint);
+                } catch (SQLException | UnsupportedOperationException ignored) {
+                    // Optional: the savepoint ends with the transaction anyway.
+                }
+            }
+        };
+    }
+
+    @Override
+    public int purgeExpired(Connection tx, Instant now, int limit) {
+        SqlDialect d = dialectFor(tx, null);
+        try {
+            return d.purgeExpired(tx, table, now, limit);
+        } catch (SQLException e) {
+            throw translate(d, null, "purge expired records", e);
+        }
+    }
+
+    private SqlDialect dialectFor(Connection c, IdempotencyKey key) {
+        if (dialect != null) {
+            return dialect;
+        }
+        try {
+            return Dialects.detect(c);
+        } catch (SQLException e) {
+            throw new IdempotencyStoreException(key, "could not read the database's metadata to choose a dialect", e);
+        }
+    }
+
+    private SqlDialect dialectFor(Connection c) {
+        return dialectFor(c, null);
+    }
+
+    private IdempotencyStoreException translate(SqlDialect d, IdempotencyKey key, String what, SQLException e) {
+        if (d.isMissingTable(e)) {
+            return new MissingTableException(key, table, "Create it with the DDL in classpath resource '" + d.ddlResource()
+                    + "' (for Flyway or Liquibase), or call JdbcIdempotencyStore.createTableIfMissing once at startup.", e);
+        }
+        if (d.isTransactionConflict(e)) {
+            return new TransactionConflictException(key, e);
+        }
+        return new IdempotencyStoreException(key, "could not " + what + " in table '" + table + "' (" + d.name()
+                + "; SQLState " + e.getSQLState() + ")", e);
+    }
+
+    private static String[] statements(String ddl) {
+        StringBuilder sql = new StringBuilder();
+        for (String line : ddl.split("\n")) {
+            if (!line.strip().startsWith("--")) {
+                sql.append(line).append('\n');
+            }
+        }
+        return java.util.Arrays.stream(sql.toString().split(";"))
+                .map(String::strip)
+                .filter(s -> !s.isEmpty())
+                .toArray(String[]::new);
+    }
+
+    @Override
+    public String toString() {
+        return "JdbcIdempotencyStore[table=" + table + ", dialect=" + (dialect == null ? "detected" : dialect.name()) + "]";
+    }
+
+    /** Builds a {@link JdbcIdempotencyStore}. Not thread-safe; the store it builds is. */
+    public static final class Builder {
+        private String table = SqlDialect.DEFAULT_TABLE;
+        private SqlDialect dialect;
+
+        private Builder() {
+        }
+
+        /**
+         * @param table {@code table} or {@code schema.table}, plain SQL identifiers only
+         * @return this builder
+         * @throws IllegalArgumentException if the name is not a plain identifier
+         */
+        public Builder table(String table) {
+            this.table = SqlIdentifier.checkTableName(table);
+            return this;
+        }
+
+        /**
+         * @param dialect the dialect to use instead of detecting one per connection
+         * @return this builder
+         */
+        public Builder dialect(SqlDialect dialect) {
+            this.dialect = Objects.requireNonNull(dialect, "dialect");
+            return this;
+        }
+
+        /** @return the store */
+        public JdbcIdempotencyStore build() {
+            return new JdbcIdempotencyStore(this);
+        }
+    }
+}

@@ -1,0 +1,17 @@
+-- Idempotency records for H2 2.x. Times are epoch milliseconds (UTC by definition).
+CREATE TABLE IF NOT EXISTS idempotency_record (
+    scope        VARCHAR(64)    NOT NULL,
+    key_id       VARCHAR(255)   NOT NULL,
+    fingerprint  VARCHAR(64)    NOT NULL,
+    status       VARCHAR(16)    NOT NULL,
+    result_codec VARCHAR(64),
+    result       VARBINARY(16777216),
+    created_at   BIGINT         NOT NULL,
+    completed_at BIGINT,
+    expires_at   BIGINT         NOT NULL,
+    lease_until  BIGINT,
+    owner_token  VARCHAR(64),
+    attempts     INTEGER        DEFAULT 1 NOT NULL,
+    CONSTRAINT idempotency_record_pk PRIMARY KEY (scope, key_id)
+);
+CREATE INDEX IF NOT EXISTS idempotency_record_expires ON idempotency_record (expires_at);

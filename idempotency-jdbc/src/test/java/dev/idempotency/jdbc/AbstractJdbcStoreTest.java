@@ -1,0 +1,611 @@
+package dev.idempotency.jdbc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.idempotency.Fingerprint;
+import dev.idempotency.Idempotency;
+import dev.idempotency.IdempotencyKey;
+import dev.idempotency.InvalidKeyException;
+import dev.idempotency.KeyPolicy;
+import dev.idempotency.MissingTableException;
+import dev.idempotency.Outcome;
+import dev.idempotency.RecordedFailureException;
+import dev.idempotency.ResultCodec;
+import dev.idempotency.ResultCodecException;
+import dev.idempotency.ResultTooLargeException;
+import dev.idempotency.TransactionRequiredException;
+import java.io.IOException;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * The JDBC store's behaviour contract (CONTRACT sections 3, 5, 6 and 7), written once and run
+ * against every database by a short subclass that supplies a pooled {@link DataSource}.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+public abstract class AbstractJdbcStoreTest {
+
+    /** @return a pooled data source on the database under test (at least 20 connections) */
+    protected abstract DataSource dataSource();
+
+    /** @return whether the caller's transaction stays usable after a lock wait ran out */
+    protected abstract boolean transactionUsableAfterLockTimeout();
+
+    /** Closes what {@link #dataSource()} opened. */
+    protected abstract void closeDataSource() throws Exception;
+
+    protected final MutableClock clock = new MutableClock(Instant.parse("2026-03-29T01:30:00Z"));
+    protected final AtomicInteger executions = new AtomicInteger();
+    protected JdbcIdempotencyStore store = JdbcIdempotencyStore.ofDefaults();
+    protected Idempotency<Connection> idem;
+
+    @BeforeEach
+    void resetTables() throws Exception {
+        DataSource ds = dataSource();
+        store.createTableIfMissing(ds);
+        try (Connection c = ds.getConnection(); Statement s = c.createStatement()) {
+            c.setAutoCommit(true);
+            try {
+                s.execute("CREATE TABLE effect (k VARCHAR(400) NOT NULL, note VARCHAR(100))");
+            } catch (SQLException alreadyThere) {
+                // created by an earlier test
+            }
+            s.execute("DELETE FROM effect");
+            s.execute("DELETE FROM " + store.table());
+        }
+        executions.set(0);
+        idem = engine(KeyPolicy.ofDefaults());
+    }
+
+    @AfterAll
+    void close() throws Exception {
+        closeDataSource();
+    }
+
+    protected Idempotency<Connection> engine(KeyPolicy policy) {
+        return Idempotency.builder(store).keyPolicy(policy).clock(clock).build();
+    }
+
+    /** The business change: one row in {@code effect}, and a receipt naming the execution. */
+    protected String work(Connection c, IdempotencyKey key) throws SQLException {
+        int n = executions.incrementAndGet();
+        try (PreparedStatement s = c.prepareStatement("INSERT INTO effect (k, note) VALUES (?, ?)")) {
+            s.setString(1, key.toString());
+            s.setString(2, "execution " + n);
+            s.executeUpdate();
+        }
+        return "receipt-" + n;
+    }
+
+    protected int effects() throws SQLException {
+        return Tx.count(dataSource(), "SELECT COUNT(*) FROM effect");
+    }
+
+    protected int records() throws SQLException {
+        return Tx.count(dataSource(), "SELECT COUNT(*) FROM " + store.table());
+    }
+
+    protected static IdempotencyKey key(String id) {
+        return IdempotencyKey.of("tenant-1", id);
+    }
+
+    // ---- CONTRACT 3: transactional mode ---------------------------------------------------------
+
+    @Test
+    void commitThenRetryReplaysWithoutRunningTheWork() throws Exception {
+        IdempotencyKey key = key("order-1");
+        Outcome<String> first = Tx.commit(dataSource(), c -> idem.execute(key, c, () -> work(c, key)));
+        clock.advance(Duration.ofMinutes(5));
+        Outcome<String> retry = Tx.commit(dataSource(), c -> idem.execute(key, c, () -> work(c, key)));
+
+        assertThat(first).isEqualTo(new Outcome.Executed<>(key, "receipt-1"));
+        assertThat(retry).isInstanceOf(Outcome.Replayed.class);
+        assertThat(retry.value()).isEqualTo("receipt-1");
+        assertThat(((Outcome.Replayed<String>) retry).recordedAt()).isEqualTo(Instant.parse("2026-03-29T01:30:00Z"));
+        assertThat(retry.isReplay()).isTrue();
+        assertThat(executions).hasValue(1);
+        assertThat(effects()).isEqualTo(1);
+    }
+
+    @Test
+    void rollbackThenRetryRunsTheWorkAgain() throws Exception {
+        IdempotencyKey key = key("order-2");
+        Outcome<String> first = Tx.rollback(dataSource(), c -> idem.execute(key, c, () -> work(c, key)));
+        Outcome<String> retry = Tx.commit(dataSource(), c -> idem.execute(key, c, () -> work(c, key)));
+
+        assertThat(first.isExecuted()).isTrue();
+        assertThat(retry).isEqualTo(new Outcome.Executed<>(key, "receipt-2"));
+        assertThat(effects()).isEqualTo(1);
+        assertThat(records()).isEqualTo(1);
+    }
+
+    @Test
+    void sameKeyWithAnotherFingerprintIsAMismatchAndTheTransactionStaysUsable() throws Exception {
+        IdempotencyKey key = key("order-3");
+        Tx.commit(dataSource(), c -> idem.execute(key, Fingerprint.of("amount=10"), c, () -> work(c, key)));
+        Outcome<String> misuse = Tx.commit(dataSource(), c -> {
+            Outcome<String> o = idem.execute(key, Fingerprint.of("amount=99"), c, () -> work(c, key));
+            work(c, IdempotencyKey.of("tenant-1", "unrelated")); // the transaction is still usable
+            return o;
+        });
+
+        assertThat(misuse).isEqualTo(new Outcome.Mismatch<>(key));
+        assertThatThrownBy(misuse::value).isInstanceOf(dev.idempotency.KeyMismatchException.class)
+                .hasMessageContaining("tenant-1").hasMessageContaining("order-3");
+        assertThat(executions).hasValue(2);
+        assertThat(effects()).isEqualTo(2);
+    }
+
+    @Test
+    void noFingerprintThenAFingerprintIsAMismatch() throws Exception {
+        IdempotencyKey key = key("order-3b");
+        Tx.commit(dataSource(), c -> idem.execute(key, c, () -> work(c, key)));
+        Outcome<String> o = Tx.commit(dataSource(), c -> idem.execute(key, Fingerprint.of("x"), c, () -> work(c, key)));
+        assertThat(o.status()).isEqualTo(Outcome.Status.MISMATCH);
+    }
+
+    @Test
+    void anExpiredRecordCountsAsNewAndRunsAgain() throws Exception {
+        IdempotencyKey key = key("order-4");
+        Tx.commit(dataSource(), c -> idem.execute(key, c, () -> work(c, key)));
+        clock.advance(KeyPolicy.DEFAULT_RETENTION.minusMillis(1));
+        Outcome<String> justBefore = Tx.commit(dataSource(), c -> idem.execute(key, c, () -> work(c, key)));
+        clock.advance(Duration.ofMillis(1));
+        Outcome<String> atExpiry = Tx.commit(dataSource(), c -> idem.execute(key, Fingerprint.of("new"), c, () -> work(c, key)));
+        Outcome<String> after = Tx.commit(dataSource(), c -> idem.execute(key, Fingerprint.of("new"), c, () -> work(c, key)));
+
+        assertThat(justBefore.status()).isEqualTo(Outcome.Status.REPLAYED);
+        assertThat(atExpiry).isEqualTo(new Outcome.Executed<>(key, "receipt-2"));
+        assertThat(after.status()).isEqualTo(Outcome.Status.REPLAYED);
+        assertThat(after.value()).isEqualTo("receipt-2");
+        assertThat(records()).isEqualTo(1);
+    }
+
+    @Test
+    void scopesSeparateKeysWithTheSameId() throws Exception {
+        IdempotencyKey a = IdempotencyKey.of("tenant-a", "same-id");
+        IdempotencyKey b = IdempotencyKey.of("tenant-b", "same-id");
+        Outcome<String> first = Tx.commit(dataSource(), c -> idem.execute(a, c, () -> work(c, a)));
+        Outcome<String> other = Tx.commit(dataSource(), c -> idem.execute(b, c, () -> work(c, b)));
+        assertThat(first.isExecuted()).isTrue();
+        assertThat(other.isExecuted()).isTrue();
+        assertThat(executions).hasValue(2);
+    }
+
+    @Test
+    void keysDifferingOnlyInCaseAreDistinct() throws Exception {
+        IdempotencyKey lower = key("abc");
+        IdempotencyKey upper = key("ABC");
+        Tx.commit(dataSource(), c -> idem.execute(lower, c, () -> work(c, lower)));
+        Outcome<String> o = Tx.commit(dataSource(), c -> idem.execute(upper, c, () -> work(c, upper)));
+        assertThat(o.isExecuted()).isTrue();
+        assertThat(records()).isEqualTo(2);
+    }
+
+    @Test
+    void theLongestKeyWithEveryAllowedCharacterRoundTripsExactly() throws Exception {
+        StringBuilder id = new StringBuilder();
+        for (char ch = '!'; id.length() < KeyPolicy.DEFAULT_MAX_ID_LENGTH; ch = ch == '~' ? '!' : (char) (ch + 1)) {
+            id.append(ch);
+        }
+        String scope = "~".repeat(KeyPolicy.DEFAULT_MAX_SCOPE_LENGTH);
+        IdempotencyKey key = IdempotencyKey.of(scope, id.toString());
+        IdempotencyKey shorter = IdempotencyKey.of(scope, id.substring(0, id.length() - 1));
+        Tx.commit(dataSource(), c -> idem.execute(key, c, () -> work(c, key)));
+        Outcome<String> replay = Tx.commit(dataSource(), c -> idem.execute(key, c, () -> work(c, key)));
+        Outcome<String> prefix = Tx.commit(dataSource(), c -> idem.execute(shorter, c, () -> work(c, shorter)));
+        assertThat(replay.status()).isEqualTo(Outcome.Status.REPLAYED);
+        assertThat(prefix.status()).isEqualTo(Outcome.Status.EXECUTED);
+        try (Connection c = dataSource().getConnection();
+             var s = c.prepareStatement("SELECT key_id, scope FROM " + store.table() + " WHERE key_id = ?")) {
+            s.setString(1, key.id());
+            try (var rs = s.executeQuery()) {
+                assertThat(rs.next()).isTrue();
+                assertThat(rs.getString(1)).isEqualTo(key.id());
+                assertThat(rs.getString(2)).isEqualTo(scope);
+            }
+        }
+    }
+
+    @Test
+    void theWorksExceptionReachesTheCallerUnchangedAndNothingIsRecorded() throws Exception {
+        IdempotencyKey key = key("order-5");
+        IOException thrown = new IOException("provider timed out");
+        try (Connection c = dataSource().getConnection()) {
+            c.setAutoCommit(false);
+            assertThatThrownBy(() -> idem.execute(key, c, () -> {
+                work(c, key);
+                throw thrown;
+            })).isSameAs(thrown);
+            c.commit(); // even a caller that commits after the failure records nothing
+        }
+        Outcome<String> retry = Tx.commit(dataSource(), c -> idem.execute(key, c, () -> work(c, key)));
+        assertThat(retry).isEqualTo(new Outcome.Executed<>(key, "receipt-2"));
+    }
+
+    @Test
+    void aFinalFailureIsRecordedWithoutTheWorksWritesAndReplayed() throws Exception {
+        Idempotency<Connection> strict = engine(KeyPolicy.builder().finalFailures(CardDeclined.class).build());
+        IdempotencyKey key = key("charge-1");
+        Outcome<String> first = Tx.commit(dataSource(), c -> strict.execute(key, c, () -> {
+            work(c, key);
+            throw new CardDeclined("insufficient funds");
+        }));
+        Outcome<String> retry = Tx.commit(dataSource(), c -> strict.execute(key, c, () -> work(c, key)));
+
+        assertThat(first).isInstanceOf(Outcome.Failed.class);
+        assertThat(first.isReplay()).isFalse();
+        assertThat(retry).isInstanceOf(Outcome.Failed.class);
+        assertThat(retry.isReplay()).isTrue();
+        Outcome.Failed<String> failed = (Outcome.Failed<String>) retry;
+        assertThat(failed.errorType()).isEqualTo(CardDeclined.class.getName());
+        assertThat(failed.errorMessage()).isEqualTo("insufficient funds");
+        assertThatThrownBy(retry::value).isInstanceOf(RecordedFailureException.class).hasMessageContaining("insufficient funds");
+        assertThat(executions).hasValue(1);
+        assertThat(effects()).isZero();
+    }
+
+    @Test
+    void aFailureThatIsNotFinalPassesThroughEvenWithFinalFailuresDeclared() throws Exception {
+        Idempotency<Connection> strict = engine(KeyPolicy.builder().finalFailures(CardDeclined.class).build());
+        IdempotencyKey key = key("charge-2");
+        IllegalStateException boom = new IllegalStateException("boom");
+        try (Connection c = dataSource().getConnection()) {
+            c.setAutoCommit(false);
+            assertThatThrownBy(() -> strict.execute(key, c, () -> {
+                work(c, key);
+                throw boom;
+            })).isSameAs(boom);
+            c.rollback();
+        }
+        assertThat(records()).isZero();
+    }
+
+    @Test
+    void everyBuiltInResultTypeAndNullRoundTripsThroughAReplay() throws Exception {
+        List<Object> values = List.of("text é ✓", new byte[] {0, 1, (byte) 255}, 42, -7L, true,
+                UUID.fromString("123e4567-e89b-12d3-a456-426614174000"));
+        int i = 0;
+        for (Object value : values) {
+            IdempotencyKey key = key("typed-" + i++);
+            Tx.commit(dataSource(), c -> idem.execute(key, c, () -> value));
+            Outcome<Object> replay = Tx.commit(dataSource(), c -> idem.execute(key, c, () -> "not this"));
+            assertThat(replay.status()).isEqualTo(Outcome.Status.REPLAYED);
+            assertThat(replay.value()).isEqualTo(value);
+        }
+        IdempotencyKey nothing = key("typed-null");
+        Tx.commit(dataSource(), c -> idem.execute(nothing, c, () -> null));
+        Outcome<Object> replay = Tx.commit(dataSource(), c -> idem.execute(nothing, c, () -> "not this"));
+        assertThat(replay.status()).isEqualTo(Outcome.Status.REPLAYED);
+        assertThat(replay.value()).isNull();
+    }
+
+    @Test
+    void aCustomCodecRoundTripsAndAnotherCodecIsRefusedOnReplay() throws Exception {
+        ResultCodec<Receipt> codec = ResultCodec.of("receipt-v1", r -> r.id() + ";" + r.cents(),
+                s -> new Receipt(s.split(";")[0], Long.parseLong(s.split(";")[1])));
+        IdempotencyKey key = key("custom-codec");
+        Tx.commit(dataSource(), c -> idem.execute(key, c, codec, () -> new Receipt("r-1", 1250)));
+        Outcome<Receipt> replay = Tx.commit(dataSource(), c -> idem.execute(key, c, codec, () -> new Receipt("no", 0)));
+        assertThat(replay.value()).isEqualTo(new Receipt("r-1", 1250));
+        assertThatThrownBy(() -> Tx.commit(dataSource(), c -> idem.execute(key, c, () -> "x")))
+                .isInstanceOf(ResultCodecException.class).hasMessageContaining("receipt-v1");
+    }
+
+    @Test
+    void aTypeWithoutABuiltInCodecAsksForOneAndLeavesNothingAfterRollback() throws Exception {
+        IdempotencyKey key = key("untyped");
+        assertThatThrownBy(() -> Tx.commit(dataSource(), c -> idem.execute(key, c, () -> {
+            work(c, key);
+            return new Receipt("r", 1);
+        }))).isInstanceOf(ResultCodecException.class)
+                .hasMessageContaining(Receipt.class.getName())
+                .hasMessageContaining("ResultCodec.of");
+        assertThat(records()).isZero();
+        assertThat(effects()).isZero();
+    }
+
+    @Test
+    void aCodecThatThrowsLeavesNothingAfterRollback() throws Exception {
+        RuntimeException broken = new RuntimeException("cannot encode");
+        ResultCodec<String> codec = ResultCodec.of("broken", s -> {
+            throw broken;
+        }, s -> s);
+        IdempotencyKey key = key("codec-throws");
+        assertThatThrownBy(() -> Tx.commit(dataSource(), c -> idem.execute(key, c, codec, () -> work(c, key))))
+                .isInstanceOf(ResultCodecException.class)
+                .hasCause(broken);
+        assertThat(records()).isZero();
+        assertThat(effects()).isZero();
+    }
+
+    @Test
+    void aResultOverTheLimitIsRefusedBeforeItIsWritten() throws Exception {
+        Idempotency<Connection> small = engine(KeyPolicy.builder().maxResultBytes(16).build());
+        IdempotencyKey key = key("too-large");
+        assertThatThrownBy(() -> Tx.commit(dataSource(), c -> small.execute(key, c, () -> {
+            work(c, key);
+            return "x".repeat(17);
+        }))).isInstanceOf(ResultTooLargeException.class).hasMessageContaining("17 bytes").hasMessageContaining("16");
+        Outcome<String> fits = Tx.commit(dataSource(), c -> small.execute(key, c, () -> "x".repeat(16)));
+        assertThat(fits.isExecuted()).isTrue();
+        assertThat(effects()).isZero();
+    }
+
+    @Test
+    void theLibraryNeverCommitsRollsBackOrChangesTheConnection() throws Exception {
+        IdempotencyKey key = key("hands-off");
+        try (Connection c = dataSource().getConnection()) {
+            c.setAutoCommit(false);
+            int isolation = c.getTransactionIsolation();
+            boolean readOnly = c.isReadOnly();
+            idem.execute(key, c, () -> work(c, key));
+            assertThat(c.getAutoCommit()).isFalse();
+            assertThat(c.getTransactionIsolation()).isEqualTo(isolation);
+            assertThat(c.isReadOnly()).isEqualTo(readOnly);
+            assertThat(c.isClosed()).isFalse();
+            assertThat(records()).as("nothing is visible before the caller commits").isZero();
+            c.rollback();
+        }
+        assertThat(records()).isZero();
+        assertThat(effects()).isZero();
+    }
+
+    // ---- concurrent duplicates ----------------------------------------------------------------------
+
+    @Test
+    void aConcurrentDuplicateWaitsAndReplaysWhenTheFirstCommits() throws Exception {
+        IdempotencyKey key = key("concurrent-commit");
+        ExecutorService pool = Executors.newSingleThreadExecutor();
+        try (Connection first = dataSource().getConnection()) {
+            first.setAutoCommit(false);
+            assertThat(idem.execute(key, first, () -> work(first, key)).isExecuted()).isTrue();
+            Future<Outcome<String>> second = pool.submit(() -> Tx.commit(dataSource(), c -> idem.execute(key, c, () -> work(c, key))));
+            Thread.sleep(300);
+            assertThat(second).as("the second attempt waits for the first transaction").isNotDone();
+            first.commit();
+            Outcome<String> outcome = second.get(10, TimeUnit.SECONDS);
+            assertThat(outcome.status()).isEqualTo(Outcome.Status.REPLAYED);
+            assertThat(outcome.value()).isEqualTo("receipt-1");
+        } finally {
+            pool.shutdownNow();
+        }
+        assertThat(executions).hasValue(1);
+        assertThat(effects()).isEqualTo(1);
+    }
+
+    @Test
+    void aConcurrentDuplicateRunsWhenTheFirstRollsBack() throws Exception {
+        IdempotencyKey key = key("concurrent-rollback");
+        ExecutorService pool = Executors.newSingleThreadExecutor();
+        try (Connection first = dataSource().getConnection()) {
+            first.setAutoCommit(false);
+            idem.execute(key, first, () -> work(first, key));
+            Future<Outcome<String>> second = pool.submit(() -> Tx.commit(dataSource(), c -> idem.execute(key, c, () -> work(c, key))));
+            Thread.sleep(300);
+            assertThat(second).isNotDone();
+            first.rollback();
+            assertThat(second.get(10, TimeUnit.SECONDS)).isEqualTo(new Outcome.Executed<>(key, "receipt-2"));
+        } finally {
+            pool.shutdownNow();
+        }
+        assertThat(effects()).isEqualTo(1);
+    }
+
+    @Test
+    void aLockWaitThatRunsOutGivesInProgressAndTheTransactionIsAsDocumented() throws Exception {
+        Idempotency<Connection> impatient = engine(KeyPolicy.builder().lockTimeout(Duration.ofSeconds(1)).build());
+        IdempotencyKey key = key("concurrent-timeout");
+        ExecutorService pool = Executors.newSingleThreadExecutor();
+        try (Connection first = dataSource().getConnection()) {
+            first.setAutoCommit(false);
+            impatient.execute(key, first, () -> work(first, key));
+            Future<Boolean> second = pool.submit(() -> {
+                try (Connection c = dataSource().getConnection()) {
+                    c.setAutoCommit(false);
+                    Outcome<String> o = impatient.execute(key, c, () -> work(c, key));
+                    assertThat(o).isEqualTo(new Outcome.InProgress<>(key));
+                    assertThatThrownBy(o::value).isInstanceOf(dev.idempotency.KeyInProgressException.class);
+                    boolean usable;
+                    try (Statement s = c.createStatement()) {
+                        s.executeQuery("SELECT COUNT(*) FROM effect").close();
+                        usable = true;
+                    } catch (SQLException aborted) {
+                        usable = false;
+                    }
+                    c.rollback(); // what the documentation asks for after InProgress
+                    return usable;
+                }
+            });
+            assertThat(second.get(15, TimeUnit.SECONDS)).isEqualTo(transactionUsableAfterLockTimeout());
+            first.commit();
+        } finally {
+            pool.shutdownNow();
+        }
+        Outcome<String> later = Tx.commit(dataSource(), c -> impatient.execute(key, c, () -> work(c, key)));
+        assertThat(later.status()).isEqualTo(Outcome.Status.REPLAYED);
+        assertThat(executions).hasValue(1);
+    }
+
+    @Test
+    void sixteenThreadsFiftyKeysEightAttemptsEachRunTheWorkOncePerKey() throws Exception {
+        int keys = 50;
+        int attempts = 8;
+        Idempotency<Connection> patient = engine(KeyPolicy.builder().lockTimeout(Duration.ofSeconds(10)).build());
+        Map<IdempotencyKey, AtomicInteger> runs = new ConcurrentHashMap<>();
+        Map<IdempotencyKey, Set<String>> seen = new ConcurrentHashMap<>();
+        ExecutorService pool = Executors.newFixedThreadPool(16);
+        try {
+            List<Future<?>> futures = new ArrayList<>();
+            for (int k = 0; k < keys; k++) {
+                IdempotencyKey key = key("hot-" + k);
+                CountDownLatch start = new CountDownLatch(1);
+                for (int a = 0; a < attempts; a++) {
+                    futures.add(pool.submit(() -> {
+                        start.await();
+                        Outcome<String> o = retryingAttempt(patient, key, runs);
+                        seen.computeIfAbsent(key, x -> ConcurrentHashMap.newKeySet()).add(o.value());
+                        return null;
+                    }));
+                }
+                start.countDown();
+            }
+            for (Future<?> f : futures) {
+                f.get(120, TimeUnit.SECONDS);
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        assertThat(runs).hasSize(keys);
+        runs.forEach((key, n) -> assertThat(n.get()).as("committed executions of %s", key).isEqualTo(1));
+        seen.forEach((key, values) -> assertThat(values).as("values seen for %s", key).hasSize(1));
+        assertThat(effects()).isEqualTo(keys);
+        assertThat(records()).isEqualTo(keys);
+    }
+
+    /** A client that retries after InProgress or a retryable conflict, as it would after a timeout. */
+    private Outcome<String> retryingAttempt(Idempotency<Connection> engine, IdempotencyKey key,
+                                            Map<IdempotencyKey, AtomicInteger> committedRuns) throws Exception {
+        for (int round = 0; ; round++) {
+            boolean[] ran = {false};
+            try {
+                Outcome<String> o = Tx.commit(dataSource(), c -> engine.execute(key, c, () -> {
+                    ran[0] = true;
+                    return work(c, key);
+                }));
+                if (ran[0]) {
+                    committedRuns.computeIfAbsent(key, x -> new AtomicInteger()).incrementAndGet();
+                }
+                if (o.hasValue()) {
+                    return o;
+                }
+            } catch (Exception e) {
+                if (!RetryableFailures.isRetryable(e) || round > 50) {
+                    throw e;
+                }
+            }
+            Thread.sleep(5);
+        }
+    }
+
+    // ---- CONTRACT 7: bad input and faults --------------------------------------------------------
+
+    @Nested
+    @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+    class BadInput {
+
+        @Test
+        void invalidKeysAreRefusedBeforeAnyDatabaseAccess() throws Exception {
+            Connection closed = dataSource().getConnection();
+            closed.close(); // any database access would fail on it with another exception
+            assertThatThrownBy(() -> idem.execute(null, closed, () -> "x"))
+                    .isInstanceOf(InvalidKeyException.class).hasMessageContaining("must not be null");
+            assertThatThrownBy(() -> IdempotencyKey.of("tenant", null))
+                    .isInstanceOf(InvalidKeyException.class).hasMessageContaining("must not be null");
+            assertThatThrownBy(() -> idem.execute(key(""), closed, () -> "x"))
+                    .isInstanceOf(InvalidKeyException.class).hasMessageContaining("blank");
+            assertThatThrownBy(() -> idem.execute(key("   "), closed, () -> "x"))
+                    .isInstanceOf(InvalidKeyException.class).hasMessageContaining("blank");
+            assertThatThrownBy(() -> idem.execute(key("k".repeat(256)), closed, () -> "x"))
+                    .isInstanceOf(InvalidKeyException.class).hasMessageContaining("256").hasMessageContaining("255");
+            assertThatThrownBy(() -> idem.execute(key("bad\nkey"), closed, () -> "x"))
+                    .isInstanceOf(InvalidKeyException.class).hasMessageContaining("control character")
+                    .hasMessageContaining("bad\\u000akey");
+            assertThatThrownBy(() -> idem.execute(key("with space"), closed, () -> "x"))
+                    .isInstanceOf(InvalidKeyException.class).hasMessageContaining("a space");
+            assertThatThrownBy(() -> idem.execute(key("café"), closed, () -> "x"))
+                    .isInstanceOf(InvalidKeyException.class).hasMessageContaining("non-ASCII");
+            assertThatThrownBy(() -> idem.execute(IdempotencyKey.of("", "id"), closed, () -> "x"))
+                    .isInstanceOf(InvalidKeyException.class).hasMessageContaining("scope");
+            assertThat(executions).hasValue(0);
+        }
+
+        @Test
+        void anAutoCommitConnectionIsRefusedAndNothingIsWritten() throws Exception {
+            IdempotencyKey key = key("auto-commit");
+            try (Connection c = dataSource().getConnection()) {
+                c.setAutoCommit(true);
+                assertThatThrownBy(() -> idem.execute(key, c, () -> work(c, key)))
+                        .isInstanceOf(TransactionRequiredException.class)
+                        .hasMessageContaining("auto-commit")
+                        .satisfies(e -> {
+                            assertThat(((TransactionRequiredException) e).keyId()).isEqualTo("auto-commit");
+                            assertThat(((TransactionRequiredException) e).scope()).isEqualTo("tenant-1");
+                        });
+                assertThat(c.getAutoCommit()).isTrue();
+            }
+            assertThat(records()).isZero();
+            assertThat(executions).hasValue(0);
+        }
+
+        @Test
+        void aClosedConnectionIsRefused() throws Exception {
+            Connection c = dataSource().getConnection();
+            c.setAutoCommit(false);
+            c.close();
+            assertThatThrownBy(() -> idem.execute(key("closed"), c, () -> "x"))
+                    .isInstanceOf(TransactionRequiredException.class).hasMessageContaining("closed");
+            assertThat(executions).hasValue(0);
+        }
+
+        @Test
+        void aMissingTableIsNamedWithHowToCreateIt() throws Exception {
+            Idempotency<Connection> elsewhere = Idempotency.builder(JdbcIdempotencyStore.builder().table("no_such_table").build())
+                    .clock(clock).build();
+            try (Connection c = dataSource().getConnection()) {
+                c.setAutoCommit(false);
+                assertThatThrownBy(() -> elsewhere.execute(key("k"), c, () -> "x"))
+                        .isInstanceOf(MissingTableException.class)
+                        .hasMessageContaining("no_such_table")
+                        .hasMessageContaining("dev/idempotency/jdbc/ddl/")
+                        .hasMessageContaining("createTableIfMissing");
+                c.rollback();
+            }
+            assertThat(executions).hasValue(0);
+        }
+
+        @Test
+        void aTableNameThatIsNotAnIdentifierIsRefused() {
+            for (String bad : List.of("t; DROP TABLE effect", "t--", "\"quoted\"", "a.b.c", "", "1table", "tab le")) {
+                assertThatThrownBy(() -> JdbcIdempotencyStore.builder().table(bad))
+                        .as(bad).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("table name");
+            }
+            assertThat(JdbcIdempotencyStore.builder().table("app.idem_keys").build().table()).isEqualTo("app.idem_keys");
+        }
+    }
+
+    /** A final failure, as a payment provider's decline would be. */
+    static final class CardDeclined extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        CardDeclined(String message) {
+            super(message);
+        }
+    }
+
+    record Receipt(String id, long cents) {
+    }
+}

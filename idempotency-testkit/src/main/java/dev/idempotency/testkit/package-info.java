@@ -1,0 +1,4 @@
+/**
+ * The contract any {@link dev.idempotency.spi.IdempotencyStore} must pass, for store authors.
+ */
+package dev.idempotency.testkit;
