@@ -1,0 +1,63 @@
+package dev.idempotency;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.IOException;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+class KeyPolicyTest {
+
+    private final KeyPolicy policy = KeyPolicy.ofDefaults();
+
+    @Test
+    void defaultsAreTheDocumentedOnes() {
+        assertThat(policy.retention()).isEqualTo(Duration.ofHours(24));
+        assertThat(policy.lockTimeout()).isEqualTo(Duration.ofSeconds(5));
+        assertThat(policy.maxResultBytes()).isEqualTo(1024 * 1024);
+        assertThat(policy.maxIdLength()).isEqualTo(255);
+        assertThat(policy.hasFinalFailures()).isFalse();
+    }
+
+    @Test
+    void acceptsEveryPrintableAsciiCharacterUpToTheLimit() {
+        StringBuilder all = new StringBuilder();
+        for (char c = '!'; c <= '~'; c++) {
+            all.append(c);
+        }
+        assertThat(policy.validate(IdempotencyKey.of("s", all.toString())).id()).isEqualTo(all.toString());
+        assertThat(policy.validate(IdempotencyKey.of("s", "x".repeat(255))).id()).hasSize(255);
+    }
+
+    @Test
+    void namesTheRuleBrokenAndTheKey() {
+        assertThatThrownBy(() -> policy.validate(IdempotencyKey.of("tenant", "x".repeat(256))))
+                .isInstanceOf(InvalidKeyException.class)
+                .hasMessageContaining("tenant").hasMessageContaining("256 characters").hasMessageContaining("255")
+                .satisfies(e -> assertThat(((InvalidKeyException) e).scope()).isEqualTo("tenant"));
+        assertThatThrownBy(() -> policy.validate(IdempotencyKey.of("tenant", "a\u0000b")))
+                .hasMessageContaining("control character").hasMessageContaining("U+0000").hasMessageContaining("index 1")
+                .hasMessageContaining("a\\u0000b");
+        assertThatThrownBy(() -> policy.validate(IdempotencyKey.of("tenant", "a\u007fb"))).hasMessageContaining("control character");
+        assertThatThrownBy(() -> policy.validate(IdempotencyKey.of("t".repeat(65), "id"))).hasMessageContaining("scope");
+        assertThatThrownBy(() -> policy.validate(null)).isInstanceOf(InvalidKeyException.class);
+    }
+
+    @Test
+    void builderNamesTheOffendingField() {
+        assertThatThrownBy(() -> KeyPolicy.builder().retention(Duration.ZERO)).hasMessageContaining("retention");
+        assertThatThrownBy(() -> KeyPolicy.builder().lockTimeout(Duration.ofSeconds(-1))).hasMessageContaining("lockTimeout");
+        assertThatThrownBy(() -> KeyPolicy.builder().maxIdLength(256)).hasMessageContaining("maxIdLength");
+        assertThatThrownBy(() -> KeyPolicy.builder().maxResultBytes(-1)).hasMessageContaining("maxResultBytes");
+    }
+
+    @Test
+    void finalFailuresMatchSubtypesAndPredicates() {
+        KeyPolicy p = KeyPolicy.builder().finalFailures(IOException.class).finalFailureIf(t -> t.getMessage().equals("final")).build();
+        assertThat(p.isFinalFailure(new java.io.FileNotFoundException())).isTrue();
+        assertThat(p.isFinalFailure(new IllegalStateException("final"))).isTrue();
+        assertThat(p.isFinalFailure(new IllegalStateException("transient"))).isFalse();
+        assertThat(p.toBuilder().build().isFinalFailure(new IOException())).isTrue();
+    }
+}

@@ -1,0 +1,37 @@
+package dev.idempotency;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Instant;
+import org.junit.jupiter.api.Test;
+
+class OutcomeTest {
+
+    private final IdempotencyKey key = IdempotencyKey.of("tenant-7", "k-9");
+
+    @Test
+    void valueIsReturnedOrATypedExceptionNamesTheKeyAndReason() {
+        assertThat(new Outcome.Executed<>(key, "v").value()).isEqualTo("v");
+        assertThat(new Outcome.Replayed<>(key, "v", Instant.EPOCH).value()).isEqualTo("v");
+        assertThatThrownBy(() -> new Outcome.InProgress<String>(key).value()).isInstanceOf(KeyInProgressException.class)
+                .hasMessageContaining("tenant-7").hasMessageContaining("k-9")
+                .satisfies(e -> assertThat(((IdempotencyException) e).isRetryable()).isTrue());
+        assertThatThrownBy(() -> new Outcome.Mismatch<String>(key).value()).isInstanceOf(KeyMismatchException.class)
+                .hasMessageContaining("different request");
+        assertThatThrownBy(() -> new Outcome.Failed<String>(key, "com.shop.Declined", "no funds", Instant.EPOCH, true).value())
+                .isInstanceOf(RecordedFailureException.class).hasMessageContaining("com.shop.Declined: no funds")
+                .satisfies(e -> assertThat(((RecordedFailureException) e).keyId()).isEqualTo("k-9"));
+    }
+
+    @Test
+    void statusAndReplayFlagsAreConsistent() {
+        assertThat(new Outcome.Executed<>(key, 1).isReplay()).isFalse();
+        assertThat(new Outcome.Replayed<>(key, 1, Instant.EPOCH).isReplay()).isTrue();
+        assertThat(new Outcome.Failed<Integer>(key, "T", null, Instant.EPOCH, false).isReplay()).isFalse();
+        assertThat(new Outcome.Failed<Integer>(key, "T", null, Instant.EPOCH, true).isReplay()).isTrue();
+        assertThat(new Outcome.Mismatch<Integer>(key).valueOr(-1)).isEqualTo(-1);
+        assertThat(new Outcome.Mismatch<Integer>(key).hasValue()).isFalse();
+        assertThat(new Outcome.Executed<Integer>(key, null).hasValue()).isTrue();
+    }
+}

@@ -1,0 +1,93 @@
+package dev.idempotency.examples;
+
+import dev.idempotency.Fingerprint;
+import dev.idempotency.Idempotency;
+import dev.idempotency.IdempotencyKey;
+import dev.idempotency.KeyPolicy;
+import dev.idempotency.Outcome;
+import dev.idempotency.jdbc.Idempotent;
+import dev.idempotency.jdbc.JdbcIdempotencyStore;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import javax.sql.DataSource;
+
+/**
+ * The code the README shows, compiled and run by the tests. Each tagged region is quoted in the
+ * documentation verbatim.
+ */
+public final class QuickStart {
+
+    private final DataSource dataSource;
+
+    /** @param dataSource where the shop's tables live */
+    public QuickStart(DataSource dataSource) {
+        this.dataSource = dataSource;
+    }
+
+    /**
+     * Step 2: the table, created once at startup (or ship the DDL resource with Flyway or Liquibase).
+     */
+    public void createTable() {
+        // tag::table[]
+        JdbcIdempotencyStore.ofDefaults().createTableIfMissing(dataSource);
+        // end::table[]
+    }
+
+    /**
+     * Step 3: one reservation, protected by the client's idempotency key.
+     *
+     * @param tenant the authenticated tenant: the key's scope
+     * @param idempotencyKeyHeader the client's {@code Idempotency-Key}
+     * @return the reservation, the same for every retry
+     * @throws SQLException if the database fails
+     */
+    public String reserveTwo(String tenant, String idempotencyKeyHeader) throws SQLException {
+        // tag::execute[]
+        try (Connection connection = dataSource.getConnection()) {
+            connection.setAutoCommit(false);
+            IdempotencyKey key = IdempotencyKey.of(tenant, idempotencyKeyHeader);
+            Outcome<String> outcome = Idempotent.execute(key, connection, () -> Shop.reserve(connection, "sku-1", 2));
+            connection.commit();
+            return outcome.value(); // the first execution's result, for every retry
+        }
+        // end::execute[]
+    }
+
+    /**
+     * A configured instance: built once, shared by every thread.
+     *
+     * @param tenant the key's scope
+     * @param idempotencyKeyHeader the client's key
+     * @param customer who pays
+     * @param cents how much
+     * @return what to answer
+     * @throws SQLException if the database fails
+     */
+    public String chargeWithFingerprint(String tenant, String idempotencyKeyHeader, String customer, long cents) throws SQLException {
+        // tag::configured[]
+        Idempotency<Connection> idempotency = Idempotency.builder(JdbcIdempotencyStore.builder().table("idempotency_record").build())
+                .keyPolicy(KeyPolicy.builder().retention(Duration.ofHours(24)).lockTimeout(Duration.ofSeconds(5)).build())
+                .build();
+
+        try (Connection connection = dataSource.getConnection()) {
+            connection.setAutoCommit(false);
+            IdempotencyKey key = IdempotencyKey.of(tenant, idempotencyKeyHeader);
+            Fingerprint request = Fingerprint.ofParts("POST /charges", customer, Long.toString(cents));
+            Outcome<String> outcome = idempotency.execute(key, request, connection, () -> Shop.charge(connection, customer, cents));
+            connection.commit();
+            switch (outcome.status()) {
+                case EXECUTED:
+                case REPLAYED:
+                    return "200 " + outcome.value() + (outcome.isReplay() ? " (Idempotent-Replayed: true)" : "");
+                case IN_PROGRESS:
+                    return "409 a request with this key is still in progress";
+                case MISMATCH:
+                    return "422 this key was used for a different request";
+                default:
+                    return "402 " + outcome.status();
+            }
+        }
+        // end::configured[]
+    }
+}

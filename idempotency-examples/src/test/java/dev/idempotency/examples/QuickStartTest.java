@@ -1,0 +1,36 @@
+package dev.idempotency.examples;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.sql.Connection;
+import org.h2.jdbcx.JdbcDataSource;
+import org.junit.jupiter.api.Test;
+
+/** Runs the code the README quotes. */
+class QuickStartTest {
+
+    @Test
+    void theReadmeCodeRunsAndReplays() throws Exception {
+        JdbcDataSource ds = new JdbcDataSource();
+        ds.setURL("jdbc:h2:mem:quickstart;DB_CLOSE_DELAY=-1");
+        try (Connection c = ds.getConnection()) {
+            Shop.createTables(c);
+        }
+        QuickStart quickStart = new QuickStart(ds);
+        quickStart.createTable();
+        quickStart.createTable(); // idempotent itself
+
+        String first = quickStart.reserveTwo("tenant-42", "8e03978e-40d5-43e8-bc93-6894a57f9324");
+        String retry = quickStart.reserveTwo("tenant-42", "8e03978e-40d5-43e8-bc93-6894a57f9324");
+        assertThat(first).isEqualTo("reservation 1: 2 x sku-1").isEqualTo(retry);
+
+        assertThat(quickStart.chargeWithFingerprint("tenant-42", "k-1", "cust-1", 1250)).isEqualTo("200 charge 1: 1250 cents from cust-1");
+        assertThat(quickStart.chargeWithFingerprint("tenant-42", "k-1", "cust-1", 1250))
+                .isEqualTo("200 charge 1: 1250 cents from cust-1 (Idempotent-Replayed: true)");
+        assertThat(quickStart.chargeWithFingerprint("tenant-42", "k-1", "cust-1", 5)).startsWith("422");
+        try (Connection c = ds.getConnection()) {
+            assertThat(Shop.single(c, "SELECT COUNT(*) FROM charge")).isEqualTo(1);
+            assertThat(Shop.available(c, "sku-1")).isEqualTo(8);
+        }
+    }
+}
