@@ -1,0 +1,104 @@
+package dev.idempotency.jdbc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.idempotency.Idempotency;
+import dev.idempotency.IdempotencyKey;
+import dev.idempotency.IdempotencyListener;
+import dev.idempotency.KeyPolicy;
+import dev.idempotency.Outcome;
+import java.sql.Connection;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/** CONTRACT 8 on H2: the listener reports every outcome with its timing; purge works in bounded batches. */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class ListenerAndPurgeTest {
+
+    private final HikariDataSource ds = TestDatabases.h2("listener-purge");
+    private final MutableClock clock = new MutableClock(Instant.parse("2026-10-25T00:30:00Z"));
+    private final JdbcIdempotencyStore store = JdbcIdempotencyStore.builder().table("purge_test_record").build();
+
+    @BeforeEach
+    void clean() throws Exception {
+        store.createTableIfMissing(ds);
+        try (Connection c = ds.getConnection(); Statement s = c.createStatement()) {
+            s.execute("DELETE FROM purge_test_record");
+        }
+    }
+
+    @AfterAll
+    void close() {
+        ds.close();
+    }
+
+    @Test
+    void theListenerHearsEveryOutcomeAndErrorWithTiming() throws Exception {
+        List<String> heard = new CopyOnWriteArrayList<>();
+        IdempotencyListener listener = new IdempotencyListener() {
+            @Override
+            public void onOutcome(IdempotencyKey key, Outcome.Status status, Duration elapsed) {
+                assertThat(elapsed.isNegative()).isFalse();
+                heard.add(key.id() + ":" + status);
+            }
+
+            @Override
+            public void onError(IdempotencyKey key, Throwable failure, Duration elapsed) {
+                heard.add((key == null ? "null" : key.id()) + ":error:" + failure.getClass().getSimpleName());
+            }
+        };
+        Idempotency<Connection> idem = Idempotency.builder(store).clock(clock).listener(listener).build();
+        IdempotencyKey key = IdempotencyKey.of("t", "k");
+        Tx.commit(ds, c -> idem.execute(key, c, () -> "v"));
+        Tx.commit(ds, c -> idem.execute(key, c, () -> "v"));
+        assertThatThrownBy(() -> Tx.commit(ds, c -> idem.execute(IdempotencyKey.of("t", "boom"), c, () -> {
+            throw new IllegalStateException("boom");
+        }))).isInstanceOf(IllegalStateException.class);
+        assertThat(heard).containsExactly("k:EXECUTED", "k:REPLAYED", "boom:error:IllegalStateException");
+    }
+
+    @Test
+    void aListenerThatThrowsIsIgnored() throws Exception {
+        Idempotency<Connection> idem = Idempotency.builder(store).clock(clock).listener(new IdempotencyListener() {
+            @Override
+            public void onOutcome(IdempotencyKey key, Outcome.Status status, Duration elapsed) {
+                throw new IllegalStateException("metrics backend down");
+            }
+        }).build();
+        Outcome<String> o = Tx.commit(ds, c -> idem.execute(IdempotencyKey.of("t", "k2"), c, () -> "v"));
+        assertThat(o.isExecuted()).isTrue();
+    }
+
+    @Test
+    void purgeRemovesOnlyExpiredRecordsInBoundedBatches() throws Exception {
+        Idempotency<Connection> idem = Idempotency.builder(store).clock(clock)
+                .keyPolicy(KeyPolicy.builder().retention(Duration.ofHours(1)).build()).build();
+        for (int i = 0; i < 25; i++) {
+            IdempotencyKey key = IdempotencyKey.of("t", "old-" + i);
+            Tx.commit(ds, c -> idem.execute(key, c, () -> "v"));
+        }
+        clock.advance(Duration.ofMinutes(30));
+        for (int i = 0; i < 5; i++) {
+            IdempotencyKey key = IdempotencyKey.of("t", "new-" + i);
+            Tx.commit(ds, c -> idem.execute(key, c, () -> "v"));
+        }
+        clock.advance(Duration.ofMinutes(30)); // the old ones expire exactly now, the new ones in 30 minutes
+
+        assertThat(Tx.<Integer>commit(ds, c -> idem.purgeExpired(c, 10))).isEqualTo(10);
+        assertThat(Tx.<Integer>commit(ds, c -> idem.purgeExpired(c, 10))).isEqualTo(10);
+        assertThat(Tx.<Integer>commit(ds, c -> idem.purgeExpired(c, 10))).isEqualTo(5);
+        assertThat(Tx.<Integer>commit(ds, c -> idem.purgeExpired(c, 10))).isZero();
+        assertThat(Tx.count(ds, "SELECT COUNT(*) FROM purge_test_record")).isEqualTo(5);
+        assertThat(Tx.count(ds, "SELECT COUNT(*) FROM purge_test_record WHERE key_id LIKE 'new-%'")).isEqualTo(5);
+        assertThatThrownBy(() -> Tx.commit(ds, c -> idem.purgeExpired(c, 0))).hasMessageContaining("limit");
+    }
+}
