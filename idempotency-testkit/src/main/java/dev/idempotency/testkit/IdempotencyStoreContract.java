@@ -429,6 +429,7 @@ public abstract class IdempotencyStoreContract<C> {
     @Test
     void randomSequencesKeepTheContract() {
         long seed = seed();
+        examplesRun.set(0);
         try {
             qt().withFixedSeed(seed).withExamples(effort().sequences()).withShrinkCycles(0)
                     .forAll(sequences())
@@ -438,7 +439,10 @@ public abstract class IdempotencyStoreContract<C> {
             throw new AssertionError(failure.getMessage() + "\n(random seed " + seed + "; run again with -D" + SEED_PROPERTY + "="
                     + seed + ")", failure == e ? e : failure.getCause());
         }
+        assertThat(examplesRun.get()).as("sequences run").isEqualTo(effort().sequences());
     }
+
+    private final AtomicInteger examplesRun = new AtomicInteger();
 
     /** The system property that fixes the properties' random seed, to repeat a failure. */
     public static final String SEED_PROPERTY = "idempotency.testkit.seed";
@@ -470,6 +474,7 @@ public abstract class IdempotencyStoreContract<C> {
     }
 
     private void runSequence(Sequence sequence) {
+        examplesRun.incrementAndGet();
         AssertionError failure = check(sequence);
         if (failure == null) {
             return;
@@ -713,6 +718,7 @@ public abstract class IdempotencyStoreContract<C> {
         Gen<Attempt> attempt = integers().between(0, 1).zip(integers().between(0, 3), booleans().all(), integers().between(0, 2),
                 (key, fp, rollback, hold) -> new Attempt(key, fp == 3 ? 1 : 0, !rollback, hold));
         long seed = seed();
+        examplesRun.set(0);
         try {
             qt().withFixedSeed(seed).withExamples(effort().concurrentRounds()).withShrinkCycles(0)
                     .forAll(lists().of(attempt).ofSizeBetween(2, 6).map(Round::new))
@@ -722,6 +728,7 @@ public abstract class IdempotencyStoreContract<C> {
             throw new AssertionError(failure.getMessage() + "\n(random seed " + seed + "; thread scheduling varies, so a"
                     + " rerun with -D" + SEED_PROPERTY + "=" + seed + " may or may not fail again)", failure == e ? e : failure.getCause());
         }
+        assertThat(examplesRun.get()).as("rounds run").isEqualTo(effort().concurrentRounds());
     }
 
     private record Result(Outcome<String> outcome, Throwable thrown, boolean ran, boolean committed) {
@@ -732,6 +739,7 @@ public abstract class IdempotencyStoreContract<C> {
     }
 
     private void runRound(Round round) {
+        examplesRun.incrementAndGet();
         try {
             checkRound(round);
         } catch (AssertionError e) {
