@@ -429,20 +429,27 @@ public abstract class IdempotencyStoreContract<C> {
     @Test
     void randomSequencesKeepTheContract() {
         long seed = seed();
-        examplesRun.set(0);
         try {
-            qt().withFixedSeed(seed).withExamples(effort().sequences()).withShrinkCycles(0)
-                    .forAll(sequences())
-                    .checkAssert(this::runSequence);
+            runAtLeast(effort().sequences(), seed, sequences(), this::runSequence);
         } catch (AssertionError e) {
             Throwable failure = failureOf(e);
             throw new AssertionError(failure.getMessage() + "\n(random seed " + seed + "; run again with -D" + SEED_PROPERTY + "="
                     + seed + ")", failure == e ? e : failure.getCause());
         }
-        assertThat(examplesRun.get()).as("sequences run").isEqualTo(effort().sequences());
+        assertThat(examplesRun.get()).as("sequences run").isGreaterThanOrEqualTo(effort().sequences());
     }
 
     private final AtomicInteger examplesRun = new AtomicInteger();
+
+    /** QuickTheories skips examples it has generated before; run until the effort is reached. */
+    private <T> void runAtLeast(int examples, long seed, Gen<T> gen, java.util.function.Consumer<T> property) {
+        examplesRun.set(0);
+        for (long round = 0; examplesRun.get() < examples && round < 100; round++) {
+            qt().withFixedSeed(seed + round).withExamples(examples - examplesRun.get()).withShrinkCycles(0)
+                    .forAll(gen)
+                    .checkAssert(property);
+        }
+    }
 
     /** The system property that fixes the properties' random seed, to repeat a failure. */
     public static final String SEED_PROPERTY = "idempotency.testkit.seed";
@@ -718,17 +725,14 @@ public abstract class IdempotencyStoreContract<C> {
         Gen<Attempt> attempt = integers().between(0, 1).zip(integers().between(0, 3), booleans().all(), integers().between(0, 2),
                 (key, fp, rollback, hold) -> new Attempt(key, fp == 3 ? 1 : 0, !rollback, hold));
         long seed = seed();
-        examplesRun.set(0);
         try {
-            qt().withFixedSeed(seed).withExamples(effort().concurrentRounds()).withShrinkCycles(0)
-                    .forAll(lists().of(attempt).ofSizeBetween(2, 6).map(Round::new))
-                    .checkAssert(this::runRound);
+            runAtLeast(effort().concurrentRounds(), seed, lists().of(attempt).ofSizeBetween(2, 6).map(Round::new), this::runRound);
         } catch (AssertionError e) {
             Throwable failure = failureOf(e);
             throw new AssertionError(failure.getMessage() + "\n(random seed " + seed + "; thread scheduling varies, so a"
                     + " rerun with -D" + SEED_PROPERTY + "=" + seed + " may or may not fail again)", failure == e ? e : failure.getCause());
         }
-        assertThat(examplesRun.get()).as("rounds run").isEqualTo(effort().concurrentRounds());
+        assertThat(examplesRun.get()).as("rounds run").isGreaterThanOrEqualTo(effort().concurrentRounds());
     }
 
     private record Result(Outcome<String> outcome, Throwable thrown, boolean ran, boolean committed) {
