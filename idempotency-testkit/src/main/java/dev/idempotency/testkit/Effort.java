@@ -19,9 +19,9 @@ public record Effort(int sequences, int concurrentRounds) {
     /** The system property that chooses the effort. */
     public static final String PROPERTY = "idempotency.testkit.effort";
     /** Sequences run by {@link #quick()}. */
-    public static final int QUICK_SEQUENCES = 100;
+    public static final int QUICK_SEQUENCES = 200;
     /** Concurrency rounds run by {@link #quick()}. */
-    public static final int QUICK_ROUNDS = 20;
+    public static final int QUICK_ROUNDS = 30;
     /** Sequences run by {@link #deep()}. */
     public static final int DEEP_SEQUENCES = 10_000;
     /** Concurrency rounds run by {@link #deep()}. */
