@@ -1,4 +1,9 @@
 /**
- * The contract any {@link dev.idempotency.spi.IdempotencyStore} must pass, for store authors.
+ * The contract any {@link dev.idempotency.spi.IdempotencyStore} must pass, for store authors:
+ * extend {@link dev.idempotency.testkit.IdempotencyStoreContract} and answer its hooks. Also holds
+ * the settable {@link dev.idempotency.testkit.TestClock}, the {@link dev.idempotency.testkit.Effort}
+ * setting of the properties, and a reference store,
+ * {@link dev.idempotency.testkit.InMemoryIdempotencyStore}, that passes the contract. Stable: the
+ * hooks change only with a major version; the checks grow as the contract does.
  */
 package dev.idempotency.testkit;

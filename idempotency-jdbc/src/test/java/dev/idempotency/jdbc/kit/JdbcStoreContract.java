@@ -1,0 +1,69 @@
+package dev.idempotency.jdbc.kit;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.idempotency.jdbc.JdbcIdempotencyStore;
+import dev.idempotency.spi.IdempotencyStore;
+import dev.idempotency.testkit.IdempotencyStoreContract;
+import java.sql.Connection;
+import java.sql.Statement;
+import java.time.InstantSource;
+import org.junit.jupiter.api.AfterAll;
+
+/**
+ * The testkit's contract on {@link JdbcIdempotencyStore}, through the hooks any store author
+ * answers: a transaction is a pooled connection with auto-commit off, committed or rolled back and
+ * then closed. Each database's subclass only says how to reach it.
+ */
+abstract class JdbcStoreContract extends IdempotencyStoreContract<Connection> {
+
+    static final String TABLE = "idempotency_kit";
+
+    private HikariDataSource pool;
+
+    /** @return a pool on the database under test, with at least 10 connections */
+    abstract HikariDataSource createPool() throws Exception;
+
+    @Override
+    protected IdempotencyStore<Connection> createStore(InstantSource clock) throws Exception {
+        pool = createPool();
+        JdbcIdempotencyStore store = JdbcIdempotencyStore.builder().table(TABLE).build();
+        store.createTableIfMissing(pool);
+        return store;
+    }
+
+    @Override
+    protected Connection begin() throws Exception {
+        Connection c = pool.getConnection();
+        c.setAutoCommit(false);
+        return c;
+    }
+
+    @Override
+    protected void commit(Connection tx) throws Exception {
+        try (tx) {
+            tx.commit();
+        }
+    }
+
+    @Override
+    protected void rollback(Connection tx) throws Exception {
+        try (tx) {
+            tx.rollback();
+        }
+    }
+
+    @Override
+    protected void reset() throws Exception {
+        try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
+            c.setAutoCommit(true);
+            s.executeUpdate("DELETE FROM " + TABLE);
+        }
+    }
+
+    @AfterAll
+    void closePool() {
+        if (pool != null) {
+            pool.close();
+        }
+    }
+}

@@ -1,0 +1,1022 @@
+package dev.idempotency.testkit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.fail;
+import static org.quicktheories.QuickTheory.qt;
+import static org.quicktheories.generators.SourceDSL.booleans;
+import static org.quicktheories.generators.SourceDSL.integers;
+import static org.quicktheories.generators.SourceDSL.lists;
+
+import dev.idempotency.Fingerprint;
+import dev.idempotency.Idempotency;
+import dev.idempotency.IdempotencyKey;
+import dev.idempotency.KeyPolicy;
+import dev.idempotency.Outcome;
+import dev.idempotency.TransactionConflictException;
+import dev.idempotency.TransactionRequiredException;
+import dev.idempotency.Work;
+import dev.idempotency.spi.IdempotencyStore;
+import dev.idempotency.testkit.Operations.Advance;
+import dev.idempotency.testkit.Operations.Attempt;
+import dev.idempotency.testkit.Operations.Execute;
+import dev.idempotency.testkit.Operations.Purge;
+import dev.idempotency.testkit.Operations.Round;
+import dev.idempotency.testkit.Operations.Sequence;
+import dev.idempotency.testkit.Operations.Step;
+import dev.idempotency.testkit.Operations.WorkKind;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.quicktheories.core.Gen;
+
+/**
+ * The contract of CONTRACT section 3, for any {@link IdempotencyStore}: extend it, answer the hooks,
+ * and run it as a JUnit 5 test class.
+ *
+ * <pre>{@code
+ * class MyStoreContractTest extends IdempotencyStoreContract<MyTx> {
+ *     protected IdempotencyStore<MyTx> createStore(InstantSource clock) { return new MyStore(...); }
+ *     protected MyTx begin() { return myDatabase.begin(); }
+ *     protected void commit(MyTx tx) { tx.commit(); }
+ *     protected void rollback(MyTx tx) { tx.rollback(); }
+ * }
+ * }</pre>
+ *
+ * <p>Everything runs through the real engine, {@link Idempotency}, built with the store, the kit's
+ * {@link TestClock} and a policy with a retention of {@link #RETENTION} and final failures, so that
+ * the contract checks what users get. It holds:
+ * <ul>
+ *   <li>one example test per promise, named after it;</li>
+ *   <li>a stateful property: random sequences of executions (keys that differ by scope and by case,
+ *       two fingerprints, work that returns or throws a plain or a final failure, then commit or roll
+ *       back), clock moves and purges, compared after every step with a model of the contract. A
+ *       failure reports the shortest failing sequence found, one step per line;</li>
+ *   <li>a concurrency property: rounds of attempts on overlapping keys from several threads, each in
+ *       its own transaction, some committing and some rolling back.</li>
+ * </ul>
+ * The properties' effort is set by {@link #effort()}: by default {@link Effort#fromSystemProperty()}.
+ * Every failure message starts with the promise it found broken, such as
+ * {@code CONTRACT 3.3 (replay)}.
+ *
+ * <p>The contract uses a single store for the whole test class, and one thread per transaction.
+ * Before every test and every generated example it calls {@link #reset()}, then moves the clock past
+ * the retention and purges, so that every example starts from an empty store.
+ *
+ * <p>Instances are used by one test thread (the contract starts its own threads for concurrency).
+ *
+ * @param <C> the store's transaction type
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+public abstract class IdempotencyStoreContract<C> {
+
+    /** The retention of the policy under test. */
+    public static final Duration RETENTION = Duration.ofHours(1);
+    /** How long an attempt waits for a concurrent holder, except in the lock-timeout test. */
+    public static final Duration LOCK_TIMEOUT = Duration.ofSeconds(10);
+    /** The lock timeout of the lock-timeout test; stores may round it up (JDBC stores: to 1 second). */
+    public static final Duration SHORT_LOCK_TIMEOUT = Duration.ofMillis(200);
+    /** Where the clock starts. */
+    public static final Instant START = Instant.parse("2026-03-29T01:30:00Z");
+
+    private static final int PURGE_BATCH = 1000;
+    private static final long WAIT_SECONDS = 60;
+
+    private final TestClock clock = new TestClock(START);
+    private IdempotencyStore<C> store;
+    private Idempotency<C> idem;
+    private Idempotency<C> impatient;
+    private ExecutorService threads;
+
+    /** For subclasses. */
+    protected IdempotencyStoreContract() {
+    }
+
+    // ---- hooks -----------------------------------------------------------------------------------
+
+    /**
+     * Creates the store under test, once per test class. Create its tables here if it needs any.
+     *
+     * @param clock the kit's clock; a store that reads the time itself must read it from here
+     * @return the store
+     * @throws Exception if it cannot be created
+     */
+    protected abstract IdempotencyStore<C> createStore(InstantSource clock) throws Exception;
+
+    /**
+     * Opens a transaction. Called from several threads at once: each call must return a transaction
+     * of its own (for JDBC, a connection from a pool with auto-commit off).
+     *
+     * @return an open transaction
+     * @throws Exception if it cannot be opened
+     */
+    protected abstract C begin() throws Exception;
+
+    /**
+     * Commits and ends a transaction opened by {@link #begin()} (for JDBC: commit, then close).
+     *
+     * @param tx the transaction
+     * @throws Exception if the commit fails; the contract then counts the transaction as rolled back
+     */
+    protected abstract void commit(C tx) throws Exception;
+
+    /**
+     * Rolls back and ends a transaction opened by {@link #begin()} (for JDBC: roll back, then close).
+     *
+     * @param tx the transaction
+     * @throws Exception if the rollback fails
+     */
+    protected abstract void rollback(C tx) throws Exception;
+
+    /**
+     * Called before every test and every generated example, before the kit purges everything.
+     * Optional: delete the store's records here if purging cannot (the default does nothing).
+     *
+     * @throws Exception if it fails
+     */
+    protected void reset() throws Exception {
+    }
+
+    /** @return how many examples the properties run; by default from {@value Effort#PROPERTY} */
+    protected Effort effort() {
+        return Effort.fromSystemProperty();
+    }
+
+    /** @return the kit's clock, also given to {@link #createStore(InstantSource)} */
+    protected final TestClock clock() {
+        return clock;
+    }
+
+    // ---- lifecycle -------------------------------------------------------------------------------
+
+    @BeforeAll
+    final void startKit() throws Exception {
+        store = Objects.requireNonNull(createStore(clock), "createStore returned null");
+        KeyPolicy policy = KeyPolicy.builder().retention(RETENTION).lockTimeout(LOCK_TIMEOUT).finalFailures(FinalFailure.class).build();
+        idem = Idempotency.builder(store).clock(clock).keyPolicy(policy).build();
+        impatient = Idempotency.builder(store).clock(clock).keyPolicy(policy.toBuilder().lockTimeout(SHORT_LOCK_TIMEOUT).build()).build();
+        threads = Executors.newCachedThreadPool(r -> {
+            Thread t = new Thread(r, "contract-attempt");
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    @AfterAll
+    final void stopKit() {
+        if (threads != null) {
+            threads.shutdownNow();
+        }
+    }
+
+    @BeforeEach
+    final void startEmpty() throws Exception {
+        clean();
+    }
+
+    private void clean() throws Exception {
+        reset();
+        clock.advance(RETENTION.plusMinutes(1));
+        int removed;
+        do {
+            C tx = begin();
+            try {
+                removed = idem.purgeExpired(tx, PURGE_BATCH);
+            } catch (RuntimeException e) {
+                rollback(tx);
+                throw e;
+            }
+            commit(tx);
+        } while (removed >= PURGE_BATCH);
+    }
+
+    // ---- examples, one per promise ----------------------------------------------------------------
+
+    private static final Fingerprint A = Fingerprint.of("A");
+    private static final Fingerprint B = Fingerprint.of("B");
+
+    /** CONTRACT 3.3: after a commit, a retry with the same fingerprint gets the recorded result back. */
+    @Test
+    void committedThenRetriedIsReplayed() throws Exception {
+        IdempotencyKey key = IdempotencyKey.of("replay", "k1");
+        Counting first = new Counting("first");
+        Counting retry = new Counting("retry");
+        Outcome<String> executed = inTx(idem, key, A, first, true);
+        assertOutcome(Promise.REPLAY, executed, Outcome.Status.EXECUTED, "first");
+        Outcome<String> replayed = inTx(idem, key, A, retry, true);
+        assertOutcome(Promise.REPLAY, replayed, Outcome.Status.REPLAYED, "first");
+        assertThat(retry.runs()).as(Promise.REPLAY.broken("The retry's work ran")).isZero();
+        assertThat(inTx(idem, key, A, retry, false).valueOr(null)).as(Promise.REPLAY.broken("A second retry did not replay")).isEqualTo("first");
+    }
+
+    /** CONTRACT 3: a rolled-back attempt leaves nothing; the retry runs the work. */
+    @Test
+    void rolledBackThenRetriedRunsAgain() throws Exception {
+        IdempotencyKey key = IdempotencyKey.of("rollback", "k1");
+        Outcome<String> first = inTx(idem, key, A, new Counting("first"), false);
+        assertOutcome(Promise.ROLLBACK, first, Outcome.Status.EXECUTED, "first");
+        Counting retry = new Counting("retry");
+        Outcome<String> again = inTx(idem, key, A, retry, true);
+        assertOutcome(Promise.ROLLBACK, again, Outcome.Status.EXECUTED, "retry");
+        assertThat(retry.runs()).as(Promise.ROLLBACK.broken("The retry's work did not run")).isEqualTo(1);
+    }
+
+    /** CONTRACT 3.3: the same key with another fingerprint is a mismatch, and the work does not run. */
+    @Test
+    void sameKeyDifferentFingerprintIsMismatch() throws Exception {
+        IdempotencyKey key = IdempotencyKey.of("mismatch", "k1");
+        inTx(idem, key, A, new Counting("first"), true);
+        Counting other = new Counting("other");
+        Outcome<String> outcome = inTx(idem, key, B, other, true);
+        assertOutcome(Promise.MISMATCH, outcome, Outcome.Status.MISMATCH, null);
+        assertThat(other.runs()).as(Promise.MISMATCH.broken("The work ran")).isZero();
+        assertOutcome(Promise.MISMATCH, inTx(idem, key, Fingerprint.NONE, other, true), Outcome.Status.MISMATCH, null);
+        assertOutcome(Promise.MISMATCH, inTx(idem, key, A, other, true), Outcome.Status.REPLAYED, "first");
+    }
+
+    /** CONTRACT 2 and 3.3: at the end of the retention the key counts as new, and the new record answers. */
+    @Test
+    void expiredRecordRunsAgain() throws Exception {
+        IdempotencyKey key = IdempotencyKey.of("expiry", "k1");
+        inTx(idem, key, A, new Counting("first"), true);
+        clock.advance(RETENTION.minusMillis(1));
+        assertOutcome(Promise.EXPIRY, inTx(idem, key, A, new Counting("early"), true), Outcome.Status.REPLAYED, "first");
+        clock.advance(Duration.ofMillis(1));
+        Counting late = new Counting("late");
+        assertOutcome(Promise.EXPIRY, inTx(idem, key, B, late, true), Outcome.Status.EXECUTED, "late");
+        assertThat(late.runs()).as(Promise.EXPIRY.broken("At the exact expiry, the work did not run")).isEqualTo(1);
+        assertOutcome(Promise.EXPIRY, inTx(idem, key, B, new Counting("retry"), true), Outcome.Status.REPLAYED, "late");
+    }
+
+    /** CONTRACT 3.3: an attempt that meets an open holder waits; the holder commits; the attempt replays. */
+    @Test
+    void concurrentHolderThatCommitsIsReplayed() throws Exception {
+        IdempotencyKey key = IdempotencyKey.of("holder", "commits");
+        Counting waiterWork = new Counting("waiter");
+        Outcome<String> waited = withHolder(Promise.HOLDER_COMMITS, key, idem, waiterWork, true);
+        assertOutcome(Promise.HOLDER_COMMITS, waited, Outcome.Status.REPLAYED, "holder");
+        assertThat(waiterWork.runs()).as(Promise.HOLDER_COMMITS.broken("The waiter's work ran")).isZero();
+    }
+
+    /** CONTRACT 3.3: an attempt that meets an open holder waits; the holder rolls back; the attempt runs. */
+    @Test
+    void concurrentHolderThatRollsBackLetsTheWaiterRun() throws Exception {
+        IdempotencyKey key = IdempotencyKey.of("holder", "rolls-back");
+        Counting waiterWork = new Counting("waiter");
+        Outcome<String> waited = withHolder(Promise.HOLDER_ROLLS_BACK, key, idem, waiterWork, false);
+        assertOutcome(Promise.HOLDER_ROLLS_BACK, waited, Outcome.Status.EXECUTED, "waiter");
+        assertOutcome(Promise.HOLDER_ROLLS_BACK, inTx(idem, key, A, new Counting("retry"), true), Outcome.Status.REPLAYED, "waiter");
+    }
+
+    /** CONTRACT 3.3: an attempt that waits longer than the lock timeout gets InProgress. */
+    @Test
+    void concurrentHolderPastTheLockTimeoutGivesInProgress() throws Exception {
+        IdempotencyKey key = IdempotencyKey.of("holder", "keeps-it");
+        Counting waiterWork = new Counting("waiter");
+        C holder = begin();
+        boolean open = true;
+        try {
+            assertOutcome(Promise.LOCK_TIMEOUT, idem.execute(key, A, holder, new Counting("holder")), Outcome.Status.EXECUTED, "holder");
+            Future<Outcome<String>> waiter = threads.submit(() -> inTx(impatient, key, A, waiterWork, true));
+            Outcome<String> waited = await(Promise.LOCK_TIMEOUT, waiter);
+            assertOutcome(Promise.LOCK_TIMEOUT, waited, Outcome.Status.IN_PROGRESS, null);
+            assertThat(waiterWork.runs()).as(Promise.LOCK_TIMEOUT.broken("The waiter's work ran")).isZero();
+            open = false;
+            commit(holder);
+        } finally {
+            if (open) {
+                rollback(holder);
+            }
+        }
+        assertOutcome(Promise.LOCK_TIMEOUT, inTx(idem, key, A, waiterWork, true), Outcome.Status.REPLAYED, "holder");
+    }
+
+    /** CONTRACT 3.4: the work's exception reaches the caller as it was thrown, and nothing is recorded. */
+    @Test
+    void workExceptionPassesThroughUnchangedAndRecordsNothing() throws Exception {
+        IdempotencyKey key = IdempotencyKey.of("work-exception", "k1");
+        PlainFailure thrown = new PlainFailure("the work failed");
+        C tx = begin();
+        Throwable caught = null;
+        try {
+            idem.execute(key, A, tx, () -> {
+                throw thrown;
+            });
+        } catch (Throwable t) {
+            caught = t;
+        }
+        // The caller should roll back; committing anyway must still record nothing.
+        commit(tx);
+        assertThat(caught).as(Promise.WORK_EXCEPTION.broken("The caller did not get the work's own exception")).isSameAs(thrown);
+        Counting retry = new Counting("retry");
+        assertOutcome(Promise.WORK_EXCEPTION, inTx(idem, key, A, retry, true), Outcome.Status.EXECUTED, "retry");
+    }
+
+    /**
+     * CONTRACT 3.4: a final failure is recorded and replayed, and the work's partial writes are undone.
+     * The partial write here is a store write: the failing work executes a second key in the same
+     * transaction, which must not survive.
+     */
+    @Test
+    void finalFailureIsRecordedAndReplayedWithoutPartialWrites() throws Exception {
+        IdempotencyKey key = IdempotencyKey.of("final-failure", "k1");
+        IdempotencyKey partial = IdempotencyKey.of("final-failure", "partial");
+        C tx = begin();
+        Outcome<String> first;
+        try {
+            first = idem.execute(key, A, tx, () -> {
+                idem.execute(partial, A, tx, () -> "partial write");
+                throw new FinalFailure("card declined");
+            });
+        } catch (Throwable t) {
+            rollback(tx);
+            throw new AssertionError(Promise.FINAL_FAILURE.broken("execute threw " + t), t);
+        }
+        commit(tx);
+        assertThat(first).as(Promise.FINAL_FAILURE.broken("The first attempt's outcome")).isInstanceOf(Outcome.Failed.class);
+        Counting retry = new Counting("retry");
+        Outcome<String> again = inTx(idem, key, A, retry, true);
+        assertThat(again).as(Promise.FINAL_FAILURE.broken("The retry's outcome")).isInstanceOf(Outcome.Failed.class);
+        Outcome.Failed<String> failed = (Outcome.Failed<String>) again;
+        assertThat(failed.replayed()).as(Promise.FINAL_FAILURE.broken("The retry's failure is not marked replayed")).isTrue();
+        assertThat(failed.errorType()).as(Promise.FINAL_FAILURE.broken("The replayed failure's type")).isEqualTo(FinalFailure.class.getName());
+        assertThat(failed.errorMessage()).as(Promise.FINAL_FAILURE.broken("The replayed failure's message")).isEqualTo("card declined");
+        assertThat(retry.runs()).as(Promise.FINAL_FAILURE.broken("The retry's work ran")).isZero();
+        Counting partialRetry = new Counting("partial again");
+        assertOutcome(Promise.FINAL_FAILURE, inTx(idem, partial, A, partialRetry, true), Outcome.Status.EXECUTED, "partial again");
+    }
+
+    /** CONTRACT 2: the same id in two scopes is two keys. */
+    @Test
+    void scopesAreSeparate() throws Exception {
+        IdempotencyKey tenant1 = IdempotencyKey.of("tenant-1", "order-7");
+        IdempotencyKey tenant2 = IdempotencyKey.of("tenant-2", "order-7");
+        inTx(idem, tenant1, A, new Counting("one"), true);
+        assertOutcome(Promise.SCOPE, inTx(idem, tenant2, B, new Counting("two"), true), Outcome.Status.EXECUTED, "two");
+        assertOutcome(Promise.SCOPE, inTx(idem, tenant1, A, new Counting("x"), true), Outcome.Status.REPLAYED, "one");
+        assertOutcome(Promise.SCOPE, inTx(idem, tenant2, B, new Counting("x"), true), Outcome.Status.REPLAYED, "two");
+    }
+
+    /** CONTRACT 2: key ids are exact; ids that differ in case, or by a trailing character, are other keys. */
+    @Test
+    void keysAreExactAndCaseSensitive() throws Exception {
+        List<String> ids = List.of("order-7", "ORDER-7", "Order-7", "order-7.", "order-70");
+        for (String id : ids) {
+            assertOutcome(Promise.EXACT_KEYS, inTx(idem, IdempotencyKey.of("exact", id), A, new Counting("v-" + id), true),
+                    Outcome.Status.EXECUTED, "v-" + id);
+        }
+        for (String id : ids) {
+            assertOutcome(Promise.EXACT_KEYS, inTx(idem, IdempotencyKey.of("exact", id), A, new Counting("x"), false),
+                    Outcome.Status.REPLAYED, "v-" + id);
+        }
+    }
+
+    /** CONTRACT 3.2: a transaction that has ended cannot carry a record. */
+    @Test
+    void endedTransactionIsRefused() throws Exception {
+        C tx = begin();
+        commit(tx);
+        Counting work = new Counting("late");
+        Throwable thrown = catchThrowable(() -> idem.execute(IdempotencyKey.of("ended", "k1"), A, tx, work));
+        assertThat(thrown).as(Promise.TRANSACTION_REQUIRED.broken("execute on a committed transaction")).isInstanceOf(TransactionRequiredException.class);
+        assertThat(work.runs()).as(Promise.TRANSACTION_REQUIRED.broken("The work ran")).isZero();
+    }
+
+    /** CONTRACT 8: purging removes expired records only, in batches of at most the limit, and counts them. */
+    @Test
+    void purgeRemovesOnlyExpiredRecordsAndReportsHowMany() throws Exception {
+        for (int i = 0; i < 3; i++) {
+            inTx(idem, IdempotencyKey.of("purge", "old-" + i), A, new Counting("old"), true);
+        }
+        clock.advance(RETENTION.dividedBy(2));
+        for (int i = 0; i < 2; i++) {
+            inTx(idem, IdempotencyKey.of("purge", "new-" + i), A, new Counting("new-" + i), true);
+        }
+        assertThat(purge(10)).as(Promise.PURGE.broken("Nothing has expired yet, but purge removed records")).isZero();
+        clock.advance(RETENTION.dividedBy(2));
+        assertThat(purge(2)).as(Promise.PURGE.broken("3 records expired (exactly now), purge with limit 2")).isEqualTo(2);
+        assertThat(purge(2)).as(Promise.PURGE.broken("1 expired record left, purge with limit 2")).isEqualTo(1);
+        assertThat(purge(2)).as(Promise.PURGE.broken("No expired record left")).isZero();
+        for (int i = 0; i < 2; i++) {
+            assertOutcome(Promise.PURGE, inTx(idem, IdempotencyKey.of("purge", "new-" + i), A, new Counting("x"), false),
+                    Outcome.Status.REPLAYED, "new-" + i);
+        }
+    }
+
+    // ---- the stateful property --------------------------------------------------------------------
+
+    /**
+     * Random sequences of executions, clock moves and purges, each compared with the model after every
+     * step. Reports the shortest failing sequence found, one step per line.
+     */
+    @Test
+    void randomSequencesKeepTheContract() {
+        long seed = seed();
+        try {
+            runAtLeast(effort().sequences(), seed, sequences(), this::runSequence);
+        } catch (AssertionError e) {
+            Throwable failure = failureOf(e);
+            throw new AssertionError(failure.getMessage() + "\n(random seed " + seed + "; run again with -D" + SEED_PROPERTY + "="
+                    + seed + ")", failure == e ? e : failure.getCause());
+        }
+        assertThat(examplesRun.get()).as("sequences run").isGreaterThanOrEqualTo(effort().sequences());
+    }
+
+    private final AtomicInteger examplesRun = new AtomicInteger();
+
+    /** QuickTheories skips examples it has generated before; run until the effort is reached. */
+    private <T> void runAtLeast(int examples, long seed, Gen<T> gen, java.util.function.Consumer<T> property) {
+        examplesRun.set(0);
+        for (long round = 0; examplesRun.get() < examples && round < 100; round++) {
+            qt().withFixedSeed(seed + round).withExamples(examples - examplesRun.get()).withShrinkCycles(0)
+                    .forAll(gen)
+                    .checkAssert(property);
+        }
+    }
+
+    /** The system property that fixes the properties' random seed, to repeat a failure. */
+    public static final String SEED_PROPERTY = "idempotency.testkit.seed";
+
+    private static long seed() {
+        String fixed = System.getProperty(SEED_PROPERTY);
+        return fixed == null || fixed.isBlank() ? System.nanoTime() : Long.parseLong(fixed.strip());
+    }
+
+    /** QuickTheories reports a failure as text; the contract keeps the failure itself. */
+    private volatile AssertionError lastFailure;
+
+    private Throwable failureOf(AssertionError fromQuickTheories) {
+        AssertionError last = lastFailure;
+        lastFailure = null;
+        return last != null ? last : fromQuickTheories;
+    }
+
+    private static String promiseOf(AssertionError failure) {
+        String m = String.valueOf(failure.getMessage());
+        return m.substring(0, Math.max(0, m.indexOf(':')));
+    }
+
+    /** A failing sequence, already made as short as the contract could make it. */
+    private static final class SequenceFailure extends AssertionError {
+        SequenceFailure(String message, Throwable cause) {
+            super(message, cause);
+        }
+    }
+
+    private void runSequence(Sequence sequence) {
+        examplesRun.incrementAndGet();
+        AssertionError failure = check(sequence);
+        if (failure == null) {
+            return;
+        }
+        // Shorten: drop steps one at a time while the same promise still breaks.
+        String promise = promiseOf(failure);
+        List<Step> steps = new ArrayList<>(sequence.steps());
+        boolean shorter = true;
+        while (shorter) {
+            shorter = false;
+            for (int i = steps.size() - 1; i >= 0 && steps.size() > 1; i--) {
+                List<Step> candidate = new ArrayList<>(steps);
+                candidate.remove(i);
+                AssertionError again = check(new Sequence(candidate));
+                if (again != null && promiseOf(again).equals(promise)) {
+                    steps = candidate;
+                    failure = again;
+                    shorter = true;
+                }
+            }
+        }
+        lastFailure = new SequenceFailure(failure.getMessage() + "\n(the shortest failing sequence found, from " + sequence.steps().size()
+                + " generated steps)", failure.getCause());
+        throw lastFailure;
+    }
+
+    static Gen<Sequence> sequences() {
+        Gen<Step> step = integers().between(0, 9).zip(integers().between(0, 2), integers().between(0, 3), integers().between(0, 4),
+                booleans().all(), (kind, key, fp, work, rollback) -> {
+                    if (kind <= 6) {
+                        WorkKind w = work <= 2 ? WorkKind.RETURNS : work == 3 ? WorkKind.THROWS_PLAIN : WorkKind.THROWS_FINAL;
+                        return new Execute(key, fp == 3 ? 1 : 0, w, !rollback);
+                    }
+                    if (kind == 7) {
+                        return new Advance(Duration.ofMinutes(20L * (key + 1)), false);
+                    }
+                    if (kind == 8) {
+                        return new Advance(RETENTION.plusMinutes(1), true);
+                    }
+                    return new Purge();
+                });
+        return lists().of(step).ofSizeBetween(1, 16).map(Sequence::new);
+    }
+
+    private AssertionError check(Sequence sequence) {
+        try {
+            runSteps(sequence);
+            return null;
+        } catch (AssertionError e) {
+            return e;
+        }
+    }
+
+    private void runSteps(Sequence sequence) {
+        try {
+            clean();
+        } catch (Exception e) {
+            throw new AssertionError("could not empty the store before a sequence: " + e, e);
+        }
+        Model model = new Model(RETENTION);
+        List<Step> steps = sequence.steps();
+        for (int i = 0; i < steps.size(); i++) {
+            int n = i + 1;
+            Step step = steps.get(i);
+            try {
+                if (step instanceof Execute e) {
+                    execute(model, e, n);
+                } else if (step instanceof Advance a) {
+                    clock.advance(a.by());
+                } else {
+                    int expected = model.expired(clock.instant());
+                    int removed = purge(PURGE_BATCH);
+                    model.purge(clock.instant());
+                    if (removed != expected) {
+                        throw new StepFailure(Promise.PURGE.broken("Purge removed " + removed + " records, but " + expected
+                                + " had expired"), null);
+                    }
+                }
+            } catch (StepFailure f) {
+                throw new AssertionError(f.getMessage() + "\nat step " + n + " of this sequence:" + sequence, f.getCause());
+            } catch (Exception | AssertionError e) {
+                throw new AssertionError("CONTRACT 3: execute must return an outcome or the work's own exception, but at step "
+                        + n + " the store failed: " + e + "\nat step " + n + " of this sequence:" + sequence, e);
+            }
+        }
+        for (IdempotencyKey key : Operations.KEYS) {
+            try {
+                probe(model, key);
+            } catch (StepFailure f) {
+                throw new AssertionError(f.getMessage() + "\nafter this sequence, executing key " + key
+                        + " with fingerprint A in a transaction rolled back:" + sequence, f.getCause());
+            } catch (Exception e) {
+                throw new AssertionError("CONTRACT 3: the store failed after this sequence: " + e + sequence, e);
+            }
+        }
+    }
+
+    private void execute(Model model, Execute step, int n) throws Exception {
+        IdempotencyKey key = Operations.KEYS.get(step.key());
+        Instant now = clock.instant();
+        Model.Expectation expected = model.expect(key, step.fingerprint(), now);
+        String value = "v" + n;
+        String failure = "final failure at step " + n;
+        PlainFailure plain = new PlainFailure("plain failure at step " + n);
+        AtomicInteger ran = new AtomicInteger();
+        Work<String, Exception> work = () -> {
+            ran.incrementAndGet();
+            switch (step.work()) {
+                case RETURNS:
+                    return value;
+                case THROWS_PLAIN:
+                    throw plain;
+                default:
+                    throw new FinalFailure(failure);
+            }
+        };
+        C tx = begin();
+        Outcome<String> outcome = null;
+        Throwable thrown = null;
+        try {
+            outcome = idem.execute(key, Operations.fingerprint(step.fingerprint()), tx, work);
+        } catch (Exception e) {
+            thrown = e;
+        }
+        boolean commit = step.commits() && thrown == null && outcome.status() != Outcome.Status.IN_PROGRESS;
+        if (commit) {
+            commit(tx);
+        } else {
+            rollback(tx);
+        }
+        String seen = thrown != null ? "the exception " + thrown : describe(outcome);
+        if (thrown != null && thrown != plain) {
+            throw new StepFailure(Promise.WORK_EXCEPTION.broken("execute threw " + thrown), thrown);
+        }
+        if (expected.runs()) {
+            Promise why = outcome != null ? diagnosis(model, key, outcome, now, expected.runReason()) : expected.runReason();
+            if (ran.get() != 1) {
+                throw new StepFailure(why.broken("The work should have run (" + why.tag() + "), but did not; the outcome was " + seen), null);
+            }
+            switch (step.work()) {
+                case RETURNS:
+                    check(outcome instanceof Outcome.Executed<String> x && value.equals(x.value()), why, "Expected Executed(" + value + "), got " + seen);
+                    model.origin(value, n, key, commit);
+                    if (commit) {
+                        model.committed(key, step.fingerprint(), false, value, now, n);
+                    } else {
+                        model.rolledBack(key, Promise.ROLLBACK);
+                    }
+                    break;
+                case THROWS_PLAIN:
+                    check(thrown == plain, Promise.WORK_EXCEPTION, "Expected the work's own exception, got " + seen);
+                    model.rolledBack(key, Promise.WORK_EXCEPTION);
+                    break;
+                default:
+                    check(outcome instanceof Outcome.Failed<String> f && !f.replayed() && failure.equals(f.errorMessage()),
+                            Promise.FINAL_FAILURE, "Expected a new recorded failure, got " + seen);
+                    model.origin(failure, n, key, commit);
+                    if (commit) {
+                        model.committed(key, step.fingerprint(), true, failure, now, n);
+                    } else {
+                        model.rolledBack(key, Promise.ROLLBACK);
+                    }
+            }
+            return;
+        }
+        compareWithRecord(model, key, expected, outcome, seen, ran.get(), now);
+    }
+
+    private void probe(Model model, IdempotencyKey key) throws Exception {
+        Instant now = clock.instant();
+        Model.Expectation expected = model.expect(key, 0, now);
+        AtomicInteger ran = new AtomicInteger();
+        Outcome<String> outcome = inTx(idem, key, Operations.fingerprint(0), () -> {
+            ran.incrementAndGet();
+            return "probe";
+        }, false);
+        String seen = describe(outcome);
+        if (expected.runs()) {
+            Promise why = diagnosis(model, key, outcome, now, expected.runReason());
+            check(ran.get() == 1 && outcome.isExecuted(), why, "Expected the work to run, got " + seen);
+        } else {
+            compareWithRecord(model, key, expected, outcome, seen, ran.get(), now);
+        }
+    }
+
+    private void compareWithRecord(Model model, IdempotencyKey key, Model.Expectation expected, Outcome<String> outcome, String seen,
+                                   int ran, Instant now) {
+        Model.Rec rec = expected.record();
+        Promise p = expected.expected();
+        check(ran == 0, p, "The work ran; the outcome was " + seen + "; the record holds " + describe(rec));
+        switch (p) {
+            case MISMATCH:
+                check(outcome instanceof Outcome.Mismatch, p, "Expected Mismatch, got " + seen);
+                break;
+            case FINAL_FAILURE:
+                check(outcome instanceof Outcome.Failed<String> f && f.replayed() && rec.value().equals(f.errorMessage()), p,
+                        "Expected the recorded failure '" + rec.value() + "' replayed, got " + seen);
+                break;
+            default:
+                if (!(outcome instanceof Outcome.Replayed<String> r && rec.value().equals(r.value()))) {
+                    Promise why = diagnosis(model, key, outcome, now, p);
+                    throw new StepFailure(why.broken("Expected Replayed(" + rec.value() + "), got " + seen), null);
+                }
+        }
+    }
+
+    private static Promise diagnosis(Model model, IdempotencyKey key, Outcome<String> outcome, Instant now, Promise fallback) {
+        String value = outcome instanceof Outcome.Replayed<String> r ? r.value()
+                : outcome instanceof Outcome.Failed<String> f ? f.errorMessage() : null;
+        Promise p = value == null ? null : model.diagnose(key, value, now);
+        return p != null ? p : fallback;
+    }
+
+    private static String describe(Model.Rec rec) {
+        return (rec.failed() ? "failure '" : "value '") + rec.value() + "' with fingerprint " + Operations.FINGERPRINTS.get(rec.fingerprint())
+                + " from step " + rec.step() + ", expiring at " + rec.expiresAt();
+    }
+
+    private static void check(boolean ok, Promise promise, String detail) {
+        if (!ok) {
+            throw new StepFailure(promise.broken(detail), null);
+        }
+    }
+
+    /** A broken promise found at one step; the sequence is added where it is caught. */
+    private static final class StepFailure extends RuntimeException {
+        StepFailure(String message, Throwable cause) {
+            super(message, cause, false, false);
+        }
+    }
+
+    // ---- the concurrency property -----------------------------------------------------------------
+
+    /**
+     * Rounds of 2 to 6 attempts on two keys, each in a thread and a transaction of its own, started
+     * together; some commit, some roll back. Afterwards each key has at most one committed execution,
+     * every attempt saw it (or InProgress, or Mismatch), and the store replays it.
+     */
+    @Test
+    void concurrentAttemptsExecuteAtMostOncePerKey() {
+        Gen<Attempt> attempt = integers().between(0, 1).zip(integers().between(0, 3), booleans().all(), integers().between(0, 2),
+                (key, fp, rollback, hold) -> new Attempt(key, fp == 3 ? 1 : 0, !rollback, hold));
+        long seed = seed();
+        try {
+            runAtLeast(effort().concurrentRounds(), seed, lists().of(attempt).ofSizeBetween(2, 6).map(Round::new), this::runRound);
+        } catch (AssertionError e) {
+            Throwable failure = failureOf(e);
+            throw new AssertionError(failure.getMessage() + "\n(random seed " + seed + "; thread scheduling varies, so a"
+                    + " rerun with -D" + SEED_PROPERTY + "=" + seed + " may or may not fail again)", failure == e ? e : failure.getCause());
+        }
+        assertThat(examplesRun.get()).as("rounds run").isGreaterThanOrEqualTo(effort().concurrentRounds());
+    }
+
+    private record Result(Outcome<String> outcome, Throwable thrown, boolean ran, boolean committed) {
+        String describe() {
+            return (thrown != null ? "threw " + thrown : IdempotencyStoreContract.describe(outcome))
+                    + (ran ? ", work ran" : "") + (committed ? ", committed" : ", not committed");
+        }
+    }
+
+    private void runRound(Round round) {
+        examplesRun.incrementAndGet();
+        try {
+            checkRound(round);
+        } catch (AssertionError e) {
+            lastFailure = e;
+            throw e;
+        }
+    }
+
+    private void checkRound(Round round) {
+        try {
+            clean();
+        } catch (Exception e) {
+            throw new AssertionError("could not empty the store before a round: " + e, e);
+        }
+        List<Attempt> attempts = round.attempts();
+        CountDownLatch go = new CountDownLatch(1);
+        List<Future<Result>> futures = new ArrayList<>();
+        for (int i = 0; i < attempts.size(); i++) {
+            Attempt a = attempts.get(i);
+            String value = "t" + (i + 1);
+            futures.add(threads.submit(() -> {
+                go.await();
+                return attempt(a, value);
+            }));
+        }
+        go.countDown();
+        List<Result> results = new ArrayList<>();
+        for (Future<Result> f : futures) {
+            results.add(await(Promise.AT_MOST_ONCE, f));
+        }
+        StringBuilder report = new StringBuilder();
+        for (int i = 0; i < results.size(); i++) {
+            report.append(String.format("%n  %s%n      -> %s", attempts.get(i).describe(i + 1), results.get(i).describe()));
+        }
+        Map<Integer, Integer> winner = new HashMap<>();
+        for (int i = 0; i < results.size(); i++) {
+            Result r = results.get(i);
+            if (r.thrown() != null && !(r.thrown() instanceof TransactionConflictException)) {
+                fail("CONTRACT 3: an attempt failed with " + r.thrown() + " instead of an outcome (or a TransactionConflictException)"
+                        + " in this round:" + report, r.thrown());
+            }
+            if (r.ran() && r.committed()) {
+                Integer earlier = winner.put(attempts.get(i).key(), i);
+                if (earlier != null) {
+                    fail(Promise.AT_MOST_ONCE.broken("Key " + Operations.CONCURRENT_KEYS.get(attempts.get(i).key())
+                            + " was executed in two committed transactions (threads " + (earlier + 1) + " and " + (i + 1)
+                            + ") in this round:" + report));
+                }
+            }
+        }
+        for (int i = 0; i < results.size(); i++) {
+            Result r = results.get(i);
+            Attempt a = attempts.get(i);
+            Integer w = winner.get(a.key());
+            if (r.outcome() instanceof Outcome.Replayed<String> replayed) {
+                boolean fromWinner = w != null && ("t" + (w + 1)).equals(replayed.value());
+                if (!fromWinner) {
+                    fail(Promise.AT_MOST_ONCE.broken("Thread " + (i + 1) + " replayed '" + replayed.value()
+                            + "', which no committed execution of its key produced, in this round:" + report));
+                }
+            } else if (r.outcome() instanceof Outcome.Mismatch) {
+                if (w == null || attempts.get(w).fingerprint() == a.fingerprint()) {
+                    fail(Promise.AT_MOST_ONCE.broken("Thread " + (i + 1) + " got Mismatch, but no committed execution of its key had"
+                            + " another fingerprint, in this round:" + report));
+                }
+            } else if (r.outcome() instanceof Outcome.Failed) {
+                fail(Promise.AT_MOST_ONCE.broken("Thread " + (i + 1) + " got a recorded failure, but no work failed, in this round:"
+                        + report));
+            }
+        }
+        for (int k = 0; k < Operations.CONCURRENT_KEYS.size(); k++) {
+            IdempotencyKey key = Operations.CONCURRENT_KEYS.get(k);
+            Integer w = winner.get(k);
+            int fp = w == null ? 0 : attempts.get(w).fingerprint();
+            Outcome<String> after;
+            try {
+                after = inTx(idem, key, Operations.fingerprint(fp), () -> "after", false);
+            } catch (Exception e) {
+                throw new AssertionError("CONTRACT 3: the store failed after this round: " + e + report, e);
+            }
+            if (w == null) {
+                assertThat(after.status()).as(Promise.HOLDER_ROLLS_BACK.broken("No transaction that executed key " + key
+                        + " committed, so a later attempt must run the work; it got " + describe(after) + " after this round:" + report))
+                        .isEqualTo(Outcome.Status.EXECUTED);
+            } else {
+                assertThat(after.valueOr(null)).as(Promise.AT_MOST_ONCE.broken("Thread " + (w + 1) + " executed key " + key
+                        + " and committed, so a later attempt must replay 't" + (w + 1) + "'; it got " + describe(after)
+                        + " after this round:" + report)).isEqualTo("t" + (w + 1));
+            }
+        }
+    }
+
+    private Result attempt(Attempt a, String value) throws Exception {
+        IdempotencyKey key = Operations.CONCURRENT_KEYS.get(a.key());
+        AtomicInteger ran = new AtomicInteger();
+        C tx = begin();
+        Outcome<String> outcome;
+        try {
+            outcome = idem.execute(key, Operations.fingerprint(a.fingerprint()), tx, () -> {
+                ran.incrementAndGet();
+                return value;
+            });
+            if (a.hold() == 1) {
+                Thread.yield();
+            } else if (a.hold() == 2) {
+                Thread.sleep(1);
+            }
+        } catch (Exception e) {
+            rollbackQuietly(tx, e);
+            return new Result(null, e, ran.get() > 0, false);
+        }
+        if (!a.commit() || outcome.status() == Outcome.Status.IN_PROGRESS) {
+            rollback(tx);
+            return new Result(outcome, null, ran.get() > 0, false);
+        }
+        try {
+            commit(tx);
+        } catch (Exception e) {
+            return new Result(outcome, null, ran.get() > 0, false);
+        }
+        return new Result(outcome, null, ran.get() > 0, true);
+    }
+
+    // ---- helpers ------------------------------------------------------------------------------------
+
+    /** Runs the work in a transaction of its own; commits unless told not to or the outcome is InProgress. */
+    private Outcome<String> inTx(Idempotency<C> engine, IdempotencyKey key, Fingerprint fp, Work<String, ?> work, boolean commit)
+            throws Exception {
+        C tx = begin();
+        Outcome<String> outcome;
+        try {
+            outcome = engine.execute(key, fp, tx, work);
+        } catch (Throwable t) {
+            rollbackQuietly(tx, t);
+            throw t;
+        }
+        if (commit && outcome.status() != Outcome.Status.IN_PROGRESS) {
+            commit(tx);
+        } else {
+            rollback(tx);
+        }
+        return outcome;
+    }
+
+    private Outcome<String> withHolder(Promise promise, IdempotencyKey key, Idempotency<C> engine, Counting waiterWork, boolean holderCommits)
+            throws Exception {
+        C holder = begin();
+        boolean open = true;
+        try {
+            assertOutcome(promise, idem.execute(key, A, holder, new Counting("holder")), Outcome.Status.EXECUTED, "holder");
+            Future<Outcome<String>> waiter = threads.submit(() -> inTx(engine, key, A, waiterWork, true));
+            // Let the waiter reach the store before the holder ends. The expected outcome is the same
+            // if it does not: it then finds the holder's committed record, or none.
+            Thread.sleep(100);
+            open = false;
+            if (holderCommits) {
+                commit(holder);
+            } else {
+                rollback(holder);
+            }
+            return await(promise, waiter);
+        } finally {
+            if (open) {
+                rollback(holder);
+            }
+        }
+    }
+
+    private int purge(int limit) throws Exception {
+        C tx = begin();
+        int removed;
+        try {
+            removed = idem.purgeExpired(tx, limit);
+        } catch (Throwable t) {
+            rollbackQuietly(tx, t);
+            throw t;
+        }
+        commit(tx);
+        return removed;
+    }
+
+    private static <T> T await(Promise promise, Future<T> future) {
+        try {
+            return future.get(WAIT_SECONDS, TimeUnit.SECONDS);
+        } catch (TimeoutException e) {
+            future.cancel(true);
+            throw new AssertionError(promise.broken("An attempt did not finish within " + WAIT_SECONDS + " seconds: is a lock never released?"), e);
+        } catch (ExecutionException e) {
+            throw new AssertionError(promise.broken("An attempt failed: " + e.getCause()), e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError("interrupted", e);
+        }
+    }
+
+    private void rollbackQuietly(C tx, Throwable failure) {
+        try {
+            rollback(tx);
+        } catch (Exception e) {
+            failure.addSuppressed(e);
+        }
+    }
+
+    private static void assertOutcome(Promise promise, Outcome<String> outcome, Outcome.Status status, String value) {
+        assertThat(outcome.status()).as(promise.broken("Expected " + status + (value == null ? "" : "(" + value + ")") + ", got "
+                + describe(outcome))).isEqualTo(status);
+        if (value != null) {
+            assertThat(outcome.value()).as(promise.broken("Expected " + status + "(" + value + "), got " + describe(outcome))).isEqualTo(value);
+        }
+    }
+
+    private static String describe(Outcome<String> o) {
+        if (o == null) {
+            return "no outcome";
+        }
+        switch (o.status()) {
+            case EXECUTED:
+            case REPLAYED:
+                return o.status() + "(" + o.value() + ")";
+            case FAILED:
+                Outcome.Failed<String> f = (Outcome.Failed<String>) o;
+                return "FAILED(" + f.errorMessage() + (f.replayed() ? ", replayed" : ", new") + ")";
+            default:
+                return o.status().toString();
+        }
+    }
+
+    private static Throwable catchThrowable(ThrowingRunnable r) {
+        try {
+            r.run();
+            return null;
+        } catch (Throwable t) {
+            return t;
+        }
+    }
+
+    private interface ThrowingRunnable {
+        void run() throws Exception;
+    }
+
+    /** Work that returns a fixed value and counts its runs. */
+    private static final class Counting implements Work<String, RuntimeException> {
+        private final String value;
+        private final AtomicInteger runs = new AtomicInteger();
+
+        Counting(String value) {
+            this.value = value;
+        }
+
+        @Override
+        public String call() {
+            runs.incrementAndGet();
+            return value;
+        }
+
+        int runs() {
+            return runs.get();
+        }
+    }
+
+    /** A failure of the work that the contract's policy does not declare final: it passes through. */
+    public static final class PlainFailure extends Exception {
+        /** @param message the message */
+        public PlainFailure(String message) {
+            super(message);
+        }
+    }
+
+    /** A failure that the contract's policy declares final: it is recorded and replayed. */
+    public static final class FinalFailure extends RuntimeException {
+        /** @param message the message */
+        public FinalFailure(String message) {
+            super(message);
+        }
+    }
+}

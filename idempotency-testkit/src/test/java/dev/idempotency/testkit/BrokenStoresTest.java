@@ -1,0 +1,322 @@
+package dev.idempotency.testkit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.platform.engine.discovery.DiscoverySelectors.selectClass;
+import static org.junit.platform.engine.discovery.DiscoverySelectors.selectMethod;
+
+import dev.idempotency.IdempotencyKey;
+import dev.idempotency.spi.Claim;
+import dev.idempotency.spi.ClaimRequest;
+import dev.idempotency.spi.Completion;
+import dev.idempotency.spi.IdempotencyStore;
+import dev.idempotency.spi.StoredRecord;
+import dev.idempotency.spi.TxSavepoint;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import org.junit.jupiter.api.Test;
+import org.junit.platform.engine.DiscoverySelector;
+import org.junit.platform.launcher.core.LauncherDiscoveryRequestBuilder;
+import org.junit.platform.launcher.core.LauncherFactory;
+import org.junit.platform.launcher.listeners.SummaryGeneratingListener;
+import org.junit.platform.launcher.listeners.TestExecutionSummary;
+
+/**
+ * Proof that the contract is not vacuous: each deliberately broken store below must fail it, with a
+ * message naming the promise it breaks. The broken contracts are nested static classes, which the
+ * build's test run does not pick up by itself; they run here through the JUnit Platform launcher.
+ */
+class BrokenStoresTest {
+
+    private static final String SEQUENCES = "randomSequencesKeepTheContract";
+    private static final String CONCURRENCY = "concurrentAttemptsExecuteAtMostOncePerKey";
+
+    @Test
+    void theReferenceStorePassesWhenRunTheSameWay() {
+        Run run = run(selectClass(InMemoryStoreContractTest.class));
+        assertThat(run.summary.getTestsFoundCount()).isGreaterThanOrEqualTo(15);
+        assertThat(run.messages).as("failures of the reference store").isEmpty();
+    }
+
+    @Test
+    void checkThenInsertWithoutAtomicityFails() {
+        assertFails(CheckThenInsert.class, null, Promise.HOLDER_COMMITS);
+        assertFails(CheckThenInsert.class, CONCURRENCY, Promise.AT_MOST_ONCE);
+    }
+
+    @Test
+    void wrongFingerprintFails() {
+        assertFails(WrongFingerprint.class, null, Promise.MISMATCH);
+        assertFails(WrongFingerprint.class, SEQUENCES, Promise.MISMATCH);
+    }
+
+    @Test
+    void ignoredExpiryFails() {
+        assertFails(ExpiryIgnored.class, null, Promise.EXPIRY);
+        assertFails(ExpiryIgnored.class, SEQUENCES, Promise.EXPIRY);
+    }
+
+    @Test
+    void rolledBackRecordVisibleToOthersFails() {
+        assertFails(DirtyReads.class, null, Promise.HOLDER_ROLLS_BACK);
+        assertFails(DirtyReads.class, CONCURRENCY, null);
+    }
+
+    @Test
+    void ignoredScopeFails() {
+        assertFails(ScopeIgnored.class, null, Promise.SCOPE);
+        assertFails(ScopeIgnored.class, SEQUENCES, Promise.SCOPE);
+    }
+
+    @Test
+    void caseInsensitiveKeysFail() {
+        assertFails(CaseInsensitive.class, null, Promise.EXACT_KEYS);
+        assertFails(CaseInsensitive.class, SEQUENCES, Promise.EXACT_KEYS);
+    }
+
+    @Test
+    void purgeOfUnexpiredRecordsFails() {
+        assertFails(PurgeUnexpired.class, null, Promise.PURGE);
+        assertFails(PurgeUnexpired.class, SEQUENCES, Promise.PURGE);
+    }
+
+    @Test
+    void completionThatOverwritesOutsideTheTransactionFails() {
+        assertFails(CompletionOutsideTransaction.class, null, Promise.ROLLBACK);
+        assertFails(CompletionOutsideTransaction.class, SEQUENCES, Promise.ROLLBACK);
+    }
+
+    @Test
+    void savepointThatKeepsPartialWritesFails() {
+        assertFails(NoSavepoint.class, null, Promise.FINAL_FAILURE);
+    }
+
+    @Test
+    void shrunkSequenceIsReportedOneStepPerLine() {
+        Run run = run(selectMethod(ExpiryIgnored.class, SEQUENCES));
+        assertThat(run.messages).hasSize(1);
+        String report = run.messages.get(0);
+        assertThat(report).contains(Promise.EXPIRY.tag()).containsPattern("(?m)^\\s+1\\. execute key ")
+                .containsPattern("(?m)^\\s+\\d+\\. advance the clock by ").contains("the shortest failing sequence found");
+    }
+
+    // ---- running a contract ------------------------------------------------------------------------
+
+    private record Run(TestExecutionSummary summary, List<String> messages) {
+    }
+
+    private static Run run(DiscoverySelector selector) {
+        SummaryGeneratingListener listener = new SummaryGeneratingListener();
+        LauncherFactory.create().execute(LauncherDiscoveryRequestBuilder.request().selectors(selector).build(), listener);
+        List<String> messages = new ArrayList<>();
+        for (TestExecutionSummary.Failure f : listener.getSummary().getFailures()) {
+            StringBuilder m = new StringBuilder(f.getTestIdentifier().getDisplayName()).append(": ");
+            for (Throwable t = f.getException(); t != null; t = t.getCause()) {
+                m.append(t.getMessage()).append('\n');
+            }
+            messages.add(m.toString());
+        }
+        return new Run(listener.getSummary(), messages);
+    }
+
+    private static void assertFails(Class<?> contract, String method, Promise expected) {
+        Run run = run(method == null ? selectClass(contract) : selectMethod(contract, method));
+        assertThat(run.summary.getTestsFoundCount()).as("tests found in " + contract.getSimpleName()).isPositive();
+        assertThat(run.messages).as(contract.getSimpleName() + (method == null ? "" : "." + method) + " must fail the contract").isNotEmpty();
+        if (expected != null) {
+            assertThat(run.messages).as(contract.getSimpleName() + " must fail naming " + expected.tag())
+                    .anySatisfy(m -> assertThat(m).contains(expected.tag()));
+        }
+    }
+
+    // ---- the broken stores -------------------------------------------------------------------------
+
+    /** Contract on the reference store wrapped by one broken variant. */
+    abstract static class OnInMemory extends IdempotencyStoreContract<InMemoryIdempotencyStore.Transaction> {
+        final InMemoryIdempotencyStore inner = new InMemoryIdempotencyStore();
+
+        abstract IdempotencyStore<InMemoryIdempotencyStore.Transaction> broken();
+
+        @Override
+        protected IdempotencyStore<InMemoryIdempotencyStore.Transaction> createStore(InstantSource clock) {
+            return broken();
+        }
+
+        @Override
+        protected InMemoryIdempotencyStore.Transaction begin() {
+            return inner.begin();
+        }
+
+        @Override
+        protected void commit(InMemoryIdempotencyStore.Transaction tx) {
+            inner.commit(tx);
+        }
+
+        @Override
+        protected void rollback(InMemoryIdempotencyStore.Transaction tx) {
+            inner.rollback(tx);
+        }
+    }
+
+    /** Contract on a {@link FlawedStore}. */
+    abstract static class OnFlawed extends IdempotencyStoreContract<FlawedStore.Tx> {
+        final FlawedStore store;
+
+        OnFlawed(FlawedStore.Flaw flaw) {
+            this.store = new FlawedStore(flaw);
+        }
+
+        @Override
+        protected IdempotencyStore<FlawedStore.Tx> createStore(InstantSource clock) {
+            return store;
+        }
+
+        @Override
+        protected FlawedStore.Tx begin() {
+            return store.begin();
+        }
+
+        @Override
+        protected void commit(FlawedStore.Tx tx) {
+            store.commit(tx);
+        }
+
+        @Override
+        protected void rollback(FlawedStore.Tx tx) {
+            store.rollback(tx);
+        }
+    }
+
+    static class CheckThenInsert extends OnFlawed {
+        CheckThenInsert() {
+            super(FlawedStore.Flaw.CHECK_THEN_INSERT);
+        }
+    }
+
+    static class DirtyReads extends OnFlawed {
+        DirtyReads() {
+            super(FlawedStore.Flaw.DIRTY_READS);
+        }
+    }
+
+    static class CompletionOutsideTransaction extends OnFlawed {
+        CompletionOutsideTransaction() {
+            super(FlawedStore.Flaw.COMPLETION_OUTSIDE_TRANSACTION);
+        }
+    }
+
+    /** Stores the fingerprint of whoever asks, so that every retry looks like the same request. */
+    static class WrongFingerprint extends OnInMemory {
+        @Override
+        IdempotencyStore<InMemoryIdempotencyStore.Transaction> broken() {
+            return new ForwardingStore(inner) {
+                @Override
+                public Claim claim(InMemoryIdempotencyStore.Transaction tx, ClaimRequest r) {
+                    Claim c = inner.claim(tx, r);
+                    if (c instanceof Claim.Existing e) {
+                        StoredRecord s = e.record();
+                        return Claim.existing(new StoredRecord(s.key(), r.fingerprint(), s.status(), s.codec(), s.result(), s.createdAt(),
+                                s.completedAt(), s.expiresAt()));
+                    }
+                    return c;
+                }
+            };
+        }
+    }
+
+    /** Treats every record as live, however old. */
+    static class ExpiryIgnored extends OnInMemory {
+        @Override
+        IdempotencyStore<InMemoryIdempotencyStore.Transaction> broken() {
+            return new ForwardingStore(inner) {
+                @Override
+                public Claim claim(InMemoryIdempotencyStore.Transaction tx, ClaimRequest r) {
+                    return inner.claim(tx, new ClaimRequest(r.key(), r.fingerprint(), Instant.EPOCH, r.expiresAt(), r.lockTimeout()));
+                }
+            };
+        }
+    }
+
+    /** Keys records by id alone. */
+    static class ScopeIgnored extends OnInMemory {
+        @Override
+        IdempotencyStore<InMemoryIdempotencyStore.Transaction> broken() {
+            return new Renaming(inner, k -> IdempotencyKey.of("shared", k.id()));
+        }
+    }
+
+    /** Compares ids without case, as a case-insensitive collation would. */
+    static class CaseInsensitive extends OnInMemory {
+        @Override
+        IdempotencyStore<InMemoryIdempotencyStore.Transaction> broken() {
+            return new Renaming(inner, k -> IdempotencyKey.of(k.scope(), k.id().toLowerCase(Locale.ROOT)));
+        }
+    }
+
+    /** Purges records an hour before they expire. */
+    static class PurgeUnexpired extends OnInMemory {
+        @Override
+        IdempotencyStore<InMemoryIdempotencyStore.Transaction> broken() {
+            return new ForwardingStore(inner) {
+                @Override
+                public int purgeExpired(InMemoryIdempotencyStore.Transaction tx, Instant now, int limit) {
+                    return inner.purgeExpired(tx, now.plus(RETENTION), limit);
+                }
+            };
+        }
+    }
+
+    /** Takes a savepoint that undoes nothing. */
+    static class NoSavepoint extends OnInMemory {
+        @Override
+        IdempotencyStore<InMemoryIdempotencyStore.Transaction> broken() {
+            return new ForwardingStore(inner) {
+                @Override
+                public TxSavepoint savepoint(InMemoryIdempotencyStore.Transaction tx) {
+                    return new TxSavepoint() {
+                        @Override
+                        public void rollback() {
+                        }
+
+                        @Override
+                        public void release() {
+                        }
+                    };
+                }
+            };
+        }
+    }
+
+    /** Stores every key under another name. */
+    static final class Renaming extends ForwardingStore {
+        private final java.util.function.UnaryOperator<IdempotencyKey> rename;
+
+        Renaming(InMemoryIdempotencyStore inner, java.util.function.UnaryOperator<IdempotencyKey> rename) {
+            super(inner);
+            this.rename = rename;
+        }
+
+        @Override
+        public Claim claim(InMemoryIdempotencyStore.Transaction tx, ClaimRequest r) {
+            Claim c = inner.claim(tx, new ClaimRequest(rename.apply(r.key()), r.fingerprint(), r.now(), r.expiresAt(), r.lockTimeout()));
+            if (c instanceof Claim.Existing e) {
+                StoredRecord s = e.record();
+                return Claim.existing(new StoredRecord(r.key(), s.fingerprint(), s.status(), s.codec(), s.result(), s.createdAt(),
+                        s.completedAt(), s.expiresAt()));
+            }
+            return c;
+        }
+
+        @Override
+        public void complete(InMemoryIdempotencyStore.Transaction tx, Completion c) {
+            inner.complete(tx, new Completion(rename.apply(c.key()), c.status(), c.codec(), c.result(), c.completedAt(), c.expiresAt()));
+        }
+
+        @Override
+        public void release(InMemoryIdempotencyStore.Transaction tx, IdempotencyKey key) {
+            inner.release(tx, rename.apply(key));
+        }
+    }
+}

@@ -1,0 +1,30 @@
+package dev.idempotency.testkit;
+
+import dev.idempotency.spi.IdempotencyStore;
+import java.time.InstantSource;
+
+/** The reference store passes the contract. */
+class InMemoryStoreContractTest extends IdempotencyStoreContract<InMemoryIdempotencyStore.Transaction> {
+
+    private final InMemoryIdempotencyStore store = new InMemoryIdempotencyStore();
+
+    @Override
+    protected IdempotencyStore<InMemoryIdempotencyStore.Transaction> createStore(InstantSource clock) {
+        return store;
+    }
+
+    @Override
+    protected InMemoryIdempotencyStore.Transaction begin() {
+        return store.begin();
+    }
+
+    @Override
+    protected void commit(InMemoryIdempotencyStore.Transaction tx) {
+        store.commit(tx);
+    }
+
+    @Override
+    protected void rollback(InMemoryIdempotencyStore.Transaction tx) {
+        store.rollback(tx);
+    }
+}
