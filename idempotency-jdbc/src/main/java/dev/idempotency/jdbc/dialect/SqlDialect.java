@@ -254,7 +254,8 @@ public abstract class SqlDialect {
     /**
      * Runs a statement that may wait for another transaction's lock, bounded by the lock timeout.
      * The base uses the statement's query timeout (whole seconds, rounded up; zero waits one
-     * second, as JDBC reads zero as "no limit") and resets it afterwards.
+     * second, as JDBC reads zero as "no limit") and restores the previous one afterwards (on H2
+     * the query timeout is a session setting of the caller's).
      *
      * @param s the statement
      * @param timeout the lock timeout
@@ -266,11 +267,12 @@ public abstract class SqlDialect {
     protected <T> T withLockTimeout(PreparedStatement s, Duration timeout, Execution<T> execution) throws SQLException {
         long millis = timeout.toMillis();
         int seconds = (int) Math.max(1, Math.min(Integer.MAX_VALUE, (millis + 999) / 1000));
+        int previous = s.getQueryTimeout();
         s.setQueryTimeout(seconds);
         try {
             return execution.run();
         } finally {
-            s.setQueryTimeout(0);
+            s.setQueryTimeout(previous);
         }
     }
 
@@ -334,7 +336,9 @@ public abstract class SqlDialect {
 
     /**
      * Deletes at most {@code limit} expired records. The base statement selects the batch with a
-     * standard {@code FETCH FIRST} subquery on the expiry index.
+     * standard {@code FETCH FIRST} subquery on the expiry index, and checks the expiry again on
+     * the deleted row itself: a record that a concurrent transaction took over while the delete
+     * waited for its lock is no longer expired, and must survive.
      *
      * @param c the connection
      * @param table the table
@@ -345,8 +349,9 @@ public abstract class SqlDialect {
      */
     public int purgeExpired(Connection c, String table, Instant now, int limit) throws SQLException {
         try (PreparedStatement s = c.prepareStatement("DELETE FROM " + table + " WHERE (scope, key_id) IN (SELECT scope, key_id FROM "
-                + table + " WHERE expires_at <= ? ORDER BY expires_at FETCH FIRST " + limit + " ROWS ONLY)")) {
+                + table + " WHERE expires_at <= ? ORDER BY expires_at FETCH FIRST " + limit + " ROWS ONLY) AND expires_at <= ?")) {
             s.setLong(1, now.toEpochMilli());
+            s.setLong(2, now.toEpochMilli());
             return s.executeUpdate();
         }
     }
