@@ -31,7 +31,7 @@ public final class BenchReport {
     private final Map<String, String> versions = new LinkedHashMap<>();
     private final List<String> dbs = new ArrayList<>();
 
-    private BenchReport() {
+    BenchReport() {
     }
 
     /**
@@ -179,9 +179,9 @@ public final class BenchReport {
                 .append("Transactions per second (higher is better). *Distinct keys*: every transaction a fresh key."
                         + " *Hot key*: every ").append(Database.THREADS).append(" consecutive attempts share one key, so one"
                         + " runs the work and the others wait for it and replay; a transaction that fails is retried whole"
-                        + " (outcomes and retries per second are shown).\n\n")
+                        + " (the outcomes and retries counted over the measured iterations are shown).\n\n")
                 .append("| database | baseline tx/s | distinct keys tx/s | distinct / baseline | hot key tx/s | hot key / baseline"
-                        + " | hot key: executed / replayed / in progress / retried per s | alloc. distinct B |\n")
+                        + " | hot key: executed / replayed / in progress / retried | alloc. distinct B |\n")
                 .append("|---|---:|---:|---:|---:|---:|---|---:|\n");
         for (String db : dbs) {
             double base = score(ct + "baseline", db);
