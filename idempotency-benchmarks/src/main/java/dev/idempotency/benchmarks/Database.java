@@ -1,0 +1,181 @@
+package dev.idempotency.benchmarks;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import java.nio.file.Path;
+import java.util.Locale;
+import java.util.UUID;
+
+/**
+ * The databases the benchmarks run on, each reached through a HikariCP pool. PostgreSQL and
+ * MariaDB are the servers named by {@code IDEMPOTENCY_PG_URL} and {@code IDEMPOTENCY_MARIADB_URL}
+ * (with {@code _USER} and {@code _PASSWORD}), as for the tests; the embedded ones live in memory or
+ * in a temporary directory.
+ */
+enum Database {
+
+    /** H2 in memory. */
+    H2_MEM("h2mem", "H2 (memory)") {
+        @Override
+        String url(Path dir) {
+            return "jdbc:h2:mem:bench-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1;LOCK_TIMEOUT=10000";
+        }
+    },
+    /** H2 on a file (MVStore; H2 does not sync to disk at each commit). */
+    H2_FILE("h2file", "H2 (file)") {
+        @Override
+        String url(Path dir) {
+            return "jdbc:h2:file:" + dir.resolve("bench") + ";LOCK_TIMEOUT=10000";
+        }
+    },
+    /**
+     * SQLite on a file: WAL journal, {@code synchronous=NORMAL} (no sync at each commit, like the
+     * servers below, whose fsync is off), through a pool of one connection (SQLite has a single
+     * writer), on which concurrent transactions queue.
+     */
+    SQLITE("sqlite", "SQLite (file)") {
+        @Override
+        String url(Path dir) {
+            return "jdbc:sqlite:" + dir.resolve("bench.db")
+                    + "?journal_mode=WAL&synchronous=NORMAL&busy_timeout=30000";
+        }
+
+        @Override
+        String resultType() {
+            return "BLOB";
+        }
+    },
+    /** The PostgreSQL server of the environment. */
+    POSTGRESQL("postgresql", "PostgreSQL") {
+        @Override
+        String url(Path dir) {
+            return server("IDEMPOTENCY_PG", "URL");
+        }
+
+        @Override
+        String resultType() {
+            return "BYTEA";
+        }
+    },
+    /** The MariaDB server of the environment. */
+    MARIADB("mariadb", "MariaDB") {
+        @Override
+        String url(Path dir) {
+            return server("IDEMPOTENCY_MARIADB", "URL");
+        }
+
+        @Override
+        String resultType() {
+            return "LONGBLOB";
+        }
+
+        @Override
+        String keyType(int length) {
+            return "VARCHAR(" + length + ") CHARACTER SET ascii COLLATE ascii_bin";
+        }
+    };
+
+    /** Threads of the contention benchmarks; the pools (but SQLite's) hold one connection more. */
+    static final int THREADS = 16;
+
+    private final String id;
+    private final String title;
+
+    Database(String id, String title) {
+        this.id = id;
+        this.title = title;
+    }
+
+    /** @return the name used in {@code @Param} values and on the command line */
+    String id() {
+        return id;
+    }
+
+    /** @return the name shown in the report */
+    String title() {
+        return title;
+    }
+
+    /** @return whether it needs a server from the environment */
+    boolean isServer() {
+        return this == POSTGRESQL || this == MARIADB;
+    }
+
+    /**
+     * @param id a name as in {@link #id()}
+     * @return the database
+     * @throws IllegalArgumentException naming the known ones
+     */
+    static Database byId(String id) {
+        for (Database d : values()) {
+            if (d.id.equalsIgnoreCase(id.strip())) {
+                return d;
+            }
+        }
+        throw new IllegalArgumentException("unknown database '" + id + "'; known: h2mem, h2file, sqlite, postgresql, mariadb");
+    }
+
+    abstract String url(Path dir);
+
+    /** @return the column type of the encoded result, for the fallback DDL */
+    String resultType() {
+        return "VARBINARY(16777216)";
+    }
+
+    /** @param length the longest value @return the column type of a key part */
+    String keyType(int length) {
+        return "VARCHAR(" + length + ")";
+    }
+
+    /**
+     * @param dir a directory for the file-based engines
+     * @return a pool with auto-commit off, large enough for the contention benchmarks
+     * @throws IllegalStateException if a server's URL is missing from the environment
+     */
+    HikariDataSource pool(Path dir) {
+        HikariConfig config = new HikariConfig();
+        config.setPoolName("bench-" + id);
+        config.setJdbcUrl(url(dir));
+        if (isServer()) {
+            String prefix = this == POSTGRESQL ? "IDEMPOTENCY_PG" : "IDEMPOTENCY_MARIADB";
+            config.setUsername(System.getenv(prefix + "_USER"));
+            config.setPassword(System.getenv(prefix + "_PASSWORD"));
+        }
+        config.setAutoCommit(false);
+        // SQLite has one writer at a time: one connection, on which concurrent transactions queue.
+        int size = this == SQLITE ? 1 : THREADS + 1;
+        config.setMaximumPoolSize(size);
+        config.setMinimumIdle(size);
+        config.setConnectionTimeout(60_000);
+        return new HikariDataSource(config);
+    }
+
+    /**
+     * The idempotency table for databases whose DDL resource the library does not ship yet: the
+     * columns of the H2 resource, with this database's types.
+     *
+     * @param table the table name
+     * @return the statements
+     */
+    String[] fallbackDdl(String table) {
+        String engine = this == MARIADB ? " ENGINE=InnoDB" : "";
+        return new String[] {
+            "CREATE TABLE " + table + " (scope " + keyType(64) + " NOT NULL, key_id " + keyType(255) + " NOT NULL,"
+                    + " fingerprint VARCHAR(64) NOT NULL, status VARCHAR(16) NOT NULL, result_codec VARCHAR(64),"
+                    + " result " + resultType() + ", created_at BIGINT NOT NULL, completed_at BIGINT,"
+                    + " expires_at BIGINT NOT NULL, lease_until BIGINT, owner_token VARCHAR(64),"
+                    + " attempts INTEGER DEFAULT 1 NOT NULL, PRIMARY KEY (scope, key_id))" + engine,
+            "CREATE INDEX " + table + "_expires ON " + table + " (expires_at)"
+        };
+    }
+
+    String server(String prefix, String part) {
+        String value = System.getenv(prefix + "_" + part);
+        if (value == null || value.isBlank()) {
+            throw new IllegalStateException(prefix + "_URL is not set, so the " + title + " benchmarks cannot run. Export "
+                    + prefix + "_URL, " + prefix + "_USER and " + prefix + "_PASSWORD (scripts/db-servers.sh start prints"
+                    + " them for throwaway servers), or leave " + id.toLowerCase(Locale.ROOT) + " out of the run");
+        }
+        return value;
+    }
+}

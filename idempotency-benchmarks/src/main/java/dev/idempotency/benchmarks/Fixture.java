@@ -1,0 +1,355 @@
+package dev.idempotency.benchmarks;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.idempotency.Idempotency;
+import dev.idempotency.IdempotencyKey;
+import dev.idempotency.IdempotencyStoreException;
+import dev.idempotency.Outcome;
+import dev.idempotency.jdbc.JdbcIdempotencyStore;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Comparator;
+import java.util.UUID;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.UnaryOperator;
+import java.util.stream.Stream;
+import javax.sql.DataSource;
+
+/**
+ * One database prepared for a benchmark: a pool, fresh tables, and an engine on them; and the
+ * transactions that the benchmarks time and the counting pass counts. Thread-safe.
+ *
+ * <p>Each transaction borrows a connection from the pool (auto-commit off), runs, commits and
+ * gives the connection back, as a request handler would.
+ */
+final class Fixture implements AutoCloseable {
+
+    /** The idempotency table; its own name, so that a run never touches an application's table. */
+    static final String TABLE = "bench_idempotency_record";
+    /** The business table. */
+    static final String ORDERS = "bench_order";
+    /** The scope of every key. */
+    static final String SCOPE = "bench";
+
+    private static final String INSERT_ORDER = "INSERT INTO " + ORDERS + " (id, amount, note) VALUES (?, ?, ?)";
+
+    final Database database;
+    final HikariDataSource pool;
+    final OffsetClock clock = new OffsetClock();
+    final Idempotency<Connection> engine;
+    private final DataSource dataSource;
+    private final Path dir;
+    private final String prefix = UUID.randomUUID().toString().substring(0, 8);
+    private final AtomicLong ids = new AtomicLong();
+    private final AtomicLong hotAttempts = new AtomicLong();
+
+    private Fixture(Database database, Path dir, HikariDataSource pool, UnaryOperator<DataSource> wrap) {
+        this.database = database;
+        this.dir = dir;
+        this.pool = pool;
+        this.dataSource = wrap.apply(pool);
+        JdbcIdempotencyStore store = JdbcIdempotencyStore.builder().table(TABLE).build();
+        this.engine = Idempotency.builder(store).clock(clock).build();
+    }
+
+    /**
+     * Opens a pool on the database and creates fresh tables (dropping the benchmark's own tables
+     * of an earlier run).
+     *
+     * @param database the database
+     * @return the fixture
+     */
+    static Fixture open(Database database) {
+        return open(database, UnaryOperator.identity());
+    }
+
+    /**
+     * @param database the database
+     * @param wrap wraps the pool, e.g. to count statements
+     * @return the fixture
+     */
+    static Fixture open(Database database, UnaryOperator<DataSource> wrap) {
+        Path dir;
+        try {
+            dir = Files.createTempDirectory("idempotency-bench-");
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        HikariDataSource pool = database.pool(dir);
+        Fixture f = new Fixture(database, dir, pool, wrap);
+        try {
+            f.createTables();
+        } catch (SQLException | RuntimeException e) {
+            f.close();
+            throw new IllegalStateException("could not create the benchmark tables on " + database.title(), e);
+        }
+        return f;
+    }
+
+    private void createTables() throws SQLException {
+        try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
+            s.execute("DROP TABLE IF EXISTS " + ORDERS);
+            s.execute("DROP TABLE IF EXISTS " + TABLE);
+            s.execute("CREATE TABLE " + ORDERS + " (id BIGINT NOT NULL PRIMARY KEY, amount BIGINT NOT NULL,"
+                    + " note VARCHAR(64) NOT NULL)");
+            c.commit();
+        }
+        JdbcIdempotencyStore store = (JdbcIdempotencyStore) engine.store();
+        try {
+            store.createTableIfMissing(pool);
+        } catch (IllegalStateException noResource) {
+            // The library ships no DDL for this database yet: use the benchmark's own.
+            try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
+                for (String sql : database.fallbackDdl(TABLE)) {
+                    s.execute(sql);
+                }
+                c.commit();
+            }
+        }
+    }
+
+    /** @return a fresh key, never used before */
+    IdempotencyKey freshKey() {
+        return IdempotencyKey.of(SCOPE, prefix + "-" + ids.incrementAndGet());
+    }
+
+    /**
+     * @return the key of the next attempt on the hot key: every {@link Database#THREADS}
+     *     consecutive attempts share one key, so that a burst of concurrent duplicates meets on it
+     */
+    IdempotencyKey hotKey() {
+        return IdempotencyKey.of(SCOPE, prefix + "-hot-" + hotAttempts.getAndIncrement() / Database.THREADS);
+    }
+
+    /** @param i an index @return the i-th key recorded by {@link #recordKeys(int)} */
+    static IdempotencyKey recordedKey(int i) {
+        return IdempotencyKey.of(SCOPE, "recorded-" + i);
+    }
+
+    private long insertOrder(Connection c) throws SQLException {
+        long id = ids.incrementAndGet();
+        try (PreparedStatement s = c.prepareStatement(INSERT_ORDER)) {
+            s.setLong(1, id);
+            s.setLong(2, 1 + (id & 1023));
+            s.setString(3, "order");
+            s.executeUpdate();
+        }
+        return id;
+    }
+
+    /**
+     * The baseline: one business insert, committed.
+     *
+     * @return the new order's id
+     * @throws SQLException if it fails
+     */
+    long baseline() throws SQLException {
+        try (Connection c = dataSource.getConnection()) {
+            long id = insertOrder(c);
+            c.commit();
+            return id;
+        }
+    }
+
+    /**
+     * The same transaction wrapped in the library.
+     *
+     * @param key the key
+     * @return the outcome
+     * @throws SQLException if it fails
+     */
+    Outcome<Long> execute(IdempotencyKey key) throws SQLException {
+        try (Connection c = dataSource.getConnection()) {
+            Outcome<Long> outcome = engine.execute(key, c, () -> insertOrder(c));
+            if (outcome instanceof Outcome.InProgress) {
+                c.rollback();
+            } else {
+                c.commit();
+            }
+            return outcome;
+        }
+    }
+
+    /**
+     * As {@link #execute}, for a first execution: fails unless the work ran.
+     *
+     * @return the outcome
+     * @throws SQLException if it fails
+     */
+    Outcome<Long> firstExecution() throws SQLException {
+        Outcome<Long> outcome = execute(freshKey());
+        if (!(outcome instanceof Outcome.Executed)) {
+            throw new IllegalStateException("a fresh key gave " + outcome + " instead of Executed");
+        }
+        return outcome;
+    }
+
+    /**
+     * As {@link #execute}, for a replay: fails unless the recorded result came back.
+     *
+     * @param key a key recorded by {@link #recordKeys(int)}
+     * @return the outcome
+     * @throws SQLException if it fails
+     */
+    Outcome<Long> replay(IdempotencyKey key) throws SQLException {
+        Outcome<Long> outcome = execute(key);
+        if (!(outcome instanceof Outcome.Replayed)) {
+            throw new IllegalStateException("recorded key " + key + " gave " + outcome + " instead of Replayed");
+        }
+        return outcome;
+    }
+
+    /**
+     * One attempt of a client that retries the whole transaction when the database reports a
+     * conflict or the store fails (as a concurrent duplicate can make it do on some databases).
+     *
+     * @param key the key
+     * @param tally counts what happened
+     * @return the final outcome
+     * @throws SQLException if it fails
+     */
+    Outcome<Long> executeRetrying(IdempotencyKey key, Tally tally) throws SQLException {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                Outcome<Long> outcome = execute(key);
+                tally.count(outcome);
+                return outcome;
+            } catch (IdempotencyStoreException e) { // TransactionConflictException included
+                tally.retries++;
+                if (attempt == 20) {
+                    throw e;
+                }
+                try {
+                    Thread.sleep(ThreadLocalRandom.current().nextInt(1, 5));
+                } catch (InterruptedException interrupted) {
+                    Thread.currentThread().interrupt();
+                    throw e;
+                }
+            }
+        }
+    }
+
+    /**
+     * Records keys {@code recorded-0 .. recorded-(n-1)} for the replay benchmark.
+     *
+     * @param n how many
+     * @throws SQLException if it fails
+     */
+    void recordKeys(int n) throws SQLException {
+        for (int i = 0; i < n; i++) {
+            Outcome<Long> outcome = execute(recordedKey(i));
+            if (!(outcome instanceof Outcome.Executed)) {
+                throw new IllegalStateException("recording " + recordedKey(i) + " gave " + outcome);
+            }
+        }
+    }
+
+    /**
+     * Inserts {@code rows} completed records that expire at the clock's current time plus one
+     * hour, in batches, then moves the clock past their expiry.
+     *
+     * @param rows how many
+     * @throws SQLException if it fails
+     */
+    void insertExpired(int rows) throws SQLException {
+        Instant now = clock.instant();
+        long created = now.toEpochMilli();
+        long expires = now.plus(Duration.ofHours(1)).toEpochMilli();
+        byte[] result = "{\"order\":12345}".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        String batchPrefix = "expired-" + UUID.randomUUID().toString().substring(0, 8) + "-";
+        try (Connection c = pool.getConnection();
+             PreparedStatement s = c.prepareStatement("INSERT INTO " + TABLE + " (scope, key_id, fingerprint, status,"
+                     + " result_codec, result, created_at, completed_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
+            for (int i = 1; i <= rows; i++) {
+                s.setString(1, SCOPE);
+                s.setString(2, batchPrefix + i);
+                s.setString(3, "-");
+                s.setString(4, "COMPLETED");
+                s.setString(5, "string");
+                s.setBytes(6, result);
+                s.setLong(7, created);
+                s.setLong(8, created);
+                s.setLong(9, expires + (i % 1000));
+                s.addBatch();
+                if (i % 1000 == 0 || i == rows) {
+                    s.executeBatch();
+                }
+                if (i % 20_000 == 0 || i == rows) {
+                    c.commit();
+                }
+            }
+        }
+        clock.advance(Duration.ofHours(2));
+    }
+
+    /**
+     * Purges every expired record in short transactions of at most {@code batch} rows each.
+     *
+     * @param batch the limit of one purge
+     * @return the number of rows removed
+     * @throws SQLException if it fails
+     */
+    long purgeAll(int batch) throws SQLException {
+        long total = 0;
+        int removed;
+        do {
+            try (Connection c = dataSource.getConnection()) {
+                removed = engine.purgeExpired(c, batch);
+                c.commit();
+            }
+            total += removed;
+        } while (removed == batch);
+        return total;
+    }
+
+    /**
+     * Purges once, a single batch.
+     *
+     * @param batch the limit
+     * @return the number of rows removed
+     * @throws SQLException if it fails
+     */
+    int purgeOnce(int batch) throws SQLException {
+        try (Connection c = dataSource.getConnection()) {
+            int removed = engine.purgeExpired(c, batch);
+            c.commit();
+            return removed;
+        }
+    }
+
+    @Override
+    public void close() {
+        pool.close();
+        try (Stream<Path> files = Files.walk(dir)) {
+            files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (IOException ignored) {
+            // A temporary directory: the system cleans it up eventually.
+        }
+    }
+
+    /** What the attempts of one thread came to. Not thread-safe: one per thread. */
+    static final class Tally {
+        long executed;
+        long replayed;
+        long inProgress;
+        long retries;
+
+        void count(Outcome<?> outcome) {
+            switch (outcome.status()) {
+                case EXECUTED -> executed++;
+                case REPLAYED -> replayed++;
+                case IN_PROGRESS -> inProgress++;
+                default -> throw new IllegalStateException("unexpected outcome " + outcome);
+            }
+        }
+    }
+}

@@ -1,0 +1,86 @@
+package dev.idempotency.benchmarks;
+
+import dev.idempotency.IdempotencyKey;
+import dev.idempotency.Outcome;
+import java.sql.SQLException;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * One transaction at a time: a plain business insert, the same insert through the library with a
+ * fresh key, and a replay of a recorded key (the work does not run). Each borrows a pooled
+ * connection, runs and commits. Their times are comparable within one run: the report gives the
+ * ratios to the baseline.
+ */
+@State(Scope.Benchmark)
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.MICROSECONDS)
+@Warmup(iterations = 2, time = 1)
+@Measurement(iterations = 3, time = 2)
+@Fork(1)
+public class TransactionBenchmark {
+
+    /** Keys recorded before the run, replayed in turn. */
+    static final int RECORDED = 1000;
+
+    /** The database, as in {@code Database.id()}. */
+    @Param({"h2mem", "h2file", "sqlite", "postgresql", "mariadb"})
+    public String db;
+
+    private Fixture fixture;
+
+    /** Opens the database and records the keys to replay. @throws SQLException if it fails */
+    @Setup(Level.Trial)
+    public void open() throws SQLException {
+        fixture = Fixture.open(Database.byId(db));
+        fixture.recordKeys(RECORDED);
+    }
+
+    /** Closes the pool. */
+    @TearDown(Level.Trial)
+    public void close() {
+        fixture.close();
+    }
+
+    /** A thread's turn through the recorded keys. */
+    @State(Scope.Thread)
+    public static class Recorded {
+        private int next;
+
+        IdempotencyKey next() {
+            IdempotencyKey key = Fixture.recordedKey(next);
+            next = (next + 1) % RECORDED;
+            return key;
+        }
+    }
+
+    /** @return the order id @throws SQLException if it fails */
+    @Benchmark
+    public long baseline() throws SQLException {
+        return fixture.baseline();
+    }
+
+    /** @return the outcome, {@code Executed} @throws SQLException if it fails */
+    @Benchmark
+    public Outcome<Long> firstExecution() throws SQLException {
+        return fixture.firstExecution();
+    }
+
+    /** @param recorded the next key @return the outcome, {@code Replayed} @throws SQLException if it fails */
+    @Benchmark
+    public Outcome<Long> replay(Recorded recorded) throws SQLException {
+        return fixture.replay(recorded.next());
+    }
+}

@@ -1,0 +1,81 @@
+package dev.idempotency.benchmarks;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.openjdk.jmh.results.RunResult;
+import org.openjdk.jmh.results.format.ResultFormatType;
+import org.openjdk.jmh.runner.Runner;
+import org.openjdk.jmh.runner.options.Options;
+import org.openjdk.jmh.runner.options.OptionsBuilder;
+import org.openjdk.jmh.runner.options.TimeValue;
+
+/**
+ * Runs every benchmark once, briefly, on H2 in memory, in this JVM, then the counting pass and the
+ * report: proves in every build that the benchmarks, the counting and the report work, without
+ * the full run.
+ */
+class BenchmarkSmokeTest {
+
+    @Test
+    void everyBenchmarkRunsOnceAndTheReportReadsTheResults(@TempDir Path dir) throws Exception {
+        Path json = dir.resolve("results.json");
+        Options options = new OptionsBuilder()
+                .include(BenchmarkSmokeTest.class.getPackageName() + "\\.")
+                .param("db", "h2mem")
+                .param("rows", "2000")
+                .param("batch", "500")
+                .forks(0)
+                .warmupIterations(0)
+                .measurementIterations(1)
+                .measurementTime(TimeValue.milliseconds(100))
+                .shouldFailOnError(true)
+                .resultFormat(ResultFormatType.JSON)
+                .result(json.toString())
+                .output(dir.resolve("jmh.log").toString())
+                .build();
+
+        Collection<RunResult> results = new Runner(options).run();
+
+        List<String> names = new ArrayList<>();
+        for (RunResult r : results) {
+            names.add(r.getParams().getBenchmark().replace(BenchmarkSmokeTest.class.getPackageName() + ".", ""));
+            assertThat(r.getPrimaryResult().getScore()).as(r.getParams().getBenchmark()).isPositive();
+        }
+        assertThat(names).containsExactlyInAnyOrder(
+                "TransactionBenchmark.baseline", "TransactionBenchmark.firstExecution", "TransactionBenchmark.replay",
+                "ContentionBenchmark.baseline", "ContentionBenchmark.distinctKeys", "ContentionBenchmark.hotKey",
+                "PurgeBenchmark.purgeAll");
+
+        List<String> meta = new ArrayList<>();
+        List<StatementCounts.Row> counts = StatementCounts.count(Database.H2_MEM, 20, meta);
+        assertThat(counts).allSatisfy(row -> assertThat(row.error()).isEmpty());
+        StatementCounts.Row baseline = counts.get(0);
+        assertThat(baseline.operation()).isEqualTo("baseline");
+        assertThat(baseline.statements()).isEqualTo(1.0);
+        assertThat(baseline.commits()).isEqualTo(1.0);
+        assertThat(baseline.sequence()).isEqualTo("INSERT > COMMIT");
+        assertThat(counts.get(1).statements()).isGreaterThan(1.0);
+        assertThat(counts.get(2).sequence()).endsWith("COMMIT").doesNotContain("INSERT");
+        assertThat(meta).singleElement().asString().startsWith(StatementCounts.VERSION + "\th2mem\tH2 ");
+
+        Path tsv = dir.resolve("counts.tsv");
+        List<String> lines = new ArrayList<>(meta);
+        lines.add(0, StatementCounts.HEADER);
+        counts.forEach(row -> lines.add(row.line()));
+        Files.write(tsv, lines);
+        BenchReport report = new BenchReport();
+        report.readResults(json);
+        report.readCounts(tsv);
+        String markdown = report.markdown("scripts/bench");
+
+        assertThat(markdown).contains("| H2 (memory) | ", "INSERT > COMMIT", "Reproduce with `scripts/bench`")
+                .doesNotContain("failed");
+    }
+}
