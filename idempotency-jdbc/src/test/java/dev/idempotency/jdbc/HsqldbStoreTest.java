@@ -49,6 +49,11 @@ class HsqldbStoreTest extends AbstractJdbcStoreTest {
     }
 
     @Test
+    void purgeDeletesExpiredRecordsInBoundedBatchesAndKeepsLiveOnes() throws Exception {
+        SqliteStoreTest.purgeInBatches(this);
+    }
+
+    @Test
     void textComparesWithPadSpaceByDefaultSoKeysEndingInASpaceAreRefused() throws Exception {
         Tx.commit(dataSource(), c -> idem.execute(key("k"), c, () -> "k's result"));
         assertThat(Tx.count(dataSource(), "SELECT COUNT(*) FROM " + store.table() + " WHERE key_id = 'k '"))

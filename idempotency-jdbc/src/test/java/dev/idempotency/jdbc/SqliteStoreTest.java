@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.idempotency.Fingerprint;
 import dev.idempotency.IdempotencyKey;
+import dev.idempotency.KeyPolicy;
 import dev.idempotency.spi.Claim;
 import dev.idempotency.spi.ClaimRequest;
 import java.io.IOException;
@@ -17,6 +18,8 @@ import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
@@ -114,6 +117,28 @@ class SqliteStoreTest extends AbstractJdbcStoreTest {
             assertThat(claim).as("claim of '%s'", id).isInstanceOf(Claim.Acquired.class);
         }
         assertThat(records()).isEqualTo(3);
+    }
+
+    @Test
+    void purgeDeletesExpiredRecordsInBoundedBatchesAndKeepsLiveOnes() throws Exception {
+        purgeInBatches(this);
+    }
+
+    /** 7 expired records and 2 live ones: batches of at most 3 delete 3, 3, 1, then nothing. */
+    static void purgeInBatches(AbstractJdbcStoreTest t) throws Exception {
+        for (int i = 0; i < 9; i++) {
+            IdempotencyKey key = key("purge-" + i);
+            Tx.commit(t.dataSource(), c -> t.idem.execute(key, c, () -> "v"));
+            t.clock.advance(Duration.ofMinutes(i == 6 ? 60 : 1));
+        }
+        t.clock.advance(KeyPolicy.DEFAULT_RETENTION.minusMinutes(60));
+        List<Integer> batches = new ArrayList<>();
+        for (int deleted = -1; deleted != 0; ) {
+            deleted = Tx.commit(t.dataSource(), c -> t.idem.purgeExpired(c, 3));
+            batches.add(deleted);
+        }
+        assertThat(batches).containsExactly(3, 3, 1, 0);
+        assertThat(t.records()).isEqualTo(2);
     }
 
     /**
