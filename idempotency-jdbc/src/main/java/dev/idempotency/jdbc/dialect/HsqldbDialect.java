@@ -1,10 +1,151 @@
 package dev.idempotency.jdbc.dialect;
 
-/** HSQLDB. (Being written: uses the standard claim of {@link SqlDialect} for now.) */
+import dev.idempotency.spi.Claim;
+import dev.idempotency.spi.ClaimRequest;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * HSQLDB 2.7 in MVCC mode ({@code hsqldb.tx=mvcc} in the URL; the default {@code LOCKS} mode locks
+ * a written table whole until commit). Uses the claim of {@link SqlDialect} with a {@code MERGE ...
+ * WHEN NOT MATCHED THEN INSERT}, so that a key that exists shows up as 0 rows, never as an error.
+ * Measured: a first execution costs 3 statements ({@code SELECT}, {@code MERGE}, the completing
+ * {@code UPDATE}), a replay 1 ({@code SELECT}).
+ *
+ * <p>Concurrent duplicates under READ COMMITTED: the {@code MERGE} waits for a claim that another
+ * transaction holds open; if that commits, the {@code MERGE} inserts nothing and the record is
+ * read and replayed; if it rolls back, the {@code MERGE} inserts. HSQLDB offers no lock timeout and
+ * ignores the query timeout while a statement waits (measured on 2.7.4), so the wait is bounded by
+ * cancelling the statement when the policy's lock timeout runs out: HSQLDB then fails it alone
+ * (SQLState 40502), the transaction stays usable, and the claim gives {@code InProgress}. Under
+ * REPEATABLE READ and SERIALIZABLE, HSQLDB does not wait: a duplicate of a claim that is open (even
+ * one that will roll back), or that committed after this transaction began, fails at once with a
+ * serialization failure (40001)
+ * that rolls back the whole transaction, reported as the retryable
+ * {@code TransactionConflictException}.
+ *
+ * <p>Text compares case-sensitively, but HSQLDB pads by default ({@code sql.pad_space=true}:
+ * {@code 'a' = 'a '}), and a no-pad collation would be a schema object that cannot be created
+ * "if not exists". So keys ending in a space are refused: two keys that do not end in a space are
+ * equal with padding only if they are equal exactly, which makes every comparison exact. (The
+ * default key policy refuses spaces anyway.) A missing table is recognised by HSQLDB's SQLState for
+ * it, 42501 "user lacks privilege or object not found", which it also gives for a missing column.
+ */
 public class HsqldbDialect extends SqlDialect {
 
     @Override
     public String name() {
         return "HSQLDB";
+    }
+
+    /** HSQLDB undoes a failed statement alone; a serialization failure rolls the transaction back whole. */
+    @Override
+    protected boolean failedStatementAbortsTransaction() {
+        return false;
+    }
+
+    @Override
+    public Claim claim(Connection c, String table, ClaimRequest request) throws SQLException {
+        if (request.key().scope().endsWith(" ") || request.key().id().endsWith(" ")) {
+            throw new SQLException("HSQLDB compares text with PAD SPACE, so a key ending in a space would match the same key"
+                    + " without that space; such keys are refused", "22023");
+        }
+        return super.claim(c, table, request);
+    }
+
+    @Override
+    protected boolean insertClaim(Connection c, String table, ClaimRequest r) throws SQLException {
+        try (PreparedStatement s = c.prepareStatement("MERGE INTO " + table + " t USING (VALUES (?, ?, ?, ?, CAST(? AS BIGINT),"
+                + " CAST(? AS BIGINT))) AS n (scope, key_id, fingerprint, status, created_at, expires_at)"
+                + " ON t.scope = n.scope AND t.key_id = n.key_id WHEN NOT MATCHED THEN INSERT"
+                + " (scope, key_id, fingerprint, status, created_at, expires_at)"
+                + " VALUES (n.scope, n.key_id, n.fingerprint, n.status, n.created_at, n.expires_at)")) {
+            bindClaim(s, r);
+            return withLockTimeout(s, r.lockTimeout(), s::executeUpdate) == 1;
+        } catch (SQLException e) {
+            if (isDuplicateKey(e)) {
+                return false; // not seen in READ COMMITTED; HSQLDB undoes the statement alone
+            }
+            throw e;
+        }
+    }
+
+    /**
+     * Cancels the statement when the timeout runs out (at least one second, as in the base class,
+     * so that a statement that does not wait is never cancelled), from a task delayed on the common
+     * pool: no thread of its own. A cancel that arrives just after the statement ended would abort
+     * the connection's next statement instead, so it is spent on a harmless one.
+     */
+    @Override
+    protected <T> T withLockTimeout(PreparedStatement s, Duration timeout, Execution<T> execution) throws SQLException {
+        Canceller canceller = new Canceller(s);
+        CompletableFuture<Void> timer = CompletableFuture.runAsync(canceller,
+                CompletableFuture.delayedExecutor(Math.max(1000, timeout.toMillis()), TimeUnit.MILLISECONDS));
+        boolean cancelHit = false;
+        try {
+            return execution.run();
+        } catch (SQLException e) {
+            cancelHit = isLockTimeout(e);
+            throw e;
+        } finally {
+            timer.cancel(false);
+            if (canceller.stop() && !cancelHit) {
+                try (Statement absorb = s.getConnection().createStatement()) {
+                    absorb.execute("VALUES 0");
+                } catch (SQLException ignored) {
+                    // normally 40502: the late cancel is spent on it
+                }
+            }
+        }
+    }
+
+    /** 40502: the statement was cancelled ("statement execution aborted"); the transaction goes on. */
+    @Override
+    public boolean isLockTimeout(SQLException e) {
+        return "40502".equals(e.getSQLState());
+    }
+
+    @Override
+    public boolean isTransactionConflict(SQLException e) {
+        return super.isTransactionConflict(e) && !isLockTimeout(e);
+    }
+
+    @Override
+    public boolean isMissingTable(SQLException e) {
+        return "42501".equals(e.getSQLState());
+    }
+
+    /** Cancels a statement once, unless stopped first. */
+    private static final class Canceller implements Runnable {
+        private final Statement statement;
+        private boolean stopped;
+        private boolean fired;
+
+        Canceller(Statement statement) {
+            this.statement = statement;
+        }
+
+        @Override
+        public synchronized void run() {
+            if (!stopped) {
+                fired = true;
+                try {
+                    statement.cancel();
+                } catch (SQLException ignored) {
+                    // the statement has ended; nothing to cancel
+                }
+            }
+        }
+
+        /** @return whether the cancel was sent */
+        synchronized boolean stop() {
+            stopped = true;
+            return fired;
+        }
     }
 }

@@ -1,10 +1,114 @@
 package dev.idempotency.jdbc.dialect;
 
-/** SQLite. (Being written: uses the standard claim of {@link SqlDialect} for now.) */
+import dev.idempotency.spi.Claim;
+import dev.idempotency.spi.ClaimRequest;
+import dev.idempotency.spi.StoredRecord;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.time.Instant;
+
+/**
+ * SQLite 3.35 or later, through the xerial {@code sqlite-jdbc} driver, on a file in write-ahead-log
+ * mode ({@code journal_mode=WAL}).
+ *
+ * <p>SQLite has one writer at a time, and a transaction that has read cannot wait for the write
+ * lock: the busy handler is not called for a read-to-write upgrade, and once another writer has
+ * committed, the reader's snapshot can never write ({@code SQLITE_BUSY_SNAPSHOT}). So the claim
+ * writes first: one {@code INSERT ... ON CONFLICT DO UPDATE ... WHERE expires_at <= now} that
+ * inserts the key, or takes over an expired record, or changes nothing (0 rows) if an unexpired
+ * record exists. That statement takes the write lock, waiting for another writer up to the policy's
+ * lock timeout (the driver turns the statement's query timeout into the busy timeout for that
+ * statement, in whole seconds); then the record it found is read. Measured: a first execution costs
+ * 2 statements (the upsert and the completing {@code UPDATE}), a replay 2 (the upsert that changes
+ * nothing and a {@code SELECT}). A replay therefore takes the write lock too, for the rest of its
+ * transaction.
+ *
+ * <p>What the caller should configure: WAL and a {@code busy_timeout} (URL
+ * {@code jdbc:sqlite:file.db?journal_mode=WAL&busy_timeout=10000}) and either
+ * <ul>
+ *   <li>the default deferred transactions, calling {@code execute} before the transaction reads
+ *       anything (then the claim waits for the write lock as above), or</li>
+ *   <li>{@code transaction_mode=IMMEDIATE} ({@code SQLiteConfig.setTransactionMode}), where every
+ *       transaction takes the write lock when it begins, waiting up to {@code busy_timeout} inside
+ *       {@code setAutoCommit(false)}, {@code commit()} and {@code rollback()} (the driver begins the
+ *       next transaction at once): concurrent duplicates then simply queue.</li>
+ * </ul>
+ * A deferred transaction that read before {@code execute} while another writer is active gets
+ * {@code InProgress} at once (no wait is possible), and {@code TransactionConflictException}
+ * (retryable) if that writer has committed since its snapshot. After a lock wait runs out the
+ * transaction stays usable. Keys compare with the {@code BINARY} collation: exactly.
+ */
 public class SqliteDialect extends SqlDialect {
 
     @Override
     public String name() {
         return "SQLite";
+    }
+
+    @Override
+    public Claim claim(Connection c, String table, ClaimRequest r) throws SQLException {
+        try (PreparedStatement s = c.prepareStatement("INSERT INTO " + table
+                + " (scope, key_id, fingerprint, status, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)"
+                + " ON CONFLICT (scope, key_id) DO UPDATE SET fingerprint = excluded.fingerprint, status = excluded.status,"
+                + " result_codec = NULL, result = NULL, created_at = excluded.created_at, completed_at = NULL,"
+                + " expires_at = excluded.expires_at WHERE expires_at <= ?")) {
+            bindClaim(s, r);
+            s.setLong(7, r.now().toEpochMilli());
+            if (withLockTimeout(s, r.lockTimeout(), s::executeUpdate) == 1) {
+                return Claim.acquired();
+            }
+        } catch (SQLException e) {
+            if (isLockTimeout(e)) {
+                return Claim.busy();
+            }
+            throw e;
+        }
+        // This transaction holds the write lock: the unexpired record cannot change or vanish now.
+        StoredRecord found = select(c, table, r.key());
+        if (found == null) {
+            throw new SQLException("the key's record was neither claimable nor readable", "40001");
+        }
+        return Claim.existing(found);
+    }
+
+    @Override
+    public int purgeExpired(Connection c, String table, Instant now, int limit) throws SQLException {
+        try (PreparedStatement s = c.prepareStatement("DELETE FROM " + table + " WHERE (scope, key_id) IN (SELECT scope, key_id FROM "
+                + table + " WHERE expires_at <= ? ORDER BY expires_at LIMIT " + limit + ")")) {
+            s.setLong(1, now.toEpochMilli());
+            return s.executeUpdate();
+        }
+    }
+
+    @Override
+    public boolean isDuplicateKey(SQLException e) {
+        String code = resultCode(e);
+        return code.equals("SQLITE_CONSTRAINT_PRIMARYKEY") || code.equals("SQLITE_CONSTRAINT_UNIQUE");
+    }
+
+    /** {@code SQLITE_BUSY} or {@code SQLITE_LOCKED} (and their extended codes), but not a stale snapshot. */
+    @Override
+    public boolean isLockTimeout(SQLException e) {
+        String code = resultCode(e);
+        return (code.startsWith("SQLITE_BUSY") || code.startsWith("SQLITE_LOCKED")) && !isTransactionConflict(e);
+    }
+
+    /** {@code SQLITE_BUSY_SNAPSHOT}: another writer committed after this transaction's snapshot. */
+    @Override
+    public boolean isTransactionConflict(SQLException e) {
+        return resultCode(e).equals("SQLITE_BUSY_SNAPSHOT") || super.isTransactionConflict(e);
+    }
+
+    @Override
+    public boolean isMissingTable(SQLException e) {
+        return resultCode(e).equals("SQLITE_ERROR") && String.valueOf(e.getMessage()).contains("no such table");
+    }
+
+    /** @return the extended result code's name that sqlite-jdbc puts first in its messages, or "" */
+    private static String resultCode(SQLException e) {
+        String m = e.getMessage();
+        int end = m == null || !m.startsWith("[") ? -1 : m.indexOf(']');
+        return end < 0 ? "" : m.substring(1, end);
     }
 }

@@ -1,0 +1,104 @@
+package dev.idempotency.jdbc.jdbi;
+
+import dev.idempotency.IdempotencyKey;
+import dev.idempotency.IdempotencyStoreException;
+import dev.idempotency.TransactionRequiredException;
+import dev.idempotency.jdbc.JdbcIdempotencyStore;
+import dev.idempotency.spi.Claim;
+import dev.idempotency.spi.ClaimRequest;
+import dev.idempotency.spi.Completion;
+import dev.idempotency.spi.IdempotencyStore;
+import dev.idempotency.spi.TxSavepoint;
+import java.time.Instant;
+import java.util.Objects;
+import org.jdbi.v3.core.Handle;
+import org.jdbi.v3.core.JdbiException;
+
+/**
+ * The JDBC store for Jdbi: each call delegates to a {@link JdbcIdempotencyStore} with the handle's
+ * own connection ({@link Handle#getConnection()}), so the key's record is written in the handle's
+ * transaction and commits or rolls back with it. Jdbi's transaction handling stays in charge:
+ * {@code jdbi.inTransaction(handle -> ...)} commits when the callback returns and rolls back when it
+ * throws, and the store never ends a transaction itself.
+ *
+ * <p>A handle that is closed or not inside a transaction is refused with
+ * {@link TransactionRequiredException} before anything is written.
+ *
+ * <p>Immutable and thread-safe; share one instance.
+ */
+public final class JdbiIdempotencyStore implements IdempotencyStore<Handle> {
+
+    private final JdbcIdempotencyStore jdbc;
+
+    private JdbiIdempotencyStore(JdbcIdempotencyStore jdbc) {
+        this.jdbc = jdbc;
+    }
+
+    /**
+     * @param jdbc the store that does the work (table name, dialect)
+     * @return a store for Jdbi handles
+     */
+    public static JdbiIdempotencyStore of(JdbcIdempotencyStore jdbc) {
+        return new JdbiIdempotencyStore(Objects.requireNonNull(jdbc, "jdbc"));
+    }
+
+    /** @return a store for Jdbi handles on {@link JdbcIdempotencyStore#ofDefaults()} */
+    public static JdbiIdempotencyStore ofDefaults() {
+        return of(JdbcIdempotencyStore.ofDefaults());
+    }
+
+    /** @return the JDBC store it delegates to */
+    public JdbcIdempotencyStore jdbcStore() {
+        return jdbc;
+    }
+
+    @Override
+    public void checkTransaction(Handle tx, IdempotencyKey key) {
+        Objects.requireNonNull(tx, "tx");
+        if (tx.isClosed()) {
+            throw new TransactionRequiredException(key, "the Jdbi handle is closed; nothing was written");
+        }
+        boolean inTransaction;
+        try {
+            inTransaction = tx.isInTransaction();
+        } catch (JdbiException e) {
+            throw new IdempotencyStoreException(key, "could not ask the Jdbi handle whether it is in a transaction", e);
+        }
+        if (!inTransaction) {
+            throw new TransactionRequiredException(key, "the Jdbi handle is not inside a transaction, so the key's record could"
+                    + " not be committed atomically with your change; call execute inside jdbi.inTransaction(handle -> ...)"
+                    + " or useTransaction, or after handle.begin(). Nothing was written");
+        }
+        jdbc.checkTransaction(tx.getConnection(), key);
+    }
+
+    @Override
+    public Claim claim(Handle tx, ClaimRequest request) {
+        return jdbc.claim(tx.getConnection(), request);
+    }
+
+    @Override
+    public void complete(Handle tx, Completion completion) {
+        jdbc.complete(tx.getConnection(), completion);
+    }
+
+    @Override
+    public void release(Handle tx, IdempotencyKey key) {
+        jdbc.release(tx.getConnection(), key);
+    }
+
+    @Override
+    public TxSavepoint savepoint(Handle tx) {
+        return jdbc.savepoint(tx.getConnection());
+    }
+
+    @Override
+    public int purgeExpired(Handle tx, Instant now, int limit) {
+        return jdbc.purgeExpired(tx.getConnection(), now, limit);
+    }
+
+    @Override
+    public String toString() {
+        return "JdbiIdempotencyStore[" + jdbc + "]";
+    }
+}

@@ -1,0 +1,20 @@
+-- Idempotency records for HSQLDB 2.7, meant for its MVCC mode (hsqldb.tx=mvcc). Times are epoch
+-- milliseconds (UTC by definition). Text compares case-sensitively (collation SQL_TEXT), but by
+-- default with PAD SPACE ('a' = 'a '): the HSQLDB dialect therefore refuses keys that end in a
+-- space, which makes every comparison of the keys it stores exact.
+CREATE TABLE IF NOT EXISTS idempotency_record (
+    scope        VARCHAR(64)    NOT NULL,
+    key_id       VARCHAR(255)   NOT NULL,
+    fingerprint  VARCHAR(64)    NOT NULL,
+    status       VARCHAR(16)    NOT NULL,
+    result_codec VARCHAR(64),
+    result       VARBINARY(16777216),
+    created_at   BIGINT         NOT NULL,
+    completed_at BIGINT,
+    expires_at   BIGINT         NOT NULL,
+    lease_until  BIGINT,
+    owner_token  VARCHAR(64),
+    attempts     INTEGER        DEFAULT 1 NOT NULL,
+    PRIMARY KEY (scope, key_id)
+);
+CREATE INDEX IF NOT EXISTS idempotency_record_expires ON idempotency_record (expires_at);

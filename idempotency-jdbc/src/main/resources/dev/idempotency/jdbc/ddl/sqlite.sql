@@ -1,0 +1,19 @@
+-- Idempotency records for SQLite 3.35+. Times are epoch milliseconds (UTC by definition).
+-- Text compares with SQLite's default BINARY collation: exactly, case and trailing spaces included.
+-- SQLite does not enforce the VARCHAR lengths (the key policy does); BIGINT has INTEGER affinity.
+CREATE TABLE IF NOT EXISTS idempotency_record (
+    scope        VARCHAR(64)    NOT NULL,
+    key_id       VARCHAR(255)   NOT NULL,
+    fingerprint  VARCHAR(64)    NOT NULL,
+    status       VARCHAR(16)    NOT NULL,
+    result_codec VARCHAR(64),
+    result       BLOB,
+    created_at   BIGINT         NOT NULL,
+    completed_at BIGINT,
+    expires_at   BIGINT         NOT NULL,
+    lease_until  BIGINT,
+    owner_token  VARCHAR(64),
+    attempts     INTEGER        DEFAULT 1 NOT NULL,
+    PRIMARY KEY (scope, key_id)
+);
+CREATE INDEX IF NOT EXISTS idempotency_record_expires ON idempotency_record (expires_at);

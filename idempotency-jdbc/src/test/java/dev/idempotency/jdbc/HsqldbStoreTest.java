@@ -1,0 +1,109 @@
+package dev.idempotency.jdbc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.idempotency.Fingerprint;
+import dev.idempotency.IdempotencyKey;
+import dev.idempotency.IdempotencyStoreException;
+import dev.idempotency.jdbc.dialect.HsqldbDialect;
+import dev.idempotency.spi.ClaimRequest;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.time.Duration;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.Test;
+
+/** The store contract on in-memory HSQLDB in MVCC mode, through a HikariCP pool. */
+class HsqldbStoreTest extends AbstractJdbcStoreTest {
+
+    private HikariDataSource pool;
+
+    @Override
+    protected DataSource dataSource() {
+        if (pool == null) {
+            pool = TestDatabases.pool("jdbc:hsqldb:mem:contract;hsqldb.tx=mvcc", "SA", "", 24);
+        }
+        return pool;
+    }
+
+    @Override
+    protected boolean transactionUsableAfterLockTimeout() {
+        return true;
+    }
+
+    @Override
+    protected void closeDataSource() {
+        if (pool != null) {
+            pool.close();
+        }
+    }
+
+    @Test
+    void aFirstExecutionCostsThreeStatementsAndAReplayOne() throws Exception {
+        IdempotencyKey key = key("counted");
+        assertThat(SqliteStoreTest.statements(dataSource(), c -> idem.execute(key, c, () -> "r"))).isEqualTo(3);
+        assertThat(SqliteStoreTest.statements(dataSource(), c -> idem.execute(key, c, () -> "r"))).isEqualTo(1);
+    }
+
+    @Test
+    void purgeDeletesExpiredRecordsInBoundedBatchesAndKeepsLiveOnes() throws Exception {
+        SqliteStoreTest.purgeInBatches(this);
+    }
+
+    @Test
+    void textComparesWithPadSpaceByDefaultSoKeysEndingInASpaceAreRefused() throws Exception {
+        Tx.commit(dataSource(), c -> idem.execute(key("k"), c, () -> "k's result"));
+        assertThat(Tx.count(dataSource(), "SELECT COUNT(*) FROM " + store.table() + " WHERE key_id = 'k '"))
+                .as("the stored key 'k' matches 'k '").isEqualTo(1);
+        for (IdempotencyKey padded : new IdempotencyKey[] {IdempotencyKey.of("tenant-1", "k "), IdempotencyKey.of("tenant-1 ", "k")}) {
+            assertThatThrownBy(() -> Tx.rollback(dataSource(), c -> store.claim(c, new ClaimRequest(padded, Fingerprint.NONE,
+                    clock.instant(), clock.instant().plusSeconds(60), Duration.ofSeconds(1)))))
+                    .isInstanceOf(IdempotencyStoreException.class).cause().hasMessageContaining("PAD SPACE");
+        }
+        assertThat(records()).isEqualTo(1);
+    }
+
+    @Test
+    void aCancelThatArrivesAfterTheStatementEndedDoesNotAbortTheNextStatement() throws Exception {
+        Tx.rollback(dataSource(), c -> {
+            try (PreparedStatement s = c.prepareStatement("INSERT INTO effect (k) VALUES ('late cancel')")) {
+                // The statement ends at once; the timer's cancel arrives while the execution idles.
+                assertThat(new LateCancelProbe().runThenIdle(s, Duration.ofSeconds(1), 1_500)).isEqualTo(1);
+            }
+            assertThat(c.createStatement().executeUpdate("INSERT INTO effect (k) VALUES ('next')")).isEqualTo(1);
+            return null;
+        });
+    }
+
+    /** Reaches the dialect's bounded execution, to place a cancel after the statement's end. */
+    private static final class LateCancelProbe extends HsqldbDialect {
+        int runThenIdle(PreparedStatement s, Duration timeout, long idleMillis) throws SQLException {
+            return withLockTimeout(s, timeout, () -> {
+                int rows = s.executeUpdate();
+                try {
+                    Thread.sleep(idleMillis);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                return rows;
+            });
+        }
+    }
+
+    @Test
+    void withoutAbsorbingIt_aLateCancelWouldAbortTheNextStatement() throws Exception {
+        // Documents why the dialect absorbs a late cancel: HSQLDB applies it to the next statement.
+        Tx.rollback(dataSource(), c -> {
+            try (PreparedStatement s = c.prepareStatement("INSERT INTO effect (k) VALUES ('x')")) {
+                s.executeUpdate();
+                s.cancel();
+            }
+            assertThatThrownBy(() -> c.createStatement().executeUpdate("INSERT INTO effect (k) VALUES ('y')"))
+                    .isInstanceOf(SQLException.class).extracting(e -> ((SQLException) e).getSQLState()).isEqualTo("40502");
+            return null;
+        });
+    }
+}

@@ -1,0 +1,163 @@
+package dev.idempotency.jdbc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.idempotency.Fingerprint;
+import dev.idempotency.IdempotencyKey;
+import dev.idempotency.KeyPolicy;
+import dev.idempotency.spi.Claim;
+import dev.idempotency.spi.ClaimRequest;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The store contract on SQLite: a temporary file in write-ahead-log mode, with the driver's default
+ * deferred transactions and a busy timeout, through a HikariCP pool.
+ */
+class SqliteStoreTest extends AbstractJdbcStoreTest {
+
+    private Path dir;
+    private HikariDataSource pool;
+
+    /** @return a URL on {@code file} in WAL mode with a 10 s busy timeout, plus {@code extra} parameters */
+    static String url(Path file, String extra) {
+        return "jdbc:sqlite:" + file + "?journal_mode=WAL&busy_timeout=10000" + extra;
+    }
+
+    @Override
+    protected DataSource dataSource() {
+        if (pool == null) {
+            try {
+                dir = Files.createTempDirectory("idempotency-sqlite");
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+            pool = TestDatabases.pool(url(dir.resolve("contract.db"), ""), null, null, 24);
+        }
+        return pool;
+    }
+
+    @Override
+    protected boolean transactionUsableAfterLockTimeout() {
+        return true;
+    }
+
+    @Override
+    protected void closeDataSource() throws Exception {
+        if (pool != null) {
+            pool.close();
+        }
+        deleteDirectory(dir);
+    }
+
+    static void deleteDirectory(Path dir) throws IOException {
+        if (dir != null) {
+            try (var files = Files.list(dir)) {
+                for (Path p : files.toList()) {
+                    Files.deleteIfExists(p);
+                }
+            }
+            Files.deleteIfExists(dir);
+        }
+    }
+
+    @Test
+    void theDatabaseRunsInWalModeWithABusyTimeout() throws Exception {
+        try (Connection c = dataSource().getConnection(); Statement s = c.createStatement()) {
+            try (ResultSet rs = s.executeQuery("PRAGMA journal_mode")) {
+                rs.next();
+                assertThat(rs.getString(1)).isEqualToIgnoringCase("wal");
+            }
+            try (ResultSet rs = s.executeQuery("PRAGMA busy_timeout")) {
+                rs.next();
+                assertThat(rs.getInt(1)).isEqualTo(10_000);
+            }
+        }
+    }
+
+    @Test
+    void theClaimsLockTimeoutLeavesTheConnectionsBusyTimeoutAsItWas() throws Exception {
+        IdempotencyKey key = key("busy-timeout");
+        Tx.commit(dataSource(), c -> {
+            idem.execute(key, c, () -> "r");
+            try (ResultSet rs = c.createStatement().executeQuery("PRAGMA busy_timeout")) {
+                rs.next();
+                return assertThat(rs.getInt(1)).isEqualTo(10_000);
+            }
+        });
+    }
+
+    @Test
+    void aFirstExecutionCostsTwoStatementsAndAReplayTwo() throws Exception {
+        IdempotencyKey key = key("counted");
+        assertThat(statements(dataSource(), c -> idem.execute(key, c, () -> "r"))).isEqualTo(2);
+        assertThat(statements(dataSource(), c -> idem.execute(key, c, () -> "r"))).isEqualTo(2);
+    }
+
+    @Test
+    void keysThatDifferOnlyByATrailingSpaceAreDistinct() throws Exception {
+        // The key policy refuses spaces, so this goes through the store's SPI.
+        for (String id : new String[] {"k", "k ", "k  "}) {
+            Claim claim = Tx.commit(dataSource(), c -> store.claim(c, new ClaimRequest(IdempotencyKey.of("exact", id),
+                    Fingerprint.NONE, clock.instant(), clock.instant().plusSeconds(60), Duration.ofSeconds(1))));
+            assertThat(claim).as("claim of '%s'", id).isInstanceOf(Claim.Acquired.class);
+        }
+        assertThat(records()).isEqualTo(3);
+    }
+
+    @Test
+    void purgeDeletesExpiredRecordsInBoundedBatchesAndKeepsLiveOnes() throws Exception {
+        purgeInBatches(this);
+    }
+
+    /** 7 expired records and 2 live ones: batches of at most 3 delete 3, 3, 1, then nothing. */
+    static void purgeInBatches(AbstractJdbcStoreTest t) throws Exception {
+        for (int i = 0; i < 9; i++) {
+            IdempotencyKey key = key("purge-" + i);
+            Tx.commit(t.dataSource(), c -> t.idem.execute(key, c, () -> "v"));
+            t.clock.advance(Duration.ofMinutes(i == 6 ? 60 : 1));
+        }
+        t.clock.advance(KeyPolicy.DEFAULT_RETENTION.minusMinutes(60));
+        List<Integer> batches = new ArrayList<>();
+        for (int deleted = -1; deleted != 0; ) {
+            deleted = Tx.commit(t.dataSource(), c -> t.idem.purgeExpired(c, 3));
+            batches.add(deleted);
+        }
+        assertThat(batches).containsExactly(3, 3, 1, 0);
+        assertThat(t.records()).isEqualTo(2);
+    }
+
+    /**
+     * Runs {@code block} in a committed transaction on a connection that counts the statements
+     * prepared or created through it.
+     */
+    static int statements(DataSource ds, Tx.Block<?> block) throws Exception {
+        AtomicInteger count = new AtomicInteger();
+        Tx.commit(ds, c -> block.run((Connection) Proxy.newProxyInstance(Connection.class.getClassLoader(),
+                new Class<?>[] {Connection.class}, (proxy, method, args) -> {
+                    if (method.getName().equals("prepareStatement") || method.getName().equals("createStatement")) {
+                        count.incrementAndGet();
+                    }
+                    try {
+                        return method.invoke(c, args);
+                    } catch (InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                })));
+        return count.get();
+    }
+}

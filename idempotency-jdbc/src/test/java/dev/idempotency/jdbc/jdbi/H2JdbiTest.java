@@ -1,0 +1,12 @@
+package dev.idempotency.jdbc.jdbi;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.idempotency.jdbc.TestDatabases;
+
+/** The Jdbi adapter on embedded H2. */
+class H2JdbiTest extends AbstractJdbiTest {
+    @Override
+    HikariDataSource createPool() {
+        return TestDatabases.h2("jdbi");
+    }
+}
