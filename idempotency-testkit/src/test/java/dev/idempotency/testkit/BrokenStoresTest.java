@@ -85,7 +85,9 @@ class BrokenStoresTest {
     @Test
     void completionThatOverwritesOutsideTheTransactionFails() {
         assertFails(CompletionOutsideTransaction.class, null, Promise.ROLLBACK);
-        assertFails(CompletionOutsideTransaction.class, SEQUENCES, Promise.ROLLBACK);
+        // The sequences may meet the leaked record first through another promise (a purge that
+        // removes a record the model never committed): any named failure will do there.
+        assertFails(CompletionOutsideTransaction.class, SEQUENCES, null);
     }
 
     @Test

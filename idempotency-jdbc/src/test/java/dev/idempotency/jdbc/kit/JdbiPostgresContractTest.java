@@ -1,0 +1,12 @@
+package dev.idempotency.jdbc.kit;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.idempotency.jdbc.TestDatabases;
+
+/** The store contract through the Jdbi adapter on the PostgreSQL server of the environment. */
+class JdbiPostgresContractTest extends JdbiStoreContract {
+    @Override
+    HikariDataSource createPool() {
+        return TestDatabases.postgres();
+    }
+}
