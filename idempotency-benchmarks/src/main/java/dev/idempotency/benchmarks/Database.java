@@ -39,11 +39,6 @@ enum Database {
             return "jdbc:sqlite:" + dir.resolve("bench.db")
                     + "?journal_mode=WAL&synchronous=NORMAL&busy_timeout=30000";
         }
-
-        @Override
-        String resultType() {
-            return "BLOB";
-        }
     },
     /** The PostgreSQL server of the environment. */
     POSTGRESQL("postgresql", "PostgreSQL") {
@@ -51,27 +46,12 @@ enum Database {
         String url(Path dir) {
             return server("IDEMPOTENCY_PG", "URL");
         }
-
-        @Override
-        String resultType() {
-            return "BYTEA";
-        }
     },
     /** The MariaDB server of the environment. */
     MARIADB("mariadb", "MariaDB") {
         @Override
         String url(Path dir) {
             return server("IDEMPOTENCY_MARIADB", "URL");
-        }
-
-        @Override
-        String resultType() {
-            return "LONGBLOB";
-        }
-
-        @Override
-        String keyType(int length) {
-            return "VARCHAR(" + length + ") CHARACTER SET ascii COLLATE ascii_bin";
         }
     };
 
@@ -117,16 +97,6 @@ enum Database {
 
     abstract String url(Path dir);
 
-    /** @return the column type of the encoded result, for the fallback DDL */
-    String resultType() {
-        return "VARBINARY(16777216)";
-    }
-
-    /** @param length the longest value @return the column type of a key part */
-    String keyType(int length) {
-        return "VARCHAR(" + length + ")";
-    }
-
     /**
      * @param dir a directory for the file-based engines
      * @return a pool with auto-commit off, large enough for the contention benchmarks
@@ -148,25 +118,6 @@ enum Database {
         config.setMinimumIdle(size);
         config.setConnectionTimeout(60_000);
         return new HikariDataSource(config);
-    }
-
-    /**
-     * The idempotency table for databases whose DDL resource the library does not ship yet: the
-     * columns of the H2 resource, with this database's types.
-     *
-     * @param table the table name
-     * @return the statements
-     */
-    String[] fallbackDdl(String table) {
-        String engine = this == MARIADB ? " ENGINE=InnoDB" : "";
-        return new String[] {
-            "CREATE TABLE " + table + " (scope " + keyType(64) + " NOT NULL, key_id " + keyType(255) + " NOT NULL,"
-                    + " fingerprint VARCHAR(64) NOT NULL, status VARCHAR(16) NOT NULL, result_codec VARCHAR(64),"
-                    + " result " + resultType() + ", created_at BIGINT NOT NULL, completed_at BIGINT,"
-                    + " expires_at BIGINT NOT NULL, lease_until BIGINT, owner_token VARCHAR(64),"
-                    + " attempts INTEGER DEFAULT 1 NOT NULL, PRIMARY KEY (scope, key_id))" + engine,
-            "CREATE INDEX " + table + "_expires ON " + table + " (expires_at)"
-        };
     }
 
     String server(String prefix, String part) {

@@ -103,18 +103,7 @@ final class Fixture implements AutoCloseable {
                     + " note VARCHAR(64) NOT NULL)");
             c.commit();
         }
-        JdbcIdempotencyStore store = (JdbcIdempotencyStore) engine.store();
-        try {
-            store.createTableIfMissing(pool);
-        } catch (IllegalStateException noResource) {
-            // The library ships no DDL for this database yet: use the benchmark's own.
-            try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
-                for (String sql : database.fallbackDdl(TABLE)) {
-                    s.execute(sql);
-                }
-                c.commit();
-            }
-        }
+        ((JdbcIdempotencyStore) engine.store()).createTableIfMissing(pool);
     }
 
     /** @return a fresh key, never used before */
