@@ -16,9 +16,11 @@
 #   IDEMPOTENCY_DB_DIR         base directory for data, sockets and logs (default /tmp/idempotency-db)
 #   IDEMPOTENCY_PG_PORT        PostgreSQL TCP port on 127.0.0.1        (default 55432)
 #   IDEMPOTENCY_MARIADB_PORT   MariaDB TCP port on 127.0.0.1           (default 33306)
+#   IDEMPOTENCY_DB_DURABLE     1 keeps each server's default durability (fsync at commit), for
+#                              benchmarks that should pay for a real commit (default: off)
 #
 # Both servers listen on 127.0.0.1 only; user "idem", password "idem", database "idem".
-# Data is throwaway: fsync is off on both servers. Meant to be run as root (it installs
+# Data is throwaway: fsync is off on both servers unless IDEMPOTENCY_DB_DURABLE=1. Meant to be run as root (it installs
 # packages and runs PostgreSQL as the "postgres" user); a non-root user who already has
 # the server binaries can run it too, or can point the tests at their own servers instead.
 
@@ -31,6 +33,7 @@ export LC_ALL=C
 BASE="${IDEMPOTENCY_DB_DIR:-/tmp/idempotency-db}"
 PG_PORT="${IDEMPOTENCY_PG_PORT:-55432}"
 MARIADB_PORT="${IDEMPOTENCY_MARIADB_PORT:-33306}"
+DURABLE="${IDEMPOTENCY_DB_DURABLE:-0}"
 DB_NAME=idem
 DB_USER=idem
 DB_PASSWORD=idem
@@ -257,7 +260,9 @@ start_postgresql() {
     log "starting PostgreSQL on 127.0.0.1:$PG_PORT (log: $PG_LOG)"
     local opts="-c listen_addresses=127.0.0.1 -c port=$PG_PORT -c unix_socket_directories=$PG_DIR"
     opts+=" -c max_connections=200 -c password_encryption=scram-sha-256"
-    opts+=" -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
+    if [[ "$DURABLE" != 1 ]]; then
+      opts+=" -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
+    fi
     if ! as_pg "$PG_BIN/pg_ctl" -D "$PG_DATA" -l "$PG_LOG" -o "$opts" -w -t "$START_TIMEOUT" start >&2; then
       show_log_tail "$PG_LOG"
       die "PostgreSQL did not start on port $PG_PORT (port already in use? see the log above)"
@@ -373,8 +378,10 @@ start_mariadb() {
     local args=(--datadir="$MARIADB_DATA" --bind-address=127.0.0.1 --port="$MARIADB_PORT"
       --socket="$MARIADB_SOCKET" --pid-file="$MARIADB_PIDFILE"
       --max-connections=300 --skip-name-resolve --skip-log-bin
-      --character-set-server=utf8mb4 --collation-server=utf8mb4_general_ci
-      --innodb-flush-log-at-trx-commit=0 --innodb-doublewrite=0 --sync-frm=0)
+      --character-set-server=utf8mb4 --collation-server=utf8mb4_general_ci)
+    if [[ "$DURABLE" != 1 ]]; then
+      args+=(--innodb-flush-log-at-trx-commit=0 --innodb-doublewrite=0 --sync-frm=0)
+    fi
     if is_root; then args=(--user=root "${args[@]}"); fi
     log "starting MariaDB on 127.0.0.1:$MARIADB_PORT (log: $MARIADB_LOG)"
     # stdin/stdout/stderr must not stay attached to the caller: `$(db-servers.sh start)` waits

@@ -7,10 +7,13 @@ import java.sql.SQLTransactionRollbackException;
 /**
  * Recognises failures after which the whole transaction may simply be retried: serialization
  * failures and deadlocks (SQLState class 40, such as PostgreSQL's 40001 and 40P01, or MariaDB
- * Galera's certification failure, 40001 with error 1213 on COMMIT), and the library's own retryable
- * exceptions. Some of these appear only at the caller's {@code COMMIT}, after {@code execute}
+ * Galera's certification failure, 40001 with error 1213 on COMMIT), SQLite's busy errors (its
+ * driver gives no SQLState; the message starts with {@code [SQLITE_BUSY}), and the library's own
+ * retryable exceptions. Some of these appear only at the caller's {@code COMMIT}, after {@code execute}
  * returned {@code Executed}: the database then rolls the transaction back whole, and the retry
  * replays the winner's result.
+ *
+ * <p>Stateless and thread-safe.
  */
 public final class RetryableFailures {
 
@@ -30,6 +33,9 @@ public final class RetryableFailures {
                 return true;
             }
             if (t instanceof SQLException e && e.getSQLState() != null && e.getSQLState().startsWith("40")) {
+                return true;
+            }
+            if (t instanceof SQLException e && e.getMessage() != null && e.getMessage().startsWith("[SQLITE_BUSY")) {
                 return true;
             }
         }
