@@ -95,7 +95,11 @@ public sealed interface Outcome<T>
      * @param <T> the result type
      */
     record Executed<T>(IdempotencyKey key, T value) implements Outcome<T> {
-        /** @throws NullPointerException if {@code key} is null */
+        /**
+         * @param key the key
+         * @param value the work's result
+         * @throws NullPointerException if {@code key} is null
+         */
         public Executed {
             Objects.requireNonNull(key, "key");
         }
@@ -115,7 +119,12 @@ public sealed interface Outcome<T>
      * @param <T> the result type
      */
     record Replayed<T>(IdempotencyKey key, T value, Instant recordedAt) implements Outcome<T> {
-        /** @throws NullPointerException if {@code key} or {@code recordedAt} is null */
+        /**
+         * @param key the key
+         * @param value the recorded result
+         * @param recordedAt when the result was recorded
+         * @throws NullPointerException if {@code key} or {@code recordedAt} is null
+         */
         public Replayed {
             Objects.requireNonNull(key, "key");
             Objects.requireNonNull(recordedAt, "recordedAt");
@@ -135,7 +144,10 @@ public sealed interface Outcome<T>
      * @param <T> the result type
      */
     record InProgress<T>(IdempotencyKey key) implements Outcome<T> {
-        /** @throws NullPointerException if {@code key} is null */
+        /**
+         * @param key the key
+         * @throws NullPointerException if {@code key} is null
+         */
         public InProgress {
             Objects.requireNonNull(key, "key");
         }
@@ -160,7 +172,10 @@ public sealed interface Outcome<T>
      * @param <T> the result type
      */
     record Mismatch<T>(IdempotencyKey key) implements Outcome<T> {
-        /** @throws NullPointerException if {@code key} is null */
+        /**
+         * @param key the key
+         * @throws NullPointerException if {@code key} is null
+         */
         public Mismatch {
             Objects.requireNonNull(key, "key");
         }
@@ -190,7 +205,14 @@ public sealed interface Outcome<T>
      */
     record Failed<T>(IdempotencyKey key, String errorType, String errorMessage, Instant recordedAt, boolean replayed)
             implements Outcome<T> {
-        /** @throws NullPointerException if {@code key}, {@code errorType} or {@code recordedAt} is null */
+        /**
+         * @param key the key
+         * @param errorType the class name of the exception
+         * @param errorMessage its message, or {@code null}
+         * @param recordedAt when the failure was recorded
+         * @param replayed {@code false} in the attempt whose work failed, {@code true} in retries
+         * @throws NullPointerException if {@code key}, {@code errorType} or {@code recordedAt} is null
+         */
         public Failed {
             Objects.requireNonNull(key, "key");
             Objects.requireNonNull(errorType, "errorType");

@@ -43,7 +43,11 @@ public interface ResultCodec<T> {
      */
     T decode(byte[] bytes) throws Exception;
 
-    /** An encoder that may throw, as JSON libraries' methods do. @param <T> the result type */
+    /**
+     * An encoder that may throw, as JSON libraries' methods do.
+     *
+     * @param <T> the result type
+     */
     @FunctionalInterface
     interface Encoder<T> {
         /**
@@ -54,7 +58,11 @@ public interface ResultCodec<T> {
         String encode(T value) throws Exception;
     }
 
-    /** A decoder that may throw, as JSON libraries' methods do. @param <T> the result type */
+    /**
+     * A decoder that may throw, as JSON libraries' methods do.
+     *
+     * @param <T> the result type
+     */
     @FunctionalInterface
     interface Decoder<T> {
         /**

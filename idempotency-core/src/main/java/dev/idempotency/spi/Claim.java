@@ -55,7 +55,10 @@ public sealed interface Claim permits Claim.Acquired, Claim.Existing, Claim.Busy
      * @param record the record
      */
     record Existing(StoredRecord record) implements Claim {
-        /** @throws NullPointerException if {@code record} is null */
+        /**
+         * @param record the record
+         * @throws NullPointerException if {@code record} is null
+         */
         public Existing {
             Objects.requireNonNull(record, "record");
         }

@@ -16,7 +16,14 @@ import java.util.Objects;
  * @param lockTimeout how long to wait for another transaction holding the key
  */
 public record ClaimRequest(IdempotencyKey key, Fingerprint fingerprint, Instant now, Instant expiresAt, Duration lockTimeout) {
-    /** @throws NullPointerException if any component is null */
+    /**
+     * @param key the validated key
+     * @param fingerprint the request's fingerprint, stored with a new claim
+     * @param now the current time: records expiring at or before it count as absent
+     * @param expiresAt the expiry to store with a new claim (until completion sets the final one)
+     * @param lockTimeout how long to wait for another transaction holding the key
+     * @throws NullPointerException if any component is null
+     */
     public ClaimRequest {
         Objects.requireNonNull(key, "key");
         Objects.requireNonNull(fingerprint, "fingerprint");

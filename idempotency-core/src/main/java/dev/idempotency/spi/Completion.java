@@ -15,7 +15,15 @@ import java.util.Objects;
  * @param expiresAt until when the record answers retries
  */
 public record Completion(IdempotencyKey key, RecordStatus status, String codec, byte[] result, Instant completedAt, Instant expiresAt) {
-    /** @throws NullPointerException if a required component is null; IllegalArgumentException for IN_PROGRESS */
+    /**
+     * @param key the claimed key
+     * @param status {@link RecordStatus#COMPLETED} or {@link RecordStatus#FAILED}
+     * @param codec the name of the codec that encoded {@code result}
+     * @param result the encoded result, or {@code null} for a {@code null} result
+     * @param completedAt when the work finished
+     * @param expiresAt until when the record answers retries
+     * @throws NullPointerException if a required component is null; IllegalArgumentException for IN_PROGRESS
+     */
     public Completion {
         Objects.requireNonNull(key, "key");
         Objects.requireNonNull(status, "status");

@@ -19,7 +19,17 @@ import java.util.Objects;
  */
 public record StoredRecord(IdempotencyKey key, Fingerprint fingerprint, RecordStatus status, String codec, byte[] result,
                            Instant createdAt, Instant completedAt, Instant expiresAt) {
-    /** @throws NullPointerException if a required component is null */
+    /**
+     * @param key the key
+     * @param fingerprint the fingerprint of the request that claimed it
+     * @param status its state
+     * @param codec the codec name of the result, or {@code null} while in progress
+     * @param result the encoded result, or {@code null}
+     * @param createdAt when it was claimed
+     * @param completedAt when it was completed, or {@code null} while in progress
+     * @param expiresAt until when it answers retries
+     * @throws NullPointerException if a required component is null
+     */
     public StoredRecord {
         Objects.requireNonNull(key, "key");
         Objects.requireNonNull(fingerprint, "fingerprint");

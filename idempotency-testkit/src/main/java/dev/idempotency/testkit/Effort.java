@@ -27,7 +27,15 @@ public record Effort(int sequences, int concurrentRounds) {
     /** Concurrency rounds run by {@link #deep()}. */
     public static final int DEEP_ROUNDS = 1_000;
 
-    /** @throws IllegalArgumentException if a count is below 1 */
+    /**
+
+     * @param sequences how many random sequences the stateful property runs, at least 1
+
+     * @param concurrentRounds how many rounds of concurrent attempts the concurrency property runs, at least 1
+
+     * @throws IllegalArgumentException if a count is below 1
+
+     */
     public Effort {
         if (sequences < 1) {
             throw new IllegalArgumentException("sequences must be at least 1, was " + sequences);

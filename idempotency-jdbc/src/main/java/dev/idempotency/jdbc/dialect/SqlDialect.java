@@ -241,7 +241,11 @@ public abstract class SqlDialect {
         s.setLong(6, r.expiresAt().toEpochMilli());
     }
 
-    /** A statement execution that may wait for a lock. @param <T> its result */
+    /**
+     * A statement execution that may wait for a lock.
+     *
+     * @param <T> its result
+     */
     @FunctionalInterface
     protected interface Execution<T> {
         /**
