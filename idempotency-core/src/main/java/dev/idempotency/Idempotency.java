@@ -34,6 +34,8 @@ import org.slf4j.LoggerFactory;
  *       the wait runs out, {@link Outcome.InProgress}. In none of these cases does the work run.</li>
  *   <li>Run the work. If it throws, the claim is released and the exception reaches the caller
  *       unchanged: nothing is recorded, the caller rolls back, and a retry runs the work again.
+ *       The claim is released on every other failure too (a result that cannot be encoded or is
+ *       too large, a store failure), so that no key stays in progress even if the caller commits.
  *       If the policy declares the exception final, the work's writes are instead undone to a
  *       savepoint taken before it ran, the failure is recorded, and {@link Outcome.Failed} is
  *       returned.</li>
@@ -222,33 +224,68 @@ public final class Idempotency<C> {
 
     private <T, X extends Exception> Outcome<T> runClaimed(IdempotencyKey key, C tx, ResultCodec<T> codec, Work<T, X> work)
             throws X {
-        TxSavepoint savepoint = policy.hasFinalFailures() ? store.savepoint(tx) : null;
+        TxSavepoint savepoint;
+        try {
+            savepoint = policy.hasFinalFailures() ? store.savepoint(tx) : null;
+        } catch (RuntimeException e) {
+            release(key, tx, e);
+            throw e;
+        }
         T value;
         try {
             value = work.call();
         } catch (Throwable failure) {
-            if (savepoint != null && failure instanceof Exception e && policy.isFinalFailure(e)) {
-                return recordFinalFailure(key, tx, savepoint, e);
+            if (savepoint != null && failure instanceof Exception e && isFinal(e)) {
+                try {
+                    return recordFinalFailure(key, tx, savepoint, e);
+                } catch (RuntimeException recording) {
+                    recording.addSuppressed(e);
+                    release(key, tx, recording);
+                    throw recording;
+                }
             }
-            try {
-                store.release(tx, key);
-            } catch (RuntimeException releaseFailure) {
-                failure.addSuppressed(releaseFailure);
-            }
+            release(key, tx, failure);
             throw failure;
         }
-        if (savepoint != null) {
-            savepoint.release();
+        try {
+            if (savepoint != null) {
+                savepoint.release();
+            }
+            ResultCodec<?> used = codec != null ? codec : chooseCodec(key, value);
+            byte[] encoded = value == null ? null : encode(key, used, value);
+            if (encoded != null && encoded.length > policy.maxResultBytes()) {
+                throw new ResultTooLargeException(key, encoded.length, policy.maxResultBytes());
+            }
+            Instant completedAt = clock.instant();
+            store.complete(tx, new Completion(key, RecordStatus.COMPLETED, used.name(), encoded, completedAt,
+                    completedAt.plus(policy.retention())));
+        } catch (RuntimeException e) {
+            release(key, tx, e);
+            throw e;
         }
-        ResultCodec<?> used = codec != null ? codec : chooseCodec(key, value);
-        byte[] encoded = value == null ? null : encode(key, used, value);
-        if (encoded != null && encoded.length > policy.maxResultBytes()) {
-            throw new ResultTooLargeException(key, encoded.length, policy.maxResultBytes());
-        }
-        Instant completedAt = clock.instant();
-        store.complete(tx, new Completion(key, RecordStatus.COMPLETED, used.name(), encoded, completedAt,
-                completedAt.plus(policy.retention())));
         return new Outcome.Executed<>(key, value);
+    }
+
+    /**
+     * Undoes this attempt's claim after a failure, so that a caller who commits anyway leaves no
+     * key stuck in progress; a failure to release is attached to the original failure.
+     */
+    private void release(IdempotencyKey key, C tx, Throwable failure) {
+        try {
+            store.release(tx, key);
+        } catch (RuntimeException releaseFailure) {
+            failure.addSuppressed(releaseFailure);
+        }
+    }
+
+    private boolean isFinal(Exception failure) {
+        try {
+            return policy.isFinalFailure(failure);
+        } catch (RuntimeException predicateFailure) {
+            failure.addSuppressed(predicateFailure);
+            log.warn("The final-failure predicate of the key policy threw; the failure is treated as not final", predicateFailure);
+            return false;
+        }
     }
 
     private <T> Outcome<T> recordFinalFailure(IdempotencyKey key, C tx, TxSavepoint savepoint, Exception failure) {
@@ -307,7 +344,7 @@ public final class Idempotency<C> {
         return BuiltInCodecs.forValue(value).orElseThrow(() -> new ResultCodecException(key,
                 "no built-in codec for results of type " + value.getClass().getName()
                         + "; pass one, e.g. execute(key, tx, ResultCodec.of(toJson, fromJson), work)."
-                        + " Nothing was recorded: roll back the transaction", null));
+                        + " The claim was released; roll back the transaction to undo the work's writes", null));
     }
 
     @SuppressWarnings("unchecked")
@@ -317,10 +354,11 @@ public final class Idempotency<C> {
             bytes = ((ResultCodec<Object>) codec).encode(value);
         } catch (Exception e) {
             throw new ResultCodecException(key, "codec '" + codec.name() + "' failed to encode the result of type "
-                    + value.getClass().getName() + ". Nothing was recorded: roll back the transaction", e);
+                    + value.getClass().getName() + ". The claim was released; roll back the transaction to undo the work's writes", e);
         }
         if (bytes == null) {
-            throw new ResultCodecException(key, "codec '" + codec.name() + "' encoded a result as null", null);
+            throw new ResultCodecException(key, "codec '" + codec.name() + "' encoded a result as null. The claim was released;"
+                    + " roll back the transaction to undo the work's writes", null);
         }
         return bytes;
     }

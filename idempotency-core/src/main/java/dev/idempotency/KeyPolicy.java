@@ -21,6 +21,8 @@ public final class KeyPolicy {
     public static final int DEFAULT_MAX_ID_LENGTH = 255;
     /** Default and largest allowed length of a scope, in characters. */
     public static final int DEFAULT_MAX_SCOPE_LENGTH = 64;
+    /** The longest retention accepted: 3650 days. */
+    public static final Duration MAX_RETENTION = Duration.ofDays(3650);
     /** How long a completed record answers retries: 24 hours. */
     public static final Duration DEFAULT_RETENTION = Duration.ofHours(24);
     /** How long an attempt waits for another transaction that holds the same key: 5 seconds. */
@@ -35,7 +37,7 @@ public final class KeyPolicy {
     private final Duration retention;
     private final Duration lockTimeout;
     private final int maxResultBytes;
-    private final List<Class<? extends Throwable>> finalFailureTypes;
+    private final List<Class<? extends Exception>> finalFailureTypes;
     private final Predicate<? super Throwable> finalFailure;
 
     private KeyPolicy(Builder b) {
@@ -108,13 +110,13 @@ public final class KeyPolicy {
 
     /**
      * Whether a failure of the work is final: recorded and replayed to every retry, instead of
-     * passing through unrecorded.
+     * passing through unrecorded. Only exceptions can be final; errors always pass through.
      *
      * @param failure what the work threw
      * @return whether it is declared final
      */
     public boolean isFinalFailure(Throwable failure) {
-        for (Class<? extends Throwable> type : finalFailureTypes) {
+        for (Class<? extends Exception> type : finalFailureTypes) {
             if (type.isInstance(failure)) {
                 return true;
             }
@@ -166,7 +168,7 @@ public final class KeyPolicy {
         private Duration retention = DEFAULT_RETENTION;
         private Duration lockTimeout = DEFAULT_LOCK_TIMEOUT;
         private int maxResultBytes = DEFAULT_MAX_RESULT_BYTES;
-        private final List<Class<? extends Throwable>> finalFailureTypes = new ArrayList<>();
+        private final List<Class<? extends Exception>> finalFailureTypes = new ArrayList<>();
         private Predicate<? super Throwable> finalFailure;
 
         private Builder() {
@@ -193,14 +195,15 @@ public final class KeyPolicy {
         }
 
         /**
-         * @param retention how long a completed record answers retries; positive
+         * @param retention how long a completed record answers retries; positive, at most
+         *     {@link #MAX_RETENTION}
          * @return this builder
-         * @throws IllegalArgumentException naming the field if not positive
+         * @throws IllegalArgumentException naming the field if out of range
          */
         public Builder retention(Duration retention) {
             Objects.requireNonNull(retention, "retention");
-            if (retention.isNegative() || retention.isZero()) {
-                throw new IllegalArgumentException("retention must be positive, was " + retention);
+            if (retention.isNegative() || retention.isZero() || retention.compareTo(MAX_RETENTION) > 0) {
+                throw new IllegalArgumentException("retention must be positive and at most " + MAX_RETENTION + ", was " + retention);
             }
             this.retention = retention;
             return this;
@@ -241,8 +244,8 @@ public final class KeyPolicy {
          * @return this builder
          */
         @SafeVarargs
-        public final Builder finalFailures(Class<? extends Throwable>... types) {
-            for (Class<? extends Throwable> type : Objects.requireNonNull(types, "types")) {
+        public final Builder finalFailures(Class<? extends Exception>... types) {
+            for (Class<? extends Exception> type : Objects.requireNonNull(types, "types")) {
                 finalFailureTypes.add(Objects.requireNonNull(type, "types[]"));
             }
             return this;

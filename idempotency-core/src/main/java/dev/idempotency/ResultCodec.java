@@ -89,11 +89,14 @@ public interface ResultCodec<T> {
      * A named codec from a pair of text functions (stored as UTF-8). Give each result format its
      * own name, so that a record written in one format is never decoded as another.
      *
-     * @param name the recorded name, 1 to 64 printable ASCII characters
+     * @param name the recorded name, 1 to 64 printable ASCII characters, not a built-in codec's name
+     *     ({@code none}, {@code string}, {@code bytes}, {@code int}, {@code long}, {@code boolean},
+     *     {@code uuid}) nor {@code failure}
      * @param encoder result to text
      * @param decoder text to result
      * @param <T> the result type
      * @return the codec
+     * @throws IllegalArgumentException if the name is malformed or reserved
      */
     static <T> ResultCodec<T> of(String name, Encoder<T> encoder, Decoder<T> decoder) {
         Objects.requireNonNull(encoder, "encoder");

@@ -2,7 +2,8 @@ package dev.idempotency;
 
 /**
  * A {@link ResultCodec} failed to encode or decode a result, or no codec fits the result's type.
- * When encoding fails nothing has been recorded: roll back the transaction.
+ * When encoding fails the claim is released and nothing is recorded: roll back the transaction to
+ * undo the work's writes.
  */
 public class ResultCodecException extends IdempotencyException {
 

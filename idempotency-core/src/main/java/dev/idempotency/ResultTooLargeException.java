@@ -2,7 +2,8 @@ package dev.idempotency;
 
 /**
  * The work's encoded result is larger than {@link KeyPolicy#maxResultBytes()}. Thrown before the
- * result is written; roll back the transaction.
+ * result is written, after the claim is released; roll back the transaction to undo the work's
+ * writes.
  */
 public class ResultTooLargeException extends IdempotencyException {
 
@@ -18,7 +19,7 @@ public class ResultTooLargeException extends IdempotencyException {
      */
     public ResultTooLargeException(IdempotencyKey key, int size, int limit) {
         super(key, "the encoded result is " + size + " bytes, over the policy's limit of " + limit
-                + " bytes (KeyPolicy.maxResultBytes); nothing was recorded, roll back the transaction", null);
+                + " bytes (KeyPolicy.maxResultBytes); the claim was released: roll back the transaction to undo the work's writes", null);
         this.size = size;
         this.limit = limit;
     }

@@ -47,6 +47,7 @@ class KeyPolicyTest {
     @Test
     void builderNamesTheOffendingField() {
         assertThatThrownBy(() -> KeyPolicy.builder().retention(Duration.ZERO)).hasMessageContaining("retention");
+        assertThatThrownBy(() -> KeyPolicy.builder().retention(Duration.ofDays(3651))).hasMessageContaining("retention");
         assertThatThrownBy(() -> KeyPolicy.builder().lockTimeout(Duration.ofSeconds(-1))).hasMessageContaining("lockTimeout");
         assertThatThrownBy(() -> KeyPolicy.builder().maxIdLength(256)).hasMessageContaining("maxIdLength");
         assertThatThrownBy(() -> KeyPolicy.builder().maxResultBytes(-1)).hasMessageContaining("maxResultBytes");
@@ -54,7 +55,7 @@ class KeyPolicyTest {
 
     @Test
     void finalFailuresMatchSubtypesAndPredicates() {
-        KeyPolicy p = KeyPolicy.builder().finalFailures(IOException.class).finalFailureIf(t -> t.getMessage().equals("final")).build();
+        KeyPolicy p = KeyPolicy.builder().finalFailures(IOException.class).finalFailureIf(t -> "final".equals(t.getMessage())).build();
         assertThat(p.isFinalFailure(new java.io.FileNotFoundException())).isTrue();
         assertThat(p.isFinalFailure(new IllegalStateException("final"))).isTrue();
         assertThat(p.isFinalFailure(new IllegalStateException("transient"))).isFalse();

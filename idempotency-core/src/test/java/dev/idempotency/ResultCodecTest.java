@@ -40,5 +40,7 @@ class ResultCodecTest {
         assertThat(pair.name()).isEqualTo("pair");
         assertThat(ResultCodec.of(String::valueOf, s -> s).name()).isEqualTo("custom");
         assertThatThrownBy(() -> ResultCodec.of("bad name", String::valueOf, s -> s)).hasMessageContaining("codec name");
+        assertThatThrownBy(() -> ResultCodec.of("string", String::valueOf, s -> s)).hasMessageContaining("reserved");
+        assertThatThrownBy(() -> ResultCodec.of("failure", String::valueOf, s -> s)).hasMessageContaining("reserved");
     }
 }

@@ -69,10 +69,15 @@ public final class BuiltInCodecs {
         return Optional.empty();
     }
 
+    /** Checks a custom codec's name: printable, short, and not one the library reserves. */
     public static String checkName(String name) {
         Objects.requireNonNull(name, "name");
         if (name.isEmpty() || name.length() > 64 || !name.chars().allMatch(c -> c >= '!' && c <= '~')) {
             throw new IllegalArgumentException("a codec name must be 1 to 64 printable ASCII characters without spaces, was '" + name + "'");
+        }
+        if (BY_NAME.containsKey(name) || name.equals(FailureRecords.CODEC)) {
+            throw new IllegalArgumentException("the codec name '" + name + "' is reserved for a built-in codec; choose another,"
+                    + " such as 'receipt-v1'");
         }
         return name;
     }

@@ -17,17 +17,38 @@ public final class FailureRecords {
         }
     }
 
-    /** The failure to record, its message cut so that the record stays within the size limit. */
+    /**
+     * The failure to record, cut (message first, then type) so that its encoded form stays within
+     * {@code maxBytes}, never splitting a character.
+     */
     public static Failure of(Throwable failure, int maxBytes) {
-        String type = failure.getClass().getName();
+        String type = cut(failure.getClass().getName(), maxBytes);
         String message = failure.getMessage();
         if (message != null) {
-            int room = Math.max(0, maxBytes - type.length() - 1) / 4; // UTF-8 needs at most 4 bytes a char
-            if (message.length() > room) {
-                message = message.substring(0, room);
-            }
+            int room = maxBytes - utf8Length(type) - 1;
+            message = room < 0 ? null : cut(message, room);
         }
         return new Failure(type, message);
+    }
+
+    /** The longest prefix of {@code s} whose UTF-8 form has at most {@code maxBytes} bytes. */
+    static String cut(String s, int maxBytes) {
+        int bytes = 0;
+        int i = 0;
+        while (i < s.length()) {
+            int cp = s.codePointAt(i);
+            int size = cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
+            if (bytes + size > maxBytes) {
+                break;
+            }
+            bytes += size;
+            i += Character.charCount(cp);
+        }
+        return s.substring(0, i);
+    }
+
+    private static int utf8Length(String s) {
+        return s.getBytes(StandardCharsets.UTF_8).length;
     }
 
     public static Failure decode(byte[] bytes) {

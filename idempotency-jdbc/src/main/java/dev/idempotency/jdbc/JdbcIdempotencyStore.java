@@ -135,6 +135,9 @@ public final class JdbcIdempotencyStore implements IdempotencyStore<Connection> 
             return d.claim(tx, table, request);
         } catch (SQLException e) {
             throw translate(d, request.key(), "claim the key", e);
+        } catch (IllegalArgumentException corrupt) {
+            throw new IdempotencyStoreException(request.key(), "the key's record in table '" + table
+                    + "' holds a value this library did not write (" + corrupt.getMessage() + ")", corrupt);
         }
     }
 

@@ -25,7 +25,8 @@ public final class RetryableFailures {
      * @return whether it, or any of its causes, says that retrying the whole transaction may succeed
      */
     public static boolean isRetryable(Throwable failure) {
-        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+        java.util.Set<Throwable> seen = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+        for (Throwable t = failure; t != null && seen.add(t); t = t.getCause()) {
             if (t instanceof IdempotencyException e && e.isRetryable()) {
                 return true;
             }
@@ -37,6 +38,9 @@ public final class RetryableFailures {
             }
             if (t instanceof SQLException e && e.getMessage() != null && e.getMessage().startsWith("[SQLITE_BUSY")) {
                 return true;
+            }
+            if (t instanceof SQLException e && e.getErrorCode() == 1020 && "HY000".equals(e.getSQLState())) {
+                return true; // MariaDB: "Record has changed since last read" (innodb_snapshot_isolation)
             }
         }
         return false;

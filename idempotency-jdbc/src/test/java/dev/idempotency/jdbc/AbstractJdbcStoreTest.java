@@ -356,6 +356,25 @@ public abstract class AbstractJdbcStoreTest {
     }
 
     @Test
+    void aCallerWhoCommitsAfterARefusedResultLeavesNoKeyStuckInProgress() throws Exception {
+        Idempotency<Connection> small = engine(KeyPolicy.builder().maxResultBytes(4).build());
+        IdempotencyKey tooLarge = key("stuck-too-large");
+        IdempotencyKey unencodable = key("stuck-codec");
+        ResultCodec<String> broken = ResultCodec.of("broken", s -> {
+            throw new IllegalStateException("cannot encode");
+        }, s -> s);
+        try (Connection c = dataSource().getConnection()) {
+            c.setAutoCommit(false);
+            assertThatThrownBy(() -> small.execute(tooLarge, c, () -> "too large")).isInstanceOf(ResultTooLargeException.class);
+            assertThatThrownBy(() -> small.execute(unencodable, c, broken, () -> "x")).isInstanceOf(ResultCodecException.class);
+            c.commit(); // against the advice: the claims must not survive it
+        }
+        assertThat(records()).isZero();
+        assertThat(Tx.commit(dataSource(), c -> small.execute(tooLarge, c, () -> "ok")).isExecuted()).isTrue();
+        assertThat(Tx.commit(dataSource(), c -> small.execute(unencodable, c, () -> "ok")).isExecuted()).isTrue();
+    }
+
+    @Test
     void theLibraryNeverCommitsRollsBackOrChangesTheConnection() throws Exception {
         IdempotencyKey key = key("hands-off");
         try (Connection c = dataSource().getConnection()) {

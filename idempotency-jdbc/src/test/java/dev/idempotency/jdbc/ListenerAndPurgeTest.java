@@ -44,10 +44,12 @@ class ListenerAndPurgeTest {
     @Test
     void theListenerHearsEveryOutcomeAndErrorWithTiming() throws Exception {
         List<String> heard = new CopyOnWriteArrayList<>();
+        java.util.concurrent.atomic.AtomicReference<Duration> slowest = new java.util.concurrent.atomic.AtomicReference<>(Duration.ZERO);
         IdempotencyListener listener = new IdempotencyListener() {
             @Override
             public void onOutcome(IdempotencyKey key, Outcome.Status status, Duration elapsed) {
                 assertThat(elapsed.isNegative()).isFalse();
+                slowest.accumulateAndGet(elapsed, (a, b) -> a.compareTo(b) >= 0 ? a : b);
                 heard.add(key.id() + ":" + status);
             }
 
@@ -56,14 +58,34 @@ class ListenerAndPurgeTest {
                 heard.add((key == null ? "null" : key.id()) + ":error:" + failure.getClass().getSimpleName());
             }
         };
-        Idempotency<Connection> idem = Idempotency.builder(store).clock(clock).listener(listener).build();
+        Idempotency<Connection> idem = Idempotency.builder(store).clock(clock).listener(listener)
+                .keyPolicy(KeyPolicy.builder().finalFailures(java.io.IOException.class).lockTimeout(Duration.ofSeconds(1)).build())
+                .build();
         IdempotencyKey key = IdempotencyKey.of("t", "k");
         Tx.commit(ds, c -> idem.execute(key, c, () -> "v"));
         Tx.commit(ds, c -> idem.execute(key, c, () -> "v"));
+        Tx.commit(ds, c -> idem.execute(key, dev.idempotency.Fingerprint.of("other"), c, () -> "v"));
+        Tx.commit(ds, c -> idem.execute(IdempotencyKey.of("t", "final"), c, () -> {
+            throw new java.io.IOException("declined");
+        }));
         assertThatThrownBy(() -> Tx.commit(ds, c -> idem.execute(IdempotencyKey.of("t", "boom"), c, () -> {
             throw new IllegalStateException("boom");
         }))).isInstanceOf(IllegalStateException.class);
-        assertThat(heard).containsExactly("k:EXECUTED", "k:REPLAYED", "boom:error:IllegalStateException");
+        try (Connection holder = ds.getConnection()) {
+            holder.setAutoCommit(false);
+            idem.execute(IdempotencyKey.of("t", "held"), holder, () -> "v");
+            java.util.concurrent.CompletableFuture.runAsync(() -> {
+                try {
+                    Tx.rollback(ds, c -> idem.execute(IdempotencyKey.of("t", "held"), c, () -> "v"));
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            }).get(30, java.util.concurrent.TimeUnit.SECONDS);
+            holder.rollback();
+        }
+        assertThat(heard).containsExactly("k:EXECUTED", "k:REPLAYED", "k:MISMATCH", "final:FAILED",
+                "boom:error:IllegalStateException", "held:EXECUTED", "held:IN_PROGRESS");
+        assertThat(slowest.get()).as("the in-progress attempt waited about the lock timeout").isGreaterThanOrEqualTo(Duration.ofMillis(900));
     }
 
     @Test

@@ -33,4 +33,13 @@ class RetryableFailuresTest {
         assertThat(RetryableFailures.isRetryable(new InvalidKeyException("t", "", "blank"))).isFalse();
         assertThat(RetryableFailures.isRetryable(null)).isFalse();
     }
+
+    @Test
+    void aCauseCycleEnds() {
+        RuntimeException a = new RuntimeException("a");
+        RuntimeException b = new RuntimeException("b", a);
+        a.initCause(b);
+        assertThat(RetryableFailures.isRetryable(a)).isFalse();
+        assertThat(RetryableFailures.isRetryable(new SQLException("Record has changed since last read", "HY000", 1020))).isTrue();
+    }
 }

@@ -1,5 +1,6 @@
 package dev.idempotency.jdbc.dialect;
 
+import dev.idempotency.IdempotencyStoreException;
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;
 import java.sql.SQLException;
@@ -13,6 +14,9 @@ import org.slf4j.LoggerFactory;
  * Picks the dialect for a connection from its {@link DatabaseMetaData}: the one point where the
  * database is detected. Each detection is logged once per product and version. Pass a dialect to
  * {@code JdbcIdempotencyStore.Builder#dialect} to skip detection.
+ *
+ * <p>Thread-safe. Detected dialects are cached by product name and version (a cache of stateless
+ * dialects, not configuration).
  */
 public final class Dialects {
 
@@ -71,12 +75,12 @@ public final class Dialects {
     }
 
     /** No dialect supports the connection's database. */
-    public static final class UnsupportedDatabaseException extends IllegalStateException {
+    public static final class UnsupportedDatabaseException extends IdempotencyStoreException {
         private static final long serialVersionUID = 1L;
 
         UnsupportedDatabaseException(String product, String version) {
-            super("No idempotency dialect for database '" + product + "' version '" + version
-                    + "'. Supported: H2, PostgreSQL, MariaDB, MySQL, SQLite, HSQLDB. Pass a SqlDialect to JdbcIdempotencyStore.builder().dialect(...) to choose one.");
+            super(null, "No idempotency dialect for database '" + product + "' version '" + version
+                    + "'. Supported: H2, PostgreSQL, MariaDB, MySQL, SQLite, HSQLDB. Pass a SqlDialect to JdbcIdempotencyStore.builder().dialect(...) to choose one.", null);
         }
     }
 }

@@ -7,7 +7,9 @@ import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
-import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -77,15 +79,14 @@ public class HsqldbDialect extends SqlDialect {
 
     /**
      * Cancels the statement when the timeout runs out (at least one second, as in the base class,
-     * so that a statement that does not wait is never cancelled), from a task delayed on the common
-     * pool: no thread of its own. A cancel that arrives just after the statement ended would abort
+     * so that a statement that does not wait is never cancelled), from one daemon timer thread shared
+     * by all HSQLDB dialects, started on first use (busy pools elsewhere cannot delay it). A cancel that arrives just after the statement ended would abort
      * the connection's next statement instead, so it is spent on a harmless one.
      */
     @Override
     protected <T> T withLockTimeout(PreparedStatement s, Duration timeout, Execution<T> execution) throws SQLException {
         Canceller canceller = new Canceller(s);
-        CompletableFuture<Void> timer = CompletableFuture.runAsync(canceller,
-                CompletableFuture.delayedExecutor(Math.max(1000, timeout.toMillis()), TimeUnit.MILLISECONDS));
+        ScheduledFuture<?> timer = Timer.INSTANCE.schedule(canceller, Math.max(1000, timeout.toMillis()), TimeUnit.MILLISECONDS);
         boolean cancelHit = false;
         try {
             return execution.run();
@@ -118,6 +119,21 @@ public class HsqldbDialect extends SqlDialect {
     @Override
     public boolean isMissingTable(SQLException e) {
         return "42501".equals(e.getSQLState());
+    }
+
+    /** The timer that cancels statements whose lock wait ran out: one daemon thread, started lazily. */
+    private static final class Timer {
+        static final ScheduledExecutorService INSTANCE = create();
+
+        private static ScheduledExecutorService create() {
+            ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1, r -> {
+                Thread t = new Thread(r, "idempotency-hsqldb-lock-timeout");
+                t.setDaemon(true);
+                return t;
+            });
+            timer.setRemoveOnCancelPolicy(true); // a claim that did not wait leaves nothing queued
+            return timer;
+        }
     }
 
     /** Cancels a statement once, unless stopped first. */

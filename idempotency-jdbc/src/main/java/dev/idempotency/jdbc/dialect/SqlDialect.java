@@ -62,13 +62,16 @@ public abstract class SqlDialect {
      * @return the DDL statements that create the table and its expiry index
      */
     public String ddl(String table) {
-        String ddl = readResource(ddlResource());
-        if (!table.equals(DEFAULT_TABLE)) {
-            ddl = ddl.replace(DEFAULT_TABLE + "_expires", SqlIdentifier.simpleName(table) + "_expires")
-                    .replace(DEFAULT_TABLE, table);
-        }
-        return ddl;
+        SqlIdentifier.checkTableName(table);
+        String simple = SqlIdentifier.simpleName(table);
+        // Whole names only: the table, and the names derived from it (index, constraint), which
+        // take the unqualified name.
+        return DEFAULT_NAMES.matcher(readResource(ddlResource())).replaceAll(m ->
+                java.util.regex.Matcher.quoteReplacement(m.group(1) == null ? table : simple + m.group(1)));
     }
+
+    private static final java.util.regex.Pattern DEFAULT_NAMES =
+            java.util.regex.Pattern.compile("\\bidempotency_record(_[a-z]+)?\\b");
 
     /** The default table name, as written in the DDL resources. */
     public static final String DEFAULT_TABLE = "idempotency_record";

@@ -46,6 +46,22 @@ public class SqliteDialect extends SqlDialect {
         return "SQLite";
     }
 
+    /**
+     * SQLite names an index's schema on the index, not on its table:
+     * {@code CREATE INDEX main.t_expires ON t}.
+     */
+    @Override
+    public String ddl(String table) {
+        String ddl = super.ddl(table);
+        int dot = table.indexOf('.');
+        if (dot < 0) {
+            return ddl;
+        }
+        String simple = table.substring(dot + 1);
+        return ddl.replace("INDEX IF NOT EXISTS " + simple + "_expires ON " + table,
+                "INDEX IF NOT EXISTS " + table.substring(0, dot + 1) + simple + "_expires ON " + simple);
+    }
+
     @Override
     public Claim claim(Connection c, String table, ClaimRequest r) throws SQLException {
         try (PreparedStatement s = c.prepareStatement("INSERT INTO " + table

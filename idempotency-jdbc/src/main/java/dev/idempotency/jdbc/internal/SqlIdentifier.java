@@ -6,14 +6,15 @@ import java.util.regex.Pattern;
 /** Validates table names from configuration, so that no SQL can be injected through them. */
 public final class SqlIdentifier {
 
-    private static final Pattern PART = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,62}");
+    private static final Pattern PART = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,54}");
 
     private SqlIdentifier() {
     }
 
     /**
      * @param name {@code table} or {@code schema.table}; each part a letter or underscore followed by
-     *     up to 62 letters, digits or underscores
+     *     up to 54 letters, digits or underscores (55 in all, so that the names derived from it,
+     *     such as {@code <table>_expires}, stay within the 64 characters every database accepts)
      * @return the name, unchanged
      * @throws IllegalArgumentException naming the problem
      */
@@ -26,7 +27,7 @@ public final class SqlIdentifier {
         for (String part : parts) {
             if (!PART.matcher(part).matches()) {
                 throw new IllegalArgumentException("table name '" + name + "' is not a plain SQL identifier: each part must"
-                        + " start with a letter or underscore and hold at most 63 letters, digits or underscores");
+                        + " start with a letter or underscore and hold at most 55 letters, digits or underscores");
             }
         }
         return name;
