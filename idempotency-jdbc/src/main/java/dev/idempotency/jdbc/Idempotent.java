@@ -21,7 +21,7 @@ import java.sql.Connection;
  * <p>Every method delegates to one ordinary, immutable {@link Idempotency} instance built from
  * {@link JdbcIdempotencyStore#ofDefaults()} and {@link dev.idempotency.KeyPolicy#ofDefaults()}:
  * table {@code idempotency_record}, the dialect detected from the connection, retention 24 hours.
- * There is no mutable global state. For another table, policy, clock or listener, build your own
+ * There is no mutable global configuration: the instance is immutable. For another table, policy, clock or listener, build your own
  * with {@link #builder()} and keep it.
  *
  * <p>Thread-safe.
