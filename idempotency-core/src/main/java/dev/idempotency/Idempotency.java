@@ -124,6 +124,11 @@ public final class Idempotency<C> {
      * @param <X> the work's checked exception
      * @return the outcome; never {@code null}
      * @throws X the work's own exception, unchanged
+     * @throws InvalidKeyException if the policy refuses the key
+     * @throws TransactionRequiredException if {@code tx} cannot carry the record atomically
+     * @throws ResultCodecException if the result cannot be encoded, or a replay cannot be decoded
+     * @throws ResultTooLargeException if the encoded result is over the policy's limit
+     * @throws IdempotencyStoreException if the store fails
      */
     public <T, X extends Exception> Outcome<T> execute(IdempotencyKey key, Fingerprint fingerprint, C tx, Work<T, X> work)
             throws X {
@@ -141,6 +146,11 @@ public final class Idempotency<C> {
      * @param <X> the work's checked exception
      * @return the outcome; never {@code null}
      * @throws X the work's own exception, unchanged
+     * @throws InvalidKeyException if the policy refuses the key
+     * @throws TransactionRequiredException if {@code tx} cannot carry the record atomically
+     * @throws ResultCodecException if the result cannot be encoded, or a replay cannot be decoded
+     * @throws ResultTooLargeException if the encoded result is over the policy's limit
+     * @throws IdempotencyStoreException if the store fails
      */
     public <T, X extends Exception> Outcome<T> execute(IdempotencyKey key, C tx, ResultCodec<T> codec, Work<T, X> work)
             throws X {
@@ -159,6 +169,11 @@ public final class Idempotency<C> {
      * @param <X> the work's checked exception
      * @return the outcome; never {@code null}
      * @throws X the work's own exception, unchanged
+     * @throws InvalidKeyException if the policy refuses the key
+     * @throws TransactionRequiredException if {@code tx} cannot carry the record atomically
+     * @throws ResultCodecException if the result cannot be encoded, or a replay cannot be decoded
+     * @throws ResultTooLargeException if the encoded result is over the policy's limit
+     * @throws IdempotencyStoreException if the store fails
      */
     public <T, X extends Exception> Outcome<T> execute(IdempotencyKey key, Fingerprint fingerprint, C tx,
                                                        ResultCodec<T> codec, Work<T, X> work) throws X {
@@ -172,6 +187,8 @@ public final class Idempotency<C> {
      * @param tx a transaction of the caller's, used for the delete only
      * @param limit the batch size, at least 1
      * @return the number of records deleted
+     * @throws IllegalArgumentException if {@code limit} is less than 1
+     * @throws IdempotencyStoreException if the store fails
      */
     public int purgeExpired(C tx, int limit) {
         Objects.requireNonNull(tx, "tx");

@@ -7,7 +7,7 @@ import java.time.Instant;
 import java.util.Objects;
 
 /**
- * One attempt's claim on a key.
+ * One attempt's claim on a key. Immutable and thread-safe.
  *
  * @param key the validated key
  * @param fingerprint the request's fingerprint, stored with a new claim

@@ -5,7 +5,8 @@ import java.time.Instant;
 import java.util.Objects;
 
 /**
- * What to record for a claimed key once its work has finished.
+ * What to record for a claimed key once its work has finished. Immutable and thread-safe, but for
+ * the contents of {@code result}, which are not copied.
  *
  * @param key the claimed key
  * @param status {@link RecordStatus#COMPLETED} or {@link RecordStatus#FAILED}

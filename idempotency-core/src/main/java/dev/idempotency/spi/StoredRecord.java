@@ -6,7 +6,8 @@ import java.time.Instant;
 import java.util.Objects;
 
 /**
- * A key's record as a store returns it.
+ * A key's record as a store returns it. Immutable and thread-safe, but for the contents of
+ * {@code result}, which are not copied.
  *
  * @param key the key
  * @param fingerprint the fingerprint of the request that claimed it

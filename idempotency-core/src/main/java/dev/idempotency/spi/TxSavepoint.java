@@ -1,6 +1,6 @@
 package dev.idempotency.spi;
 
-/** A point inside a transaction to which its later writes can be undone. */
+/** A point inside a transaction to which its later writes can be undone. Used by one thread, like its transaction. */
 public interface TxSavepoint {
 
     /** Undoes every write made in the transaction since this savepoint was taken. */

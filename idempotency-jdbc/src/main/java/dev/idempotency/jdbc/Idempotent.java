@@ -59,6 +59,11 @@ public final class Idempotent {
      * @param <X> the work's checked exception
      * @return the outcome; never {@code null}
      * @throws X the work's own exception, unchanged
+     * @throws dev.idempotency.InvalidKeyException if the policy refuses the key
+     * @throws dev.idempotency.TransactionRequiredException if {@code connection} cannot carry the record atomically
+     * @throws dev.idempotency.ResultCodecException if the result cannot be encoded, or a replay cannot be decoded
+     * @throws dev.idempotency.ResultTooLargeException if the encoded result is over the policy's limit
+     * @throws dev.idempotency.IdempotencyStoreException if the store fails
      */
     public static <T, X extends Exception> Outcome<T> execute(IdempotencyKey key, Connection connection, Work<T, X> work) throws X {
         return defaults().execute(key, connection, work);
@@ -75,6 +80,11 @@ public final class Idempotent {
      * @param <X> the work's checked exception
      * @return the outcome; never {@code null}
      * @throws X the work's own exception, unchanged
+     * @throws dev.idempotency.InvalidKeyException if the policy refuses the key
+     * @throws dev.idempotency.TransactionRequiredException if {@code connection} cannot carry the record atomically
+     * @throws dev.idempotency.ResultCodecException if the result cannot be encoded, or a replay cannot be decoded
+     * @throws dev.idempotency.ResultTooLargeException if the encoded result is over the policy's limit
+     * @throws dev.idempotency.IdempotencyStoreException if the store fails
      */
     public static <T, X extends Exception> Outcome<T> execute(IdempotencyKey key, Fingerprint fingerprint, Connection connection,
                                                               Work<T, X> work) throws X {
@@ -92,6 +102,11 @@ public final class Idempotent {
      * @param <X> the work's checked exception
      * @return the outcome; never {@code null}
      * @throws X the work's own exception, unchanged
+     * @throws dev.idempotency.InvalidKeyException if the policy refuses the key
+     * @throws dev.idempotency.TransactionRequiredException if {@code connection} cannot carry the record atomically
+     * @throws dev.idempotency.ResultCodecException if the result cannot be encoded, or a replay cannot be decoded
+     * @throws dev.idempotency.ResultTooLargeException if the encoded result is over the policy's limit
+     * @throws dev.idempotency.IdempotencyStoreException if the store fails
      */
     public static <T, X extends Exception> Outcome<T> execute(IdempotencyKey key, Connection connection, ResultCodec<T> codec,
                                                               Work<T, X> work) throws X {
@@ -110,6 +125,11 @@ public final class Idempotent {
      * @param <X> the work's checked exception
      * @return the outcome; never {@code null}
      * @throws X the work's own exception, unchanged
+     * @throws dev.idempotency.InvalidKeyException if the policy refuses the key
+     * @throws dev.idempotency.TransactionRequiredException if {@code connection} cannot carry the record atomically
+     * @throws dev.idempotency.ResultCodecException if the result cannot be encoded, or a replay cannot be decoded
+     * @throws dev.idempotency.ResultTooLargeException if the encoded result is over the policy's limit
+     * @throws dev.idempotency.IdempotencyStoreException if the store fails
      */
     public static <T, X extends Exception> Outcome<T> execute(IdempotencyKey key, Fingerprint fingerprint, Connection connection,
                                                               ResultCodec<T> codec, Work<T, X> work) throws X {

@@ -9,6 +9,8 @@ package dev.idempotency.jdbc.dialect;
  * is still open is waited for up to the policy's lock timeout (as a query timeout, restored
  * afterwards) and at most H2's own {@code LOCK_TIMEOUT} (2 seconds unless the URL or session sets
  * it), whichever ends first; either gives {@code InProgress}, and the transaction stays usable.
+ *
+ * <p>Stateless and thread-safe.
  */
 public class H2Dialect extends SqlDialect {
 

@@ -51,6 +51,8 @@ import java.time.Instant;
  * rows with {@code DELETE ... ORDER BY expires_at LIMIT n} (the table cannot be named in a
  * subquery of its own {@code DELETE}). Results up to 16 MiB fit the column, but the server's
  * {@code max_allowed_packet} must be larger than the largest result.
+ *
+ * <p>Stateless and thread-safe.
  */
 public class MariaDbDialect extends SqlDialect {
 

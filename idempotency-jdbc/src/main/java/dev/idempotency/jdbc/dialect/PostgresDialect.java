@@ -46,6 +46,8 @@ import java.time.Instant;
  * {@code SKIP LOCKED} each rescan would pick further rows), skipping rows that another
  * transaction has locked (a take-over in progress): it never waits, and never deletes a record
  * that was taken over.
+ *
+ * <p>Stateless and thread-safe.
  */
 public class PostgresDialect extends SqlDialect {
 

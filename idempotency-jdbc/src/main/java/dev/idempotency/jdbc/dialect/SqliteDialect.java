@@ -38,6 +38,8 @@ import java.time.Instant;
  * {@code InProgress} at once (no wait is possible), and {@code TransactionConflictException}
  * (retryable) if that writer has committed since its snapshot. After a lock wait runs out the
  * transaction stays usable. Keys compare with the {@code BINARY} collation: exactly.
+ *
+ * <p>Stateless and thread-safe.
  */
 public class SqliteDialect extends SqlDialect {
 

@@ -13,7 +13,7 @@ import org.jdbi.v3.core.Handle;
  *         idem.execute(key, handle, () -> charge(handle, request)));
  * }</pre>
  *
- * Each method delegates to {@link JdbiIdempotencyStore}; nothing is kept here.
+ * Each method delegates to {@link JdbiIdempotencyStore}; nothing is kept here. Thread-safe.
  */
 public final class JdbiIdempotency {
 
