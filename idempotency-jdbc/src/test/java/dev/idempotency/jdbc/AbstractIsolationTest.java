@@ -177,6 +177,14 @@ public abstract class AbstractIsolationTest {
         return c;
     }
 
+    /**
+     * A client's randomised back-off before retrying a failed transaction: without it, attempts that
+     * deadlock each other (MariaDB under SERIALIZABLE) can restart in lockstep and starve.
+     */
+    private static void backOff(int round) throws InterruptedException {
+        Thread.sleep(java.util.concurrent.ThreadLocalRandom.current().nextInt(1, 10 + 5 * Math.min(round, 20)));
+    }
+
     private int count(String sql) throws SQLException {
         return Tx.count(dataSource(), sql);
     }
@@ -217,6 +225,7 @@ public abstract class AbstractIsolationTest {
                                     assertThat(RetryableFailures.isRetryable(e.getCause())).as("the work's own failure %s", e.getCause()).isTrue();
                                     failures.computeIfAbsent("work: " + e.getCause().getSQLState(), x -> new AtomicInteger()).incrementAndGet();
                                     retried = true;
+                                    backOff(round);
                                     continue;
                                 } catch (RuntimeException e) {
                                     c.rollback();
@@ -225,6 +234,7 @@ public abstract class AbstractIsolationTest {
                                     assertThat(RetryableFailures.isRetryable(e)).isTrue();
                                     failures.computeIfAbsent("execute: " + e.getClass().getSimpleName(), x -> new AtomicInteger()).incrementAndGet();
                                     retried = true;
+                                    backOff(round);
                                     continue;
                                 }
                                 try {
@@ -234,6 +244,7 @@ public abstract class AbstractIsolationTest {
                                     c.rollback();
                                     failures.computeIfAbsent("commit: " + e.getSQLState(), x -> new AtomicInteger()).incrementAndGet();
                                     retried = true;
+                                    backOff(round);
                                     continue;
                                 }
                             }

@@ -526,7 +526,7 @@ public abstract class AbstractJdbcStoreTest {
                     throw e;
                 }
             }
-            Thread.sleep(5);
+            Thread.sleep(java.util.concurrent.ThreadLocalRandom.current().nextInt(1, 10 + 5 * Math.min(round, 20))); // jittered back-off
         }
     }
 

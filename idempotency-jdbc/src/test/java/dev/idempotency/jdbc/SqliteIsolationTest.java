@@ -162,7 +162,7 @@ class SqliteIsolationTest {
                     assertThat(RetryableFailures.isRetryable(e)).as("retryable: %s", e).isTrue();
                 }
             }
-            Thread.sleep(2);
+            Thread.sleep(java.util.concurrent.ThreadLocalRandom.current().nextInt(1, 8)); // jittered back-off
         }
         throw new AssertionError("no value for " + key + " after 500 rounds");
     }
