@@ -90,4 +90,27 @@ public final class QuickStart {
         }
         // end::configured[]
     }
+
+    /**
+     * Purges expired records in short transactions of bounded batches, as a scheduled job would.
+     *
+     * @param idempotency the configured instance
+     * @return how many records were removed
+     * @throws SQLException if the database fails
+     */
+    public int purgeExpired(Idempotency<Connection> idempotency) throws SQLException {
+        // tag::purge[]
+        int removed = 0;
+        int batch;
+        do {
+            try (Connection connection = dataSource.getConnection()) {
+                connection.setAutoCommit(false);
+                batch = idempotency.purgeExpired(connection, 1_000);
+                connection.commit();
+            }
+            removed += batch;
+        } while (batch == 1_000);
+        // end::purge[]
+        return removed;
+    }
 }

@@ -33,4 +33,25 @@ class QuickStartTest {
             assertThat(Shop.available(c, "sku-1")).isEqualTo(8);
         }
     }
+
+    @Test
+    void thePurgeLoopRemovesEveryExpiredRecordInBatches() throws Exception {
+        JdbcDataSource ds = new JdbcDataSource();
+        ds.setURL("jdbc:h2:mem:quickstart-purge;DB_CLOSE_DELAY=-1");
+        QuickStart quickStart = new QuickStart(ds);
+        quickStart.createTable();
+        java.util.concurrent.atomic.AtomicReference<java.time.Instant> now =
+                new java.util.concurrent.atomic.AtomicReference<>(java.time.Instant.parse("2026-01-01T00:00:00Z"));
+        dev.idempotency.Idempotency<Connection> idem = dev.idempotency.jdbc.Idempotent.builder().clock(now::get).build();
+        for (int i = 0; i < 2_500; i++) {
+            try (Connection c = ds.getConnection()) {
+                c.setAutoCommit(false);
+                idem.execute(dev.idempotency.IdempotencyKey.of("t", "k-" + i), c, () -> "v");
+                c.commit();
+            }
+        }
+        now.set(now.get().plus(dev.idempotency.KeyPolicy.DEFAULT_RETENTION));
+        assertThat(quickStart.purgeExpired(idem)).isEqualTo(2_500);
+        assertThat(quickStart.purgeExpired(idem)).isZero();
+    }
 }
