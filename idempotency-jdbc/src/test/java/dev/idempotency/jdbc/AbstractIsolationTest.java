@@ -11,9 +11,6 @@ import dev.idempotency.IdempotencyKey;
 import dev.idempotency.KeyPolicy;
 import dev.idempotency.Outcome;
 import dev.idempotency.TransactionConflictException;
-import java.lang.reflect.InvocationHandler;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -102,12 +99,6 @@ public abstract class AbstractIsolationTest {
 
     /** @return whether the caller's transaction is still usable after a lock wait ran out */
     protected abstract boolean transactionUsableAfterLockTimeout();
-
-    /** @return the statements a first execution costs, as the dialect's Javadoc states */
-    protected abstract int statementsPerFirstExecution();
-
-    /** @return the statements a replay costs, as the dialect's Javadoc states */
-    protected abstract int statementsPerReplay();
 
     /** Starts 15 minutes before daylight saving time ends in Pacific/Chatham (2026-04-04T14:00Z, 03:45 local). */
     protected final MutableClock clock = new MutableClock(Instant.parse("2026-04-04T13:44:59.987Z"));
@@ -364,28 +355,6 @@ public abstract class AbstractIsolationTest {
     // ---- purge -----------------------------------------------------------------------------------------
 
     @Test
-    void purgeDeletesExpiredRecordsInBoundedBatchesAndKeepsLiveOnes() throws Exception {
-        Idempotency<Connection> engine = engine(KeyPolicy.builder().retention(Duration.ofMinutes(10)).build());
-        for (int i = 0; i < 7; i++) {
-            IdempotencyKey key = IdempotencyKey.of("iso", "old-" + i);
-            Tx.commit(dataSource(), c -> engine.execute(key, c, () -> "v"));
-        }
-        clock.advance(Duration.ofMinutes(5));
-        for (int i = 0; i < 2; i++) {
-            IdempotencyKey key = IdempotencyKey.of("iso", "young-" + i);
-            Tx.commit(dataSource(), c -> engine.execute(key, c, () -> "v"));
-        }
-        clock.advance(Duration.ofMinutes(5));
-        List<Integer> batches = new ArrayList<>();
-        for (int deleted = -1; deleted != 0; ) {
-            deleted = Tx.commit(dataSource(), c -> engine.purgeExpired(c, 3));
-            batches.add(deleted);
-        }
-        assertThat(batches).containsExactly(3, 3, 1, 0);
-        assertThat(count("SELECT COUNT(*) FROM iso_record")).isEqualTo(2);
-    }
-
-    @Test
     void purgeNeverDeletesARecordThatAConcurrentTransactionTookOver() throws Exception {
         Idempotency<Connection> engine = engine(KeyPolicy.ofDefaults());
         IdempotencyKey key = IdempotencyKey.of("iso", "purged-while-taken-over");
@@ -585,58 +554,6 @@ public abstract class AbstractIsolationTest {
     }
 
     // ---- cost ----------------------------------------------------------------------------------------
-
-    @Test
-    void aFirstExecutionAndAReplayCostTheDocumentedNumberOfStatements() throws Exception {
-        Idempotency<Connection> engine = engine(KeyPolicy.ofDefaults());
-        IdempotencyKey key = IdempotencyKey.of("iso", "counted");
-        AtomicInteger statements = new AtomicInteger();
-        int first;
-        int replay;
-        try (Connection raw = dataSource().getConnection()) {
-            raw.setAutoCommit(false);
-            engine.execute(IdempotencyKey.of("iso", "warm-up"), raw, () -> "w"); // dialect detection, driver caches
-            raw.commit();
-            Connection c = counting(raw, statements);
-            statements.set(0);
-            assertThat(engine.execute(key, c, () -> "v").isExecuted()).isTrue();
-            first = statements.getAndSet(0);
-            raw.commit();
-            assertThat(engine.execute(key, c, () -> "not run").status()).isEqualTo(Outcome.Status.REPLAYED);
-            replay = statements.getAndSet(0);
-            raw.commit();
-        }
-        System.out.printf("%s: a first execution costs %d statements, a replay %d%n", getClass().getSimpleName(), first, replay);
-        assertThat(first).as("statements per first execution").isEqualTo(statementsPerFirstExecution());
-        assertThat(replay).as("statements per replay").isEqualTo(statementsPerReplay());
-    }
-
-    /** Wraps a connection so that every statement it executes is counted. */
-    protected static Connection counting(Connection target, AtomicInteger counter) {
-        return (Connection) Proxy.newProxyInstance(AbstractIsolationTest.class.getClassLoader(), new Class<?>[] {Connection.class},
-                (proxy, method, args) -> {
-                    Object result = invoke(target, method, args);
-                    if (result instanceof Statement statement) {
-                        Class<?> type = statement instanceof PreparedStatement ? PreparedStatement.class : Statement.class;
-                        InvocationHandler counted = (p, m, a) -> {
-                            if (m.getName().startsWith("execute")) {
-                                counter.incrementAndGet();
-                            }
-                            return invoke(statement, m, a);
-                        };
-                        return Proxy.newProxyInstance(AbstractIsolationTest.class.getClassLoader(), new Class<?>[] {type}, counted);
-                    }
-                    return result;
-                });
-    }
-
-    private static Object invoke(Object target, java.lang.reflect.Method method, Object[] args) throws Throwable {
-        try {
-            return method.invoke(target, args);
-        } catch (InvocationTargetException e) {
-            throw e.getCause();
-        }
-    }
 
     /** The work's own database failure, marked so that the test tells it from the library's. */
     protected static final class WorkFailed extends RuntimeException {

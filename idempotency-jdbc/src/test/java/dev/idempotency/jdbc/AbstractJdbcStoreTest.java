@@ -54,10 +54,19 @@ public abstract class AbstractJdbcStoreTest {
     /** @return whether the caller's transaction stays usable after a lock wait ran out */
     protected abstract boolean transactionUsableAfterLockTimeout();
 
+    /** @return the statements a first execution costs, as the dialect's Javadoc states */
+    protected abstract int statementsPerFirstExecution();
+
+    /** @return the statements a replay costs, as the dialect's Javadoc states */
+    protected abstract int statementsPerReplay();
+
     /** Closes what {@link #dataSource()} opened. */
     protected abstract void closeDataSource() throws Exception;
 
-    protected final MutableClock clock = new MutableClock(Instant.parse("2026-03-29T01:30:00Z"));
+    /** Every test starts at this instant (a daylight-saving change in several zones). */
+    protected static final Instant START = Instant.parse("2026-03-29T01:30:00Z");
+
+    protected final MutableClock clock = new MutableClock(START);
     protected final AtomicInteger executions = new AtomicInteger();
     protected JdbcIdempotencyStore store = JdbcIdempotencyStore.ofDefaults();
     protected Idempotency<Connection> idem;
@@ -77,6 +86,7 @@ public abstract class AbstractJdbcStoreTest {
             s.execute("DELETE FROM " + store.table());
         }
         executions.set(0);
+        clock.set(START); // one instance serves every test of the class: each starts at the same time
         idem = engine(KeyPolicy.ofDefaults());
     }
 
@@ -124,7 +134,7 @@ public abstract class AbstractJdbcStoreTest {
         assertThat(first).isEqualTo(new Outcome.Executed<>(key, "receipt-1"));
         assertThat(retry).isInstanceOf(Outcome.Replayed.class);
         assertThat(retry.value()).isEqualTo("receipt-1");
-        assertThat(((Outcome.Replayed<String>) retry).recordedAt()).isEqualTo(Instant.parse("2026-03-29T01:30:00Z"));
+        assertThat(((Outcome.Replayed<String>) retry).recordedAt()).isEqualTo(START);
         assertThat(retry.isReplay()).isTrue();
         assertThat(executions).hasValue(1);
         assertThat(effects()).isEqualTo(1);
@@ -391,6 +401,53 @@ public abstract class AbstractJdbcStoreTest {
         }
         assertThat(records()).isZero();
         assertThat(effects()).isZero();
+    }
+
+    @Test
+    void aFirstExecutionAndAReplayCostTheDocumentedNumberOfStatements() throws Exception {
+        IdempotencyKey key = key("counted");
+        AtomicInteger statements = new AtomicInteger();
+        int first;
+        int replay;
+        try (Connection raw = dataSource().getConnection()) {
+            raw.setAutoCommit(false);
+            idem.execute(key("warm-up"), raw, () -> "w"); // dialect detection, driver caches
+            raw.commit();
+            Connection c = CountingConnection.wrap(raw, statements);
+            statements.set(0);
+            assertThat(idem.execute(key, c, () -> "v").isExecuted()).isTrue();
+            first = statements.getAndSet(0);
+            raw.commit();
+            assertThat(idem.execute(key, c, () -> "not run").status()).isEqualTo(Outcome.Status.REPLAYED);
+            replay = statements.getAndSet(0);
+            raw.commit();
+        }
+        assertThat(first).as("statements per first execution").isEqualTo(statementsPerFirstExecution());
+        assertThat(replay).as("statements per replay").isEqualTo(statementsPerReplay());
+    }
+
+    @Test
+    void purgeRemovesOnlyExpiredRecordsInBoundedBatches() throws Exception {
+        Idempotency<Connection> shortLived = engine(KeyPolicy.builder().retention(Duration.ofMinutes(10)).build());
+        for (int i = 0; i < 7; i++) {
+            IdempotencyKey key = key("old-" + i);
+            Tx.commit(dataSource(), c -> shortLived.execute(key, c, () -> "v"));
+        }
+        clock.advance(Duration.ofMinutes(5));
+        for (int i = 0; i < 2; i++) {
+            IdempotencyKey key = key("young-" + i);
+            Tx.commit(dataSource(), c -> shortLived.execute(key, c, () -> "v"));
+        }
+        clock.advance(Duration.ofMinutes(5)); // the old ones expire exactly now, the young ones in 5 minutes
+        List<Integer> batches = new ArrayList<>();
+        for (int deleted = -1; deleted != 0; ) {
+            deleted = Tx.<Integer>commit(dataSource(), c -> shortLived.purgeExpired(c, 3));
+            batches.add(deleted);
+        }
+        assertThat(batches).containsExactly(3, 3, 1, 0);
+        assertThat(records()).isEqualTo(2);
+        assertThat(Tx.count(dataSource(), "SELECT COUNT(*) FROM " + store.table() + " WHERE key_id LIKE 'young-%'")).isEqualTo(2);
+        assertThatThrownBy(() -> Tx.commit(dataSource(), c -> shortLived.purgeExpired(c, 0))).hasMessageContaining("limit");
     }
 
     // ---- concurrent duplicates ----------------------------------------------------------------------

@@ -65,13 +65,5 @@ class H2IsolationTest extends AbstractIsolationTest {
         return true;
     }
 
-    @Override
-    protected int statementsPerFirstExecution() {
-        return 3;
-    }
 
-    @Override
-    protected int statementsPerReplay() {
-        return 1;
-    }
 }

@@ -16,6 +16,21 @@ class H2StoreTest extends AbstractJdbcStoreTest {
         return pool;
     }
 
+    /** Statements of a first execution, as the dialect's Javadoc states: the standard claim of SqlDialect: SELECT, INSERT, the completing UPDATE; a replay, one SELECT. */
+    static final int STATEMENTS_PER_FIRST_EXECUTION = 3;
+    /** Statements of a replay, as the dialect's Javadoc states. */
+    static final int STATEMENTS_PER_REPLAY = 1;
+
+    @Override
+    protected int statementsPerFirstExecution() {
+        return STATEMENTS_PER_FIRST_EXECUTION;
+    }
+
+    @Override
+    protected int statementsPerReplay() {
+        return STATEMENTS_PER_REPLAY;
+    }
+
     @Override
     protected boolean transactionUsableAfterLockTimeout() {
         return true;

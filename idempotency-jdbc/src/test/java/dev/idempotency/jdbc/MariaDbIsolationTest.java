@@ -62,15 +62,7 @@ class MariaDbIsolationTest extends AbstractIsolationTest {
         return true;
     }
 
-    @Override
-    protected int statementsPerFirstExecution() {
-        return 3;
-    }
 
-    @Override
-    protected int statementsPerReplay() {
-        return 1;
-    }
 
     // ---- MariaDB only ----------------------------------------------------------------------------
 
@@ -161,8 +153,8 @@ class MariaDbIsolationTest extends AbstractIsolationTest {
             long replay = questions(c) - before - 1;
             c.commit();
             System.out.printf("MariaDB server (Questions): a first execution costs %d statements, a replay %d%n", first, replay);
-            assertThat(first).isEqualTo(statementsPerFirstExecution());
-            assertThat(replay).isEqualTo(statementsPerReplay());
+            assertThat(first).isEqualTo(MariaDbStoreTest.STATEMENTS_PER_FIRST_EXECUTION);
+            assertThat(replay).isEqualTo(MariaDbStoreTest.STATEMENTS_PER_REPLAY);
         }
     }
 

@@ -17,6 +17,21 @@ class MariaDbStoreTest extends AbstractJdbcStoreTest {
     }
 
     /** max_statement_time (1969) rolls back the waiting statement only: the transaction goes on. */
+    /** Statements of a first execution, as the dialect's Javadoc states: SELECT, INSERT ... ON DUPLICATE KEY UPDATE, the completing UPDATE; a replay, one SELECT. */
+    static final int STATEMENTS_PER_FIRST_EXECUTION = 3;
+    /** Statements of a replay, as the dialect's Javadoc states. */
+    static final int STATEMENTS_PER_REPLAY = 1;
+
+    @Override
+    protected int statementsPerFirstExecution() {
+        return STATEMENTS_PER_FIRST_EXECUTION;
+    }
+
+    @Override
+    protected int statementsPerReplay() {
+        return STATEMENTS_PER_REPLAY;
+    }
+
     @Override
     protected boolean transactionUsableAfterLockTimeout() {
         return true;

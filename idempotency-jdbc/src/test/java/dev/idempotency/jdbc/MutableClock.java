@@ -18,6 +18,10 @@ final class MutableClock implements InstantSource {
         return now.get();
     }
 
+    void set(Instant instant) {
+        now.set(instant);
+    }
+
     void advance(Duration d) {
         now.updateAndGet(t -> t.plus(d));
     }

@@ -63,15 +63,7 @@ class PostgresIsolationTest extends AbstractIsolationTest {
         return false;
     }
 
-    @Override
-    protected int statementsPerFirstExecution() {
-        return 2;
-    }
 
-    @Override
-    protected int statementsPerReplay() {
-        return 1;
-    }
 
     // ---- PostgreSQL only -------------------------------------------------------------------------
 
@@ -118,8 +110,8 @@ class PostgresIsolationTest extends AbstractIsolationTest {
             int replay = syncs.getAndSet(0);
             c.commit();
             System.out.printf("PostgreSQL wire (Sync messages): a first execution costs %d round trips, a replay %d%n", first, replay);
-            assertThat(first).isEqualTo(statementsPerFirstExecution());
-            assertThat(replay).isEqualTo(statementsPerReplay());
+            assertThat(first).isEqualTo(PostgresStoreTest.STATEMENTS_PER_FIRST_EXECUTION);
+            assertThat(replay).isEqualTo(PostgresStoreTest.STATEMENTS_PER_REPLAY);
         } finally {
             pgjdbc.removeHandler(handler);
             pgjdbc.setLevel(level);

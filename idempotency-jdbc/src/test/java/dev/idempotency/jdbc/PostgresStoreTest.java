@@ -17,6 +17,21 @@ class PostgresStoreTest extends AbstractJdbcStoreTest {
     }
 
     /** A cancelled lock wait (57014) aborts the PostgreSQL transaction: the caller rolls back. */
+    /** Statements of a first execution, as the dialect's Javadoc states: one claim-or-find statement and the completing UPDATE; a replay, the claim-or-find statement. */
+    static final int STATEMENTS_PER_FIRST_EXECUTION = 2;
+    /** Statements of a replay, as the dialect's Javadoc states. */
+    static final int STATEMENTS_PER_REPLAY = 1;
+
+    @Override
+    protected int statementsPerFirstExecution() {
+        return STATEMENTS_PER_FIRST_EXECUTION;
+    }
+
+    @Override
+    protected int statementsPerReplay() {
+        return STATEMENTS_PER_REPLAY;
+    }
+
     @Override
     protected boolean transactionUsableAfterLockTimeout() {
         return false;

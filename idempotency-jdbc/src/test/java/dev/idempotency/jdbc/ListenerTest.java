@@ -20,19 +20,19 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
-/** CONTRACT 8 on H2: the listener reports every outcome with its timing; purge works in bounded batches. */
+/** CONTRACT 8 on H2: the listener reports every outcome and error, with its timing. */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
-class ListenerAndPurgeTest {
+class ListenerTest {
 
-    private final HikariDataSource ds = TestDatabases.h2("listener-purge");
+    private final HikariDataSource ds = TestDatabases.h2("listener");
     private final MutableClock clock = new MutableClock(Instant.parse("2026-10-25T00:30:00Z"));
-    private final JdbcIdempotencyStore store = JdbcIdempotencyStore.builder().table("purge_test_record").build();
+    private final JdbcIdempotencyStore store = JdbcIdempotencyStore.builder().table("listener_record").build();
 
     @BeforeEach
     void clean() throws Exception {
         store.createTableIfMissing(ds);
         try (Connection c = ds.getConnection(); Statement s = c.createStatement()) {
-            s.execute("DELETE FROM purge_test_record");
+            s.execute("DELETE FROM listener_record");
         }
     }
 
@@ -98,29 +98,5 @@ class ListenerAndPurgeTest {
         }).build();
         Outcome<String> o = Tx.commit(ds, c -> idem.execute(IdempotencyKey.of("t", "k2"), c, () -> "v"));
         assertThat(o.isExecuted()).isTrue();
-    }
-
-    @Test
-    void purgeRemovesOnlyExpiredRecordsInBoundedBatches() throws Exception {
-        Idempotency<Connection> idem = Idempotency.builder(store).clock(clock)
-                .keyPolicy(KeyPolicy.builder().retention(Duration.ofHours(1)).build()).build();
-        for (int i = 0; i < 25; i++) {
-            IdempotencyKey key = IdempotencyKey.of("t", "old-" + i);
-            Tx.commit(ds, c -> idem.execute(key, c, () -> "v"));
-        }
-        clock.advance(Duration.ofMinutes(30));
-        for (int i = 0; i < 5; i++) {
-            IdempotencyKey key = IdempotencyKey.of("t", "new-" + i);
-            Tx.commit(ds, c -> idem.execute(key, c, () -> "v"));
-        }
-        clock.advance(Duration.ofMinutes(30)); // the old ones expire exactly now, the new ones in 30 minutes
-
-        assertThat(Tx.<Integer>commit(ds, c -> idem.purgeExpired(c, 10))).isEqualTo(10);
-        assertThat(Tx.<Integer>commit(ds, c -> idem.purgeExpired(c, 10))).isEqualTo(10);
-        assertThat(Tx.<Integer>commit(ds, c -> idem.purgeExpired(c, 10))).isEqualTo(5);
-        assertThat(Tx.<Integer>commit(ds, c -> idem.purgeExpired(c, 10))).isZero();
-        assertThat(Tx.count(ds, "SELECT COUNT(*) FROM purge_test_record")).isEqualTo(5);
-        assertThat(Tx.count(ds, "SELECT COUNT(*) FROM purge_test_record WHERE key_id LIKE 'new-%'")).isEqualTo(5);
-        assertThatThrownBy(() -> Tx.commit(ds, c -> idem.purgeExpired(c, 0))).hasMessageContaining("limit");
     }
 }
