@@ -402,6 +402,44 @@ public final class Idempotency<C> {
         }
     }
 
+    // ---- shared with ManagedIdempotency, which runs the same protocol in transactions of its own ----
+
+    <T> Outcome<T> outcomeOfRecord(IdempotencyKey key, Fingerprint fingerprint, ResultCodec<T> codec, StoredRecord record) {
+        return fromRecord(key, fingerprint, codec, record);
+    }
+
+    /** Encodes a result for the record and checks it against the size limit; {@code null} stays {@code null}. */
+    byte[] encodeForRecord(IdempotencyKey key, ResultCodec<?> codec, Object value) {
+        byte[] encoded = value == null ? null : encode(key, codec, value);
+        if (encoded != null && encoded.length > policy.maxResultBytes()) {
+            throw new ResultTooLargeException(key, encoded.length, policy.maxResultBytes());
+        }
+        return encoded;
+    }
+
+    boolean isFinalFailure(Exception failure) {
+        return isFinal(failure);
+    }
+
+    void outcomeReached(IdempotencyKey key, Outcome.Status status, long started) {
+        notifyOutcome(key, status, started);
+    }
+
+    void errorReached(IdempotencyKey key, Throwable failure, long started) {
+        notifyError(key, failure, started);
+    }
+
+    void retrying(IdempotencyKey key, int attempt, Throwable failure, Duration backoff) {
+        if (listener == IdempotencyListener.NONE) {
+            return;
+        }
+        try {
+            listener.onRetry(key, attempt, failure, backoff);
+        } catch (RuntimeException e) {
+            log.warn("IdempotencyListener.onRetry failed for key {}; ignored", key, e);
+        }
+    }
+
     @Override
     public String toString() {
         return "Idempotency[store=" + store + ", policy=" + policy + "]";

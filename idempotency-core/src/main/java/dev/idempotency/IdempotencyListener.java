@@ -32,4 +32,16 @@ public interface IdempotencyListener {
      */
     default void onError(IdempotencyKey key, Throwable failure, Duration elapsed) {
     }
+
+    /**
+     * A transaction that the library runs ({@link ManagedIdempotency}) failed with a conflict that
+     * the database resolved by aborting it, and will be run again after {@code backoff}.
+     *
+     * @param key the key
+     * @param attempt the attempt that failed: 1 for the first
+     * @param failure what it failed with
+     * @param backoff the pause before the next attempt
+     */
+    default void onRetry(IdempotencyKey key, int attempt, Throwable failure, Duration backoff) {
+    }
 }

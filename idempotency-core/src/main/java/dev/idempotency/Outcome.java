@@ -141,15 +141,29 @@ public sealed interface Outcome<T>
      * did not run. Answer 409 and let the client retry.
      *
      * @param key the key
+     * @param leaseUntil in lease mode, when the holder's lease ends by the store's clock (the earliest
+     *     time a retry could take the key over, for a {@code Retry-After}); {@code null} in
+     *     transactional mode, where the holder is an open transaction
      * @param <T> the result type
      */
-    record InProgress<T>(IdempotencyKey key) implements Outcome<T> {
+    record InProgress<T>(IdempotencyKey key, Instant leaseUntil) implements Outcome<T> {
         /**
          * @param key the key
+         * @param leaseUntil when the holder's lease ends, or {@code null}
          * @throws NullPointerException if {@code key} is null
          */
         public InProgress {
             Objects.requireNonNull(key, "key");
+        }
+
+        /**
+         * An attempt held by an open transaction (transactional mode): no lease end.
+         *
+         * @param key the key
+         * @throws NullPointerException if {@code key} is null
+         */
+        public InProgress(IdempotencyKey key) {
+            this(key, null);
         }
 
         @Override

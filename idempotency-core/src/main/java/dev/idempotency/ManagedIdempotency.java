@@ -1,0 +1,587 @@
+package dev.idempotency;
+
+import dev.idempotency.internal.FailureRecords;
+import dev.idempotency.spi.LeaseClaim;
+import dev.idempotency.spi.LeaseRequest;
+import dev.idempotency.spi.LeasedCompletion;
+import dev.idempotency.spi.LeasingStore;
+import dev.idempotency.spi.RecordStatus;
+import dev.idempotency.spi.RecoveryPoint;
+import dev.idempotency.spi.TransactionRunner;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HexFormat;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.ThreadLocalRandom;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The engine of the modes in which the library runs the transactions itself, over a
+ * {@link TransactionRunner} (a {@code DataSource}, a Jdbi instance): the transactional mode run for
+ * the caller, with whole-transaction retries, and lease mode with recovery phases, for work with
+ * effects outside the database.
+ *
+ * <p><b>Transactional mode, run for you</b> ({@link #execute(IdempotencyKey, TxWork)}): begin a
+ * transaction, run {@link Idempotency}'s protocol in it (claim, work, record), commit. A conflict
+ * that the database resolves by aborting the transaction (serialization failure, deadlock, a
+ * cluster's certification failure at {@code COMMIT}) rolls it back whole; it is run again, up to the
+ * {@link RetryPolicy}'s attempts, after a pause with jitter, and the retry replays the winner's
+ * result. Each retry reaches the listener ({@link IdempotencyListener#onRetry}). An
+ * {@code InProgress} outcome rolls its transaction back.
+ *
+ * <p><b>Lease mode</b> ({@link #lease}, {@link #run}), for an operation in phases (see
+ * {@link Phases}):
+ * <ol>
+ *   <li>Validate the key; an invalid key throws {@link InvalidKeyException} before any access.</li>
+ *   <li>In a short transaction of the engine's own, claim the key under a lease with a fresh random
+ *       owner token (128 bits), judged by the store's clock ({@link LeasingStore#claimLease}). A
+ *       completed record replays (or is a mismatch); a live lease of another attempt gives
+ *       {@link Outcome.InProgress} with the lease's end, after polling for up to
+ *       {@link LeasePolicy#waitForHolder()}; a lease that ended is taken over, counting one more
+ *       attempt. In the same transaction, run the <i>prepare</i> phase and record its value as the
+ *       recovery point; an attempt that resumes a committed prepare decodes its value instead and
+ *       does not run it again. Commit.</li>
+ *   <li>Run the <i>call</i> outside any transaction, with a {@link LeaseAttempt}: the attempt number,
+ *       the downstream key (the same on every attempt), the lease end, and a way to extend the
+ *       lease.</li>
+ *   <li>If the call throws a failure that the key policy declares final: in one transaction, run the
+ *       final-failure writes and record the failure, fenced by the owner token; return
+ *       {@link Outcome.Failed}, replayed to every retry. Any other failure: end the lease at once
+ *       ({@link LeasingStore#releaseLease}, keeping the recovery point) so that a retry resumes
+ *       without waiting, and rethrow it unchanged.</li>
+ *   <li>In one transaction, run the <i>finish</i> phase and record the result, fenced: if another
+ *       attempt took the key over meanwhile, the transaction rolls back and
+ *       {@link LeaseLostException} is thrown; nothing of this attempt is recorded. Otherwise return
+ *       {@link Outcome.Executed}. A finish that throws rolls back, and the lease is ended as in 4.</li>
+ * </ol>
+ * A process that dies anywhere leaves at most a committed claim (and prepare) whose lease ends on
+ * its own; the next attempt after that takes it over and resumes. Every short transaction of the
+ * engine is retried on conflicts as in transactional mode.
+ *
+ * <p>Instances are immutable and thread-safe: build one and share it.
+ *
+ * @param <C> the transaction type
+ */
+public final class ManagedIdempotency<C> {
+
+    private static final Logger log = LoggerFactory.getLogger(ManagedIdempotency.class);
+    private static final SecureRandom TOKENS = new SecureRandom();
+
+    private final Idempotency<C> engine;
+    private final TransactionRunner<C> transactions;
+    private final RetryPolicy retry;
+    private final LeasePolicy leases;
+
+    private ManagedIdempotency(Builder<C> b) {
+        this.engine = b.engine;
+        this.transactions = b.transactions;
+        this.retry = b.retry;
+        this.leases = b.leases;
+    }
+
+    /**
+     * @param engine the engine: store, key policy, clock and listener
+     * @param transactions begins and ends the transactions
+     * @param <C> the transaction type
+     * @return a builder with the default retry and lease policies
+     */
+    public static <C> Builder<C> builder(Idempotency<C> engine, TransactionRunner<C> transactions) {
+        return new Builder<>(engine, transactions);
+    }
+
+    /**
+     * @param engine the engine: store, key policy, clock and listener
+     * @param transactions begins and ends the transactions
+     * @param <C> the transaction type
+     * @return a managed engine with the default retry and lease policies
+     */
+    public static <C> ManagedIdempotency<C> of(Idempotency<C> engine, TransactionRunner<C> transactions) {
+        return builder(engine, transactions).build();
+    }
+
+    // ---- transactional mode, run for the caller -------------------------------------------------
+
+    /**
+     * Runs {@code work} at most once for {@code key}, in a transaction of the library's own that it
+     * commits, retrying conflicts; the result's codec is chosen by its type as in
+     * {@link Idempotency#execute(IdempotencyKey, Object, Work)}.
+     *
+     * @param key the key
+     * @param work the business change, given the open transaction; it must not commit or roll back
+     * @param <T> the result type
+     * @param <X> the work's checked exception
+     * @return the outcome; never {@code null}
+     * @throws X the work's own exception, unchanged (the transaction was rolled back)
+     * @throws InvalidKeyException if the policy refuses the key
+     * @throws TransactionConflictException if every attempt ended in a conflict
+     * @throws ResultCodecException if no built-in codec fits the result, or a replay cannot be decoded
+     * @throws IdempotencyStoreException if the store or the database fails
+     */
+    public <T, X extends Exception> Outcome<T> execute(IdempotencyKey key, TxWork<C, T, X> work) throws X {
+        return transact(key, Fingerprint.NONE, null, work);
+    }
+
+    /**
+     * As {@link #execute(IdempotencyKey, TxWork)}, with a request fingerprint.
+     *
+     * @param key the key
+     * @param fingerprint the request's fingerprint
+     * @param work the business change
+     * @param <T> the result type
+     * @param <X> the work's checked exception
+     * @return the outcome; never {@code null}
+     * @throws X the work's own exception, unchanged
+     * @throws InvalidKeyException if the policy refuses the key
+     * @throws TransactionConflictException if every attempt ended in a conflict
+     * @throws ResultCodecException if no built-in codec fits the result, or a replay cannot be decoded
+     * @throws IdempotencyStoreException if the store or the database fails
+     */
+    public <T, X extends Exception> Outcome<T> execute(IdempotencyKey key, Fingerprint fingerprint, TxWork<C, T, X> work) throws X {
+        return transact(key, Objects.requireNonNull(fingerprint, "fingerprint"), null, work);
+    }
+
+    /**
+     * The complete form: key, fingerprint, codec and work.
+     *
+     * @param key the key
+     * @param fingerprint the request's fingerprint
+     * @param codec encodes the result for the record and decodes it for a replay
+     * @param work the business change
+     * @param <T> the result type
+     * @param <X> the work's checked exception
+     * @return the outcome; never {@code null}
+     * @throws X the work's own exception, unchanged
+     * @throws InvalidKeyException if the policy refuses the key
+     * @throws TransactionConflictException if every attempt ended in a conflict
+     * @throws ResultCodecException if the result cannot be encoded, or a replay cannot be decoded
+     * @throws IdempotencyStoreException if the store or the database fails
+     */
+    public <T, X extends Exception> Outcome<T> execute(IdempotencyKey key, Fingerprint fingerprint, ResultCodec<T> codec,
+                                                       TxWork<C, T, X> work) throws X {
+        return transact(key, Objects.requireNonNull(fingerprint, "fingerprint"), Objects.requireNonNull(codec, "codec"), work);
+    }
+
+    private <T, X extends Exception> Outcome<T> transact(IdempotencyKey key, Fingerprint fingerprint, ResultCodec<T> codec,
+                                                         TxWork<C, T, X> work) throws X {
+        Objects.requireNonNull(key, "key");
+        Objects.requireNonNull(work, "work");
+        return withRetries(key, () -> {
+            try {
+                return transactions.inTransaction(tx -> {
+                    Work<T, X> bound = () -> work.apply(tx);
+                    Outcome<T> outcome = codec == null ? engine.execute(key, fingerprint, tx, bound)
+                            : engine.execute(key, fingerprint, tx, codec, bound);
+                    if (outcome instanceof Outcome.InProgress) {
+                        throw new RollBack(outcome); // the wait may have aborted the transaction
+                    }
+                    return outcome;
+                });
+            } catch (RollBack rolledBack) {
+                @SuppressWarnings("unchecked")
+                Outcome<T> outcome = (Outcome<T>) rolledBack.outcome;
+                return outcome;
+            }
+        });
+    }
+
+    // ---- lease mode ---------------------------------------------------------------------------------
+
+    /**
+     * Lease mode with a call only: runs {@code work} outside any transaction, at most once to
+     * completion for {@code key}, and records its result fenced by the attempt's owner token.
+     *
+     * @param key the key
+     * @param fingerprint the request's fingerprint
+     * @param codec encodes the result for the record and decodes it for a replay
+     * @param work the call, given its attempt
+     * @param <T> the result type
+     * @param <X> the call's checked exception
+     * @return the outcome; never {@code null}
+     * @throws X the call's own exception, unchanged (the lease was ended, so a retry runs at once)
+     * @throws InvalidKeyException if the policy refuses the key
+     * @throws LeaseLostException if the lease ended and another attempt took the key over
+     * @throws ResultCodecException if the result cannot be encoded, or a replay cannot be decoded
+     * @throws ResultTooLargeException if the encoded result is over the policy's limit
+     * @throws UnsupportedOperationException if the store keeps no leases
+     * @throws IdempotencyStoreException if the store or the database fails
+     */
+    public <T, X extends Exception> Outcome<T> lease(IdempotencyKey key, Fingerprint fingerprint, ResultCodec<T> codec,
+                                                     LeasedWork<T, X> work) throws X {
+        return run(key, fingerprint, Phases.<C, T, X>call(work).result(codec));
+    }
+
+    /**
+     * As {@link #lease(IdempotencyKey, Fingerprint, ResultCodec, LeasedWork)}, without a fingerprint.
+     *
+     * @param key the key
+     * @param codec encodes the result
+     * @param work the call
+     * @param <T> the result type
+     * @param <X> the call's checked exception
+     * @return the outcome; never {@code null}
+     * @throws X the call's own exception, unchanged
+     * @throws LeaseLostException if the lease ended and another attempt took the key over
+     */
+    public <T, X extends Exception> Outcome<T> lease(IdempotencyKey key, ResultCodec<T> codec, LeasedWork<T, X> work) throws X {
+        return lease(key, Fingerprint.NONE, codec, work);
+    }
+
+    /**
+     * Runs an operation in phases under a lease (see {@link Phases} and the protocol above).
+     *
+     * @param key the key
+     * @param fingerprint the request's fingerprint
+     * @param phases the operation
+     * @param <T> the result type
+     * @param <X> the phases' checked exception
+     * @return the outcome; never {@code null}
+     * @throws X a phase's own exception, unchanged
+     * @throws InvalidKeyException if the policy refuses the key
+     * @throws LeaseLostException if the lease ended and another attempt took the key over
+     * @throws ResultCodecException if a value cannot be encoded, or a recorded one decoded
+     * @throws ResultTooLargeException if an encoded value is over the policy's limit
+     * @throws UnsupportedOperationException if the store keeps no leases
+     * @throws IdempotencyStoreException if the store or the database fails
+     */
+    public <T, X extends Exception> Outcome<T> run(IdempotencyKey key, Fingerprint fingerprint, Phases<C, T, X> phases) throws X {
+        long started = System.nanoTime();
+        try {
+            engine.policy().validate(key);
+            Objects.requireNonNull(fingerprint, "fingerprint");
+            Objects.requireNonNull(phases, "phases");
+            Outcome<T> outcome = leased(leasingStore(), key, fingerprint, phases);
+            engine.outcomeReached(key, outcome.status(), started);
+            return outcome;
+        } catch (Throwable t) {
+            engine.errorReached(key, t, started);
+            throw t;
+        }
+    }
+
+    /**
+     * As {@link #run(IdempotencyKey, Fingerprint, Phases)}, without a fingerprint.
+     *
+     * @param key the key
+     * @param phases the operation
+     * @param <T> the result type
+     * @param <X> the phases' checked exception
+     * @return the outcome; never {@code null}
+     * @throws X a phase's own exception, unchanged
+     * @throws LeaseLostException if the lease ended and another attempt took the key over
+     */
+    public <T, X extends Exception> Outcome<T> run(IdempotencyKey key, Phases<C, T, X> phases) throws X {
+        return run(key, Fingerprint.NONE, phases);
+    }
+
+    private <T, X extends Exception> Outcome<T> leased(LeasingStore<C> store, IdempotencyKey key, Fingerprint fingerprint,
+                                                       Phases<C, T, X> phases) throws X {
+        KeyPolicy policy = engine.policy();
+        String token = HexFormat.of().formatHex(randomBytes());
+        LeaseRequest request = new LeaseRequest(key, fingerprint, token, leases.lease(), policy.retention(), policy.lockTimeout());
+        long deadline = System.nanoTime() + leases.waitForHolder().toNanos();
+        Claimed claimed;
+        while (true) {
+            claimed = withRetries(key, () -> transactions.inTransaction(tx -> claimAndPrepare(store, tx, request, phases)));
+            LeaseClaim claim = claimed.claim;
+            if (claim instanceof LeaseClaim.Found found) {
+                return engine.outcomeOfRecord(key, fingerprint, phases.codec, found.record());
+            }
+            if (claim instanceof LeaseClaim.Acquired) {
+                break;
+            }
+            Instant leaseUntil = null;
+            if (claim instanceof LeaseClaim.Held held) {
+                if (!held.fingerprint().equals(fingerprint)) {
+                    return new Outcome.Mismatch<>(key);
+                }
+                leaseUntil = held.leaseUntil();
+            }
+            long remaining = deadline - System.nanoTime();
+            if (remaining <= 0 || !pause(Duration.ofNanos(Math.min(remaining, leases.pollInterval().toNanos())))) {
+                log.debug("Key {} is held by another attempt; lease until {}", key, leaseUntil);
+                return new Outcome.InProgress<>(key, leaseUntil);
+            }
+        }
+        LeaseClaim.Acquired acquired = (LeaseClaim.Acquired) claimed.claim;
+        if (acquired.attempt() > 1) {
+            log.debug("Key {}: attempt {} took over an ended lease{}", key, acquired.attempt(),
+                    acquired.resumeFrom() == null ? "" : ", resuming after its committed prepare");
+        }
+        Attempt attempt = new Attempt(store, key, token, acquired);
+        Object prepared = claimed.prepared;
+        Object called;
+        try {
+            called = phases.steps.call.call(attempt, prepared);
+        } catch (Throwable failure) {
+            if (failure instanceof Exception e && !(failure instanceof LeaseLostException) && engine.isFinalFailure(e)) {
+                return recordFinalFailure(store, key, token, phases, prepared, e);
+            }
+            endLease(store, key, token, failure);
+            throw failure;
+        }
+        T value;
+        try {
+            value = withRetries(key, () -> transactions.inTransaction(tx -> {
+                T result = phases.finish.finish(tx, prepared, called);
+                byte[] encoded = engine.encodeForRecord(key, phases.codec, result);
+                store.completeLeased(tx, token, new LeasedCompletion(key, RecordStatus.COMPLETED, phases.codec.name(), encoded,
+                        policy.retention())).orElseThrow(() -> new LeaseLostException(key, "the result"));
+                return result;
+            }));
+        } catch (LeaseLostException lost) {
+            throw lost;
+        } catch (Throwable failure) {
+            endLease(store, key, token, failure);
+            throw failure;
+        }
+        return new Outcome.Executed<>(key, value);
+    }
+
+    private <T, X extends Exception> Claimed claimAndPrepare(LeasingStore<C> store, C tx, LeaseRequest request,
+                                                             Phases<C, T, X> phases) throws X {
+        LeaseClaim claim = store.claimLease(tx, request);
+        if (!(claim instanceof LeaseClaim.Acquired acquired) || !phases.hasPrepare()) {
+            return new Claimed(claim, null);
+        }
+        IdempotencyKey key = request.key();
+        ResultCodec<Object> codec = phases.steps.prepareCodec;
+        if (acquired.resumeFrom() != null) {
+            return new Claimed(claim, decodeRecoveryPoint(key, codec, acquired.resumeFrom()));
+        }
+        Object prepared = phases.steps.prepare.apply(tx);
+        byte[] state = engine.encodeForRecord(key, codec, prepared);
+        if (!store.checkpoint(tx, key, request.ownerToken(), new RecoveryPoint(codec.name(), state))) {
+            throw new LeaseLostException(key, "the recovery point");
+        }
+        return new Claimed(claim, prepared);
+    }
+
+    private <T, X extends Exception> Outcome<T> recordFinalFailure(LeasingStore<C> store, IdempotencyKey key, String token,
+                                                                   Phases<C, T, X> phases, Object prepared, Exception failure) throws X {
+        FailureRecords.Failure recorded = FailureRecords.of(failure, engine.policy().maxResultBytes());
+        Instant recordedAt;
+        try {
+            recordedAt = withRetries(key, () -> transactions.inTransaction(tx -> {
+                if (phases.steps.onFinalFailure != null) {
+                    phases.steps.onFinalFailure.onFinalFailure(tx, prepared, failure);
+                }
+                return store.completeLeased(tx, token, new LeasedCompletion(key, RecordStatus.FAILED, FailureRecords.CODEC,
+                        recorded.encode(), engine.policy().retention())).orElseThrow(() -> new LeaseLostException(key, "the final failure"));
+            }));
+        } catch (LeaseLostException lost) {
+            lost.addSuppressed(failure);
+            throw lost;
+        } catch (Throwable recording) {
+            recording.addSuppressed(failure);
+            endLease(store, key, token, recording);
+            throw recording;
+        }
+        log.debug("Key {}: final failure {} recorded", key, recorded.type());
+        return new Outcome.Failed<>(key, recorded.type(), recorded.message(), recordedAt, false);
+    }
+
+    /** Ends this attempt's lease after a failure, so that a retry runs at once; a failure to do so is attached. */
+    private void endLease(LeasingStore<C> store, IdempotencyKey key, String token, Throwable failure) {
+        try {
+            withRetries(key, () -> transactions.inTransaction(tx -> store.releaseLease(tx, key, token)));
+        } catch (RuntimeException releaseFailure) {
+            failure.addSuppressed(releaseFailure);
+        }
+    }
+
+    private static Object decodeRecoveryPoint(IdempotencyKey key, ResultCodec<Object> codec, RecoveryPoint point) {
+        if (!codec.name().equals(point.codec())) {
+            throw new ResultCodecException(key, "the recovery point was recorded with codec '" + point.codec()
+                    + "' but this operation's prepare phase decodes with codec '" + codec.name() + "'", null);
+        }
+        if (point.state() == null) {
+            return null;
+        }
+        try {
+            return codec.decode(point.state());
+        } catch (Exception e) {
+            throw new ResultCodecException(key, "codec '" + codec.name() + "' failed to decode the recovery point", e);
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private LeasingStore<C> leasingStore() {
+        if (engine.store() instanceof LeasingStore<?> store) {
+            return (LeasingStore<C>) store;
+        }
+        throw new UnsupportedOperationException("lease mode needs a store that keeps leases (a LeasingStore); "
+                + engine.store() + " does not");
+    }
+
+    // ---- retries ------------------------------------------------------------------------------------
+
+    @FunctionalInterface
+    private interface Step<R, X extends Exception> {
+        R run() throws X;
+    }
+
+    private <R, X extends Exception> R withRetries(IdempotencyKey key, Step<R, X> step) throws X {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return step.run();
+            } catch (Exception failure) {
+                if (attempt >= retry.maxAttempts() || failure instanceof LeaseLostException || !transactions.isRetryable(failure)) {
+                    throw failure;
+                }
+                Duration backoff = retry.backoff(attempt, () -> ThreadLocalRandom.current().nextDouble());
+                log.debug("Key {}: attempt {} of the transaction ended in a conflict; retrying in {}", key, attempt, backoff);
+                engine.retrying(key, attempt, failure, backoff);
+                if (!pause(backoff)) {
+                    throw failure;
+                }
+            }
+        }
+    }
+
+    /** @return {@code false} if the thread was interrupted (its flag is set again) */
+    private static boolean pause(Duration duration) {
+        try {
+            Thread.sleep(duration.toMillis(), (int) (duration.toNanos() % 1_000_000));
+            return true;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
+    private static byte[] randomBytes() {
+        byte[] bytes = new byte[16];
+        TOKENS.nextBytes(bytes);
+        return bytes;
+    }
+
+    /** @return the engine: store, key policy, clock and listener */
+    public Idempotency<C> engine() {
+        return engine;
+    }
+
+    /** @return the retry policy */
+    public RetryPolicy retryPolicy() {
+        return retry;
+    }
+
+    /** @return the lease policy */
+    public LeasePolicy leasePolicy() {
+        return leases;
+    }
+
+    @Override
+    public String toString() {
+        return "ManagedIdempotency[" + engine + ", transactions=" + transactions + ", " + retry + ", " + leases + "]";
+    }
+
+    /** What the claim transaction found, and the prepare value it produced or resumed. */
+    private record Claimed(LeaseClaim claim, Object prepared) {
+    }
+
+    /** Carries an {@code InProgress} outcome out of a transaction that must be rolled back. */
+    private static final class RollBack extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+        private final transient Outcome<?> outcome;
+
+        RollBack(Outcome<?> outcome) {
+            super("in progress", null, false, false);
+            this.outcome = outcome;
+        }
+    }
+
+    /** The attempt handed to the call. */
+    private final class Attempt implements LeaseAttempt {
+        private final LeasingStore<C> store;
+        private final IdempotencyKey key;
+        private final String token;
+        private final int number;
+        private final boolean resumed;
+        private volatile Instant leaseUntil;
+
+        Attempt(LeasingStore<C> store, IdempotencyKey key, String token, LeaseClaim.Acquired acquired) {
+            this.store = store;
+            this.key = key;
+            this.token = token;
+            this.number = acquired.attempt();
+            this.resumed = acquired.resumeFrom() != null;
+            this.leaseUntil = acquired.leaseUntil();
+        }
+
+        @Override
+        public IdempotencyKey key() {
+            return key;
+        }
+
+        @Override
+        public int number() {
+            return number;
+        }
+
+        @Override
+        public Instant leaseUntil() {
+            return leaseUntil;
+        }
+
+        @Override
+        public boolean resumed() {
+            return resumed;
+        }
+
+        @Override
+        public Instant extend(Duration lease) {
+            Duration checked = LeasePolicy.builder().lease(lease).build().lease();
+            Optional<Instant> end = withRetries(key, () -> transactions.inTransaction(tx -> store.extendLease(tx, key, token, checked)));
+            leaseUntil = end.orElseThrow(() -> new LeaseLostException(key, "the lease extension"));
+            return leaseUntil;
+        }
+
+        @Override
+        public String toString() {
+            return "LeaseAttempt[key=" + key + ", number=" + number + ", leaseUntil=" + leaseUntil + "]";
+        }
+    }
+
+    /**
+     * Builds a {@link ManagedIdempotency}. Not thread-safe; what it builds is.
+     *
+     * @param <C> the transaction type
+     */
+    public static final class Builder<C> {
+        private final Idempotency<C> engine;
+        private final TransactionRunner<C> transactions;
+        private RetryPolicy retry = RetryPolicy.ofDefaults();
+        private LeasePolicy leases = LeasePolicy.ofDefaults();
+
+        private Builder(Idempotency<C> engine, TransactionRunner<C> transactions) {
+            this.engine = Objects.requireNonNull(engine, "engine");
+            this.transactions = Objects.requireNonNull(transactions, "transactions");
+        }
+
+        /**
+         * @param retry how conflicts are retried
+         * @return this builder
+         */
+        public Builder<C> retry(RetryPolicy retry) {
+            this.retry = Objects.requireNonNull(retry, "retry");
+            return this;
+        }
+
+        /**
+         * @param leases the lease length and what an attempt does on a live lease
+         * @return this builder
+         */
+        public Builder<C> leases(LeasePolicy leases) {
+            this.leases = Objects.requireNonNull(leases, "leases");
+            return this;
+        }
+
+        /** @return the managed engine */
+        public ManagedIdempotency<C> build() {
+            return new ManagedIdempotency<>(this);
+        }
+    }
+}

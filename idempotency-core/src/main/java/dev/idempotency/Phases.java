@@ -1,0 +1,224 @@
+package dev.idempotency;
+
+import java.util.Objects;
+
+/**
+ * A leased operation in up to three phases, each with its own commit, for work that changes
+ * something outside the database (run it with {@link ManagedIdempotency#run}):
+ * <ol>
+ *   <li><b>prepare</b> (optional): local writes, committed in one transaction together with the
+ *       claim, such as inserting the charge as {@code pending}. Its value is recorded with the
+ *       recovery point, through a codec.</li>
+ *   <li><b>call</b>: outside any transaction, such as the payment provider's API, sending
+ *       {@link LeaseAttempt#downstreamKey()} so that the provider deduplicates a repeated call.</li>
+ *   <li><b>finish</b>: local writes committed together with the operation's result, and only if this
+ *       attempt still holds the key (fencing), such as marking the charge {@code succeeded} with the
+ *       provider's id. Without finishing writes, {@link Called#result(ResultCodec)} records the
+ *       call's value as the result.</li>
+ * </ol>
+ * An attempt after a crash resumes at the first phase that did not commit: a committed prepare is
+ * never run again, and its recorded value is handed to the call. The call is repeated (with the same
+ * downstream key) unless the result was recorded. A failure of the call that the key policy declares
+ * final gets its own finishing transaction ({@link Called#onFinalFailure}, such as marking the
+ * charge {@code declined}), and is recorded and replayed.
+ *
+ * <pre>{@code
+ * Phases<Connection, Receipt, Exception> charge = Phases
+ *         .prepare((Connection tx) -> insertPendingCharge(tx, request), ResultCodec.longs())
+ *         .call((attempt, chargeId) -> provider.charge(attempt.downstreamKey(), request))
+ *         .onFinalFailure((tx, chargeId, failure) -> markDeclined(tx, chargeId))
+ *         .finish((tx, chargeId, providerCharge) -> markSucceeded(tx, chargeId, providerCharge), receiptCodec);
+ * }</pre>
+ *
+ * <p>Immutable and thread-safe if its functions are; one definition may serve many operations.
+ *
+ * @param <C> the transaction type
+ * @param <T> the operation's result
+ * @param <X> the checked exception the phases may throw ({@link RuntimeException} if none)
+ */
+public final class Phases<C, T, X extends Exception> {
+
+    final Called<C, Object, Object, X> steps;
+    final PhaseFinish<C, Object, Object, T, X> finish;
+    final ResultCodec<T> codec;
+
+    @SuppressWarnings("unchecked")
+    private Phases(Called<C, ?, ?, X> steps, PhaseFinish<C, ?, ?, T, X> finish, ResultCodec<T> codec) {
+        this.steps = (Called<C, Object, Object, X>) steps;
+        this.finish = (PhaseFinish<C, Object, Object, T, X>) finish;
+        this.codec = Objects.requireNonNull(codec, "codec");
+    }
+
+    /**
+     * Starts an operation with a prepare phase.
+     *
+     * @param prepare the local writes committed with the claim; its value is recorded
+     * @param codec encodes the prepare value into the recovery point and decodes it on resume
+     * @param <C> the transaction type
+     * @param <P> the prepare value
+     * @param <X> the checked exception the phases may throw
+     * @return the next step: the call
+     */
+    public static <C, P, X extends Exception> Prepared<C, P, X> prepare(TxWork<C, P, X> prepare, ResultCodec<P> codec) {
+        return new Prepared<>(Objects.requireNonNull(prepare, "prepare"), Objects.requireNonNull(codec, "codec"));
+    }
+
+    /**
+     * Starts an operation without a prepare phase: the claim commits alone.
+     *
+     * @param call the call, outside any transaction
+     * @param <C> the transaction type
+     * @param <V> the call's value
+     * @param <X> the checked exception the phases may throw
+     * @return the next step: finish, or record the call's value
+     */
+    public static <C, V, X extends Exception> Called<C, Void, V, X> call(LeasedWork<V, X> call) {
+        Objects.requireNonNull(call, "call");
+        return new Called<>(null, null, (attempt, none) -> call.call(attempt), null);
+    }
+
+    /** @return whether the operation has a prepare phase */
+    boolean hasPrepare() {
+        return steps.prepare != null;
+    }
+
+    /**
+     * An operation with its prepare phase, waiting for its call.
+     *
+     * @param <C> the transaction type
+     * @param <P> the prepare value
+     * @param <X> the checked exception the phases may throw
+     */
+    public static final class Prepared<C, P, X extends Exception> {
+        private final TxWork<C, P, X> prepare;
+        private final ResultCodec<P> codec;
+
+        private Prepared(TxWork<C, P, X> prepare, ResultCodec<P> codec) {
+            this.prepare = prepare;
+            this.codec = codec;
+        }
+
+        /**
+         * @param call the call, outside any transaction, given the prepare value
+         * @param <V> the call's value
+         * @return the next step: finish, or record the call's value
+         */
+        public <V> Called<C, P, V, X> call(PhaseCall<P, V, X> call) {
+            return new Called<>(prepare, codec, Objects.requireNonNull(call, "call"), null);
+        }
+    }
+
+    /**
+     * An operation with its call, waiting for how it finishes.
+     *
+     * @param <C> the transaction type
+     * @param <P> the prepare value ({@code Void} without a prepare phase)
+     * @param <V> the call's value
+     * @param <X> the checked exception the phases may throw
+     */
+    public static final class Called<C, P, V, X extends Exception> {
+        final TxWork<C, P, X> prepare;
+        final ResultCodec<P> prepareCodec;
+        final PhaseCall<P, V, X> call;
+        final PhaseFailure<C, P, X> onFinalFailure;
+
+        private Called(TxWork<C, P, X> prepare, ResultCodec<P> prepareCodec, PhaseCall<P, V, X> call, PhaseFailure<C, P, X> onFinalFailure) {
+            this.prepare = prepare;
+            this.prepareCodec = prepareCodec;
+            this.call = call;
+            this.onFinalFailure = onFinalFailure;
+        }
+
+        /**
+         * Local writes for a final failure of the call (one the key policy declares final), committed
+         * together with the recorded failure, such as marking the charge {@code declined}. Without
+         * it, the failure is recorded alone.
+         *
+         * @param onFinalFailure the writes, given the prepare value and the failure
+         * @return the same step, with these writes
+         */
+        public Called<C, P, V, X> onFinalFailure(PhaseFailure<C, P, X> onFinalFailure) {
+            return new Called<>(prepare, prepareCodec, call, Objects.requireNonNull(onFinalFailure, "onFinalFailure"));
+        }
+
+        /**
+         * Finishes with local writes committed together with the result.
+         *
+         * @param finish the writes, given the prepare value and the call's value; returns the result
+         * @param codec encodes the result for the record and decodes it for a replay
+         * @param <T> the result
+         * @return the operation
+         */
+        public <T> Phases<C, T, X> finish(PhaseFinish<C, P, V, T, X> finish, ResultCodec<T> codec) {
+            return new Phases<>(this, Objects.requireNonNull(finish, "finish"), codec);
+        }
+
+        /**
+         * Finishes without local writes: the call's value is the result.
+         *
+         * @param codec encodes the call's value for the record and decodes it for a replay
+         * @return the operation
+         */
+        public Phases<C, V, X> result(ResultCodec<V> codec) {
+            PhaseFinish<C, P, V, V, X> recordCall = (tx, prepared, called) -> called;
+            return new Phases<>(this, recordCall, codec);
+        }
+    }
+
+    /**
+     * The call phase, given the prepare value.
+     *
+     * @param <P> the prepare value
+     * @param <V> the call's value
+     * @param <X> the checked exception it may throw
+     */
+    @FunctionalInterface
+    public interface PhaseCall<P, V, X extends Exception> {
+        /**
+         * @param attempt the attempt: its number, the downstream key, the lease
+         * @param prepared the prepare value, as recorded
+         * @return the call's value
+         * @throws X on failure
+         */
+        V call(LeaseAttempt attempt, P prepared) throws X;
+    }
+
+    /**
+     * The finish phase.
+     *
+     * @param <C> the transaction type
+     * @param <P> the prepare value
+     * @param <V> the call's value
+     * @param <T> the result
+     * @param <X> the checked exception it may throw
+     */
+    @FunctionalInterface
+    public interface PhaseFinish<C, P, V, T, X extends Exception> {
+        /**
+         * @param tx the transaction that also records the result
+         * @param prepared the prepare value, as recorded
+         * @param called the call's value
+         * @return the operation's result
+         * @throws X on failure
+         */
+        T finish(C tx, P prepared, V called) throws X;
+    }
+
+    /**
+     * The writes for a final failure of the call.
+     *
+     * @param <C> the transaction type
+     * @param <P> the prepare value
+     * @param <X> the checked exception it may throw
+     */
+    @FunctionalInterface
+    public interface PhaseFailure<C, P, X extends Exception> {
+        /**
+         * @param tx the transaction that also records the failure
+         * @param prepared the prepare value, as recorded
+         * @param failure the call's final failure
+         * @throws X on failure
+         */
+        void onFinalFailure(C tx, P prepared, Exception failure) throws X;
+    }
+}

@@ -1,0 +1,97 @@
+package dev.idempotency.spi;
+
+import dev.idempotency.Fingerprint;
+import java.time.Instant;
+import java.util.Objects;
+
+/** What {@link LeasingStore#claimLease} found. */
+public sealed interface LeaseClaim permits LeaseClaim.Acquired, LeaseClaim.Found, LeaseClaim.Held, LeaseClaim.Busy {
+
+    /** @return the claim that means "another transaction held the key's row past the lock timeout" */
+    static LeaseClaim busy() {
+        return Busy.INSTANCE;
+    }
+
+    /**
+     * The request's owner token now holds the key, under a lease until {@code leaseUntil}; the claim
+     * is written in the transaction and holds once it commits.
+     *
+     * @param attempt which attempt this is: 1 for a new record, one more than the last for a take-over
+     *     of an ended lease
+     * @param now the store's current time when it claimed
+     * @param leaseUntil the end of the lease, by the store's clock
+     * @param resumeFrom the recovery point an earlier attempt committed, or {@code null}
+     */
+    record Acquired(int attempt, Instant now, Instant leaseUntil, RecoveryPoint resumeFrom) implements LeaseClaim {
+        /**
+         * @param attempt which attempt this is, at least 1
+         * @param now the store's current time
+         * @param leaseUntil the end of the lease
+         * @param resumeFrom the recovery point an earlier attempt committed, or {@code null}
+         * @throws NullPointerException if {@code now} or {@code leaseUntil} is null
+         * @throws IllegalArgumentException if {@code attempt} is less than 1 or the lease ends before now
+         */
+        public Acquired {
+            Objects.requireNonNull(now, "now");
+            Objects.requireNonNull(leaseUntil, "leaseUntil");
+            if (attempt < 1) {
+                throw new IllegalArgumentException("attempt must be at least 1, was " + attempt);
+            }
+            if (leaseUntil.isBefore(now)) {
+                throw new IllegalArgumentException("leaseUntil " + leaseUntil + " is before now " + now);
+            }
+        }
+    }
+
+    /**
+     * A completed or failed, unexpired record of the key.
+     *
+     * @param record the record
+     */
+    record Found(StoredRecord record) implements LeaseClaim {
+        /**
+         * @param record the record
+         * @throws NullPointerException if {@code record} is null
+         * @throws IllegalArgumentException if the record is in progress (that is {@link Held})
+         */
+        public Found {
+            Objects.requireNonNull(record, "record");
+            if (record.status() == RecordStatus.IN_PROGRESS) {
+                throw new IllegalArgumentException("a record in progress is Held, not Found");
+            }
+        }
+    }
+
+    /**
+     * Another owner holds the key under a lease that has not ended.
+     *
+     * @param fingerprint the fingerprint of the request that holds it
+     * @param leaseUntil the end of its lease, by the store's clock
+     * @param attempts how many attempts have claimed the key so far
+     */
+    record Held(Fingerprint fingerprint, Instant leaseUntil, int attempts) implements LeaseClaim {
+        /**
+         * @param fingerprint the fingerprint of the request that holds it
+         * @param leaseUntil the end of its lease
+         * @param attempts how many attempts have claimed the key so far
+         * @throws NullPointerException if a component is null
+         */
+        public Held {
+            Objects.requireNonNull(fingerprint, "fingerprint");
+            Objects.requireNonNull(leaseUntil, "leaseUntil");
+        }
+    }
+
+    /** Another open transaction held the key's row for longer than the lock timeout. */
+    final class Busy implements LeaseClaim {
+        private static final Busy INSTANCE = new Busy();
+
+        private Busy() {
+        }
+
+        @Override
+        public String toString() {
+            return "LeaseClaim.Busy";
+        }
+    }
+}

@@ -1,0 +1,97 @@
+package dev.idempotency.spi;
+
+import dev.idempotency.IdempotencyKey;
+import dev.idempotency.IdempotencyStoreException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Optional;
+
+/**
+ * A store that also keeps leases: the primitives of lease mode and recovery phases
+ * ({@link dev.idempotency.ManagedIdempotency}), for work with effects outside the database. Each
+ * primitive runs in a short transaction that the engine begins and commits itself.
+ *
+ * <p>Every time a lease primitive needs is read from the <b>store's own clock</b> (for a database,
+ * the server's), never passed in by the engine: application nodes whose clocks disagree must still
+ * agree on when a lease ends. A store must keep these promises, which {@code idempotency-testkit}
+ * checks:
+ * <ol>
+ *   <li>{@link #claimLease} takes a key that has no record, or only an expired one, as attempt 1,
+ *       with the request's owner token and a lease until {@code now + lease}.</li>
+ *   <li>It never takes over a record in progress whose lease has not ended: it answers
+ *       {@link LeaseClaim.Held} with the lease's end. Once the lease has ended (or was released),
+ *       it takes the record over for the new owner token, counts one more attempt, and hands back
+ *       the recovery point that an earlier attempt committed, unchanged.</li>
+ *   <li>A completed or failed, unexpired record is {@link LeaseClaim.Found}.</li>
+ *   <li>{@link #extendLease}, {@link #checkpoint}, {@link #completeLeased} and {@link #releaseLease}
+ *       are fenced: they change the record only while the given owner token still holds it (no
+ *       other attempt took it over), and report whether they did.</li>
+ *   <li>A recovery point, once committed, is only replaced by a later phase's: it never goes back,
+ *       neither by a take-over nor by a release.</li>
+ * </ol>
+ *
+ * <p>Implementations must be thread-safe; one transaction is used by one thread at a time.
+ *
+ * @param <C> the transaction type
+ */
+public interface LeasingStore<C> extends IdempotencyStore<C> {
+
+    /**
+     * Claims the key under a lease, or finds its record.
+     *
+     * @param tx a transaction of the engine's own, committed right after
+     * @param request the key, fingerprint, owner token and durations
+     * @return what was found or claimed
+     * @throws IdempotencyStoreException if the store fails
+     */
+    LeaseClaim claimLease(C tx, LeaseRequest request);
+
+    /**
+     * Moves the end of the lease to {@code now + lease}, if {@code ownerToken} still holds the key.
+     *
+     * @param tx a transaction of the engine's own
+     * @param key the key
+     * @param ownerToken the holder's owner token
+     * @param lease the new lease, from the store's now
+     * @return the new end of the lease; empty if the token no longer holds the key
+     * @throws IdempotencyStoreException if the store fails
+     */
+    Optional<Instant> extendLease(C tx, IdempotencyKey key, String ownerToken, Duration lease);
+
+    /**
+     * Records a recovery point, if {@code ownerToken} still holds the key.
+     *
+     * @param tx the transaction that also carries the phase's own writes
+     * @param key the key
+     * @param ownerToken the holder's owner token
+     * @param point the phase that commits with {@code tx}, and its value
+     * @return whether it was recorded
+     * @throws IdempotencyStoreException if the store fails
+     */
+    boolean checkpoint(C tx, IdempotencyKey key, String ownerToken, RecoveryPoint point);
+
+    /**
+     * Records the outcome (completed or failed), if {@code ownerToken} still holds the key, with
+     * {@code completedAt} the store's now and the expiry {@code now + retention}.
+     *
+     * @param tx the transaction that also carries the finishing writes
+     * @param ownerToken the holder's owner token
+     * @param completion the key, status, codec, encoded result and retention
+     * @return when it was recorded, by the store's clock; empty if the token no longer holds the key
+     * @throws IdempotencyStoreException if the store fails
+     */
+    Optional<Instant> completeLeased(C tx, String ownerToken, LeasedCompletion completion);
+
+    /**
+     * Ends the lease now, if {@code ownerToken} still holds the key, so that the next attempt takes
+     * the record over at once. The record stays in progress, with its attempt count and recovery
+     * point.
+     *
+     * @param tx a transaction of the engine's own
+     * @param key the key
+     * @param ownerToken the holder's owner token
+     * @return whether the lease was ended
+     * @throws IdempotencyStoreException if the store fails
+     */
+    boolean releaseLease(C tx, IdempotencyKey key, String ownerToken);
+}
