@@ -181,7 +181,7 @@ public final class ManagedIdempotency<C> {
                 });
             } catch (RollBack rolledBack) {
                 @SuppressWarnings("unchecked")
-                Outcome<T> outcome = (Outcome<T>) rolledBack.outcome;
+                Outcome<T> outcome = (Outcome<T>) rolledBack.carried;
                 return outcome;
             }
         });
@@ -284,7 +284,7 @@ public final class ManagedIdempotency<C> {
         long deadline = System.nanoTime() + leases.waitForHolder().toNanos();
         Claimed claimed;
         while (true) {
-            claimed = withRetries(key, () -> transactions.inTransaction(tx -> claimAndPrepare(store, tx, request, phases)));
+            claimed = withRetries(key, () -> claimTransaction(store, request, phases));
             LeaseClaim claim = claimed.claim;
             if (claim instanceof LeaseClaim.Found found) {
                 return engine.outcomeOfRecord(key, fingerprint, phases.codec, found.record());
@@ -338,6 +338,21 @@ public final class ManagedIdempotency<C> {
             throw failure;
         }
         return new Outcome.Executed<>(key, value);
+    }
+
+    private <T, X extends Exception> Claimed claimTransaction(LeasingStore<C> store, LeaseRequest request, Phases<C, T, X> phases)
+            throws X {
+        try {
+            return transactions.inTransaction(tx -> {
+                Claimed claimed = claimAndPrepare(store, tx, request, phases);
+                if (claimed.claim instanceof LeaseClaim.Busy) {
+                    throw new RollBack(claimed); // the wait may have aborted the transaction
+                }
+                return claimed;
+            });
+        } catch (RollBack rolledBack) {
+            return (Claimed) rolledBack.carried;
+        }
     }
 
     private <T, X extends Exception> Claimed claimAndPrepare(LeasingStore<C> store, C tx, LeaseRequest request,
@@ -482,14 +497,14 @@ public final class ManagedIdempotency<C> {
     private record Claimed(LeaseClaim claim, Object prepared) {
     }
 
-    /** Carries an {@code InProgress} outcome out of a transaction that must be rolled back. */
+    /** Carries an answer (an {@code InProgress} outcome, a busy claim) out of a transaction that must be rolled back. */
     private static final class RollBack extends RuntimeException {
         private static final long serialVersionUID = 1L;
-        private final transient Outcome<?> outcome;
+        private final transient Object carried;
 
-        RollBack(Outcome<?> outcome) {
-            super("in progress", null, false, false);
-            this.outcome = outcome;
+        RollBack(Object carried) {
+            super("rolled back, carrying an answer", null, false, false);
+            this.carried = carried;
         }
     }
 

@@ -6,7 +6,9 @@ import dev.idempotency.IdempotencyKey;
 import dev.idempotency.Outcome;
 import dev.idempotency.ResultCodec;
 import dev.idempotency.Work;
+import dev.idempotency.ManagedIdempotency;
 import java.sql.Connection;
+import javax.sql.DataSource;
 
 /**
  * The zero-configuration entry point: wrap a piece of work in a key, inside a JDBC transaction you
@@ -45,6 +47,19 @@ public final class Idempotent {
      */
     public static Idempotency.Builder<Connection> builder() {
         return Idempotency.builder(JdbcIdempotencyStore.ofDefaults());
+    }
+
+    /**
+     * Transactions run for you, and lease mode, on connections from {@code dataSource}, with the
+     * defaults: the store of {@link #defaults()}, {@link dev.idempotency.RetryPolicy#ofDefaults()} and
+     * {@link dev.idempotency.LeasePolicy#ofDefaults()}. For other settings build a
+     * {@link ManagedIdempotency} from {@link #builder()} and {@link JdbcTransactions#of(DataSource)}.
+     *
+     * @param dataSource where connections come from (a pool, typically)
+     * @return a managed engine; build it once and share it
+     */
+    public static ManagedIdempotency<Connection> managed(DataSource dataSource) {
+        return ManagedIdempotency.of(defaults(), JdbcTransactions.of(dataSource));
     }
 
     /**

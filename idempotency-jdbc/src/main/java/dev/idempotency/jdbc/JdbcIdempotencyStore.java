@@ -11,12 +11,17 @@ import dev.idempotency.jdbc.internal.SqlIdentifier;
 import dev.idempotency.spi.Claim;
 import dev.idempotency.spi.ClaimRequest;
 import dev.idempotency.spi.Completion;
-import dev.idempotency.spi.IdempotencyStore;
+import dev.idempotency.spi.LeaseClaim;
+import dev.idempotency.spi.LeaseRequest;
+import dev.idempotency.spi.LeasedCompletion;
+import dev.idempotency.spi.LeasingStore;
+import dev.idempotency.spi.RecoveryPoint;
 import dev.idempotency.spi.TxSavepoint;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Savepoint;
 import java.sql.Statement;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;
 import java.util.Optional;
@@ -37,7 +42,7 @@ import javax.sql.DataSource;
  *
  * <p>Immutable and thread-safe; share one instance.
  */
-public final class JdbcIdempotencyStore implements IdempotencyStore<Connection> {
+public final class JdbcIdempotencyStore implements LeasingStore<Connection> {
 
     private final String table;
     private final SqlDialect dialect;
@@ -202,6 +207,61 @@ public final class JdbcIdempotencyStore implements IdempotencyStore<Connection> 
             return d.purgeExpired(tx, table, now, limit);
         } catch (SQLException e) {
             throw translate(d, null, "purge expired records", e);
+        }
+    }
+
+    // ---- lease mode: every time is the database server's --------------------------------------------
+
+    @Override
+    public LeaseClaim claimLease(Connection tx, LeaseRequest request) {
+        SqlDialect d = dialectFor(tx, request.key());
+        try {
+            return d.claimLease(tx, table, request);
+        } catch (SQLException e) {
+            throw translate(d, request.key(), "claim the key's lease", e);
+        } catch (IllegalArgumentException corrupt) {
+            throw new IdempotencyStoreException(request.key(), "the key's record in table '" + table
+                    + "' holds a value this library did not write (" + corrupt.getMessage() + ")", corrupt);
+        }
+    }
+
+    @Override
+    public Optional<Instant> extendLease(Connection tx, IdempotencyKey key, String ownerToken, Duration lease) {
+        SqlDialect d = dialectFor(tx, key);
+        try {
+            return d.extendLease(tx, table, key, Objects.requireNonNull(ownerToken, "ownerToken"), lease);
+        } catch (SQLException e) {
+            throw translate(d, key, "extend the lease", e);
+        }
+    }
+
+    @Override
+    public boolean checkpoint(Connection tx, IdempotencyKey key, String ownerToken, RecoveryPoint point) {
+        SqlDialect d = dialectFor(tx, key);
+        try {
+            return d.checkpoint(tx, table, key, Objects.requireNonNull(ownerToken, "ownerToken"), point);
+        } catch (SQLException e) {
+            throw translate(d, key, "record the recovery point", e);
+        }
+    }
+
+    @Override
+    public Optional<Instant> completeLeased(Connection tx, String ownerToken, LeasedCompletion completion) {
+        SqlDialect d = dialectFor(tx, completion.key());
+        try {
+            return d.completeLeased(tx, table, Objects.requireNonNull(ownerToken, "ownerToken"), completion);
+        } catch (SQLException e) {
+            throw translate(d, completion.key(), "record the result", e);
+        }
+    }
+
+    @Override
+    public boolean releaseLease(Connection tx, IdempotencyKey key, String ownerToken) {
+        SqlDialect d = dialectFor(tx, key);
+        try {
+            return d.releaseLease(tx, table, key, Objects.requireNonNull(ownerToken, "ownerToken"));
+        } catch (SQLException e) {
+            throw translate(d, key, "end the lease", e);
         }
     }
 

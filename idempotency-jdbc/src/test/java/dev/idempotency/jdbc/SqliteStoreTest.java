@@ -22,13 +22,13 @@ import org.junit.jupiter.api.Test;
  * The store contract on SQLite: a temporary file in write-ahead-log mode, with the driver's default
  * deferred transactions and a busy timeout, through a HikariCP pool.
  */
-class SqliteStoreTest extends AbstractJdbcStoreTest {
+public class SqliteStoreTest extends AbstractJdbcStoreTest {
 
     private Path dir;
     private HikariDataSource pool;
 
     /** @return a URL on {@code file} in WAL mode with a 10 s busy timeout, plus {@code extra} parameters */
-    static String url(Path file, String extra) {
+    public static String url(Path file, String extra) {
         return "jdbc:sqlite:" + file + "?journal_mode=WAL&busy_timeout=10000" + extra;
     }
 

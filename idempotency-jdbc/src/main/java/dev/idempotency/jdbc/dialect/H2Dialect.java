@@ -20,6 +20,11 @@ public class H2Dialect extends SqlDialect {
     }
 
     @Override
+    protected String currentTimeMillisQuery() {
+        return "SELECT CAST(EXTRACT(EPOCH FROM CURRENT_TIMESTAMP(3)) * 1000 AS BIGINT)";
+    }
+
+    @Override
     protected boolean failedStatementAbortsTransaction() {
         return false;
     }

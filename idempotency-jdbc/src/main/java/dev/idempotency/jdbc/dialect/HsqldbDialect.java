@@ -47,6 +47,11 @@ public class HsqldbDialect extends SqlDialect {
         return "HSQLDB";
     }
 
+    @Override
+    protected String currentTimeMillisQuery() {
+        return "VALUES (UNIX_MILLIS())";
+    }
+
     /** HSQLDB undoes a failed statement alone; a serialization failure rolls the transaction back whole. */
     @Override
     protected boolean failedStatementAbortsTransaction() {

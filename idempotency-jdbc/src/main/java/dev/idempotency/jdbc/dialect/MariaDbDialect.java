@@ -62,6 +62,11 @@ public class MariaDbDialect extends SqlDialect {
     }
 
     @Override
+    protected String currentTimeMillisQuery() {
+        return "SELECT CAST(UNIX_TIMESTAMP(NOW(3)) * 1000 AS SIGNED)";
+    }
+
+    @Override
     public Claim claim(Connection c, String table, ClaimRequest r) throws SQLException {
         try {
             StoredRecord found = read(c, table, r, "");

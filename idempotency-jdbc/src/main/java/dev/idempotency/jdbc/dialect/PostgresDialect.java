@@ -59,6 +59,11 @@ public class PostgresDialect extends SqlDialect {
     }
 
     @Override
+    protected String currentTimeMillisQuery() {
+        return "SELECT CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000 AS BIGINT)";
+    }
+
+    @Override
     public Claim claim(Connection c, String table, ClaimRequest r) throws SQLException {
         String sql = "WITH ins AS (INSERT INTO " + table + " (scope, key_id, fingerprint, status, created_at, expires_at)"
                 + " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (scope, key_id) DO NOTHING RETURNING 1),"

@@ -6,7 +6,11 @@ import dev.idempotency.jdbc.internal.SqlIdentifier;
 import dev.idempotency.spi.Claim;
 import dev.idempotency.spi.ClaimRequest;
 import dev.idempotency.spi.Completion;
+import dev.idempotency.spi.LeaseClaim;
+import dev.idempotency.spi.LeaseRequest;
+import dev.idempotency.spi.LeasedCompletion;
 import dev.idempotency.spi.RecordStatus;
+import dev.idempotency.spi.RecoveryPoint;
 import dev.idempotency.spi.StoredRecord;
 import java.io.IOException;
 import java.io.InputStream;
@@ -21,6 +25,7 @@ import java.sql.Types;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Locale;
+import java.util.Optional;
 
 /**
  * How the JDBC store speaks to one database. This base class answers in standard SQL; each
@@ -361,6 +366,237 @@ public abstract class SqlDialect {
             s.setLong(2, now.toEpochMilli());
             return s.executeUpdate();
         }
+    }
+
+    // ---- lease mode ------------------------------------------------------------------------------
+
+    /**
+     * @return a query of one row and one {@code BIGINT} column: the database server's current time
+     *     in epoch milliseconds. Lease mode judges every lease by this one clock, never by the
+     *     application node's. The base reads {@code CURRENT_TIMESTAMP} instead (see
+     *     {@link #databaseNow}); dialects override this with their own expression.
+     */
+    protected String currentTimeMillisQuery() {
+        return null;
+    }
+
+    /**
+     * @param c the connection
+     * @return the database server's current time, to the millisecond
+     * @throws SQLException if the query fails
+     */
+    public Instant databaseNow(Connection c) throws SQLException {
+        String query = currentTimeMillisQuery();
+        try (PreparedStatement s = c.prepareStatement(query != null ? query : "SELECT CURRENT_TIMESTAMP");
+             ResultSet rs = s.executeQuery()) {
+            rs.next();
+            return query != null ? Instant.ofEpochMilli(rs.getLong(1))
+                    : rs.getObject(1, java.time.OffsetDateTime.class).toInstant().truncatedTo(java.time.temporal.ChronoUnit.MILLIS);
+        }
+    }
+
+    /**
+     * Claims the key under a lease, or finds its record, by the database's clock. A key with no
+     * record, or an expired one, is claimed as by {@link #claim} (so each dialect's tested claim
+     * decides who wins a race), and the lease is then written on the claimed row. A record in
+     * progress whose lease ended (or was released) and whose fingerprint matches is taken over by
+     * a compare-and-set on its owner token, counting one more attempt and keeping its recovery point.
+     *
+     * @param c the engine's connection, in a transaction
+     * @param table the table
+     * @param r the attempt
+     * @return the claim
+     * @throws SQLException if a statement fails for another reason than a lock timeout
+     */
+    public LeaseClaim claimLease(Connection c, String table, LeaseRequest r) throws SQLException {
+        Instant now = databaseNow(c);
+        Instant leaseUntil = now.plus(r.lease());
+        ClaimRequest request = new ClaimRequest(r.key(), r.fingerprint(), now, now.plus(r.retention()), r.lockTimeout());
+        for (int round = 0; round < 3; round++) {
+            Claim claim = claim(c, table, request);
+            if (claim instanceof Claim.Busy) {
+                return LeaseClaim.busy();
+            }
+            if (claim instanceof Claim.Acquired) {
+                leaseUpdate(c, table, r.key(), "owner_token = ?, lease_until = ?, attempts = 1, phase = NULL", null, s -> {
+                    s.setString(1, r.ownerToken());
+                    s.setLong(2, leaseUntil.toEpochMilli());
+                });
+                return new LeaseClaim.Acquired(1, now, leaseUntil, null);
+            }
+            StoredRecord record = ((Claim.Existing) claim).record();
+            if (record.status() != RecordStatus.IN_PROGRESS) {
+                return new LeaseClaim.Found(record);
+            }
+            LeaseRow row = readLease(c, table, r.key());
+            if (row == null) {
+                continue; // purged meanwhile: claim again
+            }
+            boolean live = row.leaseUntil != null && row.leaseUntil > now.toEpochMilli();
+            if (live || !row.fingerprint.equals(r.fingerprint())) {
+                return new LeaseClaim.Held(row.fingerprint, Instant.ofEpochMilli(row.leaseUntil == null ? now.toEpochMilli() : row.leaseUntil),
+                        row.attempts);
+            }
+            try {
+                if (takeOverLease(c, table, r, now, leaseUntil, row)) {
+                    return new LeaseClaim.Acquired(row.attempts + 1, now, leaseUntil, row.recoveryPoint);
+                }
+            } catch (SQLException e) {
+                if (isLockTimeout(e)) {
+                    return LeaseClaim.busy();
+                }
+                throw e;
+            }
+        }
+        throw new SQLException("the key's lease kept changing under concurrent claims", "40001");
+    }
+
+    private LeaseRow readLease(Connection c, String table, IdempotencyKey key) throws SQLException {
+        try (PreparedStatement s = c.prepareStatement("SELECT fingerprint, lease_until, attempts, owner_token, phase, result_codec,"
+                + " result FROM " + table + " WHERE scope = ? AND key_id = ? AND status = ?")) {
+            s.setString(1, key.scope());
+            s.setString(2, key.id());
+            s.setString(3, RecordStatus.IN_PROGRESS.name());
+            try (ResultSet rs = s.executeQuery()) {
+                if (!rs.next()) {
+                    return null;
+                }
+                long lease = rs.getLong(2);
+                Long leaseUntil = rs.wasNull() ? null : lease;
+                RecoveryPoint point = RecoveryPoint.PREPARED.equals(rs.getString(5))
+                        ? new RecoveryPoint(rs.getString(6), rs.getBytes(7)) : null;
+                return new LeaseRow(Fingerprint.fromValue(rs.getString(1)), leaseUntil, rs.getInt(3), rs.getString(4), point);
+            }
+        }
+    }
+
+    private boolean takeOverLease(Connection c, String table, LeaseRequest r, Instant now, Instant leaseUntil, LeaseRow seen)
+            throws SQLException {
+        try (PreparedStatement s = c.prepareStatement("UPDATE " + table + " SET owner_token = ?, lease_until = ?, attempts = attempts + 1"
+                + " WHERE scope = ? AND key_id = ? AND status = ? AND fingerprint = ? AND attempts = ?"
+                + " AND (lease_until IS NULL OR lease_until <= ?) AND " + (seen.ownerToken == null ? "owner_token IS NULL" : "owner_token = ?"))) {
+            s.setString(1, r.ownerToken());
+            s.setLong(2, leaseUntil.toEpochMilli());
+            s.setString(3, r.key().scope());
+            s.setString(4, r.key().id());
+            s.setString(5, RecordStatus.IN_PROGRESS.name());
+            s.setString(6, seen.fingerprint.value());
+            s.setInt(7, seen.attempts);
+            s.setLong(8, now.toEpochMilli());
+            if (seen.ownerToken != null) {
+                s.setString(9, seen.ownerToken);
+            }
+            return withLockTimeout(s, r.lockTimeout(), s::executeUpdate) == 1;
+        }
+    }
+
+    /**
+     * Moves the lease's end to the database's now plus {@code lease}, if the token still holds the key.
+     *
+     * @param c the connection
+     * @param table the table
+     * @param key the key
+     * @param ownerToken the holder's token
+     * @param lease the new lease
+     * @return the new end, or empty
+     * @throws SQLException if a statement fails
+     */
+    public Optional<Instant> extendLease(Connection c, String table, IdempotencyKey key, String ownerToken, Duration lease)
+            throws SQLException {
+        Instant until = databaseNow(c).plus(lease);
+        int rows = leaseUpdate(c, table, key, "lease_until = ?", ownerToken, s -> s.setLong(1, until.toEpochMilli()));
+        return rows == 1 ? Optional.of(until) : Optional.empty();
+    }
+
+    /**
+     * Records a recovery point, if the token still holds the key. While the record is in progress,
+     * its {@code result_codec} and {@code result} columns hold the point's codec and value, and
+     * {@code phase} says which phase committed.
+     *
+     * @param c the connection
+     * @param table the table
+     * @param key the key
+     * @param ownerToken the holder's token
+     * @param point the recovery point
+     * @return whether it was recorded
+     * @throws SQLException if the update fails
+     */
+    public boolean checkpoint(Connection c, String table, IdempotencyKey key, String ownerToken, RecoveryPoint point)
+            throws SQLException {
+        return leaseUpdate(c, table, key, "phase = ?, result_codec = ?, result = ?", ownerToken, s -> {
+            s.setString(1, RecoveryPoint.PREPARED);
+            s.setString(2, point.codec());
+            bindResult(s, 3, point.state());
+        }) == 1;
+    }
+
+    /**
+     * Records the outcome at the database's now, if the token still holds the key.
+     *
+     * @param c the connection
+     * @param table the table
+     * @param ownerToken the holder's token
+     * @param done what to record
+     * @return when it was recorded, or empty
+     * @throws SQLException if a statement fails
+     */
+    public Optional<Instant> completeLeased(Connection c, String table, String ownerToken, LeasedCompletion done) throws SQLException {
+        Instant now = databaseNow(c);
+        int rows = leaseUpdate(c, table, done.key(), "status = ?, result_codec = ?, result = ?, completed_at = ?, expires_at = ?,"
+                + " lease_until = NULL, phase = NULL", ownerToken, s -> {
+                    s.setString(1, done.status().name());
+                    s.setString(2, done.codec());
+                    bindResult(s, 3, done.result());
+                    s.setLong(4, now.toEpochMilli());
+                    s.setLong(5, now.plus(done.retention()).toEpochMilli());
+                });
+        return rows == 1 ? Optional.of(now) : Optional.empty();
+    }
+
+    /**
+     * Ends the lease now, if the token still holds the key; the record stays in progress with its
+     * attempts and recovery point.
+     *
+     * @param c the connection
+     * @param table the table
+     * @param key the key
+     * @param ownerToken the holder's token
+     * @return whether the lease was ended
+     * @throws SQLException if the update fails
+     */
+    public boolean releaseLease(Connection c, String table, IdempotencyKey key, String ownerToken) throws SQLException {
+        return leaseUpdate(c, table, key, "lease_until = 0, owner_token = NULL", ownerToken, s -> {
+        }) == 1;
+    }
+
+    /** Binds the {@code SET} parameters of a lease update, from index 1. */
+    @FunctionalInterface
+    private interface Binder {
+        void bind(PreparedStatement s) throws SQLException;
+    }
+
+    /**
+     * {@code UPDATE table SET <set> WHERE key AND status = IN_PROGRESS [AND owner_token = ?]}: the
+     * fence of every lease write.
+     */
+    private int leaseUpdate(Connection c, String table, IdempotencyKey key, String set, String ownerToken, Binder binder)
+            throws SQLException {
+        int setParameters = (int) set.chars().filter(ch -> ch == '?').count();
+        try (PreparedStatement s = c.prepareStatement("UPDATE " + table + " SET " + set + " WHERE scope = ? AND key_id = ? AND status = ?"
+                + (ownerToken == null ? "" : " AND owner_token = ?"))) {
+            binder.bind(s);
+            s.setString(setParameters + 1, key.scope());
+            s.setString(setParameters + 2, key.id());
+            s.setString(setParameters + 3, RecordStatus.IN_PROGRESS.name());
+            if (ownerToken != null) {
+                s.setString(setParameters + 4, ownerToken);
+            }
+            return s.executeUpdate();
+        }
+    }
+
+    /** The lease columns of a record in progress. */
+    private record LeaseRow(Fingerprint fingerprint, Long leaseUntil, int attempts, String ownerToken, RecoveryPoint recoveryPoint) {
     }
 
     /**

@@ -48,6 +48,11 @@ public class SqliteDialect extends SqlDialect {
         return "SQLite";
     }
 
+    @Override
+    protected String currentTimeMillisQuery() {
+        return "SELECT CAST(ROUND((julianday('now') - 2440587.5) * 86400000) AS INTEGER)";
+    }
+
     /**
      * SQLite names an index's schema on the index, not on its table:
      * {@code CREATE INDEX main.t_expires ON t}.

@@ -7,9 +7,15 @@ import dev.idempotency.jdbc.JdbcIdempotencyStore;
 import dev.idempotency.spi.Claim;
 import dev.idempotency.spi.ClaimRequest;
 import dev.idempotency.spi.Completion;
-import dev.idempotency.spi.IdempotencyStore;
+import dev.idempotency.spi.LeaseClaim;
+import dev.idempotency.spi.LeaseRequest;
+import dev.idempotency.spi.LeasedCompletion;
+import dev.idempotency.spi.LeasingStore;
+import dev.idempotency.spi.RecoveryPoint;
 import dev.idempotency.spi.TxSavepoint;
+import java.time.Duration;
 import java.time.Instant;
+import java.util.Optional;
 import java.util.Objects;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.JdbiException;
@@ -26,7 +32,7 @@ import org.jdbi.v3.core.JdbiException;
  *
  * <p>Immutable and thread-safe; share one instance.
  */
-public final class JdbiIdempotencyStore implements IdempotencyStore<Handle> {
+public final class JdbiIdempotencyStore implements LeasingStore<Handle> {
 
     private final JdbcIdempotencyStore jdbc;
 
@@ -95,6 +101,31 @@ public final class JdbiIdempotencyStore implements IdempotencyStore<Handle> {
     @Override
     public int purgeExpired(Handle tx, Instant now, int limit) {
         return jdbc.purgeExpired(tx.getConnection(), now, limit);
+    }
+
+    @Override
+    public LeaseClaim claimLease(Handle tx, LeaseRequest request) {
+        return jdbc.claimLease(tx.getConnection(), request);
+    }
+
+    @Override
+    public Optional<Instant> extendLease(Handle tx, IdempotencyKey key, String ownerToken, Duration lease) {
+        return jdbc.extendLease(tx.getConnection(), key, ownerToken, lease);
+    }
+
+    @Override
+    public boolean checkpoint(Handle tx, IdempotencyKey key, String ownerToken, RecoveryPoint point) {
+        return jdbc.checkpoint(tx.getConnection(), key, ownerToken, point);
+    }
+
+    @Override
+    public Optional<Instant> completeLeased(Handle tx, String ownerToken, LeasedCompletion completion) {
+        return jdbc.completeLeased(tx.getConnection(), ownerToken, completion);
+    }
+
+    @Override
+    public boolean releaseLease(Handle tx, IdempotencyKey key, String ownerToken) {
+        return jdbc.releaseLease(tx.getConnection(), key, ownerToken);
     }
 
     @Override

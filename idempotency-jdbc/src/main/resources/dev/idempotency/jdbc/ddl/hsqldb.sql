@@ -15,6 +15,7 @@ CREATE TABLE IF NOT EXISTS idempotency_record (
     lease_until  BIGINT,
     owner_token  VARCHAR(64),
     attempts     INTEGER        DEFAULT 1 NOT NULL,
+    phase        VARCHAR(16),
     PRIMARY KEY (scope, key_id)
 );
 CREATE INDEX IF NOT EXISTS idempotency_record_expires ON idempotency_record (expires_at);

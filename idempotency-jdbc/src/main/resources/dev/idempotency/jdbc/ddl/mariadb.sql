@@ -16,6 +16,7 @@ CREATE TABLE IF NOT EXISTS idempotency_record (
     lease_until  BIGINT,
     owner_token  VARCHAR(64)    CHARACTER SET ascii COLLATE ascii_bin,
     attempts     INTEGER        DEFAULT 1 NOT NULL,
+    phase        VARCHAR(16)    CHARACTER SET ascii COLLATE ascii_bin,
     PRIMARY KEY (scope, key_id),
     KEY idempotency_record_expires (expires_at)
 ) ENGINE=InnoDB;

@@ -1,0 +1,123 @@
+package dev.idempotency.jdbc;
+
+import dev.idempotency.IdempotencyStoreException;
+import dev.idempotency.TransactionConflictException;
+import dev.idempotency.TxWork;
+import dev.idempotency.spi.TransactionRunner;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.Objects;
+import javax.sql.DataSource;
+
+/**
+ * Transactions that the library runs itself on connections from a {@link DataSource}: take a
+ * connection, switch auto-commit off, run the work, commit, and close the connection (a pool
+ * restores its auto-commit). If the work or the commit throws, the transaction is rolled back; the
+ * work's exception reaches the caller unchanged, a failed commit as
+ * {@link IdempotencyStoreException} (a {@link TransactionConflictException} for a
+ * conflict the database resolved by aborting the transaction, such as a serialization failure or a
+ * MariaDB Galera certification failure at {@code COMMIT}).
+ *
+ * <p>The isolation level is the data source's own. Immutable and thread-safe.
+ */
+public final class JdbcTransactions implements TransactionRunner<Connection> {
+
+    private final DataSource dataSource;
+
+    private JdbcTransactions(DataSource dataSource) {
+        this.dataSource = dataSource;
+    }
+
+    /**
+     * @param dataSource where connections come from (a pool, typically)
+     * @return transactions on its connections
+     */
+    public static JdbcTransactions of(DataSource dataSource) {
+        return new JdbcTransactions(Objects.requireNonNull(dataSource, "dataSource"));
+    }
+
+    /** @return the data source */
+    public DataSource dataSource() {
+        return dataSource;
+    }
+
+    @Override
+    public <T, X extends Exception> T inTransaction(TxWork<Connection, T, X> work) throws X {
+        Objects.requireNonNull(work, "work");
+        Connection c = begin();
+        try {
+            T result;
+            try {
+                result = work.apply(c);
+            } catch (Throwable failure) {
+                rollback(c, failure);
+                throw failure;
+            }
+            commit(c);
+            return result;
+        } finally {
+            close(c);
+        }
+    }
+
+    /**
+     * Recognises conflicts as {@link RetryableFailures#isRetryable} does: SQLState class 40,
+     * MariaDB's 1020, SQLite's busy errors, and the library's retryable exceptions.
+     */
+    @Override
+    public boolean isRetryable(Throwable failure) {
+        return RetryableFailures.isRetryable(failure);
+    }
+
+    private Connection begin() {
+        Connection c;
+        try {
+            c = dataSource.getConnection();
+        } catch (SQLException e) {
+            throw new IdempotencyStoreException(null, "could not get a connection from the data source", e);
+        }
+        try {
+            if (c.getAutoCommit()) {
+                c.setAutoCommit(false);
+            }
+            return c;
+        } catch (SQLException e) {
+            IdempotencyStoreException failure = new IdempotencyStoreException(null, "could not begin a transaction", e);
+            close(c);
+            throw failure;
+        }
+    }
+
+    private static void commit(Connection c) {
+        try {
+            c.commit();
+        } catch (SQLException e) {
+            IdempotencyStoreException failure = RetryableFailures.isRetryable(e) ? new TransactionConflictException(null, e)
+                    : new IdempotencyStoreException(null, "the commit failed; nothing of the transaction was kept", e);
+            rollback(c, failure);
+            throw failure;
+        }
+    }
+
+    /** Gives the connection back; a pool restores its auto-commit. A failure to close is logged by the pool, not thrown. */
+    private static void close(Connection c) {
+        try {
+            c.close();
+        } catch (SQLException ignored) {
+            // The transaction is already committed or rolled back; nothing the caller can act on.
+        }
+    }
+
+    private static void rollback(Connection c, Throwable failure) {
+        try {
+            c.rollback();
+        } catch (SQLException | RuntimeException e) {
+            failure.addSuppressed(e);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "JdbcTransactions[" + dataSource + "]";
+    }
+}

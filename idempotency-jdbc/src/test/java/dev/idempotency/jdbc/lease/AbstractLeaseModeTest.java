@@ -1,0 +1,373 @@
+package dev.idempotency.jdbc.lease;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.idempotency.Idempotency;
+import dev.idempotency.IdempotencyKey;
+import dev.idempotency.IdempotencyListener;
+import dev.idempotency.KeyPolicy;
+import dev.idempotency.LeaseAttempt;
+import dev.idempotency.LeaseLostException;
+import dev.idempotency.LeasePolicy;
+import dev.idempotency.ManagedIdempotency;
+import dev.idempotency.Outcome;
+import dev.idempotency.Phases;
+import dev.idempotency.ResultCodec;
+import dev.idempotency.RetryPolicy;
+import dev.idempotency.jdbc.JdbcIdempotencyStore;
+import dev.idempotency.jdbc.JdbcTransactions;
+import java.io.IOException;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.SQLTransactionRollbackException;
+import java.sql.Statement;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * Lease mode, recovery phases and transactions run for the caller (CONTRACT section 4, and the
+ * retries of section 3), end to end through {@link ManagedIdempotency} on a real database, written
+ * once and run on every database by a short subclass.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+public abstract class AbstractLeaseModeTest {
+
+    static final String TABLE = "idempotency_lease";
+
+    /** @return a pooled data source on the database under test */
+    protected abstract DataSource dataSource();
+
+    /** Closes what {@link #dataSource()} opened. */
+    protected abstract void closeDataSource();
+
+    /** Thrown by the fake provider for a declined card: declared final. */
+    static final class Declined extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        Declined(String message) {
+            super(message);
+        }
+    }
+
+    protected final JdbcIdempotencyStore store = JdbcIdempotencyStore.builder().table(TABLE).build();
+    protected final AtomicInteger calls = new AtomicInteger();
+    protected final AtomicInteger prepares = new AtomicInteger();
+
+    @BeforeEach
+    void freshTables() throws SQLException {
+        calls.set(0);
+        prepares.set(0);
+        store.createTableIfMissing(dataSource());
+        try (Connection c = dataSource().getConnection(); Statement s = c.createStatement()) {
+            c.setAutoCommit(true);
+            s.executeUpdate("DELETE FROM " + TABLE);
+            try {
+                s.executeUpdate("DELETE FROM lease_charge");
+            } catch (SQLException missing) {
+                if (!c.getAutoCommit()) {
+                    c.rollback();
+                }
+                s.executeUpdate("CREATE TABLE lease_charge (id VARCHAR(64) PRIMARY KEY, status VARCHAR(16) NOT NULL,"
+                        + " provider_id VARCHAR(128))");
+            }
+        }
+    }
+
+    @AfterAll
+    void close() {
+        closeDataSource();
+    }
+
+    ManagedIdempotency<Connection> managed(InstantSource clock, LeasePolicy leases, IdempotencyListener listener) {
+        Idempotency<Connection> engine = Idempotency.builder(store).clock(clock).listener(listener)
+                .keyPolicy(KeyPolicy.builder().finalFailures(Declined.class).lockTimeout(Duration.ofSeconds(5)).build()).build();
+        return ManagedIdempotency.builder(engine, JdbcTransactions.of(dataSource())).leases(leases)
+                .retry(RetryPolicy.builder().backoff(Duration.ofMillis(1), Duration.ofMillis(20)).build()).build();
+    }
+
+    ManagedIdempotency<Connection> managed(LeasePolicy leases) {
+        return managed(Clock.systemUTC(), leases, IdempotencyListener.NONE);
+    }
+
+    static IdempotencyKey key() {
+        return IdempotencyKey.of("tenant-1", UUID.randomUUID().toString());
+    }
+
+    /** The charge operation of the docs: insert pending, call the provider, mark succeeded (or declined). */
+    Phases<Connection, String, Exception> charge(CallBody provider) {
+        return Phases.<Connection, String, Exception>prepare(tx -> {
+            prepares.incrementAndGet();
+            String id = "ch-" + UUID.randomUUID();
+            update(tx, "INSERT INTO lease_charge (id, status) VALUES (?, 'pending')", id);
+            return id;
+        }, ResultCodec.string())
+                .call((attempt, chargeId) -> {
+                    calls.incrementAndGet();
+                    return provider.call(attempt, chargeId);
+                })
+                .onFinalFailure((tx, chargeId, failure) -> update(tx, "UPDATE lease_charge SET status = 'declined' WHERE id = ?", chargeId))
+                .finish((tx, chargeId, providerId) -> {
+                    update(tx, "UPDATE lease_charge SET status = 'succeeded', provider_id = '" + providerId + "' WHERE id = ?", chargeId);
+                    return chargeId + "/" + providerId;
+                }, ResultCodec.string());
+    }
+
+    interface CallBody {
+        String call(LeaseAttempt attempt, String chargeId) throws Exception;
+    }
+
+    @Test
+    void aLeasedCallRunsOnceAndEveryRetryReplays() throws Exception {
+        ManagedIdempotency<Connection> m = managed(LeasePolicy.ofDefaults());
+        IdempotencyKey key = key();
+        List<Integer> numbers = new ArrayList<>();
+        Outcome<String> first = m.lease(key, ResultCodec.string(), attempt -> {
+            calls.incrementAndGet();
+            numbers.add(attempt.number());
+            return "paid:" + attempt.downstreamKey().id();
+        });
+        Outcome<String> retry = m.lease(key, ResultCodec.string(), attempt -> {
+            calls.incrementAndGet();
+            return "again";
+        });
+        assertThat(first).isInstanceOf(Outcome.Executed.class);
+        assertThat(retry).isInstanceOf(Outcome.Replayed.class);
+        assertThat(retry.value()).isEqualTo(first.value()).isEqualTo("paid:" + key.derive("downstream").id());
+        assertThat(calls).hasValue(1);
+        assertThat(numbers).containsExactly(1);
+    }
+
+    @Test
+    void aConcurrentAttemptOnALiveLeaseGetsInProgressWithTheLeaseEndAndReplaysOnceDone() throws Exception {
+        ManagedIdempotency<Connection> m = managed(LeasePolicy.builder().lease(Duration.ofMinutes(1)).build());
+        IdempotencyKey key = key();
+        CountDownLatch inCall = new CountDownLatch(1);
+        CountDownLatch proceed = new CountDownLatch(1);
+        CompletableFuture<Outcome<String>> holder = async(() -> m.lease(key, ResultCodec.string(), attempt -> {
+            inCall.countDown();
+            proceed.await();
+            return "first";
+        }));
+        assertThat(inCall.await(30, TimeUnit.SECONDS)).isTrue();
+        Outcome<String> duplicate = m.lease(key, ResultCodec.string(), attempt -> "second");
+        assertThat(duplicate).isInstanceOf(Outcome.InProgress.class);
+        Instant leaseUntil = ((Outcome.InProgress<String>) duplicate).leaseUntil();
+        assertThat(leaseUntil).isAfter(Instant.now().plusSeconds(30));
+        proceed.countDown();
+        assertThat(holder.get(30, TimeUnit.SECONDS).value()).isEqualTo("first");
+        assertThat(m.lease(key, ResultCodec.string(), attempt -> "third")).isInstanceOf(Outcome.Replayed.class)
+                .extracting(Outcome::value).isEqualTo("first");
+    }
+
+    @Test
+    void nodesWhoseClocksDifferByMoreThanTheLeaseStillAgreeOnIt() throws Exception {
+        LeasePolicy fiveSeconds = LeasePolicy.builder().lease(Duration.ofSeconds(5)).build();
+        ManagedIdempotency<Connection> behind = managed(Clock.offset(Clock.systemUTC(), Duration.ofMinutes(-10)), fiveSeconds,
+                IdempotencyListener.NONE);
+        ManagedIdempotency<Connection> ahead = managed(Clock.offset(Clock.systemUTC(), Duration.ofMinutes(10)), fiveSeconds,
+                IdempotencyListener.NONE);
+        IdempotencyKey key = key();
+        CountDownLatch inCall = new CountDownLatch(1);
+        CountDownLatch proceed = new CountDownLatch(1);
+        CompletableFuture<Outcome<String>> holder = async(() -> behind.lease(key, ResultCodec.string(), a -> {
+            inCall.countDown();
+            proceed.await();
+            return "behind";
+        }));
+        assertThat(inCall.await(30, TimeUnit.SECONDS)).isTrue();
+        Outcome<String> fromAhead = ahead.lease(key, ResultCodec.string(), a -> "ahead");
+        assertThat(fromAhead).as("a node whose clock runs 20 minutes ahead must not take over a live 5-second lease")
+                .isInstanceOf(Outcome.InProgress.class);
+        proceed.countDown();
+        assertThat(holder.get(30, TimeUnit.SECONDS)).isInstanceOf(Outcome.Executed.class);
+        assertThat(ahead.lease(key, ResultCodec.string(), a -> "ahead").value()).isEqualTo("behind");
+    }
+
+    @Test
+    void aCallThatFailsEndsTheLeaseAtOnceAndTheRetryRunsAsTheNextAttempt() throws Exception {
+        ManagedIdempotency<Connection> m = managed(LeasePolicy.builder().lease(Duration.ofMinutes(10)).build());
+        IdempotencyKey key = key();
+        IOException timeout = new IOException("provider timed out");
+        assertThatThrownBy(() -> m.run(key, charge((attempt, id) -> {
+            throw timeout;
+        }))).isSameAs(timeout);
+        List<Integer> numbers = new ArrayList<>();
+        Outcome<String> retry = m.run(key, charge((attempt, id) -> {
+            numbers.add(attempt.number());
+            assertThat(attempt.resumed()).isTrue();
+            return "pi_1";
+        }));
+        assertThat(retry).isInstanceOf(Outcome.Executed.class);
+        assertThat(numbers).containsExactly(2);
+        assertThat(prepares).as("the committed prepare is not repeated").hasValue(1);
+        assertThat(chargeStatuses()).containsExactly("succeeded");
+    }
+
+    @Test
+    void aFinalFailureOfTheCallIsRecordedWithItsFinishingWritesAndReplayed() throws Exception {
+        ManagedIdempotency<Connection> m = managed(LeasePolicy.ofDefaults());
+        IdempotencyKey key = key();
+        Outcome<String> declined = m.run(key, charge((attempt, id) -> {
+            throw new Declined("card declined");
+        }));
+        Outcome<String> retry = m.run(key, charge((attempt, id) -> "never"));
+        assertThat(declined).isInstanceOf(Outcome.Failed.class);
+        assertThat(retry).isInstanceOf(Outcome.Failed.class).matches(Outcome::isReplay);
+        assertThat(((Outcome.Failed<String>) retry).errorMessage()).isEqualTo("card declined");
+        assertThat(calls).hasValue(1);
+        assertThat(chargeStatuses()).containsExactly("declined");
+    }
+
+    @Test
+    void anAttemptThatStalledPastItsLeaseIsTakenOverResumedAndFencedOut() throws Exception {
+        ManagedIdempotency<Connection> shortLease = managed(LeasePolicy.builder().lease(Duration.ofMillis(300)).build());
+        ManagedIdempotency<Connection> m = managed(LeasePolicy.builder().lease(Duration.ofMinutes(1)).build());
+        IdempotencyKey key = key();
+        CountDownLatch inCall = new CountDownLatch(1);
+        CountDownLatch proceed = new CountDownLatch(1);
+        CompletableFuture<Outcome<String>> stale = async(() -> shortLease.run(key, charge((attempt, id) -> {
+            inCall.countDown();
+            proceed.await();
+            return "pi_stale";
+        })));
+        assertThat(inCall.await(30, TimeUnit.SECONDS)).isTrue();
+        Thread.sleep(400); // the stale attempt's lease ends (by the database's clock)
+        List<String> handedOver = new ArrayList<>();
+        CountDownLatch newInCall = new CountDownLatch(1);
+        CountDownLatch newProceed = new CountDownLatch(1);
+        CompletableFuture<Outcome<String>> takeOver = async(() -> m.run(key, charge((attempt, id) -> {
+            assertThat(attempt.number()).isEqualTo(2);
+            assertThat(attempt.resumed()).isTrue();
+            handedOver.add(id);
+            newInCall.countDown();
+            newProceed.await();
+            return "pi_new";
+        })));
+        assertThat(newInCall.await(30, TimeUnit.SECONDS)).isTrue();
+        assertThat(prepares).as("the committed prepare is not repeated").hasValue(1);
+        proceed.countDown(); // the stale owner finishes while the new owner holds the key
+        assertThatThrownBy(() -> stale.join()).hasCauseInstanceOf(LeaseLostException.class);
+        assertThat(providerIds()).as("the stale owner's finishing writes were rolled back").isEmpty();
+        newProceed.countDown();
+        Outcome<String> done = takeOver.get(30, TimeUnit.SECONDS);
+        assertThat(done).isInstanceOf(Outcome.Executed.class);
+        assertThat(done.value()).isEqualTo(handedOver.get(0) + "/pi_new");
+        assertThat(m.run(key, charge((attempt, id) -> "never")).value()).isEqualTo(done.value());
+        assertThat(providerIds()).containsExactly("pi_new");
+    }
+
+    @Test
+    void aLongCallExtendsItsLeaseAndKeepsTheKey() throws Exception {
+        ManagedIdempotency<Connection> m = managed(LeasePolicy.builder().lease(Duration.ofMillis(300)).build());
+        IdempotencyKey key = key();
+        Outcome<String> outcome = m.lease(key, ResultCodec.string(), attempt -> {
+            Instant before = attempt.leaseUntil();
+            Instant extended = attempt.extend(Duration.ofMinutes(1));
+            assertThat(extended).isAfter(before);
+            Thread.sleep(400); // past the first lease, within the extended one
+            assertThat(m.lease(key, ResultCodec.string(), other -> "duplicate")).isInstanceOf(Outcome.InProgress.class);
+            return "done";
+        });
+        assertThat(outcome.value()).isEqualTo("done");
+    }
+
+    @Test
+    void aDuplicateThatWaitsForTheHolderReplaysItsResult() throws Exception {
+        ManagedIdempotency<Connection> holderSide = managed(LeasePolicy.ofDefaults());
+        ManagedIdempotency<Connection> waiting = managed(LeasePolicy.builder().waitForHolder(Duration.ofSeconds(30))
+                .pollInterval(Duration.ofMillis(20)).build());
+        IdempotencyKey key = key();
+        CountDownLatch inCall = new CountDownLatch(1);
+        CompletableFuture<Outcome<String>> holder = async(() -> holderSide.lease(key, ResultCodec.string(), a -> {
+            inCall.countDown();
+            Thread.sleep(200);
+            return "first";
+        }));
+        assertThat(inCall.await(30, TimeUnit.SECONDS)).isTrue();
+        Outcome<String> waited = waiting.lease(key, ResultCodec.string(), a -> "second");
+        assertThat(waited).isInstanceOf(Outcome.Replayed.class).extracting(Outcome::value).isEqualTo("first");
+        assertThat(holder.get(30, TimeUnit.SECONDS)).isInstanceOf(Outcome.Executed.class);
+    }
+
+    @Test
+    void aTransactionRunForTheCallerIsRetriedWholeOnAConflictAndTheListenerHearsIt() throws Exception {
+        List<Integer> retried = new ArrayList<>();
+        ManagedIdempotency<Connection> m = managed(Clock.systemUTC(), LeasePolicy.ofDefaults(), new IdempotencyListener() {
+            @Override
+            public void onRetry(IdempotencyKey key, int attempt, Throwable failure, Duration backoff) {
+                retried.add(attempt);
+            }
+        });
+        IdempotencyKey key = key();
+        AtomicInteger runs = new AtomicInteger();
+        Outcome<String> outcome = m.execute(key, tx -> {
+            update(tx, "INSERT INTO lease_charge (id, status) VALUES (?, 'pending')", "run-" + runs.incrementAndGet());
+            if (runs.get() < 3) {
+                throw new SQLTransactionRollbackException("could not serialize access", "40001");
+            }
+            return "ok";
+        });
+        assertThat(outcome).isInstanceOf(Outcome.Executed.class);
+        assertThat(retried).containsExactly(1, 2);
+        assertThat(chargeStatuses()).as("the aborted attempts left nothing").hasSize(1);
+        assertThat(m.execute(key, tx -> "again").value()).isEqualTo("ok");
+        IllegalStateException bug = new IllegalStateException("not a conflict");
+        assertThatThrownBy(() -> m.execute(key(), tx -> {
+            throw bug;
+        })).isSameAs(bug);
+        assertThat(retried).containsExactly(1, 2);
+    }
+
+    static <T> CompletableFuture<T> async(java.util.concurrent.Callable<T> task) {
+        return CompletableFuture.supplyAsync(() -> {
+            try {
+                return task.call();
+            } catch (Exception e) {
+                throw new java.util.concurrent.CompletionException(e);
+            }
+        });
+    }
+
+    static void update(Connection c, String sql, String parameter) throws SQLException {
+        try (PreparedStatement s = c.prepareStatement(sql)) {
+            s.setString(1, parameter);
+            s.executeUpdate();
+        }
+    }
+
+    List<String> chargeStatuses() throws SQLException {
+        return column("status");
+    }
+
+    List<String> providerIds() throws SQLException {
+        return column("provider_id");
+    }
+
+    private List<String> column(String name) throws SQLException {
+        List<String> values = new ArrayList<>();
+        try (Connection c = dataSource().getConnection(); Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT " + name + " FROM lease_charge WHERE " + name + " IS NOT NULL")) {
+            while (rs.next()) {
+                values.add(rs.getString(1));
+            }
+        }
+        return values;
+    }
+}
