@@ -96,10 +96,12 @@ public abstract class AbstractLeaseModeTest {
     }
 
     ManagedIdempotency<Connection> managed(InstantSource clock, LeasePolicy leases, IdempotencyListener listener) {
+        // tag::managed[]
         Idempotency<Connection> engine = Idempotency.builder(store).clock(clock).listener(listener)
                 .keyPolicy(KeyPolicy.builder().finalFailures(Declined.class).lockTimeout(Duration.ofSeconds(5)).build()).build();
         return ManagedIdempotency.builder(engine, JdbcTransactions.of(dataSource())).leases(leases)
                 .retry(RetryPolicy.builder().backoff(Duration.ofMillis(1), Duration.ofMillis(20)).build()).build();
+        // end::managed[]
     }
 
     ManagedIdempotency<Connection> managed(LeasePolicy leases) {
@@ -112,6 +114,7 @@ public abstract class AbstractLeaseModeTest {
 
     /** The charge operation of the docs: insert pending, call the provider, mark succeeded (or declined). */
     Phases<Connection, String, Exception> charge(CallBody provider) {
+        // tag::phases[]
         return Phases.<Connection, String, Exception>prepare(tx -> {
             prepares.incrementAndGet();
             String id = "ch-" + UUID.randomUUID();
@@ -127,6 +130,7 @@ public abstract class AbstractLeaseModeTest {
                     update(tx, "UPDATE lease_charge SET status = 'succeeded', provider_id = '" + providerId + "' WHERE id = ?", chargeId);
                     return chargeId + "/" + providerId;
                 }, ResultCodec.string());
+        // end::phases[]
     }
 
     interface CallBody {
