@@ -7,7 +7,7 @@ import dev.idempotency.TransactionConflictException;
 import dev.idempotency.TransactionRequiredException;
 import dev.idempotency.jdbc.dialect.Dialects;
 import dev.idempotency.jdbc.dialect.SqlDialect;
-import dev.idempotency.jdbc.internal.SqlIdentifier;
+import dev.idempotency.jdbc.dialect.TableName;
 import dev.idempotency.spi.Claim;
 import dev.idempotency.spi.ClaimRequest;
 import dev.idempotency.spi.Completion;
@@ -31,15 +31,16 @@ import javax.sql.DataSource;
  * closed one, before writing anything.
  *
  * <p>The dialect is detected from each connection's metadata unless one is given. The table
- * ({@value SqlDialect#DEFAULT_TABLE} by default; {@code schema.table} allowed) must exist: create
- * it with the dialect's DDL resource ({@link SqlDialect#ddlResource()}, for Flyway or Liquibase)
- * or with {@link #createTableIfMissing(Connection)}.
+ * ({@value SqlDialect#DEFAULT_TABLE} by default; {@code schema.table} allowed; see
+ * {@link TableName}) must exist: create it with the dialect's DDL resource
+ * ({@link SqlDialect#ddlResource()}, for Flyway or Liquibase) or with
+ * {@link #createTableIfMissing(Connection)}.
  *
  * <p>Immutable and thread-safe; share one instance.
  */
 public final class JdbcIdempotencyStore implements IdempotencyStore<Connection> {
 
-    private final String table;
+    private final TableName table;
     private final SqlDialect dialect;
 
     private JdbcIdempotencyStore(Builder b) {
@@ -58,7 +59,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore<Connection> 
     }
 
     /** @return the configured table name */
-    public String table() {
+    public TableName table() {
         return table;
     }
 
@@ -222,7 +223,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore<Connection> 
 
     private IdempotencyStoreException translate(SqlDialect d, IdempotencyKey key, String what, SQLException e) {
         if (d.isMissingTable(e)) {
-            return new MissingTableException(key, table, "Create it with the DDL in classpath resource '" + d.ddlResource()
+            return new MissingTableException(key, table.qualified(), "Create it with the DDL in classpath resource '" + d.ddlResource()
                     + "' (for Flyway or Liquibase), or call JdbcIdempotencyStore.createTableIfMissing once at startup.", e);
         }
         if (d.isTransactionConflict(e)) {
@@ -252,19 +253,28 @@ public final class JdbcIdempotencyStore implements IdempotencyStore<Connection> 
 
     /** Builds a {@link JdbcIdempotencyStore}. Not thread-safe; the store it builds is. */
     public static final class Builder {
-        private String table = SqlDialect.DEFAULT_TABLE;
+        private TableName table = TableName.DEFAULT;
         private SqlDialect dialect;
 
         private Builder() {
         }
 
         /**
-         * @param table {@code table} or {@code schema.table}, plain SQL identifiers only
+         * @param table {@code table} or {@code schema.table}, plain SQL identifiers only, none of them a
+         *     reserved word; see {@link TableName#of(String)}
          * @return this builder
-         * @throws IllegalArgumentException if the name is not a plain identifier
+         * @throws IllegalArgumentException if the name is not a plain identifier, or is a reserved word
          */
         public Builder table(String table) {
-            this.table = SqlIdentifier.checkTableName(table);
+            return table(TableName.of(table));
+        }
+
+        /**
+         * @param table the table name, already checked
+         * @return this builder
+         */
+        public Builder table(TableName table) {
+            this.table = Objects.requireNonNull(table, "table");
             return this;
         }
 

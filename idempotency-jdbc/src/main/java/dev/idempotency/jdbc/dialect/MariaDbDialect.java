@@ -62,7 +62,7 @@ public class MariaDbDialect extends SqlDialect {
     }
 
     @Override
-    public Claim claim(Connection c, String table, ClaimRequest r) throws SQLException {
+    public Claim claim(Connection c, TableName table, ClaimRequest r) throws SQLException {
         try {
             StoredRecord found = read(c, table, r, "");
             for (int round = 0; round < 3; round++) {
@@ -83,7 +83,7 @@ public class MariaDbDialect extends SqlDialect {
         throw new SQLException("the key's record kept changing under concurrent claims", "40001");
     }
 
-    private StoredRecord read(Connection c, String table, ClaimRequest r, String lock) throws SQLException {
+    private StoredRecord read(Connection c, TableName table, ClaimRequest r, String lock) throws SQLException {
         try (PreparedStatement s = c.prepareStatement("SELECT " + COLUMNS + " FROM " + table + " WHERE scope = ? AND key_id = ?" + lock)) {
             s.setString(1, r.key().scope());
             s.setString(2, r.key().id());
@@ -93,7 +93,7 @@ public class MariaDbDialect extends SqlDialect {
         }
     }
 
-    private boolean insertOrCount(Connection c, String table, ClaimRequest r) throws SQLException {
+    private boolean insertOrCount(Connection c, TableName table, ClaimRequest r) throws SQLException {
         try (PreparedStatement s = c.prepareStatement("INSERT INTO " + table + " (scope, key_id, fingerprint, status, created_at,"
                 + " expires_at) VALUES (?, ?, ?, ?, ?, ?) ON DUPLICATE KEY UPDATE attempts = attempts + 1")) {
             bindClaim(s, r);
@@ -102,7 +102,7 @@ public class MariaDbDialect extends SqlDialect {
     }
 
     @Override
-    public int purgeExpired(Connection c, String table, Instant now, int limit) throws SQLException {
+    public int purgeExpired(Connection c, TableName table, Instant now, int limit) throws SQLException {
         try (PreparedStatement s = c.prepareStatement("DELETE FROM " + table + " WHERE expires_at <= ? ORDER BY expires_at LIMIT " + limit)) {
             s.setLong(1, now.toEpochMilli());
             return s.executeUpdate();

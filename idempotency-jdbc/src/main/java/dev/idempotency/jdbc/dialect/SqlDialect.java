@@ -2,7 +2,6 @@ package dev.idempotency.jdbc.dialect;
 
 import dev.idempotency.Fingerprint;
 import dev.idempotency.IdempotencyKey;
-import dev.idempotency.jdbc.internal.SqlIdentifier;
 import dev.idempotency.spi.Claim;
 import dev.idempotency.spi.ClaimRequest;
 import dev.idempotency.spi.Completion;
@@ -58,16 +57,16 @@ public abstract class SqlDialect {
     }
 
     /**
-     * @param table the configured table name (already validated)
+     * @param table the table
      * @return the DDL statements that create the table and its expiry index
      */
-    public String ddl(String table) {
-        SqlIdentifier.checkTableName(table);
-        String simple = SqlIdentifier.simpleName(table);
+    public String ddl(TableName table) {
+        String qualified = table.qualified();
+        String simple = table.simpleName();
         // Whole names only: the table, and the names derived from it (index, constraint), which
         // take the unqualified name.
         return DEFAULT_NAMES.matcher(readResource(ddlResource())).replaceAll(m ->
-                java.util.regex.Matcher.quoteReplacement(m.group(1) == null ? table : simple + m.group(1)));
+                java.util.regex.Matcher.quoteReplacement(m.group(1) == null ? qualified : simple + m.group(1)));
     }
 
     private static final java.util.regex.Pattern DEFAULT_NAMES =
@@ -133,7 +132,7 @@ public abstract class SqlDialect {
      * @return the claim
      * @throws SQLException if a statement fails for another reason than a duplicate or a lock timeout
      */
-    public Claim claim(Connection c, String table, ClaimRequest request) throws SQLException {
+    public Claim claim(Connection c, TableName table, ClaimRequest request) throws SQLException {
         for (int round = 0; round < 3; round++) {
             StoredRecord found = select(c, table, request.key());
             if (found != null && found.expiresAt().isAfter(request.now())) {
@@ -163,7 +162,7 @@ public abstract class SqlDialect {
      * @return the record, or {@code null}
      * @throws SQLException if the query fails
      */
-    protected StoredRecord select(Connection c, String table, IdempotencyKey key) throws SQLException {
+    protected StoredRecord select(Connection c, TableName table, IdempotencyKey key) throws SQLException {
         try (PreparedStatement s = c.prepareStatement("SELECT " + COLUMNS + " FROM " + table + " WHERE scope = ? AND key_id = ?")) {
             s.setString(1, key.scope());
             s.setString(2, key.id());
@@ -182,7 +181,7 @@ public abstract class SqlDialect {
      * @return {@code true} if inserted, {@code false} if the key exists (a concurrent claim committed)
      * @throws SQLException if the insert fails otherwise, including a lock timeout
      */
-    protected boolean insertClaim(Connection c, String table, ClaimRequest r) throws SQLException {
+    protected boolean insertClaim(Connection c, TableName table, ClaimRequest r) throws SQLException {
         Savepoint savepoint = failedStatementAbortsTransaction() ? c.setSavepoint() : null;
         try (PreparedStatement s = c.prepareStatement("INSERT INTO " + table
                 + " (scope, key_id, fingerprint, status, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)")) {
@@ -213,7 +212,7 @@ public abstract class SqlDialect {
      * @return {@code true} if taken over, {@code false} if it is no longer expired
      * @throws SQLException if the update fails, including a lock timeout
      */
-    protected boolean takeOver(Connection c, String table, ClaimRequest r) throws SQLException {
+    protected boolean takeOver(Connection c, TableName table, ClaimRequest r) throws SQLException {
         try (PreparedStatement s = c.prepareStatement("UPDATE " + table + " SET fingerprint = ?, status = ?,"
                 + " result_codec = NULL, result = NULL, created_at = ?, completed_at = NULL, expires_at = ?"
                 + " WHERE scope = ? AND key_id = ? AND expires_at <= ?")) {
@@ -294,7 +293,7 @@ public abstract class SqlDialect {
      * @return the number of rows updated: 1, or 0 if the claimed record is gone
      * @throws SQLException if the update fails
      */
-    public int complete(Connection c, String table, Completion done) throws SQLException {
+    public int complete(Connection c, TableName table, Completion done) throws SQLException {
         try (PreparedStatement s = c.prepareStatement("UPDATE " + table + " SET status = ?, result_codec = ?, result = ?,"
                 + " completed_at = ?, expires_at = ? WHERE scope = ? AND key_id = ?")) {
             s.setString(1, done.status().name());
@@ -332,7 +331,7 @@ public abstract class SqlDialect {
      * @param key the key
      * @throws SQLException if the delete fails
      */
-    public void release(Connection c, String table, IdempotencyKey key) throws SQLException {
+    public void release(Connection c, TableName table, IdempotencyKey key) throws SQLException {
         try (PreparedStatement s = c.prepareStatement("DELETE FROM " + table + " WHERE scope = ? AND key_id = ? AND status = ?")) {
             s.setString(1, key.scope());
             s.setString(2, key.id());
@@ -354,7 +353,7 @@ public abstract class SqlDialect {
      * @return the number deleted
      * @throws SQLException if the delete fails
      */
-    public int purgeExpired(Connection c, String table, Instant now, int limit) throws SQLException {
+    public int purgeExpired(Connection c, TableName table, Instant now, int limit) throws SQLException {
         try (PreparedStatement s = c.prepareStatement("DELETE FROM " + table + " WHERE (scope, key_id) IN (SELECT scope, key_id FROM "
                 + table + " WHERE expires_at <= ? ORDER BY expires_at FETCH FIRST " + limit + " ROWS ONLY) AND expires_at <= ?")) {
             s.setLong(1, now.toEpochMilli());
