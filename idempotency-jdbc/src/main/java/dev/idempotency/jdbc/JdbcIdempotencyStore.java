@@ -1,5 +1,6 @@
 package dev.idempotency.jdbc;
 
+import dev.idempotency.IdempotencyException;
 import dev.idempotency.IdempotencyKey;
 import dev.idempotency.IdempotencyStoreException;
 import dev.idempotency.MissingTableException;
@@ -27,8 +28,10 @@ import javax.sql.DataSource;
  * {@link java.sql.Connection}, inside the caller's transaction.
  *
  * <p>The store never commits, rolls back, closes, or changes any setting of the caller's
- * connection (auto-commit, isolation, read-only). It refuses a connection in auto-commit mode and a
- * closed one, before writing anything.
+ * connection (auto-commit, isolation, read-only). It refuses a connection in auto-commit mode, a
+ * closed one and one that reports itself read-only, before writing anything; a read-only
+ * transaction that the driver does not report (begun in SQL, a standby server) is named as such
+ * from the database's error, with {@link TransactionRequiredException}.
  *
  * <p>The dialect is detected from each connection's metadata unless one is given. The table
  * ({@value SqlDialect#DEFAULT_TABLE} by default; {@code schema.table} allowed; see
@@ -123,6 +126,11 @@ public final class JdbcIdempotencyStore implements IdempotencyStore<Connection> 
                 throw new TransactionRequiredException(key, "the connection is in auto-commit mode, so the key's record"
                         + " could not be committed atomically with your change; call setAutoCommit(false), run execute,"
                         + " then commit. Nothing was written");
+            }
+            if (tx.isReadOnly()) {
+                throw new TransactionRequiredException(key, "the connection is read-only (setReadOnly(true), or a database"
+                        + " opened read-only), so the key's record cannot be written; use a read-write connection."
+                        + " Nothing was written");
             }
         } catch (SQLException e) {
             throw new IdempotencyStoreException(key, "could not inspect the connection", e);
@@ -221,7 +229,15 @@ public final class JdbcIdempotencyStore implements IdempotencyStore<Connection> 
         return dialectFor(c, null);
     }
 
-    private IdempotencyStoreException translate(SqlDialect d, IdempotencyKey key, String what, SQLException e) {
+    private IdempotencyException translate(SqlDialect d, IdempotencyKey key, String what, SQLException e) {
+        if (d.isReadOnly(e)) {
+            TransactionRequiredException readOnly = new TransactionRequiredException(key, "the transaction is read-only (a"
+                    + " read-only transaction, a database opened read-only, or a standby server), so the library could not "
+                    + what + " in table '" + table + "' (" + d.name() + "; SQLState " + e.getSQLState() + "). Nothing was"
+                    + " written: roll back, and use a read-write transaction on the primary");
+            readOnly.addSuppressed(e); // the exception takes no cause; the database's error stays attached
+            return readOnly;
+        }
         if (d.isMissingTable(e)) {
             return new MissingTableException(key, table.qualified(), "Create it with the DDL in classpath resource '" + d.ddlResource()
                     + "' (for Flyway or Liquibase), or call JdbcIdempotencyStore.createTableIfMissing once at startup.", e);

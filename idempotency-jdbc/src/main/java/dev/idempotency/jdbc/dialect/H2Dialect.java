@@ -35,4 +35,10 @@ public class H2Dialect extends SqlDialect {
         String state = e.getSQLState();
         return "42S03".equals(state) || "42S04".equals(state) || super.isMissingTable(e);
     }
+
+    /** 90097: the database was opened read-only ({@code ACCESS_MODE_DATA=r}). */
+    @Override
+    public boolean isReadOnly(SQLException e) {
+        return e.getErrorCode() == 90097 || super.isReadOnly(e);
+    }
 }

@@ -47,7 +47,8 @@ import java.time.Instant;
  * (not run here: the test servers are PostgreSQL and MariaDB).
  *
  * <p>Errors: 1062 duplicate key; 1205, 1969, 1317, 3024 and SQLState 70100 lock timeouts; class 40
- * (1213) and 1020 conflicts; 1146 / 42S02 a missing table. Purging deletes at most {@code limit}
+ * (1213) and 1020 conflicts; 1146 / 42S02 a missing table; 1792 and 1290 ({@code --read-only}) a read-only
+ * transaction or server. Purging deletes at most {@code limit}
  * rows with {@code DELETE ... ORDER BY expires_at LIMIT n} (the table cannot be named in a
  * subquery of its own {@code DELETE}). Results up to 16 MiB fit the column, but the server's
  * {@code max_allowed_packet} must be larger than the largest result.
@@ -124,6 +125,13 @@ public class MariaDbDialect extends SqlDialect {
     @Override
     public boolean isTransactionConflict(SQLException e) {
         return e.getErrorCode() == 1020 || super.isTransactionConflict(e);
+    }
+
+    /** 1792 (ER_CANT_EXECUTE_IN_READ_ONLY_TRANSACTION) and 1290 with {@code --read-only} (ER_OPTION_PREVENTS_STATEMENT). */
+    @Override
+    public boolean isReadOnly(SQLException e) {
+        return e.getErrorCode() == 1792 || e.getErrorCode() == 1290 && String.valueOf(e.getMessage()).contains("read-only")
+                || super.isReadOnly(e);
     }
 
     @Override

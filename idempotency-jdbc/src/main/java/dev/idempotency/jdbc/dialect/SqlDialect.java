@@ -113,6 +113,15 @@ public abstract class SqlDialect {
     }
 
     /**
+     * @param e any failure
+     * @return whether it reports that nothing can be written: a read-only transaction, a database
+     *     opened read-only, a standby server (SQLState 25006 in the base)
+     */
+    public boolean isReadOnly(SQLException e) {
+        return "25006".equals(e.getSQLState());
+    }
+
+    /**
      * @return whether a failed statement aborts the whole transaction (PostgreSQL); if so, a
      *     duplicate-key insert is run under a savepoint unless the dialect overrides the claim
      */

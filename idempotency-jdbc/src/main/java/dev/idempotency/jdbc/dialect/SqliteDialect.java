@@ -117,6 +117,12 @@ public class SqliteDialect extends SqlDialect {
         return resultCode(e).equals("SQLITE_BUSY_SNAPSHOT") || super.isTransactionConflict(e);
     }
 
+    /** {@code SQLITE_READONLY} (and its extended codes): a database opened read-only, or a file it cannot write. */
+    @Override
+    public boolean isReadOnly(SQLException e) {
+        return resultCode(e).startsWith("SQLITE_READONLY");
+    }
+
     @Override
     public boolean isMissingTable(SQLException e) {
         return resultCode(e).equals("SQLITE_ERROR") && String.valueOf(e.getMessage()).contains("no such table");
