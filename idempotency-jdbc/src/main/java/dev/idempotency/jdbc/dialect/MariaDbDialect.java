@@ -19,8 +19,10 @@ import java.time.Instant;
  * {@code UPDATE}; a replay or a mismatch costs <b>1</b>, a {@code SELECT} that takes no lock.
  * Taking over an expired record costs 3 ({@code SELECT}, take-over {@code UPDATE}, completing
  * {@code UPDATE}); a duplicate that raced the insert, 3 ({@code SELECT}, {@code INSERT}, locking
- * {@code SELECT}). Inserting first would save a first execution one round trip, but make every
- * replay a locking write, queueing concurrent replays of one key behind each other.
+ * {@code SELECT}). Under READ COMMITTED a first execution costs <b>4</b>: a locking
+ * {@code SELECT ... FOR UPDATE} comes between the first {@code SELECT} and the {@code INSERT}
+ * (below). Inserting first would save a first execution one round trip, but make every replay a
+ * locking write, queueing concurrent replays of one key behind each other.
  *
  * <p><b>The insert</b> is {@code INSERT ... ON DUPLICATE KEY UPDATE attempts = attempts + 1}: a
  * duplicate (a concurrent claim that committed) is a row count of 2, never an error, and never
@@ -36,8 +38,24 @@ import java.time.Instant;
  * {@code innodb_lock_wait_timeout}, error 1205, if shorter) gives {@code InProgress}, and only the
  * waiting statement is rolled back: <b>the transaction stays usable</b>.
  *
+ * <p><b>A claim that rolls back under several waiters.</b> A statement that waits for another
+ * transaction's uncommitted row keeps a lock on it; when that transaction rolls back, the row is
+ * removed and InnoDB turns the locks of the duplicate-key checks that waited on it (and, under
+ * REPEATABLE READ and SERIALIZABLE, of every locking read) into gap locks, which block each
+ * other's inserts: with two or more waiters, all but one would then be chosen as deadlock victims
+ * (1213). Under READ COMMITTED a locking read's exclusive lock is not turned into a gap lock, and a
+ * locking read that finds no row takes no lock, so there the claim waits in a
+ * {@code SELECT ... FOR UPDATE} before it inserts: the waiters of a claim that rolls back wake with
+ * no lock, one of them claims the key, and the others wait for it and replay (only duplicates that
+ * race to the insert at the same instant still wait in it). Under REPEATABLE READ and SERIALIZABLE
+ * no form of the claim avoids it (a locking read would also take a gap lock on every new key, and
+ * two new claims would deadlock), so the claim is as above, and the waiters that lose reach the
+ * caller as {@code TransactionConflictException} (retryable): the retry replays the winner's result,
+ * or runs the work if no one holds the key. The transaction's level is read from the connection
+ * ({@link Connection#getTransactionIsolation()}; MariaDB Connector/J 3 tracks it without a round trip).
+ *
  * <p>Isolation: under READ COMMITTED and REPEATABLE READ a concurrent duplicate replays the
- * winner. Under SERIALIZABLE, and under REPEATABLE READ with {@code innodb_snapshot_isolation=ON}
+ * winner (but see above). Under SERIALIZABLE, and under REPEATABLE READ with {@code innodb_snapshot_isolation=ON}
  * (MariaDB 10.6.18 and later; on by default in recent releases), the database may instead roll the transaction back
  * (deadlock 1213 / SQLState 40001, or "record has changed since last read" 1020): that reaches the
  * caller as {@code TransactionConflictException}; the retry replays.
@@ -66,6 +84,9 @@ public class MariaDbDialect extends SqlDialect {
     public Claim claim(Connection c, TableName table, ClaimRequest r) throws SQLException {
         try {
             StoredRecord found = read(c, table, r, "");
+            if (found == null && waitsInALockingRead(c)) {
+                found = read(c, table, r, " FOR UPDATE");
+            }
             for (int round = 0; round < 3; round++) {
                 if (found != null && found.expiresAt().isAfter(r.now())) {
                     return Claim.existing(found);
@@ -82,6 +103,16 @@ public class MariaDbDialect extends SqlDialect {
             throw e;
         }
         throw new SQLException("the key's record kept changing under concurrent claims", "40001");
+    }
+
+    /**
+     * Under READ COMMITTED (or READ UNCOMMITTED) a locking read that finds no row takes no lock, and
+     * its wait for an open claim leaves no gap lock when that claim rolls back; under the stricter
+     * levels it would take gap locks, which make two new claims of one key deadlock.
+     */
+    private static boolean waitsInALockingRead(Connection c) throws SQLException {
+        int level = c.getTransactionIsolation();
+        return level == Connection.TRANSACTION_READ_COMMITTED || level == Connection.TRANSACTION_READ_UNCOMMITTED;
     }
 
     private StoredRecord read(Connection c, TableName table, ClaimRequest r, String lock) throws SQLException {
