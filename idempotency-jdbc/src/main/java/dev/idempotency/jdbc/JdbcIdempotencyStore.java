@@ -155,6 +155,12 @@ public final class JdbcIdempotencyStore implements IdempotencyStore<Connection> 
         SqlDialect d = dialectFor(tx, completion.key());
         int rows;
         try {
+            Optional<SqlDialect.PacketOverflow> overflow = d.packetOverflow(tx, completion);
+            if (overflow.isPresent()) {
+                SqlDialect.PacketOverflow o = overflow.get();
+                throw new ResultOverPacketLimitException(completion.key(), completion.result().length, o.statementBytes(),
+                        o.limitBytes(), o.setting());
+            }
             rows = d.complete(tx, table, completion);
         } catch (SQLException e) {
             throw translate(d, completion.key(), "record the result", e);

@@ -2,13 +2,19 @@ package dev.idempotency.jdbc.dialect;
 
 import dev.idempotency.spi.Claim;
 import dev.idempotency.spi.ClaimRequest;
+import dev.idempotency.spi.Completion;
 import dev.idempotency.spi.StoredRecord;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.SQLTimeoutException;
+import java.sql.Statement;
 import java.time.Instant;
+import java.util.Collections;
+import java.util.Map;
+import java.util.Optional;
+import java.util.WeakHashMap;
 
 /**
  * MariaDB 10.6 and later, and MySQL 8 (InnoDB).
@@ -69,9 +75,12 @@ import java.time.Instant;
  * transaction or server. Purging deletes at most {@code limit}
  * rows with {@code DELETE ... ORDER BY expires_at LIMIT n} (the table cannot be named in a
  * subquery of its own {@code DELETE}). Results up to 16 MiB fit the column, but the server's
- * {@code max_allowed_packet} must be larger than the largest result.
+ * {@code max_allowed_packet} must be larger than the statement that records the largest result:
+ * before it is sent, that statement's size is checked against the connection's
+ * {@code max_allowed_packet} (read once per connection), and a result that would not fit is
+ * refused with {@code ResultOverPacketLimitException}, nothing sent, the connection intact.
  *
- * <p>Stateless and thread-safe.
+ * <p>Thread-safe; it keeps each connection's {@code max_allowed_packet}, and nothing else.
  */
 public class MariaDbDialect extends SqlDialect {
 
@@ -113,6 +122,57 @@ public class MariaDbDialect extends SqlDialect {
     private static boolean waitsInALockingRead(Connection c) throws SQLException {
         int level = c.getTransactionIsolation();
         return level == Connection.TRANSACTION_READ_COMMITTED || level == Connection.TRANSACTION_READ_UNCOMMITTED;
+    }
+
+    /**
+     * Each physical connection's {@code max_allowed_packet}, read once: its session value is read-only,
+     * set from the global value when the connection opens. Weak keys, so that closed connections go.
+     */
+    private final Map<Connection, Long> maxAllowedPacket = Collections.synchronizedMap(new WeakHashMap<>());
+
+    /**
+     * The completing {@code UPDATE} as MariaDB Connector/J sends it by default (text protocol): each
+     * result byte once, and twice for the bytes it escapes ({@code NUL}, quotes, backslash); the
+     * key and codec at most twice; the statement's text and numbers within 512 bytes. A statement
+     * over {@code max_allowed_packet} fails with error 1153 and the server drops the connection.
+     */
+    @Override
+    public Optional<PacketOverflow> packetOverflow(Connection c, Completion done) throws SQLException {
+        byte[] result = done.result();
+        if (result == null) {
+            return Optional.empty();
+        }
+        long size = 512L + 2L * (done.key().scope().length() + done.key().id().length() + done.codec().length()) + result.length;
+        for (byte b : result) {
+            if (b == 0 || b == '\'' || b == '"' || b == '\\') {
+                size++;
+            }
+        }
+        long limit = maxAllowedPacket(c);
+        return size > limit ? Optional.of(new PacketOverflow(size, limit, "max_allowed_packet")) : Optional.empty();
+    }
+
+    private long maxAllowedPacket(Connection c) throws SQLException {
+        Connection physical = physical(c);
+        Long known = maxAllowedPacket.get(physical);
+        if (known != null) {
+            return known;
+        }
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT @@max_allowed_packet")) {
+            rs.next();
+            long limit = rs.getLong(1);
+            maxAllowedPacket.put(physical, limit);
+            return limit;
+        }
+    }
+
+    /** @return the driver's own connection behind a pool's proxy, which lives as long as the session */
+    private static Connection physical(Connection c) {
+        try {
+            return c.isWrapperFor(Connection.class) ? c.unwrap(Connection.class) : c;
+        } catch (SQLException notAWrapper) {
+            return c;
+        }
     }
 
     private StoredRecord read(Connection c, TableName table, ClaimRequest r, String lock) throws SQLException {

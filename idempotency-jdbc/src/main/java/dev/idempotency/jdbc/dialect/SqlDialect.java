@@ -20,6 +20,7 @@ import java.sql.Types;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Locale;
+import java.util.Optional;
 
 /**
  * How the JDBC store speaks to one database. This base class answers in standard SQL; each
@@ -37,7 +38,8 @@ import java.util.Locale;
  * <p>The base claim costs, on a first execution, a {@code SELECT} that finds nothing, an
  * {@code INSERT}, and the completing {@code UPDATE}; on a replay, one {@code SELECT}.
  *
- * <p>Dialects are stateless and thread-safe.
+ * <p>Dialects are thread-safe; they keep no state but caches of what a connection's server
+ * reports.
  */
 public abstract class SqlDialect {
 
@@ -314,6 +316,30 @@ public abstract class SqlDialect {
             s.setString(7, done.key().id());
             return s.executeUpdate();
         }
+    }
+
+    /**
+     * How large the statement that records {@code done} would be, against the largest statement the
+     * connection's server accepts: checked before anything is sent, because a statement over that
+     * limit would fail and, on some databases, drop the connection. The base knows no such limit.
+     *
+     * @param c the connection that will record the result
+     * @param done what it will record
+     * @return the sizes, if the statement would be over the limit; empty if it fits or no limit is known
+     * @throws SQLException if the limit cannot be read
+     */
+    public Optional<PacketOverflow> packetOverflow(Connection c, Completion done) throws SQLException {
+        return Optional.empty();
+    }
+
+    /**
+     * A statement too large for the server.
+     *
+     * @param statementBytes the statement's size as sent, at most (an upper bound)
+     * @param limitBytes the largest statement the server accepts
+     * @param setting the server setting that sets the limit, such as {@code max_allowed_packet}
+     */
+    public record PacketOverflow(long statementBytes, long limitBytes, String setting) {
     }
 
     /**
