@@ -1,5 +1,6 @@
 package dev.idempotency.jdbc;
 
+import dev.idempotency.IdempotencyException;
 import dev.idempotency.IdempotencyKey;
 import dev.idempotency.IdempotencyStoreException;
 import dev.idempotency.MissingTableException;
@@ -7,7 +8,7 @@ import dev.idempotency.TransactionConflictException;
 import dev.idempotency.TransactionRequiredException;
 import dev.idempotency.jdbc.dialect.Dialects;
 import dev.idempotency.jdbc.dialect.SqlDialect;
-import dev.idempotency.jdbc.internal.SqlIdentifier;
+import dev.idempotency.jdbc.dialect.TableName;
 import dev.idempotency.spi.Claim;
 import dev.idempotency.spi.ClaimRequest;
 import dev.idempotency.spi.Completion;
@@ -32,19 +33,22 @@ import javax.sql.DataSource;
  * {@link java.sql.Connection}, inside the caller's transaction.
  *
  * <p>The store never commits, rolls back, closes, or changes any setting of the caller's
- * connection (auto-commit, isolation, read-only). It refuses a connection in auto-commit mode and a
- * closed one, before writing anything.
+ * connection (auto-commit, isolation, read-only). It refuses a connection in auto-commit mode, a
+ * closed one and one that reports itself read-only, before writing anything; a read-only
+ * transaction that the driver does not report (begun in SQL, a standby server) is named as such
+ * from the database's error, with {@link TransactionRequiredException}.
  *
  * <p>The dialect is detected from each connection's metadata unless one is given. The table
- * ({@value SqlDialect#DEFAULT_TABLE} by default; {@code schema.table} allowed) must exist: create
- * it with the dialect's DDL resource ({@link SqlDialect#ddlResource()}, for Flyway or Liquibase)
- * or with {@link #createTableIfMissing(Connection)}.
+ * ({@value SqlDialect#DEFAULT_TABLE} by default; {@code schema.table} allowed; see
+ * {@link TableName}) must exist: create it with the dialect's DDL resource
+ * ({@link SqlDialect#ddlResource()}, for Flyway or Liquibase) or with
+ * {@link #createTableIfMissing(Connection)}.
  *
  * <p>Immutable and thread-safe; share one instance.
  */
 public final class JdbcIdempotencyStore implements LeasingStore<Connection> {
 
-    private final String table;
+    private final TableName table;
     private final SqlDialect dialect;
 
     private JdbcIdempotencyStore(Builder b) {
@@ -63,7 +67,7 @@ public final class JdbcIdempotencyStore implements LeasingStore<Connection> {
     }
 
     /** @return the configured table name */
-    public String table() {
+    public TableName table() {
         return table;
     }
 
@@ -128,6 +132,11 @@ public final class JdbcIdempotencyStore implements LeasingStore<Connection> {
                         + " could not be committed atomically with your change; call setAutoCommit(false), run execute,"
                         + " then commit. Nothing was written");
             }
+            if (tx.isReadOnly()) {
+                throw new TransactionRequiredException(key, "the connection is read-only (setReadOnly(true), or a database"
+                        + " opened read-only), so the key's record cannot be written; use a read-write connection."
+                        + " Nothing was written");
+            }
         } catch (SQLException e) {
             throw new IdempotencyStoreException(key, "could not inspect the connection", e);
         }
@@ -151,6 +160,12 @@ public final class JdbcIdempotencyStore implements LeasingStore<Connection> {
         SqlDialect d = dialectFor(tx, completion.key());
         int rows;
         try {
+            Optional<SqlDialect.PacketOverflow> overflow = d.packetOverflow(tx, completion);
+            if (overflow.isPresent()) {
+                SqlDialect.PacketOverflow o = overflow.get();
+                throw new ResultOverPacketLimitException(completion.key(), completion.result().length, o.statementBytes(),
+                        o.limitBytes(), o.setting());
+            }
             rows = d.complete(tx, table, completion);
         } catch (SQLException e) {
             throw translate(d, completion.key(), "record the result", e);
@@ -280,9 +295,17 @@ public final class JdbcIdempotencyStore implements LeasingStore<Connection> {
         return dialectFor(c, null);
     }
 
-    private IdempotencyStoreException translate(SqlDialect d, IdempotencyKey key, String what, SQLException e) {
+    private IdempotencyException translate(SqlDialect d, IdempotencyKey key, String what, SQLException e) {
+        if (d.isReadOnly(e)) {
+            TransactionRequiredException readOnly = new TransactionRequiredException(key, "the transaction is read-only (a"
+                    + " read-only transaction, a database opened read-only, or a standby server), so the library could not "
+                    + what + " in table '" + table + "' (" + d.name() + "; SQLState " + e.getSQLState() + "). Nothing was"
+                    + " written: roll back, and use a read-write transaction on the primary");
+            readOnly.addSuppressed(e); // the exception takes no cause; the database's error stays attached
+            return readOnly;
+        }
         if (d.isMissingTable(e)) {
-            return new MissingTableException(key, table, "Create it with the DDL in classpath resource '" + d.ddlResource()
+            return new MissingTableException(key, table.qualified(), "Create it with the DDL in classpath resource '" + d.ddlResource()
                     + "' (for Flyway or Liquibase), or call JdbcIdempotencyStore.createTableIfMissing once at startup.", e);
         }
         if (d.isTransactionConflict(e)) {
@@ -312,19 +335,28 @@ public final class JdbcIdempotencyStore implements LeasingStore<Connection> {
 
     /** Builds a {@link JdbcIdempotencyStore}. Not thread-safe; the store it builds is. */
     public static final class Builder {
-        private String table = SqlDialect.DEFAULT_TABLE;
+        private TableName table = TableName.DEFAULT;
         private SqlDialect dialect;
 
         private Builder() {
         }
 
         /**
-         * @param table {@code table} or {@code schema.table}, plain SQL identifiers only
+         * @param table {@code table} or {@code schema.table}, plain SQL identifiers only, none of them a
+         *     reserved word; see {@link TableName#of(String)}
          * @return this builder
-         * @throws IllegalArgumentException if the name is not a plain identifier
+         * @throws IllegalArgumentException if the name is not a plain identifier, or is a reserved word
          */
         public Builder table(String table) {
-            this.table = SqlIdentifier.checkTableName(table);
+            return table(TableName.of(table));
+        }
+
+        /**
+         * @param table the table name, already checked
+         * @return this builder
+         */
+        public Builder table(TableName table) {
+            this.table = Objects.requireNonNull(table, "table");
             return this;
         }
 

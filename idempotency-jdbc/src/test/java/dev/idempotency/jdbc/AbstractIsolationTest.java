@@ -75,6 +75,17 @@ public abstract class AbstractIsolationTest {
         return staleSnapshotDuplicateConflicts(isolation);
     }
 
+    /**
+     * @param isolation a level from {@link #isolationLevels()}
+     * @return whether, when a claim's holder rolls back while several duplicates wait for it, the
+     *     waiters that do not win may get a {@link TransactionConflictException} (a deadlock, a
+     *     serialization failure) instead of replaying the winner; by default as
+     *     {@link #waitedDuplicateConflicts(int)}
+     */
+    protected boolean waitersOfARolledBackClaimMayConflict(int isolation) {
+        return waitedDuplicateConflicts(isolation);
+    }
+
     /** @return the statement that sets the session's time zone to {@link #sessionZone()} */
     protected abstract String setSessionTimeZone();
 
@@ -350,6 +361,62 @@ public abstract class AbstractIsolationTest {
         Outcome<String> after = Tx.commit(dataSource(), c -> engine.execute(key, c, () -> work(c, key)));
         assertThat(after.value()).isEqualTo("receipt-3");
         assertThat(count("SELECT COUNT(*) FROM iso_effect")).isEqualTo(2);
+    }
+
+    @ParameterizedTest(name = "{displayName} [{0}]")
+    @MethodSource("levels")
+    void aClaimThatRollsBackWithThreeWaitersLetsExactlyOneRunAndTheOthersReplayOrConflict(int isolation) throws Exception {
+        Idempotency<Connection> engine = engine(KeyPolicy.builder().lockTimeout(Duration.ofSeconds(10)).build());
+        IdempotencyKey key = IdempotencyKey.of("iso", "rolled-back-" + isolation);
+        int waiters = 3;
+        ExecutorService pool = Executors.newFixedThreadPool(waiters);
+        List<Future<String>> firstAttempts = new ArrayList<>();
+        Map<String, String> values = new ConcurrentHashMap<>();
+        try (Connection holder = open(Connection.TRANSACTION_READ_COMMITTED)) {
+            assertThat(engine.execute(key, holder, () -> work(holder, key)).isExecuted()).isTrue();
+            for (int w = 0; w < waiters; w++) {
+                String name = "waiter-" + w;
+                firstAttempts.add(pool.submit(() -> {
+                    String first = null;
+                    for (int round = 0; round < 20; round++) {
+                        try (Connection c = open(isolation)) {
+                            try {
+                                Outcome<String> o = engine.execute(key, c, () -> work(c, key));
+                                c.commit();
+                                values.put(name, o.value());
+                                return first != null ? first : o.status().name();
+                            } catch (TransactionConflictException e) {
+                                c.rollback();
+                                assertThat(RetryableFailures.isRetryable(e)).isTrue();
+                                first = first != null ? first : "CONFLICT";
+                                backOff(round);
+                            }
+                        }
+                    }
+                    return fail("no value for " + name + " after 20 rounds");
+                }));
+            }
+            Thread.sleep(500);
+            assertThat(firstAttempts).as("every waiter waits for the open claim").noneMatch(Future::isDone);
+            holder.rollback();
+        }
+        List<String> outcomes = new ArrayList<>();
+        try {
+            for (Future<String> f : firstAttempts) {
+                outcomes.add(f.get(30, TimeUnit.SECONDS));
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        System.out.printf("%s %s: a claim rolled back under %d waiters; their first attempts: %s%n",
+                getClass().getSimpleName(), levelName(isolation), waiters, outcomes);
+        assertThat(executions).as("the holder's execution and one waiter's").hasValue(2);
+        assertThat(count("SELECT COUNT(*) FROM iso_effect")).isEqualTo(1);
+        assertThat(outcomes).filteredOn("EXECUTED"::equals).hasSize(1);
+        assertThat(outcomes).filteredOn(o -> !o.equals("EXECUTED"))
+                .allMatch(o -> o.equals("REPLAYED") || waitersOfARolledBackClaimMayConflict(isolation) && o.equals("CONFLICT"),
+                        "REPLAYED" + (waitersOfARolledBackClaimMayConflict(isolation) ? " or CONFLICT" : ""));
+        assertThat(Set.copyOf(values.values())).as("every waiter ends with the winner's result").containsExactly("receipt-2");
     }
 
     // ---- purge -----------------------------------------------------------------------------------------

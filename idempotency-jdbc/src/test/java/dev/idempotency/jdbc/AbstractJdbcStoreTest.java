@@ -669,7 +669,26 @@ public abstract class AbstractJdbcStoreTest {
                 assertThatThrownBy(() -> JdbcIdempotencyStore.builder().table(bad))
                         .as(bad).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("table name");
             }
-            assertThat(JdbcIdempotencyStore.builder().table("app.idem_keys").build().table()).isEqualTo("app.idem_keys");
+            assertThat(JdbcIdempotencyStore.builder().table("app.idem_keys").build().table().qualified()).isEqualTo("app.idem_keys");
+        }
+
+        @Test
+        void aTableNameThatIsAReservedWordIsRefusedUpFrontNamingTheWord() throws Exception {
+            for (String reserved : List.of("order", "user", "group", "select", "ORDER", "Table", "limit", "key", "rownum")) {
+                for (String name : List.of(reserved, "app." + reserved, reserved + ".idem_keys")) {
+                    assertThatThrownBy(() -> JdbcIdempotencyStore.builder().table(name))
+                            .as(name).isInstanceOf(IllegalArgumentException.class)
+                            .hasMessageContaining("table name '" + name + "'")
+                            .hasMessageContaining("reserved word '" + reserved + "'");
+                }
+            }
+            // What such a name would do if it got through: fail later, with a syntax error.
+            try (Connection c = dataSource().getConnection(); Statement s = c.createStatement()) {
+                assertThatThrownBy(() -> s.executeQuery("SELECT COUNT(*) FROM order")).isInstanceOf(SQLException.class);
+            }
+            for (String fine : List.of("orders", "user_keys", "app.grouped", "selection", "idempotency_record")) {
+                assertThat(JdbcIdempotencyStore.builder().table(fine).build().table().qualified()).isEqualTo(fine);
+            }
         }
     }
 

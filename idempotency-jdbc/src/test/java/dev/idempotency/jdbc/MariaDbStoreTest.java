@@ -1,7 +1,19 @@
 package dev.idempotency.jdbc;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
 import com.zaxxer.hikari.HikariDataSource;
+import dev.idempotency.Idempotency;
+import dev.idempotency.IdempotencyKey;
+import dev.idempotency.KeyPolicy;
+import dev.idempotency.Outcome;
+import dev.idempotency.ResultTooLargeException;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.Statement;
 import javax.sql.DataSource;
+import org.junit.jupiter.api.Test;
 
 /** The store contract on the MariaDB server of the environment. */
 class MariaDbStoreTest extends AbstractJdbcStoreTest {
@@ -16,7 +28,6 @@ class MariaDbStoreTest extends AbstractJdbcStoreTest {
         return pool;
     }
 
-    /** max_statement_time (1969) rolls back the waiting statement only: the transaction goes on. */
     /** Statements of a first execution, as the dialect's Javadoc states: SELECT, INSERT ... ON DUPLICATE KEY UPDATE, the completing UPDATE; a replay, one SELECT. */
     static final int STATEMENTS_PER_FIRST_EXECUTION = 3;
     /** Statements of a replay, as the dialect's Javadoc states. */
@@ -42,5 +53,46 @@ class MariaDbStoreTest extends AbstractJdbcStoreTest {
         if (pool != null) {
             pool.close();
         }
+    }
+
+    /**
+     * The policy accepts results up to 16 MiB; the server's default {@code max_allowed_packet} is
+     * 16 MiB, so the statement that records a 16 MiB result is too large, and sending it would drop
+     * the connection. It is refused before it is sent; a result that fits, even one that escaping
+     * makes larger on the wire, is recorded.
+     */
+    @Test
+    void aResultOverTheServersPacketLimitIsRefusedBeforeItIsSentAndTheConnectionSurvives() throws Exception {
+        int sixteenMiB = 16 * 1024 * 1024;
+        Idempotency<Connection> generous = engine(KeyPolicy.builder().maxResultBytes(sixteenMiB).build());
+        long packet;
+        try (Connection c = dataSource().getConnection(); Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT @@max_allowed_packet")) {
+            rs.next();
+            packet = rs.getLong(1);
+        }
+        assertThat(packet).as("the test server's max_allowed_packet (its default)").isLessThanOrEqualTo(sixteenMiB);
+        IdempotencyKey key = key("over-the-packet");
+        IdempotencyKey quoted = key("quotes-over-the-packet");
+        try (Connection c = dataSource().getConnection()) {
+            c.setAutoCommit(false);
+            assertThatThrownBy(() -> generous.execute(key, c, () -> {
+                work(c, key);
+                return "x".repeat(sixteenMiB);
+            })).isInstanceOf(ResultTooLargeException.class).isInstanceOf(ResultOverPacketLimitException.class)
+                    .hasMessageContaining("max_allowed_packet of " + packet + " bytes")
+                    .hasMessageContaining("Nothing was sent")
+                    .satisfies(e -> assertThat(((ResultTooLargeException) e).size()).isEqualTo(sixteenMiB));
+            String quotes = "'".repeat(sixteenMiB / 2 + 1); // within the packet as bytes, over it once escaped
+            assertThatThrownBy(() -> generous.execute(quoted, c, () -> quotes)).isInstanceOf(ResultOverPacketLimitException.class);
+            assertThat(c.isValid(2)).as("the connection survives").isTrue();
+            c.rollback();
+            Outcome<String> retry = generous.execute(key, c, () -> "x".repeat(sixteenMiB / 2));
+            c.commit();
+            assertThat(retry.isExecuted()).isTrue();
+        }
+        assertThat(effects()).as("the refused attempt's work was rolled back").isZero();
+        assertThat(Tx.commit(dataSource(), c -> generous.execute(key, c, () -> "not run")).value()).hasSize(sixteenMiB / 2);
+        assertThat(records()).isEqualTo(1);
     }
 }

@@ -1,5 +1,7 @@
 package dev.idempotency.jdbc.dialect;
 
+import java.sql.SQLException;
+
 /**
  * H2 2.x. Uses the standard claim of {@link SqlDialect}: a first execution costs a {@code SELECT},
  * an {@code INSERT} and an {@code UPDATE}; a replay costs one {@code SELECT}.
@@ -9,6 +11,10 @@ package dev.idempotency.jdbc.dialect;
  * is still open is waited for up to the policy's lock timeout (as a query timeout, restored
  * afterwards) and at most H2's own {@code LOCK_TIMEOUT} (2 seconds unless the URL or session sets
  * it), whichever ends first; either gives {@code InProgress}, and the transaction stays usable.
+ *
+ * <p>A missing table is reported by H2 in three ways, all read as missing: 42S02 (error 42102)
+ * when other tables exist, 42S04 (42104) on a database with no table at all, and 42S03 (42103)
+ * when a table of that name exists in another letter case (a quoted {@code "Idempotency_Record"}).
  *
  * <p>Stateless and thread-safe.
  */
@@ -27,5 +33,17 @@ public class H2Dialect extends SqlDialect {
     @Override
     protected boolean failedStatementAbortsTransaction() {
         return false;
+    }
+
+    @Override
+    public boolean isMissingTable(SQLException e) {
+        String state = e.getSQLState();
+        return "42S03".equals(state) || "42S04".equals(state) || super.isMissingTable(e);
+    }
+
+    /** 90097: the database was opened read-only ({@code ACCESS_MODE_DATA=r}). */
+    @Override
+    public boolean isReadOnly(SQLException e) {
+        return e.getErrorCode() == 90097 || super.isReadOnly(e);
     }
 }

@@ -59,7 +59,7 @@ public class HsqldbDialect extends SqlDialect {
     }
 
     @Override
-    public Claim claim(Connection c, String table, ClaimRequest request) throws SQLException {
+    public Claim claim(Connection c, TableName table, ClaimRequest request) throws SQLException {
         if (request.key().scope().endsWith(" ") || request.key().id().endsWith(" ")) {
             throw new SQLException("HSQLDB compares text with PAD SPACE, so a key ending in a space would match the same key"
                     + " without that space; such keys are refused", "22023");
@@ -68,7 +68,7 @@ public class HsqldbDialect extends SqlDialect {
     }
 
     @Override
-    protected boolean insertClaim(Connection c, String table, ClaimRequest r) throws SQLException {
+    protected boolean insertClaim(Connection c, TableName table, ClaimRequest r) throws SQLException {
         try (PreparedStatement s = c.prepareStatement("MERGE INTO " + table + " t USING (VALUES (?, ?, ?, ?, CAST(? AS BIGINT),"
                 + " CAST(? AS BIGINT))) AS n (scope, key_id, fingerprint, status, created_at, expires_at)"
                 + " ON t.scope = n.scope AND t.key_id = n.key_id WHEN NOT MATCHED THEN INSERT"

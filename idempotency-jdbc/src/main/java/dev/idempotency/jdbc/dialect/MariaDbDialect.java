@@ -2,13 +2,19 @@ package dev.idempotency.jdbc.dialect;
 
 import dev.idempotency.spi.Claim;
 import dev.idempotency.spi.ClaimRequest;
+import dev.idempotency.spi.Completion;
 import dev.idempotency.spi.StoredRecord;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.SQLTimeoutException;
+import java.sql.Statement;
 import java.time.Instant;
+import java.util.Collections;
+import java.util.Map;
+import java.util.Optional;
+import java.util.WeakHashMap;
 
 /**
  * MariaDB 10.6 and later, and MySQL 8 (InnoDB).
@@ -19,8 +25,10 @@ import java.time.Instant;
  * {@code UPDATE}; a replay or a mismatch costs <b>1</b>, a {@code SELECT} that takes no lock.
  * Taking over an expired record costs 3 ({@code SELECT}, take-over {@code UPDATE}, completing
  * {@code UPDATE}); a duplicate that raced the insert, 3 ({@code SELECT}, {@code INSERT}, locking
- * {@code SELECT}). Inserting first would save a first execution one round trip, but make every
- * replay a locking write, queueing concurrent replays of one key behind each other.
+ * {@code SELECT}). Under READ COMMITTED a first execution costs <b>4</b>: a locking
+ * {@code SELECT ... FOR UPDATE} comes between the first {@code SELECT} and the {@code INSERT}
+ * (below). Inserting first would save a first execution one round trip, but make every replay a
+ * locking write, queueing concurrent replays of one key behind each other.
  *
  * <p><b>The insert</b> is {@code INSERT ... ON DUPLICATE KEY UPDATE attempts = attempts + 1}: a
  * duplicate (a concurrent claim that committed) is a row count of 2, never an error, and never
@@ -36,8 +44,24 @@ import java.time.Instant;
  * {@code innodb_lock_wait_timeout}, error 1205, if shorter) gives {@code InProgress}, and only the
  * waiting statement is rolled back: <b>the transaction stays usable</b>.
  *
+ * <p><b>A claim that rolls back under several waiters.</b> A statement that waits for another
+ * transaction's uncommitted row keeps a lock on it; when that transaction rolls back, the row is
+ * removed and InnoDB turns the locks of the duplicate-key checks that waited on it (and, under
+ * REPEATABLE READ and SERIALIZABLE, of every locking read) into gap locks, which block each
+ * other's inserts: with two or more waiters, all but one would then be chosen as deadlock victims
+ * (1213). Under READ COMMITTED a locking read's exclusive lock is not turned into a gap lock, and a
+ * locking read that finds no row takes no lock, so there the claim waits in a
+ * {@code SELECT ... FOR UPDATE} before it inserts: the waiters of a claim that rolls back wake with
+ * no lock, one of them claims the key, and the others wait for it and replay (only duplicates that
+ * race to the insert at the same instant still wait in it). Under REPEATABLE READ and SERIALIZABLE
+ * no form of the claim avoids it (a locking read would also take a gap lock on every new key, and
+ * two new claims would deadlock), so the claim is as above, and the waiters that lose reach the
+ * caller as {@code TransactionConflictException} (retryable): the retry replays the winner's result,
+ * or runs the work if no one holds the key. The transaction's level is read from the connection
+ * ({@link Connection#getTransactionIsolation()}; MariaDB Connector/J 3 tracks it without a round trip).
+ *
  * <p>Isolation: under READ COMMITTED and REPEATABLE READ a concurrent duplicate replays the
- * winner. Under SERIALIZABLE, and under REPEATABLE READ with {@code innodb_snapshot_isolation=ON}
+ * winner (but see above). Under SERIALIZABLE, and under REPEATABLE READ with {@code innodb_snapshot_isolation=ON}
  * (MariaDB 10.6.18 and later; on by default in recent releases), the database may instead roll the transaction back
  * (deadlock 1213 / SQLState 40001, or "record has changed since last read" 1020): that reaches the
  * caller as {@code TransactionConflictException}; the retry replays.
@@ -47,12 +71,16 @@ import java.time.Instant;
  * (not run here: the test servers are PostgreSQL and MariaDB).
  *
  * <p>Errors: 1062 duplicate key; 1205, 1969, 1317, 3024 and SQLState 70100 lock timeouts; class 40
- * (1213) and 1020 conflicts; 1146 / 42S02 a missing table. Purging deletes at most {@code limit}
+ * (1213) and 1020 conflicts; 1146 / 42S02 a missing table; 1792 and 1290 ({@code --read-only}) a read-only
+ * transaction or server. Purging deletes at most {@code limit}
  * rows with {@code DELETE ... ORDER BY expires_at LIMIT n} (the table cannot be named in a
  * subquery of its own {@code DELETE}). Results up to 16 MiB fit the column, but the server's
- * {@code max_allowed_packet} must be larger than the largest result.
+ * {@code max_allowed_packet} must be larger than the statement that records the largest result:
+ * before it is sent, that statement's size is checked against the connection's
+ * {@code max_allowed_packet} (read once per connection), and a result that would not fit is
+ * refused with {@code ResultOverPacketLimitException}, nothing sent, the connection intact.
  *
- * <p>Stateless and thread-safe.
+ * <p>Thread-safe; it keeps each connection's {@code max_allowed_packet}, and nothing else.
  */
 public class MariaDbDialect extends SqlDialect {
 
@@ -67,9 +95,12 @@ public class MariaDbDialect extends SqlDialect {
     }
 
     @Override
-    public Claim claim(Connection c, String table, ClaimRequest r) throws SQLException {
+    public Claim claim(Connection c, TableName table, ClaimRequest r) throws SQLException {
         try {
             StoredRecord found = read(c, table, r, "");
+            if (found == null && waitsInALockingRead(c)) {
+                found = read(c, table, r, " FOR UPDATE");
+            }
             for (int round = 0; round < 3; round++) {
                 if (found != null && found.expiresAt().isAfter(r.now())) {
                     return Claim.existing(found);
@@ -88,7 +119,68 @@ public class MariaDbDialect extends SqlDialect {
         throw new SQLException("the key's record kept changing under concurrent claims", "40001");
     }
 
-    private StoredRecord read(Connection c, String table, ClaimRequest r, String lock) throws SQLException {
+    /**
+     * Under READ COMMITTED (or READ UNCOMMITTED) a locking read that finds no row takes no lock, and
+     * its wait for an open claim leaves no gap lock when that claim rolls back; under the stricter
+     * levels it would take gap locks, which make two new claims of one key deadlock.
+     */
+    private static boolean waitsInALockingRead(Connection c) throws SQLException {
+        int level = c.getTransactionIsolation();
+        return level == Connection.TRANSACTION_READ_COMMITTED || level == Connection.TRANSACTION_READ_UNCOMMITTED;
+    }
+
+    /**
+     * Each physical connection's {@code max_allowed_packet}, read once: its session value is read-only,
+     * set from the global value when the connection opens. Weak keys, so that closed connections go.
+     */
+    private final Map<Connection, Long> maxAllowedPacket = Collections.synchronizedMap(new WeakHashMap<>());
+
+    /**
+     * The completing {@code UPDATE} as MariaDB Connector/J sends it by default (text protocol): each
+     * result byte once, and twice for the bytes it escapes ({@code NUL}, quotes, backslash); the
+     * key and codec at most twice; the statement's text and numbers within 512 bytes. A statement
+     * over {@code max_allowed_packet} fails with error 1153 and the server drops the connection.
+     */
+    @Override
+    public Optional<PacketOverflow> packetOverflow(Connection c, Completion done) throws SQLException {
+        byte[] result = done.result();
+        if (result == null) {
+            return Optional.empty();
+        }
+        long size = 512L + 2L * (done.key().scope().length() + done.key().id().length() + done.codec().length()) + result.length;
+        for (byte b : result) {
+            if (b == 0 || b == '\'' || b == '"' || b == '\\') {
+                size++;
+            }
+        }
+        long limit = maxAllowedPacket(c);
+        return size > limit ? Optional.of(new PacketOverflow(size, limit, "max_allowed_packet")) : Optional.empty();
+    }
+
+    private long maxAllowedPacket(Connection c) throws SQLException {
+        Connection physical = physical(c);
+        Long known = maxAllowedPacket.get(physical);
+        if (known != null) {
+            return known;
+        }
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT @@max_allowed_packet")) {
+            rs.next();
+            long limit = rs.getLong(1);
+            maxAllowedPacket.put(physical, limit);
+            return limit;
+        }
+    }
+
+    /** @return the driver's own connection behind a pool's proxy, which lives as long as the session */
+    private static Connection physical(Connection c) {
+        try {
+            return c.isWrapperFor(Connection.class) ? c.unwrap(Connection.class) : c;
+        } catch (SQLException notAWrapper) {
+            return c;
+        }
+    }
+
+    private StoredRecord read(Connection c, TableName table, ClaimRequest r, String lock) throws SQLException {
         try (PreparedStatement s = c.prepareStatement("SELECT " + COLUMNS + " FROM " + table + " WHERE scope = ? AND key_id = ?" + lock)) {
             s.setString(1, r.key().scope());
             s.setString(2, r.key().id());
@@ -98,7 +190,7 @@ public class MariaDbDialect extends SqlDialect {
         }
     }
 
-    private boolean insertOrCount(Connection c, String table, ClaimRequest r) throws SQLException {
+    private boolean insertOrCount(Connection c, TableName table, ClaimRequest r) throws SQLException {
         try (PreparedStatement s = c.prepareStatement("INSERT INTO " + table + " (scope, key_id, fingerprint, status, created_at,"
                 + " expires_at) VALUES (?, ?, ?, ?, ?, ?) ON DUPLICATE KEY UPDATE attempts = attempts + 1")) {
             bindClaim(s, r);
@@ -107,7 +199,7 @@ public class MariaDbDialect extends SqlDialect {
     }
 
     @Override
-    public int purgeExpired(Connection c, String table, Instant now, int limit) throws SQLException {
+    public int purgeExpired(Connection c, TableName table, Instant now, int limit) throws SQLException {
         try (PreparedStatement s = c.prepareStatement("DELETE FROM " + table + " WHERE expires_at <= ? ORDER BY expires_at LIMIT " + limit)) {
             s.setLong(1, now.toEpochMilli());
             return s.executeUpdate();
@@ -129,6 +221,13 @@ public class MariaDbDialect extends SqlDialect {
     @Override
     public boolean isTransactionConflict(SQLException e) {
         return e.getErrorCode() == 1020 || super.isTransactionConflict(e);
+    }
+
+    /** 1792 (ER_CANT_EXECUTE_IN_READ_ONLY_TRANSACTION) and 1290 with {@code --read-only} (ER_OPTION_PREVENTS_STATEMENT). */
+    @Override
+    public boolean isReadOnly(SQLException e) {
+        return e.getErrorCode() == 1792 || e.getErrorCode() == 1290 && String.valueOf(e.getMessage()).contains("read-only")
+                || super.isReadOnly(e);
     }
 
     @Override

@@ -64,7 +64,7 @@ public class PostgresDialect extends SqlDialect {
     }
 
     @Override
-    public Claim claim(Connection c, String table, ClaimRequest r) throws SQLException {
+    public Claim claim(Connection c, TableName table, ClaimRequest r) throws SQLException {
         String sql = "WITH ins AS (INSERT INTO " + table + " (scope, key_id, fingerprint, status, created_at, expires_at)"
                 + " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (scope, key_id) DO NOTHING RETURNING 1),"
                 + " upd AS (UPDATE " + table + " SET fingerprint = ?, status = ?, result_codec = NULL, result = NULL,"
@@ -109,7 +109,7 @@ public class PostgresDialect extends SqlDialect {
     }
 
     @Override
-    public int purgeExpired(Connection c, String table, Instant now, int limit) throws SQLException {
+    public int purgeExpired(Connection c, TableName table, Instant now, int limit) throws SQLException {
         try (PreparedStatement s = c.prepareStatement("WITH batch AS MATERIALIZED (SELECT scope, key_id FROM " + table
                 + " WHERE expires_at <= ? ORDER BY expires_at LIMIT " + limit + " FOR UPDATE SKIP LOCKED) DELETE FROM " + table
                 + " t USING batch WHERE t.scope = batch.scope AND t.key_id = batch.key_id AND t.expires_at <= ?")) {

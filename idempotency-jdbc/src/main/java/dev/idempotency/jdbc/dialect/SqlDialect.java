@@ -2,7 +2,6 @@ package dev.idempotency.jdbc.dialect;
 
 import dev.idempotency.Fingerprint;
 import dev.idempotency.IdempotencyKey;
-import dev.idempotency.jdbc.internal.SqlIdentifier;
 import dev.idempotency.spi.Claim;
 import dev.idempotency.spi.ClaimRequest;
 import dev.idempotency.spi.Completion;
@@ -43,7 +42,8 @@ import java.util.Optional;
  * <p>The base claim costs, on a first execution, a {@code SELECT} that finds nothing, an
  * {@code INSERT}, and the completing {@code UPDATE}; on a replay, one {@code SELECT}.
  *
- * <p>Dialects are stateless and thread-safe.
+ * <p>Dialects are thread-safe; they keep no state but caches of what a connection's server
+ * reports.
  */
 public abstract class SqlDialect {
 
@@ -63,16 +63,16 @@ public abstract class SqlDialect {
     }
 
     /**
-     * @param table the configured table name (already validated)
+     * @param table the table
      * @return the DDL statements that create the table and its expiry index
      */
-    public String ddl(String table) {
-        SqlIdentifier.checkTableName(table);
-        String simple = SqlIdentifier.simpleName(table);
+    public String ddl(TableName table) {
+        String qualified = table.qualified();
+        String simple = table.simpleName();
         // Whole names only: the table, and the names derived from it (index, constraint), which
         // take the unqualified name.
         return DEFAULT_NAMES.matcher(readResource(ddlResource())).replaceAll(m ->
-                java.util.regex.Matcher.quoteReplacement(m.group(1) == null ? table : simple + m.group(1)));
+                java.util.regex.Matcher.quoteReplacement(m.group(1) == null ? qualified : simple + m.group(1)));
     }
 
     private static final java.util.regex.Pattern DEFAULT_NAMES =
@@ -119,6 +119,15 @@ public abstract class SqlDialect {
     }
 
     /**
+     * @param e any failure
+     * @return whether it reports that nothing can be written: a read-only transaction, a database
+     *     opened read-only, a standby server (SQLState 25006 in the base)
+     */
+    public boolean isReadOnly(SQLException e) {
+        return "25006".equals(e.getSQLState());
+    }
+
+    /**
      * @return whether a failed statement aborts the whole transaction (PostgreSQL); if so, a
      *     duplicate-key insert is run under a savepoint unless the dialect overrides the claim
      */
@@ -138,7 +147,7 @@ public abstract class SqlDialect {
      * @return the claim
      * @throws SQLException if a statement fails for another reason than a duplicate or a lock timeout
      */
-    public Claim claim(Connection c, String table, ClaimRequest request) throws SQLException {
+    public Claim claim(Connection c, TableName table, ClaimRequest request) throws SQLException {
         for (int round = 0; round < 3; round++) {
             StoredRecord found = select(c, table, request.key());
             if (found != null && found.expiresAt().isAfter(request.now())) {
@@ -168,7 +177,7 @@ public abstract class SqlDialect {
      * @return the record, or {@code null}
      * @throws SQLException if the query fails
      */
-    protected StoredRecord select(Connection c, String table, IdempotencyKey key) throws SQLException {
+    protected StoredRecord select(Connection c, TableName table, IdempotencyKey key) throws SQLException {
         try (PreparedStatement s = c.prepareStatement("SELECT " + COLUMNS + " FROM " + table + " WHERE scope = ? AND key_id = ?")) {
             s.setString(1, key.scope());
             s.setString(2, key.id());
@@ -187,7 +196,7 @@ public abstract class SqlDialect {
      * @return {@code true} if inserted, {@code false} if the key exists (a concurrent claim committed)
      * @throws SQLException if the insert fails otherwise, including a lock timeout
      */
-    protected boolean insertClaim(Connection c, String table, ClaimRequest r) throws SQLException {
+    protected boolean insertClaim(Connection c, TableName table, ClaimRequest r) throws SQLException {
         Savepoint savepoint = failedStatementAbortsTransaction() ? c.setSavepoint() : null;
         try (PreparedStatement s = c.prepareStatement("INSERT INTO " + table
                 + " (scope, key_id, fingerprint, status, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)")) {
@@ -218,7 +227,7 @@ public abstract class SqlDialect {
      * @return {@code true} if taken over, {@code false} if it is no longer expired
      * @throws SQLException if the update fails, including a lock timeout
      */
-    protected boolean takeOver(Connection c, String table, ClaimRequest r) throws SQLException {
+    protected boolean takeOver(Connection c, TableName table, ClaimRequest r) throws SQLException {
         try (PreparedStatement s = c.prepareStatement("UPDATE " + table + " SET fingerprint = ?, status = ?,"
                 + " result_codec = NULL, result = NULL, created_at = ?, completed_at = NULL, expires_at = ?"
                 + " WHERE scope = ? AND key_id = ? AND expires_at <= ?")) {
@@ -299,7 +308,7 @@ public abstract class SqlDialect {
      * @return the number of rows updated: 1, or 0 if the claimed record is gone
      * @throws SQLException if the update fails
      */
-    public int complete(Connection c, String table, Completion done) throws SQLException {
+    public int complete(Connection c, TableName table, Completion done) throws SQLException {
         try (PreparedStatement s = c.prepareStatement("UPDATE " + table + " SET status = ?, result_codec = ?, result = ?,"
                 + " completed_at = ?, expires_at = ? WHERE scope = ? AND key_id = ?")) {
             s.setString(1, done.status().name());
@@ -311,6 +320,30 @@ public abstract class SqlDialect {
             s.setString(7, done.key().id());
             return s.executeUpdate();
         }
+    }
+
+    /**
+     * How large the statement that records {@code done} would be, against the largest statement the
+     * connection's server accepts: checked before anything is sent, because a statement over that
+     * limit would fail and, on some databases, drop the connection. The base knows no such limit.
+     *
+     * @param c the connection that will record the result
+     * @param done what it will record
+     * @return the sizes, if the statement would be over the limit; empty if it fits or no limit is known
+     * @throws SQLException if the limit cannot be read
+     */
+    public Optional<PacketOverflow> packetOverflow(Connection c, Completion done) throws SQLException {
+        return Optional.empty();
+    }
+
+    /**
+     * A statement too large for the server.
+     *
+     * @param statementBytes the statement's size as sent, at most (an upper bound)
+     * @param limitBytes the largest statement the server accepts
+     * @param setting the server setting that sets the limit, such as {@code max_allowed_packet}
+     */
+    public record PacketOverflow(long statementBytes, long limitBytes, String setting) {
     }
 
     /**
@@ -337,7 +370,7 @@ public abstract class SqlDialect {
      * @param key the key
      * @throws SQLException if the delete fails
      */
-    public void release(Connection c, String table, IdempotencyKey key) throws SQLException {
+    public void release(Connection c, TableName table, IdempotencyKey key) throws SQLException {
         try (PreparedStatement s = c.prepareStatement("DELETE FROM " + table + " WHERE scope = ? AND key_id = ? AND status = ?")) {
             s.setString(1, key.scope());
             s.setString(2, key.id());
@@ -359,7 +392,7 @@ public abstract class SqlDialect {
      * @return the number deleted
      * @throws SQLException if the delete fails
      */
-    public int purgeExpired(Connection c, String table, Instant now, int limit) throws SQLException {
+    public int purgeExpired(Connection c, TableName table, Instant now, int limit) throws SQLException {
         try (PreparedStatement s = c.prepareStatement("DELETE FROM " + table + " WHERE (scope, key_id) IN (SELECT scope, key_id FROM "
                 + table + " WHERE expires_at <= ? ORDER BY expires_at FETCH FIRST " + limit + " ROWS ONLY) AND expires_at <= ?")) {
             s.setLong(1, now.toEpochMilli());
@@ -408,7 +441,7 @@ public abstract class SqlDialect {
      * @return the claim
      * @throws SQLException if a statement fails for another reason than a lock timeout
      */
-    public LeaseClaim claimLease(Connection c, String table, LeaseRequest r) throws SQLException {
+    public LeaseClaim claimLease(Connection c, TableName table, LeaseRequest r) throws SQLException {
         Instant now = databaseNow(c);
         Instant leaseUntil = now.plus(r.lease());
         ClaimRequest request = new ClaimRequest(r.key(), r.fingerprint(), now, now.plus(r.retention()), r.lockTimeout());
@@ -451,7 +484,7 @@ public abstract class SqlDialect {
         throw new SQLException("the key's lease kept changing under concurrent claims", "40001");
     }
 
-    private LeaseRow readLease(Connection c, String table, IdempotencyKey key) throws SQLException {
+    private LeaseRow readLease(Connection c, TableName table, IdempotencyKey key) throws SQLException {
         try (PreparedStatement s = c.prepareStatement("SELECT fingerprint, lease_until, attempts, owner_token, phase, result_codec,"
                 + " result FROM " + table + " WHERE scope = ? AND key_id = ? AND status = ?")) {
             s.setString(1, key.scope());
@@ -470,7 +503,7 @@ public abstract class SqlDialect {
         }
     }
 
-    private boolean takeOverLease(Connection c, String table, LeaseRequest r, Instant now, Instant leaseUntil, LeaseRow seen)
+    private boolean takeOverLease(Connection c, TableName table, LeaseRequest r, Instant now, Instant leaseUntil, LeaseRow seen)
             throws SQLException {
         try (PreparedStatement s = c.prepareStatement("UPDATE " + table + " SET owner_token = ?, lease_until = ?, attempts = attempts + 1"
                 + " WHERE scope = ? AND key_id = ? AND status = ? AND fingerprint = ? AND attempts = ?"
@@ -501,7 +534,7 @@ public abstract class SqlDialect {
      * @return the new end, or empty
      * @throws SQLException if a statement fails
      */
-    public Optional<Instant> extendLease(Connection c, String table, IdempotencyKey key, String ownerToken, Duration lease)
+    public Optional<Instant> extendLease(Connection c, TableName table, IdempotencyKey key, String ownerToken, Duration lease)
             throws SQLException {
         Instant until = databaseNow(c).plus(lease);
         int rows = leaseUpdate(c, table, key, "lease_until = ?", ownerToken, s -> s.setLong(1, until.toEpochMilli()));
@@ -521,7 +554,7 @@ public abstract class SqlDialect {
      * @return whether it was recorded
      * @throws SQLException if the update fails
      */
-    public boolean checkpoint(Connection c, String table, IdempotencyKey key, String ownerToken, RecoveryPoint point)
+    public boolean checkpoint(Connection c, TableName table, IdempotencyKey key, String ownerToken, RecoveryPoint point)
             throws SQLException {
         return leaseUpdate(c, table, key, "phase = ?, result_codec = ?, result = ?", ownerToken, s -> {
             s.setString(1, RecoveryPoint.PREPARED);
@@ -540,7 +573,7 @@ public abstract class SqlDialect {
      * @return when it was recorded, or empty
      * @throws SQLException if a statement fails
      */
-    public Optional<Instant> completeLeased(Connection c, String table, String ownerToken, LeasedCompletion done) throws SQLException {
+    public Optional<Instant> completeLeased(Connection c, TableName table, String ownerToken, LeasedCompletion done) throws SQLException {
         Instant now = databaseNow(c);
         int rows = leaseUpdate(c, table, done.key(), "status = ?, result_codec = ?, result = ?, completed_at = ?, expires_at = ?,"
                 + " lease_until = NULL, phase = NULL", ownerToken, s -> {
@@ -564,7 +597,7 @@ public abstract class SqlDialect {
      * @return whether the lease was ended
      * @throws SQLException if the update fails
      */
-    public boolean releaseLease(Connection c, String table, IdempotencyKey key, String ownerToken) throws SQLException {
+    public boolean releaseLease(Connection c, TableName table, IdempotencyKey key, String ownerToken) throws SQLException {
         return leaseUpdate(c, table, key, "lease_until = 0, owner_token = NULL", ownerToken, s -> {
         }) == 1;
     }
@@ -579,7 +612,7 @@ public abstract class SqlDialect {
      * {@code UPDATE table SET <set> WHERE key AND status = IN_PROGRESS [AND owner_token = ?]}: the
      * fence of every lease write.
      */
-    private int leaseUpdate(Connection c, String table, IdempotencyKey key, String set, String ownerToken, Binder binder)
+    private int leaseUpdate(Connection c, TableName table, IdempotencyKey key, String set, String ownerToken, Binder binder)
             throws SQLException {
         int setParameters = (int) set.chars().filter(ch -> ch == '?').count();
         try (PreparedStatement s = c.prepareStatement("UPDATE " + table + " SET " + set + " WHERE scope = ? AND key_id = ? AND status = ?"

@@ -58,19 +58,18 @@ public class SqliteDialect extends SqlDialect {
      * {@code CREATE INDEX main.t_expires ON t}.
      */
     @Override
-    public String ddl(String table) {
+    public String ddl(TableName table) {
         String ddl = super.ddl(table);
-        int dot = table.indexOf('.');
-        if (dot < 0) {
+        if (table.schema().isEmpty()) {
             return ddl;
         }
-        String simple = table.substring(dot + 1);
+        String simple = table.simpleName();
         return ddl.replace("INDEX IF NOT EXISTS " + simple + "_expires ON " + table,
-                "INDEX IF NOT EXISTS " + table.substring(0, dot + 1) + simple + "_expires ON " + simple);
+                "INDEX IF NOT EXISTS " + table.schema().get() + "." + simple + "_expires ON " + simple);
     }
 
     @Override
-    public Claim claim(Connection c, String table, ClaimRequest r) throws SQLException {
+    public Claim claim(Connection c, TableName table, ClaimRequest r) throws SQLException {
         try (PreparedStatement s = c.prepareStatement("INSERT INTO " + table
                 + " (scope, key_id, fingerprint, status, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)"
                 + " ON CONFLICT (scope, key_id) DO UPDATE SET fingerprint = excluded.fingerprint, status = excluded.status,"
@@ -96,7 +95,7 @@ public class SqliteDialect extends SqlDialect {
     }
 
     @Override
-    public int purgeExpired(Connection c, String table, Instant now, int limit) throws SQLException {
+    public int purgeExpired(Connection c, TableName table, Instant now, int limit) throws SQLException {
         try (PreparedStatement s = c.prepareStatement("DELETE FROM " + table + " WHERE (scope, key_id) IN (SELECT scope, key_id FROM "
                 + table + " WHERE expires_at <= ? ORDER BY expires_at LIMIT " + limit + ")")) {
             s.setLong(1, now.toEpochMilli());
@@ -121,6 +120,12 @@ public class SqliteDialect extends SqlDialect {
     @Override
     public boolean isTransactionConflict(SQLException e) {
         return resultCode(e).equals("SQLITE_BUSY_SNAPSHOT") || super.isTransactionConflict(e);
+    }
+
+    /** {@code SQLITE_READONLY} (and its extended codes): a database opened read-only, or a file it cannot write. */
+    @Override
+    public boolean isReadOnly(SQLException e) {
+        return resultCode(e).startsWith("SQLITE_READONLY");
     }
 
     @Override
