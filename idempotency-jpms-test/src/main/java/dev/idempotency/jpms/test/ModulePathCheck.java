@@ -28,6 +28,8 @@ public final class ModulePathCheck {
         expectModule(ModulePathCheck.class, "dev.idempotency.jpms.test");
         expectModule(IdempotencyKey.class, "dev.idempotency");
         expectModule(Idempotent.class, "dev.idempotency.jdbc");
+        // The nullness annotations are an optional dependency: a user's module runs without them.
+        expect(ModuleLayer.boot().findModule("org.jspecify").isEmpty(), "org.jspecify is on the module path");
 
         IdempotencyKey key = IdempotencyKey.of("tenant-1", "order-42");
         try (Connection connection = DriverManager.getConnection("jdbc:h2:mem:jpms;DB_CLOSE_DELAY=-1")) {
@@ -39,6 +41,10 @@ public final class ModulePathCheck {
             connection.commit();
             expect(first.status() == Outcome.Status.EXECUTED && "charged".equals(first.value()), "first: " + first);
             expect(retry.status() == Outcome.Status.REPLAYED && "charged".equals(retry.value()), "retry: " + retry);
+            // Types whose components carry @Nullable compile here without the annotations.
+            if (retry instanceof Outcome.Failed<String> failed) {
+                expect(false, "replayed a failure: " + failed.errorMessage());
+            }
         }
         System.out.println("module path: dev.idempotency and dev.idempotency.jdbc resolved; execute and replay on H2 passed");
     }
