@@ -1,5 +1,7 @@
 package dev.idempotency;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The root of every exception the library throws. Each one carries the key it concerns (scope and
  * id, as fields and in the message) where a key is known.
@@ -22,7 +24,7 @@ public abstract class IdempotencyException extends RuntimeException {
      * @param reason what went wrong
      * @param cause the underlying failure, or {@code null}
      */
-    protected IdempotencyException(String scope, String keyId, String reason, Throwable cause) {
+    protected IdempotencyException(@Nullable String scope, @Nullable String keyId, String reason, @Nullable Throwable cause) {
         super(format(scope, keyId, reason), cause);
         this.scope = scope;
         this.keyId = keyId;
@@ -33,17 +35,17 @@ public abstract class IdempotencyException extends RuntimeException {
      * @param reason what went wrong
      * @param cause the underlying failure, or {@code null}
      */
-    protected IdempotencyException(IdempotencyKey key, String reason, Throwable cause) {
+    protected IdempotencyException(@Nullable IdempotencyKey key, String reason, @Nullable Throwable cause) {
         this(key == null ? null : key.scope(), key == null ? null : key.id(), reason, cause);
     }
 
     /** @return the scope of the key concerned, or {@code null} if no key is known */
-    public String scope() {
+    public @Nullable String scope() {
         return scope;
     }
 
     /** @return the id of the key concerned, or {@code null} if no key is known */
-    public String keyId() {
+    public @Nullable String keyId() {
         return keyId;
     }
 

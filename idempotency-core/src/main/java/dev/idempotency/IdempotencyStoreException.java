@@ -1,5 +1,7 @@
 package dev.idempotency;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The store failed: the database is down, the connection was lost, a statement failed. The cause
  * (for JDBC stores, the {@link java.sql.SQLException}) is kept. No outcome was invented: the
@@ -14,7 +16,7 @@ public class IdempotencyStoreException extends IdempotencyException {
      * @param reason what failed
      * @param cause the underlying failure
      */
-    public IdempotencyStoreException(IdempotencyKey key, String reason, Throwable cause) {
+    public IdempotencyStoreException(@Nullable IdempotencyKey key, String reason, @Nullable Throwable cause) {
         super(key, reason, cause);
     }
 }

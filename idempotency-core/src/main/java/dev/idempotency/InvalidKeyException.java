@@ -1,5 +1,7 @@
 package dev.idempotency;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A key that the {@link KeyPolicy} refuses: null, blank, too long, or with characters outside the
  * allowed set. Thrown before any database access; nothing was read or written.
@@ -13,7 +15,7 @@ public class InvalidKeyException extends IdempotencyException {
      * @param keyId the id as given (may be {@code null})
      * @param rule the rule that was broken
      */
-    public InvalidKeyException(String scope, String keyId, String rule) {
+    public InvalidKeyException(@Nullable String scope, @Nullable String keyId, String rule) {
         super(scope, keyId, "invalid key: " + rule, null);
     }
 }

@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.function.Predicate;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The rules a key must satisfy and the limits that apply to its record. Immutable and
@@ -80,7 +81,7 @@ public final class KeyPolicy {
      * @return the same key
      * @throws InvalidKeyException naming the rule broken
      */
-    public IdempotencyKey validate(IdempotencyKey key) {
+    public IdempotencyKey validate(@Nullable IdempotencyKey key) {
         if (key == null) {
             throw new InvalidKeyException(null, null, "the key must not be null");
         }

@@ -1,5 +1,7 @@
 package dev.idempotency;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The idempotency table does not exist. The message names the table and the DDL that creates it.
  */
@@ -15,7 +17,7 @@ public class MissingTableException extends IdempotencyStoreException {
      * @param howToCreate how to create it (the DDL resource, the opt-in call)
      * @param cause the underlying failure
      */
-    public MissingTableException(IdempotencyKey key, String table, String howToCreate, Throwable cause) {
+    public MissingTableException(@Nullable IdempotencyKey key, String table, String howToCreate, @Nullable Throwable cause) {
         super(key, "the table '" + table + "' does not exist. " + howToCreate, cause);
         this.table = table;
     }

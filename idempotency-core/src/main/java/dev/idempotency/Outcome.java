@@ -2,6 +2,7 @@ package dev.idempotency;
 
 import java.time.Instant;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What happened to one attempt with a key. Expected results are values, never exceptions: the
@@ -217,7 +218,7 @@ public sealed interface Outcome<T>
      * @param replayed {@code false} in the attempt whose work failed, {@code true} in retries
      * @param <T> the result type
      */
-    record Failed<T>(IdempotencyKey key, String errorType, String errorMessage, Instant recordedAt, boolean replayed)
+    record Failed<T>(IdempotencyKey key, String errorType, @Nullable String errorMessage, Instant recordedAt, boolean replayed)
             implements Outcome<T> {
         /**
          * @param key the key

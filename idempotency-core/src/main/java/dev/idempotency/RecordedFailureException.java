@@ -1,5 +1,7 @@
 package dev.idempotency;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Thrown by {@link Outcome#value()} on {@link Outcome.Failed}: the work failed with an exception
  * that the policy declares final, and that failure was recorded for every retry.
@@ -16,7 +18,7 @@ public class RecordedFailureException extends IdempotencyException {
      * @param errorType the class name of the recorded exception
      * @param errorMessage its message, or {@code null}
      */
-    public RecordedFailureException(IdempotencyKey key, String errorType, String errorMessage) {
+    public RecordedFailureException(IdempotencyKey key, String errorType, @Nullable String errorMessage) {
         super(key, "the work failed finally with " + errorType + (errorMessage == null ? "" : ": " + errorMessage), null);
         this.errorType = errorType;
         this.errorMessage = errorMessage;
@@ -28,7 +30,7 @@ public class RecordedFailureException extends IdempotencyException {
     }
 
     /** @return the recorded exception's message, or {@code null} */
-    public String errorMessage() {
+    public @Nullable String errorMessage() {
         return errorMessage;
     }
 }

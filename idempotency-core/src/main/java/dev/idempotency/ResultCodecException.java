@@ -1,5 +1,7 @@
 package dev.idempotency;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A {@link ResultCodec} failed to encode or decode a result, or no codec fits the result's type.
  * When encoding fails the claim is released and nothing is recorded: roll back the transaction to
@@ -14,7 +16,7 @@ public class ResultCodecException extends IdempotencyException {
      * @param reason what failed
      * @param cause the codec's exception, or {@code null}
      */
-    public ResultCodecException(IdempotencyKey key, String reason, Throwable cause) {
+    public ResultCodecException(IdempotencyKey key, String reason, @Nullable Throwable cause) {
         super(key, reason, cause);
     }
 }

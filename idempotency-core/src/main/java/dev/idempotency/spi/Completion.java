@@ -3,6 +3,7 @@ package dev.idempotency.spi;
 import dev.idempotency.IdempotencyKey;
 import java.time.Instant;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What to record for a claimed key once its work has finished. Immutable and thread-safe, but for
@@ -15,7 +16,7 @@ import java.util.Objects;
  * @param completedAt when the work finished
  * @param expiresAt until when the record answers retries
  */
-public record Completion(IdempotencyKey key, RecordStatus status, String codec, byte[] result, Instant completedAt, Instant expiresAt) {
+public record Completion(IdempotencyKey key, RecordStatus status, String codec, byte @Nullable [] result, Instant completedAt, Instant expiresAt) {
     /**
      * @param key the claimed key
      * @param status {@link RecordStatus#COMPLETED} or {@link RecordStatus#FAILED}

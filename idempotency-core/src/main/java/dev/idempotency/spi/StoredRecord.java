@@ -4,6 +4,7 @@ import dev.idempotency.Fingerprint;
 import dev.idempotency.IdempotencyKey;
 import java.time.Instant;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A key's record as a store returns it. Immutable and thread-safe, but for the contents of
@@ -18,8 +19,8 @@ import java.util.Objects;
  * @param completedAt when it was completed, or {@code null} while in progress
  * @param expiresAt until when it answers retries
  */
-public record StoredRecord(IdempotencyKey key, Fingerprint fingerprint, RecordStatus status, String codec, byte[] result,
-                           Instant createdAt, Instant completedAt, Instant expiresAt) {
+public record StoredRecord(IdempotencyKey key, Fingerprint fingerprint, RecordStatus status, @Nullable String codec, byte @Nullable [] result,
+                           Instant createdAt, @Nullable Instant completedAt, Instant expiresAt) {
     /**
      * @param key the key
      * @param fingerprint the fingerprint of the request that claimed it

@@ -2,5 +2,12 @@
  * The service-provider interface for store authors: {@link dev.idempotency.spi.IdempotencyStore}
  * and the values it exchanges with the engine. Stable: changes follow semantic versioning.
  * Prove a store with {@code idempotency-testkit}.
+ *
+ * <p>Nullness: {@code @NullMarked} (JSpecify), so a type without {@code @Nullable} excludes
+ * {@code null}. The annotations are an optional dependency: code that uses this package compiles
+ * and runs without {@code org.jspecify:jspecify}.
  */
+@NullMarked
 package dev.idempotency.spi;
+
+import org.jspecify.annotations.NullMarked;

@@ -5,5 +5,12 @@
  * setting of the properties, and a reference store,
  * {@link dev.idempotency.testkit.InMemoryIdempotencyStore}, that passes the contract. Stable: the
  * hooks change only with a major version; the checks grow as the contract does.
+ *
+ * <p>Nullness: {@code @NullMarked} (JSpecify), so a type without {@code @Nullable} excludes
+ * {@code null}. The annotations are an optional dependency: code that uses this package compiles
+ * and runs without {@code org.jspecify:jspecify}.
  */
+@NullMarked
 package dev.idempotency.testkit;
+
+import org.jspecify.annotations.NullMarked;

@@ -25,6 +25,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Locale;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * How the JDBC store speaks to one database. This base class answers in standard SQL; each
@@ -177,7 +178,7 @@ public abstract class SqlDialect {
      * @return the record, or {@code null}
      * @throws SQLException if the query fails
      */
-    protected StoredRecord select(Connection c, TableName table, IdempotencyKey key) throws SQLException {
+    protected @Nullable StoredRecord select(Connection c, TableName table, IdempotencyKey key) throws SQLException {
         try (PreparedStatement s = c.prepareStatement("SELECT " + COLUMNS + " FROM " + table + " WHERE scope = ? AND key_id = ?")) {
             s.setString(1, key.scope());
             s.setString(2, key.id());
@@ -354,7 +355,7 @@ public abstract class SqlDialect {
      * @param result the bytes, or {@code null}
      * @throws SQLException if binding fails
      */
-    protected void bindResult(PreparedStatement s, int index, byte[] result) throws SQLException {
+    protected void bindResult(PreparedStatement s, int index, byte @Nullable [] result) throws SQLException {
         if (result == null) {
             s.setNull(index, Types.VARBINARY);
         } else {

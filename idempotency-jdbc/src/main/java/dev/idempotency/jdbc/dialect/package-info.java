@@ -2,5 +2,12 @@
  * SQL dialects: {@link dev.idempotency.jdbc.dialect.SqlDialect} answers in standard SQL, and one
  * small subclass per database overrides what differs. Stable for users who choose a dialect
  * explicitly; subclassing it is supported but may need changes between minor releases.
+ *
+ * <p>Nullness: {@code @NullMarked} (JSpecify), so a type without {@code @Nullable} excludes
+ * {@code null}. The annotations are an optional dependency: code that uses this package compiles
+ * and runs without {@code org.jspecify:jspecify}.
  */
+@NullMarked
 package dev.idempotency.jdbc.dialect;
+
+import org.jspecify.annotations.NullMarked;
