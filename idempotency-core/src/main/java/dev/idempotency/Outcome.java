@@ -147,7 +147,7 @@ public sealed interface Outcome<T>
      *     transactional mode, where the holder is an open transaction
      * @param <T> the result type
      */
-    record InProgress<T>(IdempotencyKey key, Instant leaseUntil) implements Outcome<T> {
+    record InProgress<T>(IdempotencyKey key, @Nullable Instant leaseUntil) implements Outcome<T> {
         /**
          * @param key the key
          * @param leaseUntil when the holder's lease ends, or {@code null}

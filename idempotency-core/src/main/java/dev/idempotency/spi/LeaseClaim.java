@@ -3,6 +3,7 @@ package dev.idempotency.spi;
 import dev.idempotency.Fingerprint;
 import java.time.Instant;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /** What {@link LeasingStore#claimLease} found. */
 public sealed interface LeaseClaim permits LeaseClaim.Acquired, LeaseClaim.Found, LeaseClaim.Held, LeaseClaim.Busy {
@@ -22,7 +23,7 @@ public sealed interface LeaseClaim permits LeaseClaim.Acquired, LeaseClaim.Found
      * @param leaseUntil the end of the lease, by the store's clock
      * @param resumeFrom the recovery point an earlier attempt committed, or {@code null}
      */
-    record Acquired(int attempt, Instant now, Instant leaseUntil, RecoveryPoint resumeFrom) implements LeaseClaim {
+    record Acquired(int attempt, Instant now, Instant leaseUntil, @Nullable RecoveryPoint resumeFrom) implements LeaseClaim {
         /**
          * @param attempt which attempt this is, at least 1
          * @param now the store's current time

@@ -3,6 +3,7 @@ package dev.idempotency.spi;
 import dev.idempotency.IdempotencyKey;
 import java.time.Duration;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What {@link LeasingStore#completeLeased} records. Times are the store's: it records its own now as
@@ -16,7 +17,7 @@ import java.util.Objects;
  * @param result the encoded result, or {@code null}
  * @param retention how long the record answers retries
  */
-public record LeasedCompletion(IdempotencyKey key, RecordStatus status, String codec, byte[] result, Duration retention) {
+public record LeasedCompletion(IdempotencyKey key, RecordStatus status, String codec, byte @Nullable [] result, Duration retention) {
     /**
      * @param key the key
      * @param status completed or failed

@@ -2,6 +2,7 @@ package dev.idempotency.spi;
 
 import java.util.Arrays;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * How far a leased operation got: its <i>prepare</i> phase committed, together with the claim, and
@@ -13,7 +14,7 @@ import java.util.Objects;
  * @param codec the name of the codec that encoded the value
  * @param state the encoded value, or {@code null} for a {@code null} value
  */
-public record RecoveryPoint(String codec, byte[] state) {
+public record RecoveryPoint(String codec, byte @Nullable [] state) {
 
     /** The phase name a store may keep for a recovery point (its only phase today). */
     public static final String PREPARED = "PREPARED";

@@ -410,7 +410,7 @@ public abstract class SqlDialect {
      *     application node's. The base reads {@code CURRENT_TIMESTAMP} instead (see
      *     {@link #databaseNow}); dialects override this with their own expression.
      */
-    protected String currentTimeMillisQuery() {
+    protected @Nullable String currentTimeMillisQuery() {
         return null;
     }
 
