@@ -3,13 +3,14 @@ package dev.idempotency.testkit;
 import dev.idempotency.spi.IdempotencyStore;
 import java.time.InstantSource;
 
-/** The reference store passes the contract. */
+/** The reference store passes the contract, its leases following the kit's clock. */
 class InMemoryStoreContractTest extends IdempotencyStoreContract<InMemoryIdempotencyStore.Transaction> {
 
-    private final InMemoryIdempotencyStore store = new InMemoryIdempotencyStore();
+    private InMemoryIdempotencyStore store;
 
     @Override
     protected IdempotencyStore<InMemoryIdempotencyStore.Transaction> createStore(InstantSource clock) {
+        store = new InMemoryIdempotencyStore(clock);
         return store;
     }
 
