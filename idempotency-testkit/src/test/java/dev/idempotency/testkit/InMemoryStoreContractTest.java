@@ -1,6 +1,7 @@
 package dev.idempotency.testkit;
 
 import dev.idempotency.spi.IdempotencyStore;
+import dev.idempotency.spi.TransactionRunner;
 import java.time.InstantSource;
 
 /** The reference store passes the contract, its leases following the kit's clock. */
@@ -27,5 +28,10 @@ class InMemoryStoreContractTest extends IdempotencyStoreContract<InMemoryIdempot
     @Override
     protected void rollback(InMemoryIdempotencyStore.Transaction tx) {
         store.rollback(tx);
+    }
+
+    @Override
+    protected TransactionRunner<InMemoryIdempotencyStore.Transaction> transactions() {
+        return store.transactions();
     }
 }
