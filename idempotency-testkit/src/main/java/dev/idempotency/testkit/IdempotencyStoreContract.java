@@ -948,7 +948,7 @@ public abstract class IdempotencyStoreContract<C> {
     void randomLeaseSequencesKeepTheContract() {
         LeaseSequences<C> leases = new LeaseSequences<>(this, leasing());
         sequenceProperty("lease sequences run", effort().leaseSequences(), LeaseSequences.sequences(),
-                sequence -> runShrinking(sequence.steps(), leases::check));
+                sequence -> runShrinking(sequence.steps(), leases::firstBroken));
     }
 
     /** Runs a stateful property at least {@code examples} times; a failure reports the seed to repeat it. */
@@ -1228,14 +1228,15 @@ public abstract class IdempotencyStoreContract<C> {
                 + " from step " + rec.step() + ", expiring at " + rec.expiresAt();
     }
 
-    private static void check(boolean ok, Promise promise, String detail) {
+    /** Fails with {@code promise} broken, and {@code detail}, unless {@code ok}. */
+    static void check(boolean ok, Promise promise, String detail) {
         if (!ok) {
             throw new StepFailure(promise.broken(detail), null);
         }
     }
 
     /** A broken promise found at one step; the sequence is added where it is caught. */
-    private static final class StepFailure extends RuntimeException {
+    static final class StepFailure extends RuntimeException {
         StepFailure(String message, Throwable cause) {
             super(message, cause, false, false);
         }

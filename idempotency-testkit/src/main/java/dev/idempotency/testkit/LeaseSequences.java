@@ -1,5 +1,6 @@
 package dev.idempotency.testkit;
 
+import static dev.idempotency.testkit.IdempotencyStoreContract.check;
 import static org.quicktheories.generators.SourceDSL.integers;
 import static org.quicktheories.generators.SourceDSL.lists;
 
@@ -13,6 +14,7 @@ import dev.idempotency.spi.LeasingStore;
 import dev.idempotency.spi.RecordStatus;
 import dev.idempotency.spi.RecoveryPoint;
 import dev.idempotency.spi.StoredRecord;
+import dev.idempotency.testkit.IdempotencyStoreContract.StepFailure;
 import dev.idempotency.testkit.Model.ClaimExpectation;
 import dev.idempotency.testkit.Model.Lease;
 import dev.idempotency.testkit.Operations.Checkpoint;
@@ -80,7 +82,7 @@ final class LeaseSequences<C> {
     }
 
     /** @return the broken promise found by running {@code steps} on an empty store, or {@code null} */
-    AssertionError check(List<LeaseStep> steps) {
+    AssertionError firstBroken(List<LeaseStep> steps) {
         try {
             run(steps);
             return null;
@@ -312,18 +314,5 @@ final class LeaseSequences<C> {
         return (l.done() ? (l.failed() ? "FAILED '" : "COMPLETED '") + l.result() + "'" : "in progress") + " owned by " + l.owner()
                 + ", fingerprint " + Operations.FINGERPRINTS.get(l.fingerprint()) + ", " + l.attempts() + " attempts, recovery point "
                 + l.point() + ", lease " + l.end() + (l.leaseUntil() == null ? "" : " until " + l.leaseUntil());
-    }
-
-    private static void check(boolean ok, Promise promise, String detail) {
-        if (!ok) {
-            throw new StepFailure(promise.broken(detail), null);
-        }
-    }
-
-    /** A broken promise found at one step; the sequence is added where it is caught. */
-    private static final class StepFailure extends RuntimeException {
-        StepFailure(String message, Throwable cause) {
-            super(message, cause, false, false);
-        }
     }
 }
