@@ -760,8 +760,9 @@ public abstract class IdempotencyStoreContract<C> {
     }
 
     /**
-     * CONTRACT 4: an attempt whose lease ran out and was taken over gets LeaseLostException when it
-     * finishes; its finishing writes are rolled back, and the new owner's result stands.
+     * CONTRACT 4: an attempt whose lease ran out and was taken over (here by a claim of another owner
+     * while its call ran) gets LeaseLostException when it finishes; its finishing writes are rolled
+     * back, and the new owner's result stands.
      */
     @Test
     void staleOwnerGetsLeaseLostAndItsFinishIsNotRecorded() throws Exception {
@@ -769,20 +770,24 @@ public abstract class IdempotencyStoreContract<C> {
         IdempotencyKey key = IdempotencyKey.of("leased", "lost");
         IdempotencyKey finishWrite = IdempotencyKey.of("leased", "lost-finish-write");
         ManagedIdempotency<C> managed = managed(ENGINE_SHORT_LEASE);
-        AtomicReference<Outcome<String>> takeOver = new AtomicReference<>();
+        AtomicReference<LeaseClaim> takeOver = new AtomicReference<>();
         Phases<C, String, Exception> slow = Phases.<C, String, Exception>call(attempt -> {
             letLeaseRunOut(ENGINE_SHORT_LEASE);
-            takeOver.set(managed.lease(key, A, ResultCodec.string(), next -> "from attempt " + next.number()));
-            return "from attempt " + attempt.number();
+            takeOver.set(claimLease(key, A, "new owner", LIVE_LEASE, true));
+            return "from the stale attempt";
         }).finish((tx, none, called) -> {
             idem.execute(finishWrite, A, tx, () -> "finish write");
             return called;
         }, ResultCodec.string());
         Throwable thrown = catchThrowable(() -> managed.run(key, A, slow));
+        acquired(p, takeOver.get(), 2, null);
         assertThat(thrown).as(p.broken("The stale attempt's finish")).isInstanceOf(LeaseLostException.class);
-        assertOutcome(p, takeOver.get(), Outcome.Status.EXECUTED, "from attempt 2");
-        assertOutcome(p, managed.lease(key, A, ResultCodec.string(), next -> "again"), Outcome.Status.REPLAYED, "from attempt 2");
         assertOutcome(p, inTx(idem, finishWrite, A, new Counting("after"), false), Outcome.Status.EXECUTED, "after");
+        ResultCodec<String> codec = ResultCodec.string();
+        byte[] result = codec.encode("from the new owner");
+        assertThat(ended(tx -> leasing().completeLeased(tx, "new owner", new LeasedCompletion(key, RecordStatus.COMPLETED, codec.name(),
+                result, RETENTION)))).as(p.broken("The new owner could not complete")).isPresent();
+        assertOutcome(p, managed.lease(key, A, codec, next -> "again"), Outcome.Status.REPLAYED, "from the new owner");
     }
 
     // ---- lease helpers ------------------------------------------------------------------------------

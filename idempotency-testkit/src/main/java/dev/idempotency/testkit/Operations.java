@@ -119,6 +119,13 @@ final class Operations {
     static final List<String> LEASE_KEYS = List.of("k1", "k2");
     /** The workers of the lease property: each claim is a new attempt of one of them, with a new owner token. */
     static final List<String> WORKERS = List.of("w1", "w2", "w3");
+    /** In a fenced write, the worker index that stands for whoever owns the key's record, with that owner's token. */
+    static final int HOLDER = 3;
+
+    /** @return the name of a worker, or of {@link #HOLDER} */
+    static String who(int worker) {
+        return worker == HOLDER ? "the holder" : WORKERS.get(worker);
+    }
 
     /** One step of a lease sequence, each primitive in a transaction of its own. */
     sealed interface LeaseStep extends Described permits ClaimLease, Checkpoint, CompleteLease, ReleaseLease, ExtendLease, RunOut {
@@ -138,7 +145,7 @@ final class Operations {
     record Checkpoint(int key, int worker, boolean commit) implements LeaseStep {
         @Override
         public String describe(int step) {
-            return String.format(Locale.ROOT, "%s checkpoints %s with \"p%d\", then %s", WORKERS.get(worker), LEASE_KEYS.get(key), step,
+            return String.format(Locale.ROOT, "%s checkpoints %s with \"p%d\", then %s", who(worker), LEASE_KEYS.get(key), step,
                     commit ? "commit" : "roll back");
         }
     }
@@ -147,7 +154,7 @@ final class Operations {
     record CompleteLease(int key, int worker, boolean failed) implements LeaseStep {
         @Override
         public String describe(int step) {
-            return String.format(Locale.ROOT, "%s completes %s as %s with \"r%d\"", WORKERS.get(worker), LEASE_KEYS.get(key),
+            return String.format(Locale.ROOT, "%s completes %s as %s with \"r%d\"", who(worker), LEASE_KEYS.get(key),
                     failed ? "FAILED" : "COMPLETED", step);
         }
     }
@@ -156,7 +163,7 @@ final class Operations {
     record ReleaseLease(int key, int worker) implements LeaseStep {
         @Override
         public String describe(int step) {
-            return WORKERS.get(worker) + " releases " + LEASE_KEYS.get(key);
+            return who(worker) + " releases " + LEASE_KEYS.get(key);
         }
     }
 
@@ -164,7 +171,7 @@ final class Operations {
     record ExtendLease(int key, int worker, boolean live) implements LeaseStep {
         @Override
         public String describe(int step) {
-            return WORKERS.get(worker) + " extends its lease on " + LEASE_KEYS.get(key) + " to a " + (live ? "live" : "short") + " one";
+            return who(worker) + " extends its lease on " + LEASE_KEYS.get(key) + " to a " + (live ? "live" : "short") + " one";
         }
     }
 
