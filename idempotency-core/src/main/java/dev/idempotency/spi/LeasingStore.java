@@ -21,7 +21,10 @@ import java.util.Optional;
  *   <li>It never takes over a record in progress whose lease has not ended: it answers
  *       {@link LeaseClaim.Held} with the lease's end. Once the lease has ended (or was released),
  *       it takes the record over for the new owner token, counts one more attempt, and hands back
- *       the recovery point that an earlier attempt committed, unchanged.</li>
+ *       the recovery point that an earlier attempt committed, unchanged. A record in progress whose
+ *       fingerprint differs from the request's is never taken over, even once its lease ended: it
+ *       answers {@link LeaseClaim.Held} with that record's fingerprint (the engine then answers
+ *       {@code Mismatch}).</li>
  *   <li>A completed or failed, unexpired record is {@link LeaseClaim.Found}.</li>
  *   <li>{@link #extendLease}, {@link #checkpoint}, {@link #completeLeased} and {@link #releaseLease}
  *       are fenced: they change the record only while the given owner token still holds it (no

@@ -4,7 +4,8 @@ import java.util.Locale;
 
 /**
  * How hard {@link IdempotencyStoreContract} tries: the number of random operation sequences its
- * stateful property runs, and the number of rounds of its concurrency property.
+ * stateful property runs, the number of rounds of its concurrency property, and the number of random
+ * sequences of its lease property (whose steps may sleep past a short lease, so it runs fewer).
  *
  * <p>Chosen by the system property {@value #PROPERTY}: {@code quick} (the default, a few seconds
  * per store, for every build), {@code deep} ({@value #DEEP_SEQUENCES} sequences, for a release or
@@ -13,8 +14,9 @@ import java.util.Locale;
  *
  * @param sequences how many random sequences the stateful property runs, at least 1
  * @param concurrentRounds how many rounds of concurrent attempts the concurrency property runs, at least 1
+ * @param leaseSequences how many random sequences of lease operations the lease property runs, at least 1
  */
-public record Effort(int sequences, int concurrentRounds) {
+public record Effort(int sequences, int concurrentRounds, int leaseSequences) {
 
     /** The system property that chooses the effort. */
     public static final String PROPERTY = "idempotency.testkit.effort";
@@ -26,15 +28,16 @@ public record Effort(int sequences, int concurrentRounds) {
     public static final int DEEP_SEQUENCES = 10_000;
     /** Concurrency rounds run by {@link #deep()}. */
     public static final int DEEP_ROUNDS = 1_000;
+    /** Lease sequences run by {@link #quick()}. */
+    public static final int QUICK_LEASE_SEQUENCES = 50;
+    /** Lease sequences run by {@link #deep()}. */
+    public static final int DEEP_LEASE_SEQUENCES = 2_000;
 
     /**
-
      * @param sequences how many random sequences the stateful property runs, at least 1
-
      * @param concurrentRounds how many rounds of concurrent attempts the concurrency property runs, at least 1
-
+     * @param leaseSequences how many random sequences of lease operations the lease property runs, at least 1
      * @throws IllegalArgumentException if a count is below 1
-
      */
     public Effort {
         if (sequences < 1) {
@@ -43,21 +46,37 @@ public record Effort(int sequences, int concurrentRounds) {
         if (concurrentRounds < 1) {
             throw new IllegalArgumentException("concurrentRounds must be at least 1, was " + concurrentRounds);
         }
+        if (leaseSequences < 1) {
+            throw new IllegalArgumentException("leaseSequences must be at least 1, was " + leaseSequences);
+        }
+    }
+
+    /**
+     * An effort whose lease property runs a quarter as many sequences as the stateful property (at
+     * least one).
+     *
+     * @param sequences how many random sequences the stateful property runs, at least 1
+     * @param concurrentRounds how many rounds of concurrent attempts the concurrency property runs, at least 1
+     * @throws IllegalArgumentException if a count is below 1
+     */
+    public Effort(int sequences, int concurrentRounds) {
+        this(sequences, concurrentRounds, Math.max(1, sequences / 4));
     }
 
     /** @return the default: a few seconds per store */
     public static Effort quick() {
-        return new Effort(QUICK_SEQUENCES, QUICK_ROUNDS);
+        return new Effort(QUICK_SEQUENCES, QUICK_ROUNDS, QUICK_LEASE_SEQUENCES);
     }
 
-    /** @return the deep setting: {@value #DEEP_SEQUENCES} sequences */
+    /** @return the deep setting: {@value #DEEP_SEQUENCES} sequences, {@value #DEEP_LEASE_SEQUENCES} lease sequences */
     public static Effort deep() {
-        return new Effort(DEEP_SEQUENCES, DEEP_ROUNDS);
+        return new Effort(DEEP_SEQUENCES, DEEP_ROUNDS, DEEP_LEASE_SEQUENCES);
     }
 
     /**
      * @param value {@code quick}, {@code deep}, or a positive number of sequences (the concurrency
-     *     property then runs a tenth as many rounds, at least one)
+     *     property then runs a tenth as many rounds, and the lease property a quarter as many
+     *     sequences, at least one each)
      * @return the effort it names
      * @throws IllegalArgumentException if the value is none of these
      */

@@ -2,6 +2,7 @@ package dev.idempotency.testkit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import static org.quicktheories.QuickTheory.qt;
 import static org.quicktheories.generators.SourceDSL.booleans;
 import static org.quicktheories.generators.SourceDSL.integers;
@@ -10,12 +11,28 @@ import static org.quicktheories.generators.SourceDSL.lists;
 import dev.idempotency.Fingerprint;
 import dev.idempotency.Idempotency;
 import dev.idempotency.IdempotencyKey;
+import dev.idempotency.IdempotencyStoreException;
 import dev.idempotency.KeyPolicy;
+import dev.idempotency.LeaseLostException;
+import dev.idempotency.LeasePolicy;
+import dev.idempotency.LeasedWork;
+import dev.idempotency.ManagedIdempotency;
 import dev.idempotency.Outcome;
+import dev.idempotency.Phases;
+import dev.idempotency.ResultCodec;
 import dev.idempotency.TransactionConflictException;
 import dev.idempotency.TransactionRequiredException;
+import dev.idempotency.TxWork;
 import dev.idempotency.Work;
 import dev.idempotency.spi.IdempotencyStore;
+import dev.idempotency.spi.LeaseClaim;
+import dev.idempotency.spi.LeaseRequest;
+import dev.idempotency.spi.LeasedCompletion;
+import dev.idempotency.spi.LeasingStore;
+import dev.idempotency.spi.RecordStatus;
+import dev.idempotency.spi.RecoveryPoint;
+import dev.idempotency.spi.StoredRecord;
+import dev.idempotency.spi.TransactionRunner;
 import dev.idempotency.testkit.Operations.Advance;
 import dev.idempotency.testkit.Operations.Attempt;
 import dev.idempotency.testkit.Operations.Execute;
@@ -24,14 +41,17 @@ import dev.idempotency.testkit.Operations.Round;
 import dev.idempotency.testkit.Operations.Sequence;
 import dev.idempotency.testkit.Operations.Step;
 import dev.idempotency.testkit.Operations.WorkKind;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -40,6 +60,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -72,6 +93,22 @@ import org.quicktheories.core.Gen;
  *   <li>a concurrency property: rounds of attempts on overlapping keys from several threads, each in
  *       its own transaction, some committing and some rolling back.</li>
  * </ul>
+ *
+ * <p><b>Lease mode</b> (CONTRACT section 4, the promises of
+ * {@link dev.idempotency.spi.LeasingStore}), checked only when the store is a {@code LeasingStore}
+ * (otherwise those tests are skipped): one example per promise on the store's primitives, each in a
+ * short transaction of its own; examples through the engine, {@link ManagedIdempotency}, over the
+ * runner of {@link #transactions()}; and a stateful property of lease operations by several owners,
+ * compared with a model. A lease primitive reads the time from the store's own clock, which may be
+ * the kit's {@link TestClock} (the reference store) or a database server's, which no test can move:
+ * so a lease that must end is short ({@link #SHORT_LEASE}) and is let run out by
+ * {@link #letLeaseRunOut(Duration)}, which both moves the kit's clock and sleeps past it, and a lease
+ * that must not end is long ({@link #LIVE_LEASE}). No check depends on how long anything took. A
+ * store whose clock is not the kit's must empty itself in {@link #reset()}, since the kit's purge
+ * judges expiry by the kit's clock. A fenced primitive ({@code extendLease}, {@code checkpoint},
+ * {@code completeLeased}, {@code releaseLease}) is expected to succeed exactly while the record is in
+ * progress and the token is its owner's: a release ends the lease but keeps the owner, and a
+ * completed record is held by no one.
  * The properties' effort is set by {@link #effort()}: by default {@link Effort#fromSystemProperty()}.
  * Every failure message starts with the promise it found broken, such as
  * {@code CONTRACT 3.3 (replay)}.
@@ -95,6 +132,14 @@ public abstract class IdempotencyStoreContract<C> {
     public static final Duration SHORT_LOCK_TIMEOUT = Duration.ofMillis(200);
     /** Where the clock starts. */
     public static final Instant START = Instant.parse("2026-03-29T01:30:00Z");
+    /** A lease that does not end during a test. */
+    public static final Duration LIVE_LEASE = Duration.ofHours(1);
+    /** A lease that a test lets run out ({@link #letLeaseRunOut(Duration)}). */
+    public static final Duration SHORT_LEASE = Duration.ofMillis(10);
+    /** The shortest lease the engine accepts ({@link LeasePolicy}), for engine tests that let a lease run out. */
+    public static final Duration ENGINE_SHORT_LEASE = Duration.ofMillis(100);
+    /** How far past a lease's end {@link #letLeaseRunOut(Duration)} moves the clock and sleeps. */
+    public static final Duration RUN_OUT_MARGIN = Duration.ofMillis(5);
 
     private static final int PURGE_BATCH = 1000;
     private static final long WAIT_SECONDS = 60;
@@ -154,6 +199,24 @@ public abstract class IdempotencyStoreContract<C> {
     protected void reset() throws Exception {
     }
 
+    /**
+     * The engine's own transactions, for lease mode ({@link ManagedIdempotency}): each call begins a
+     * transaction, runs the work, and commits it; if the work or the commit throws, the transaction
+     * is rolled back and the throwable reaches the caller unchanged (a failed commit as an unchecked
+     * exception). The default is built from {@link #begin()}, {@link #commit(Object)} and
+     * {@link #rollback(Object)}; a store with a runner of its own returns that one here.
+     *
+     * @return the runner the lease-mode tests give the engine
+     */
+    protected TransactionRunner<C> transactions() {
+        return new TransactionRunner<>() {
+            @Override
+            public <T, X extends Exception> T inTransaction(TxWork<C, T, X> work) throws X {
+                return committed(work);
+            }
+        };
+    }
+
     /** @return how many examples the properties run; by default from {@value Effort#PROPERTY} */
     protected Effort effort() {
         return Effort.fromSystemProperty();
@@ -191,7 +254,7 @@ public abstract class IdempotencyStoreContract<C> {
         clean();
     }
 
-    private void clean() throws Exception {
+    void clean() throws Exception {
         reset();
         clock.advance(RETENTION.plusMinutes(1));
         int removed;
@@ -420,6 +483,453 @@ public abstract class IdempotencyStoreContract<C> {
         }
     }
 
+    // ---- lease mode: the store's primitives, one example per promise ---------------------------------
+
+    /** CONTRACT 4.1: a new key is claimed as attempt 1; the claim holds once committed, and a rolled-back one leaves nothing. */
+    @Test
+    void newKeyIsClaimedAsAttemptOneAndHoldsOnlyOnceCommitted() throws Exception {
+        Promise p = Promise.LEASE_NEW;
+        IdempotencyKey key = IdempotencyKey.of("lease-new", "k1");
+        acquired(p, claimLease(key, A, "rolled-back", LIVE_LEASE, false), 1, null);
+        LeaseClaim.Acquired first = acquired(p, claimLease(key, A, "owner-1", LIVE_LEASE, true), 1, null);
+        assertThat(first.leaseUntil()).as(p.broken("The lease of a claim at " + first.now() + " for " + LIVE_LEASE + " must end at its now"
+                + " plus the lease")).isEqualTo(first.now().plus(LIVE_LEASE));
+        held(p, claimLease(key, A, "owner-2", LIVE_LEASE, true), A, first.leaseUntil(), 1);
+        assertThat(changed(tx -> leasing().releaseLease(tx, key, "rolled-back"))).as(p.broken("The rolled-back claim's owner token"
+                + " released the lease of the committed claim")).isFalse();
+    }
+
+    /** CONTRACT 4.1: a lease claim waits for an open transaction that claimed the key, then sees its claim, or claims itself. */
+    @Test
+    void leaseClaimWaitsForAnOpenClaimOfTheKey() throws Exception {
+        Promise p = Promise.LEASE_ATOMIC;
+        for (boolean holderCommits : List.of(true, false)) {
+            IdempotencyKey key = IdempotencyKey.of("lease-atomic", holderCommits ? "commits" : "rolls-back");
+            C holder = begin();
+            LeaseClaim.Acquired held;
+            Future<LeaseClaim> waiter;
+            try {
+                held = acquired(p, leasing().claimLease(holder, request(key, A, "holder", LIVE_LEASE)), 1, null);
+                waiter = threads.submit(() -> claimLease(key, A, "waiter", LIVE_LEASE, true));
+                Thread.sleep(100); // lets the waiter reach the store; the answer is the same if it does not
+            } catch (Throwable t) {
+                rollbackQuietly(holder, t);
+                throw t;
+            }
+            if (holderCommits) {
+                commit(holder);
+                held(p, await(p, waiter), A, held.leaseUntil(), 1);
+            } else {
+                rollback(holder);
+                acquired(p, await(p, waiter), 1, null);
+            }
+        }
+    }
+
+    /** CONTRACT 4.2: a live lease is never taken over; the claimant gets Held with the lease's end. */
+    @Test
+    void liveLeaseIsNeverTakenOver() throws Exception {
+        Promise p = Promise.LEASE_LIVE;
+        IdempotencyKey key = IdempotencyKey.of("lease-live", "k1");
+        LeaseClaim.Acquired first = acquired(p, claimLease(key, A, "owner-1", LIVE_LEASE, true), 1, null);
+        held(p, claimLease(key, A, "owner-2", LIVE_LEASE, true), A, first.leaseUntil(), 1);
+        held(p, claimLease(key, A, "owner-3", SHORT_LEASE, true), A, first.leaseUntil(), 1);
+        assertThat(complete(key, "owner-1", "first")).as(p.broken("The holder could not complete after others asked for its key"))
+                .isPresent();
+        found(p, claimLease(key, A, "owner-4", LIVE_LEASE, true), A, RecordStatus.COMPLETED, "first");
+    }
+
+    /** CONTRACT 4.2: a lease that ended is taken over by the next claim, counting attempts 2, 3, ... */
+    @Test
+    void endedLeaseIsTakenOverCountingAttempts() throws Exception {
+        Promise p = Promise.LEASE_TAKE_OVER;
+        IdempotencyKey key = IdempotencyKey.of("lease-take-over", "k1");
+        acquired(p, claimLease(key, A, "owner-1", SHORT_LEASE, true), 1, null);
+        letLeaseRunOut(SHORT_LEASE);
+        acquired(p, claimLease(key, A, "owner-2", SHORT_LEASE, true), 2, null);
+        letLeaseRunOut(SHORT_LEASE);
+        LeaseClaim.Acquired third = acquired(p, claimLease(key, A, "owner-3", LIVE_LEASE, true), 3, null);
+        assertThat(third.leaseUntil()).as(p.broken("The lease of a take-over at " + third.now() + " for " + LIVE_LEASE + " must end at"
+                + " its now plus the lease")).isEqualTo(third.now().plus(LIVE_LEASE));
+        held(p, claimLease(key, A, "owner-4", LIVE_LEASE, true), A, third.leaseUntil(), 3);
+    }
+
+    /** CONTRACT 4.2: a record in progress with another fingerprint is never taken over, even after its lease ended. */
+    @Test
+    void inProgressRecordWithAnotherFingerprintIsNeverTakenOver() throws Exception {
+        Promise p = Promise.LEASE_MISMATCH;
+        IdempotencyKey key = IdempotencyKey.of("lease-mismatch", "k1");
+        LeaseClaim.Acquired first = acquired(p, claimLease(key, A, "owner-1", SHORT_LEASE, true), 1, null);
+        letLeaseRunOut(SHORT_LEASE);
+        held(p, claimLease(key, B, "owner-2", LIVE_LEASE, true), A, first.leaseUntil(), 1);
+        acquired(p, claimLease(key, A, "owner-3", LIVE_LEASE, true), 2, null);
+        Outcome<String> other = managed(LeasePolicy.DEFAULT_LEASE).lease(key, B, ResultCodec.string(), attempt -> "other");
+        assertOutcome(p, other, Outcome.Status.MISMATCH, null);
+    }
+
+    /**
+     * CONTRACT 4.4: after a take-over, the old owner's extend, checkpoint, complete and release change
+     * nothing and say so; the new owner's recovery point and result stand.
+     */
+    @Test
+    void fencedWritesWithAStaleOwnerTokenChangeNothing() throws Exception {
+        Promise p = Promise.FENCING;
+        IdempotencyKey key = IdempotencyKey.of("lease-fencing", "k1");
+        RecoveryPoint kept = point("prepared by owner-1");
+        acquired(p, claimLease(key, A, "owner-1", SHORT_LEASE, true, kept), 1, null);
+        letLeaseRunOut(SHORT_LEASE);
+        LeaseClaim.Acquired second = acquired(p, claimLease(key, A, "owner-2", LIVE_LEASE, true), 2, kept);
+        LeasingStore<C> s = leasing();
+        assertThat(ended(tx -> s.extendLease(tx, key, "owner-1", LIVE_LEASE.multipliedBy(2))))
+                .as(p.broken("extendLease with the taken-over owner token reported a new lease end")).isEmpty();
+        assertThat(changed(tx -> s.checkpoint(tx, key, "owner-1", point("stale")))).as(p.broken("checkpoint with the taken-over owner token"
+                + " reported a recovery point recorded")).isFalse();
+        assertThat(changed(tx -> s.releaseLease(tx, key, "owner-1"))).as(p.broken("releaseLease with the taken-over owner token reported"
+                + " the lease ended")).isFalse();
+        assertThat(complete(key, "owner-1", "stale")).as(p.broken("completeLeased with the taken-over owner token reported the result"
+                + " recorded")).isEmpty();
+        held(p, claimLease(key, A, "owner-3", LIVE_LEASE, true), A, second.leaseUntil(), 2);
+        assertThat(changed(tx -> s.releaseLease(tx, key, "owner-2"))).as(p.broken("The holder could not release its lease")).isTrue();
+        acquired(p, claimLease(key, A, "owner-4", LIVE_LEASE, true), 3, kept);
+        assertThat(complete(key, "owner-4", "new owner")).as(p.broken("The holder could not complete")).isPresent();
+        assertThat(complete(key, "owner-1", "stale")).as(p.broken("completeLeased with a taken-over owner token reported the result"
+                + " recorded over the holder's")).isEmpty();
+        found(p, claimLease(key, A, "owner-5", LIVE_LEASE, true), A, RecordStatus.COMPLETED, "new owner");
+    }
+
+    /** CONTRACT 4.4: release ends the lease at once; the next claim takes over, with attempts counted and the recovery point kept. */
+    @Test
+    void releaseEndsTheLeaseAtOnceKeepingAttemptsAndRecoveryPoint() throws Exception {
+        Promise p = Promise.LEASE_RELEASE;
+        IdempotencyKey key = IdempotencyKey.of("lease-release", "k1");
+        RecoveryPoint prepared = point("prepared");
+        acquired(p, claimLease(key, A, "owner-1", LIVE_LEASE, true, prepared), 1, null);
+        assertThat(changed(tx -> leasing().releaseLease(tx, key, "owner-1"))).as(p.broken("The holder's release reported nothing done"))
+                .isTrue();
+        acquired(p, claimLease(key, A, "owner-2", LIVE_LEASE, true), 2, prepared);
+    }
+
+    /**
+     * CONTRACT 4.5: the recovery point is handed to every later owner unchanged; only a committed
+     * checkpoint replaces it; neither a take-over nor a release clears it or sets it back.
+     */
+    @Test
+    void recoveryPointIsHandedOnUnchangedAndNeverGoesBack() throws Exception {
+        Promise p = Promise.RECOVERY_POINT;
+        IdempotencyKey key = IdempotencyKey.of("lease-recovery", "k1");
+        RecoveryPoint one = point("one");
+        RecoveryPoint two = new RecoveryPoint("contract-codec", null);
+        acquired(p, claimLease(key, A, "owner-1", SHORT_LEASE, true, one), 1, null);
+        assertThat(changed(tx -> leasing().checkpoint(tx, key, "owner-1", two))).as(p.broken("The holder's checkpoint was refused")).isTrue();
+        letLeaseRunOut(SHORT_LEASE);
+        acquired(p, claimLease(key, A, "owner-2", SHORT_LEASE, true), 2, two);
+        letLeaseRunOut(SHORT_LEASE);
+        acquired(p, claimLease(key, A, "owner-3", LIVE_LEASE, true), 3, two);
+        C tx = begin();
+        try {
+            assertThat(leasing().checkpoint(tx, key, "owner-3", point("rolled back"))).as(p.broken("The holder's checkpoint was refused")).isTrue();
+        } finally {
+            rollback(tx);
+        }
+        assertThat(changed(t -> leasing().releaseLease(t, key, "owner-3"))).as(p.broken("The holder's release was refused")).isTrue();
+        acquired(p, claimLease(key, A, "owner-4", LIVE_LEASE, true), 4, two);
+        RecoveryPoint three = point("three");
+        assertThat(changed(t -> leasing().checkpoint(t, key, "owner-4", three))).as(p.broken("The holder's checkpoint was refused")).isTrue();
+        assertThat(changed(t -> leasing().releaseLease(t, key, "owner-4"))).as(p.broken("The holder's release was refused")).isTrue();
+        acquired(p, claimLease(key, A, "owner-5", LIVE_LEASE, true), 5, three);
+    }
+
+    /** CONTRACT 4.3: a completed or failed record is Found, with what completeLeased recorded, whatever the fingerprint. */
+    @Test
+    void completedOrFailedRecordIsFound() throws Exception {
+        Promise p = Promise.LEASE_FOUND;
+        for (RecordStatus status : List.of(RecordStatus.COMPLETED, RecordStatus.FAILED)) {
+            IdempotencyKey key = IdempotencyKey.of("lease-found", status.name());
+            acquired(p, claimLease(key, A, "owner-1", LIVE_LEASE, true), 1, null);
+            Instant completedAt = ended(tx -> leasing().completeLeased(tx, "owner-1", new LeasedCompletion(key, status, "contract-codec",
+                    bytes("result"), RETENTION))).orElseThrow(() -> new AssertionError(p.broken("The holder could not complete")));
+            StoredRecord r = found(p, claimLease(key, A, "owner-2", LIVE_LEASE, true), A, status, "result");
+            assertThat(r.completedAt()).as(p.broken("The Found record's completion time")).isEqualTo(completedAt);
+            assertThat(r.expiresAt()).as(p.broken("The Found record's expiry (completion plus retention)")).isEqualTo(completedAt.plus(RETENTION));
+            found(p, claimLease(key, B, "owner-3", LIVE_LEASE, true), A, status, "result");
+        }
+    }
+
+    /** CONTRACT 4.1: a record whose retention has run out is claimed anew as attempt 1, with no recovery point. */
+    @Test
+    void expiredRecordIsClaimedAnewAsAttemptOne() throws Exception {
+        Promise p = Promise.LEASE_EXPIRED;
+        IdempotencyKey key = IdempotencyKey.of("lease-expired", "k1");
+        acquired(p, claimLease(key, A, "owner-1", SHORT_LEASE, true, point("old life")), 1, null);
+        letLeaseRunOut(SHORT_LEASE);
+        acquired(p, claimLease(key, A, "owner-2", LIVE_LEASE, true), 2, point("old life"));
+        assertThat(ended(tx -> leasing().completeLeased(tx, "owner-2", new LeasedCompletion(key, RecordStatus.COMPLETED, "contract-codec",
+                bytes("old"), SHORT_LEASE)))).as(p.broken("The holder could not complete")).isPresent();
+        letLeaseRunOut(SHORT_LEASE);
+        acquired(p, claimLease(key, B, "owner-3", LIVE_LEASE, true), 1, null);
+    }
+
+    /** CONTRACT 4.4: extendLease moves the end of the holder's lease forward, and a claim then sees the new end. */
+    @Test
+    void extendMovesTheLeaseEndForward() throws Exception {
+        Promise p = Promise.LEASE_EXTEND;
+        IdempotencyKey key = IdempotencyKey.of("lease-extend", "k1");
+        LeaseClaim.Acquired first = acquired(p, claimLease(key, A, "owner-1", SHORT_LEASE, true), 1, null);
+        Instant extended = ended(tx -> leasing().extendLease(tx, key, "owner-1", LIVE_LEASE))
+                .orElseThrow(() -> new AssertionError(p.broken("The holder's extension was refused")));
+        assertThat(extended).as(p.broken("The extended lease must end after the claimed one, " + first.leaseUntil())).isAfter(first.leaseUntil());
+        letLeaseRunOut(SHORT_LEASE);
+        held(p, claimLease(key, A, "owner-2", LIVE_LEASE, true), A, extended, 1);
+    }
+
+    // ---- lease mode through the engine --------------------------------------------------------------
+
+    /** CONTRACT 4: a leased call runs once; every retry replays its result. */
+    @Test
+    void leasedCallRunsOnceAndReplays() throws Exception {
+        Promise p = Promise.LEASED_CALL;
+        IdempotencyKey key = IdempotencyKey.of("leased", "once");
+        ManagedIdempotency<C> managed = managed(LeasePolicy.DEFAULT_LEASE);
+        AtomicInteger calls = new AtomicInteger();
+        LeasedWork<String, RuntimeException> call = attempt -> "charged " + calls.incrementAndGet() + " on attempt " + attempt.number();
+        assertOutcome(p, managed.lease(key, A, ResultCodec.string(), call), Outcome.Status.EXECUTED, "charged 1 on attempt 1");
+        assertOutcome(p, managed.lease(key, A, ResultCodec.string(), call), Outcome.Status.REPLAYED, "charged 1 on attempt 1");
+        assertThat(calls.get()).as(p.broken("The call ran again")).isEqualTo(1);
+    }
+
+    /** CONTRACT 4: a call that throws (not final) passes its exception through and leaves the key claimable at once. */
+    @Test
+    void leasedCallThatThrowsLeavesTheKeyClaimableAtOnce() throws Exception {
+        Promise p = Promise.LEASED_CALL_THROWS;
+        IdempotencyKey key = IdempotencyKey.of("leased", "throws");
+        ManagedIdempotency<C> managed = managed(LIVE_LEASE);
+        PlainFailure thrown = new PlainFailure("provider timed out");
+        Throwable caught = catchThrowable(() -> managed.lease(key, A, ResultCodec.string(), attempt -> {
+            throw thrown;
+        }));
+        assertThat(caught).as(p.broken("The caller did not get the call's own exception")).isSameAs(thrown);
+        Outcome<String> retried = managed.lease(key, A, ResultCodec.string(), attempt -> "retried on attempt " + attempt.number());
+        assertOutcome(p, retried, Outcome.Status.EXECUTED, "retried on attempt 2");
+    }
+
+    /** CONTRACT 4: a final failure of the call is recorded and replayed; the call does not run again. */
+    @Test
+    void leasedFinalFailureIsRecordedAndReplayed() throws Exception {
+        Promise p = Promise.LEASED_FINAL_FAILURE;
+        IdempotencyKey key = IdempotencyKey.of("leased", "final-failure");
+        ManagedIdempotency<C> managed = managed(LeasePolicy.DEFAULT_LEASE);
+        AtomicInteger calls = new AtomicInteger();
+        LeasedWork<String, RuntimeException> declined = attempt -> {
+            calls.incrementAndGet();
+            throw new FinalFailure("card declined");
+        };
+        Outcome<String> first = managed.lease(key, A, ResultCodec.string(), declined);
+        assertThat(first).as(p.broken("The first attempt's outcome")).isInstanceOfSatisfying(Outcome.Failed.class,
+                f -> assertThat(f.replayed()).as(p.broken("The first failure is marked replayed")).isFalse());
+        Outcome<String> again = managed.lease(key, A, ResultCodec.string(), declined);
+        assertThat(again).as(p.broken("The retry's outcome")).isInstanceOf(Outcome.Failed.class);
+        Outcome.Failed<String> failed = (Outcome.Failed<String>) again;
+        assertThat(failed.replayed()).as(p.broken("The retry's failure is not marked replayed")).isTrue();
+        assertThat(failed.errorMessage()).as(p.broken("The replayed failure's message")).isEqualTo("card declined");
+        assertThat(calls.get()).as(p.broken("The call ran again")).isEqualTo(1);
+    }
+
+    /**
+     * CONTRACT 4: after a crash once the claim and its prepare phase committed (an attempt that stops
+     * without releasing its lease), the next attempt takes the claim over when the lease ends, does
+     * not run prepare again, and its call receives the recorded value.
+     */
+    @Test
+    void crashAfterPrepareResumesWithTheRecordedValue() throws Exception {
+        Promise p = Promise.LEASED_RESUME;
+        IdempotencyKey key = IdempotencyKey.of("leased", "resume");
+        ResultCodec<String> codec = ResultCodec.string();
+        claimLease(key, A, "crashed", SHORT_LEASE, true, new RecoveryPoint(codec.name(), codec.encode("charge #42 pending")));
+        letLeaseRunOut(SHORT_LEASE);
+        AtomicInteger prepares = new AtomicInteger();
+        AtomicReference<String> resumed = new AtomicReference<>();
+        Phases<C, String, RuntimeException> charge = Phases.<C, String, RuntimeException>prepare(tx -> "charge #" + prepares.incrementAndGet()
+                + " pending (prepared again)", codec).<String>call((attempt, prepared) -> {
+                    resumed.set("attempt " + attempt.number() + (attempt.resumed() ? ", resumed" : ", not resumed") + ", given " + prepared);
+                    return "paid " + prepared;
+                }).result(codec);
+        Outcome<String> outcome = managed(LeasePolicy.DEFAULT_LEASE).run(key, A, charge);
+        assertThat(prepares.get()).as(p.broken("prepare ran again")).isZero();
+        assertThat(resumed.get()).as(p.broken("What the call saw")).isEqualTo("attempt 2, resumed, given charge #42 pending");
+        assertOutcome(p, outcome, Outcome.Status.EXECUTED, "paid charge #42 pending");
+    }
+
+    /**
+     * CONTRACT 4: an attempt whose lease ran out and was taken over (here by a claim of another owner
+     * while its call ran) gets LeaseLostException when it finishes; its finishing writes are rolled
+     * back, and the new owner's result stands.
+     */
+    @Test
+    void staleOwnerGetsLeaseLostAndItsFinishIsNotRecorded() throws Exception {
+        Promise p = Promise.LEASE_LOST;
+        IdempotencyKey key = IdempotencyKey.of("leased", "lost");
+        IdempotencyKey finishWrite = IdempotencyKey.of("leased", "lost-finish-write");
+        ManagedIdempotency<C> managed = managed(ENGINE_SHORT_LEASE);
+        AtomicReference<LeaseClaim> takeOver = new AtomicReference<>();
+        Phases<C, String, Exception> slow = Phases.<C, String, Exception>call(attempt -> {
+            letLeaseRunOut(ENGINE_SHORT_LEASE);
+            takeOver.set(claimLease(key, A, "new owner", LIVE_LEASE, true));
+            return "from the stale attempt";
+        }).finish((tx, none, called) -> {
+            idem.execute(finishWrite, A, tx, () -> "finish write");
+            return called;
+        }, ResultCodec.string());
+        Throwable thrown = catchThrowable(() -> managed.run(key, A, slow));
+        acquired(p, takeOver.get(), 2, null);
+        assertThat(thrown).as(p.broken("The stale attempt's finish")).isInstanceOf(LeaseLostException.class);
+        assertOutcome(p, inTx(idem, finishWrite, A, new Counting("after"), false), Outcome.Status.EXECUTED, "after");
+        ResultCodec<String> codec = ResultCodec.string();
+        byte[] result = codec.encode("from the new owner");
+        assertThat(ended(tx -> leasing().completeLeased(tx, "new owner", new LeasedCompletion(key, RecordStatus.COMPLETED, codec.name(),
+                result, RETENTION)))).as(p.broken("The new owner could not complete")).isPresent();
+        assertOutcome(p, managed.lease(key, A, codec, next -> "again"), Outcome.Status.REPLAYED, "from the new owner");
+    }
+
+    // ---- lease helpers ------------------------------------------------------------------------------
+
+    /**
+     * Lets a lease of {@code lease} run out, by the store's clock whichever it is: moves the kit's
+     * clock past it (a store whose leases follow the kit's clock) and sleeps past it in real time (a
+     * database's own clock).
+     *
+     * @param lease the lease, as claimed or extended
+     * @throws InterruptedException if interrupted while sleeping
+     */
+    protected final void letLeaseRunOut(Duration lease) throws InterruptedException {
+        Duration past = lease.plus(RUN_OUT_MARGIN);
+        clock.advance(past);
+        Thread.sleep(past.toMillis());
+    }
+
+    @SuppressWarnings("unchecked")
+    private LeasingStore<C> leasing() {
+        assumeTrue(store instanceof LeasingStore, () -> store + " keeps no leases (it is not a LeasingStore): lease mode is not checked");
+        return (LeasingStore<C>) store;
+    }
+
+    private ManagedIdempotency<C> managed(Duration lease) {
+        leasing();
+        return ManagedIdempotency.builder(idem, transactions()).leases(LeasePolicy.builder().lease(lease).build()).build();
+    }
+
+    private static LeaseRequest request(IdempotencyKey key, Fingerprint fp, String token, Duration lease) {
+        return new LeaseRequest(key, fp, token, lease, RETENTION, LOCK_TIMEOUT);
+    }
+
+    /** Claims in a transaction of its own, committed or rolled back. */
+    private LeaseClaim claimLease(IdempotencyKey key, Fingerprint fp, String token, Duration lease, boolean commit) throws Exception {
+        return claimLease(key, fp, token, lease, commit, null);
+    }
+
+    /** Claims, and if acquired records {@code point} in the same transaction, as the engine's prepare does. */
+    private LeaseClaim claimLease(IdempotencyKey key, Fingerprint fp, String token, Duration lease, boolean commit, RecoveryPoint point)
+            throws Exception {
+        LeasingStore<C> s = leasing();
+        C tx = begin();
+        LeaseClaim claim;
+        try {
+            claim = s.claimLease(tx, request(key, fp, token, lease));
+            if (point != null && claim instanceof LeaseClaim.Acquired) {
+                assertThat(s.checkpoint(tx, key, token, point)).as(Promise.FENCING.broken("The claim's own checkpoint was refused")).isTrue();
+            }
+        } catch (Throwable t) {
+            rollbackQuietly(tx, t);
+            throw t;
+        }
+        if (commit) {
+            commit(tx);
+        } else {
+            rollback(tx);
+        }
+        return claim;
+    }
+
+    private Optional<Instant> complete(IdempotencyKey key, String token, String result) throws Exception {
+        return ended(tx -> leasing().completeLeased(tx, token, new LeasedCompletion(key, RecordStatus.COMPLETED, "contract-codec",
+                bytes(result), RETENTION)));
+    }
+
+    /** Runs one fenced lease primitive that reports whether it changed the record, in a transaction of its own, committed. */
+    private boolean changed(TxWork<C, Boolean, RuntimeException> primitive) throws Exception {
+        return leaseTx(primitive);
+    }
+
+    /** Runs one fenced lease primitive that reports a time, in a transaction of its own, committed. */
+    private Optional<Instant> ended(TxWork<C, Optional<Instant>, RuntimeException> primitive) throws Exception {
+        return leaseTx(primitive);
+    }
+
+    /** Runs one lease primitive in a transaction of its own, committed. */
+    private <T> T leaseTx(TxWork<C, T, RuntimeException> primitive) {
+        return committed(primitive);
+    }
+
+    /**
+     * Runs {@code work} in a transaction of its own and commits it; rolls it back if {@code work}
+     * throws, and rethrows that unchanged. A failure of the {@link #begin()} or {@link #commit(Object)}
+     * hook is thrown as an {@link IdempotencyStoreException}.
+     */
+    private <T, X extends Exception> T committed(TxWork<C, T, X> work) throws X {
+        C tx;
+        try {
+            tx = begin();
+        } catch (Exception e) {
+            throw new IdempotencyStoreException(null, "the contract could not begin a transaction", e);
+        }
+        T result;
+        try {
+            result = work.apply(tx);
+        } catch (Throwable t) {
+            rollbackQuietly(tx, t);
+            throw t;
+        }
+        try {
+            commit(tx);
+        } catch (Exception e) {
+            throw new IdempotencyStoreException(null, "the contract could not commit a transaction", e);
+        }
+        return result;
+    }
+
+    private static RecoveryPoint point(String state) {
+        return new RecoveryPoint("contract-codec", bytes(state));
+    }
+
+    private static byte[] bytes(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static LeaseClaim.Acquired acquired(Promise p, LeaseClaim claim, int attempt, RecoveryPoint resumeFrom) {
+        String expected = "Acquired as attempt " + attempt + " resuming from " + resumeFrom;
+        assertThat(claim).as(p.broken("Expected " + expected + ", got " + claim)).isInstanceOf(LeaseClaim.Acquired.class);
+        LeaseClaim.Acquired a = (LeaseClaim.Acquired) claim;
+        assertThat(a.attempt()).as(p.broken("Expected " + expected + ", got " + claim)).isEqualTo(attempt);
+        assertThat(a.resumeFrom()).as(p.broken("Expected " + expected + ", got " + claim)).isEqualTo(resumeFrom);
+        return a;
+    }
+
+    private static void held(Promise p, LeaseClaim claim, Fingerprint fp, Instant leaseUntil, int attempts) {
+        LeaseClaim.Held expected = new LeaseClaim.Held(fp, leaseUntil, attempts);
+        assertThat(claim).as(p.broken("Expected " + expected + ", got " + claim)).isEqualTo(expected);
+    }
+
+    private static StoredRecord found(Promise p, LeaseClaim claim, Fingerprint fp, RecordStatus status, String result) {
+        String expected = "Found with a " + status + " record of fingerprint " + fp + " and result '" + result + "'";
+        assertThat(claim).as(p.broken("Expected " + expected + ", got " + claim)).isInstanceOf(LeaseClaim.Found.class);
+        StoredRecord r = ((LeaseClaim.Found) claim).record();
+        String got = r.status() + " record of fingerprint " + r.fingerprint() + ", codec " + r.codec() + ", result '"
+                + (r.result() == null ? null : new String(r.result(), StandardCharsets.UTF_8)) + "'";
+        boolean same = r.status() == status && r.fingerprint().equals(fp) && "contract-codec".equals(r.codec())
+                && Arrays.equals(r.result(), bytes(result));
+        assertThat(same).as(p.broken("Expected " + expected + " (codec contract-codec), got a " + got)).isTrue();
+        return r;
+    }
+
     // ---- the stateful property --------------------------------------------------------------------
 
     /**
@@ -428,15 +938,35 @@ public abstract class IdempotencyStoreContract<C> {
      */
     @Test
     void randomSequencesKeepTheContract() {
+        sequenceProperty("sequences run", effort().sequences(), sequences(), sequence -> runShrinking(sequence.steps(),
+                steps -> check(new Sequence(steps))));
+    }
+
+    /**
+     * CONTRACT 4: random sequences of lease primitives by three workers on two keys (claims with a live
+     * or a short lease, committed or rolled back; checkpoints; completions; releases; extensions;
+     * letting the short leases run out), every answer compared with a model. A short lease that has
+     * not been let run out may or may not have ended by the store's clock, and the model accepts
+     * either answer. Reports the shortest failing sequence found, one step per line.
+     */
+    @Test
+    void randomLeaseSequencesKeepTheContract() {
+        LeaseSequences<C> leases = new LeaseSequences<>(this, leasing());
+        sequenceProperty("lease sequences run", effort().leaseSequences(), LeaseSequences.sequences(),
+                sequence -> runShrinking(sequence.steps(), leases::firstBroken));
+    }
+
+    /** Runs a stateful property at least {@code examples} times; a failure reports the seed to repeat it. */
+    private <T> void sequenceProperty(String what, int examples, Gen<T> gen, java.util.function.Consumer<T> property) {
         long seed = seed();
         try {
-            runAtLeast(effort().sequences(), seed, sequences(), this::runSequence);
+            runAtLeast(examples, seed, gen, property);
         } catch (AssertionError e) {
             Throwable failure = failureOf(e);
             throw new AssertionError(failure.getMessage() + "\n(random seed " + seed + "; run again with -D" + SEED_PROPERTY + "="
                     + seed + ")", failure == e ? e : failure.getCause());
         }
-        assertThat(examplesRun.get()).as("sequences run").isGreaterThanOrEqualTo(effort().sequences());
+        assertThat(examplesRun.get()).as(what).isGreaterThanOrEqualTo(examples);
     }
 
     private final AtomicInteger examplesRun = new AtomicInteger();
@@ -480,22 +1010,25 @@ public abstract class IdempotencyStoreContract<C> {
         }
     }
 
-    private void runSequence(Sequence sequence) {
+    /**
+     * Runs one generated sequence; if it breaks a promise, shortens it (dropping steps one at a time
+     * while the same promise still breaks) and fails with the shortest one found.
+     */
+    private <S> void runShrinking(List<S> generated, java.util.function.Function<List<S>, AssertionError> check) {
         examplesRun.incrementAndGet();
-        AssertionError failure = check(sequence);
+        AssertionError failure = check.apply(generated);
         if (failure == null) {
             return;
         }
-        // Shorten: drop steps one at a time while the same promise still breaks.
         String promise = promiseOf(failure);
-        List<Step> steps = new ArrayList<>(sequence.steps());
+        List<S> steps = new ArrayList<>(generated);
         boolean shorter = true;
         while (shorter) {
             shorter = false;
             for (int i = steps.size() - 1; i >= 0 && steps.size() > 1; i--) {
-                List<Step> candidate = new ArrayList<>(steps);
+                List<S> candidate = new ArrayList<>(steps);
                 candidate.remove(i);
-                AssertionError again = check(new Sequence(candidate));
+                AssertionError again = check.apply(candidate);
                 if (again != null && promiseOf(again).equals(promise)) {
                     steps = candidate;
                     failure = again;
@@ -503,7 +1036,7 @@ public abstract class IdempotencyStoreContract<C> {
                 }
             }
         }
-        lastFailure = new SequenceFailure(failure.getMessage() + "\n(the shortest failing sequence found, from " + sequence.steps().size()
+        lastFailure = new SequenceFailure(failure.getMessage() + "\n(the shortest failing sequence found, from " + generated.size()
                 + " generated steps)", failure.getCause());
         throw lastFailure;
     }
@@ -700,14 +1233,15 @@ public abstract class IdempotencyStoreContract<C> {
                 + " from step " + rec.step() + ", expiring at " + rec.expiresAt();
     }
 
-    private static void check(boolean ok, Promise promise, String detail) {
+    /** Fails with {@code promise} broken, and {@code detail}, unless {@code ok}. */
+    static void check(boolean ok, Promise promise, String detail) {
         if (!ok) {
             throw new StepFailure(promise.broken(detail), null);
         }
     }
 
     /** A broken promise found at one step; the sequence is added where it is caught. */
-    private static final class StepFailure extends RuntimeException {
+    static final class StepFailure extends RuntimeException {
         StepFailure(String message, Throwable cause) {
             super(message, cause, false, false);
         }
@@ -912,17 +1446,8 @@ public abstract class IdempotencyStoreContract<C> {
         }
     }
 
-    private int purge(int limit) throws Exception {
-        C tx = begin();
-        int removed;
-        try {
-            removed = idem.purgeExpired(tx, limit);
-        } catch (Throwable t) {
-            rollbackQuietly(tx, t);
-            throw t;
-        }
-        commit(tx);
-        return removed;
+    private int purge(int limit) {
+        return committed(tx -> idem.purgeExpired(tx, limit));
     }
 
     private static <T> T await(Promise promise, Future<T> future) {
@@ -939,7 +1464,7 @@ public abstract class IdempotencyStoreContract<C> {
         }
     }
 
-    private void rollbackQuietly(C tx, Throwable failure) {
+    void rollbackQuietly(C tx, Throwable failure) {
         try {
             rollback(tx);
         } catch (Exception e) {

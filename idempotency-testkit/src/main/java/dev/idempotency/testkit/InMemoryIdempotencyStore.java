@@ -1,16 +1,25 @@
 package dev.idempotency.testkit;
 
+import dev.idempotency.Fingerprint;
 import dev.idempotency.IdempotencyKey;
 import dev.idempotency.IdempotencyStoreException;
 import dev.idempotency.TransactionRequiredException;
+import dev.idempotency.TxWork;
 import dev.idempotency.spi.Claim;
 import dev.idempotency.spi.ClaimRequest;
 import dev.idempotency.spi.Completion;
-import dev.idempotency.spi.IdempotencyStore;
+import dev.idempotency.spi.LeaseClaim;
+import dev.idempotency.spi.LeaseRequest;
+import dev.idempotency.spi.LeasedCompletion;
+import dev.idempotency.spi.LeasingStore;
 import dev.idempotency.spi.RecordStatus;
+import dev.idempotency.spi.RecoveryPoint;
 import dev.idempotency.spi.StoredRecord;
+import dev.idempotency.spi.TransactionRunner;
 import dev.idempotency.spi.TxSavepoint;
+import java.time.Duration;
 import java.time.Instant;
+import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Iterator;
@@ -18,6 +27,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -31,23 +41,48 @@ import java.util.concurrent.locks.ReentrantLock;
  * <ul>
  *   <li>A transaction sees committed records and its own writes, never another open
  *       transaction's.</li>
- *   <li>Writing a key (a claim, a purge) locks it until the writer commits or rolls back; a second
- *       claimer waits for the lock, up to the request's lock timeout, and then reads the key again.</li>
+ *   <li>Writing a key (a claim, a lease primitive that changes the record, a purge) locks it until
+ *       the writer commits or rolls back; a second writer waits for the lock, up to the request's lock
+ *       timeout (a lease primitive without one: {@link #FENCED_WRITE_WAIT}), and then reads the key
+ *       again.</li>
  *   <li>A savepoint undoes the writes made after it; the locks stay.</li>
  * </ul>
  *
+ * <p>It also keeps leases ({@link LeasingStore}): each record carries its owner token, the end of its
+ * lease, how many attempts claimed it and its recovery point. Every lease primitive reads the time
+ * from the clock given to the constructor. A primitive fenced by an owner token changes the record
+ * only while it is in progress and that token is its owner: no other attempt took it over, and it
+ * was not completed. Releasing a lease ends it without changing the owner. {@link #transactions()}
+ * runs the engine's own short transactions.
+ *
  * <p>Thread-safe; one transaction is used by one thread at a time.
  */
-public class InMemoryIdempotencyStore implements IdempotencyStore<InMemoryIdempotencyStore.Transaction> {
+public class InMemoryIdempotencyStore implements LeasingStore<InMemoryIdempotencyStore.Transaction> {
+
+    /** How long a fenced lease primitive waits for another transaction that holds the key: 30 seconds. */
+    public static final Duration FENCED_WRITE_WAIT = Duration.ofSeconds(30);
 
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition released = lock.newCondition();
-    private final Map<IdempotencyKey, StoredRecord> committed = new HashMap<>();
+    private final Map<IdempotencyKey, Row> committed = new HashMap<>();
     private final Map<IdempotencyKey, Transaction> holders = new HashMap<>();
     private final AtomicLong ids = new AtomicLong();
+    private final InstantSource clock;
+    private final TransactionRunner<Transaction> transactions = new Runner();
 
-    /** Creates an empty store. */
+    /** Creates an empty store whose leases follow the system clock. */
     public InMemoryIdempotencyStore() {
+        this(InstantSource.system());
+    }
+
+    /**
+     * Creates an empty store whose leases follow {@code clock}.
+     *
+     * @param clock the store's own clock, read by every lease primitive (a test passes a settable one)
+     * @throws NullPointerException if {@code clock} is null
+     */
+    public InMemoryIdempotencyStore(InstantSource clock) {
+        this.clock = Objects.requireNonNull(clock, "clock");
     }
 
     /** @return a new open transaction on this store */
@@ -65,11 +100,11 @@ public class InMemoryIdempotencyStore implements IdempotencyStore<InMemoryIdempo
         lock.lock();
         try {
             checkOpen(tx, "commit");
-            tx.writes.forEach((key, record) -> {
-                if (record == DELETED) {
+            tx.writes.forEach((key, row) -> {
+                if (row == DELETED) {
                     committed.remove(key);
                 } else {
-                    committed.put(key, record);
+                    committed.put(key, row);
                 }
             });
             end(tx, "committed");
@@ -92,6 +127,17 @@ public class InMemoryIdempotencyStore implements IdempotencyStore<InMemoryIdempo
         } finally {
             lock.unlock();
         }
+    }
+
+    /**
+     * The transactions of this store, for {@link dev.idempotency.ManagedIdempotency}: each call begins
+     * one, runs the work, and commits it; if the work or the commit throws, the transaction is rolled
+     * back and the throwable reaches the caller unchanged.
+     *
+     * @return the runner; thread-safe
+     */
+    public TransactionRunner<Transaction> transactions() {
+        return transactions;
     }
 
     /** @return the number of committed records, expired ones included */
@@ -118,28 +164,19 @@ public class InMemoryIdempotencyStore implements IdempotencyStore<InMemoryIdempo
     @Override
     public Claim claim(Transaction tx, ClaimRequest request) {
         IdempotencyKey key = request.key();
-        long deadline = System.nanoTime() + request.lockTimeout().toNanos();
         lock.lock();
         try {
             checkOpen(tx, "claim");
-            Transaction holder;
-            while ((holder = holders.get(key)) != null && holder != tx) {
-                long left = deadline - System.nanoTime();
-                if (left <= 0) {
-                    return Claim.busy();
-                }
-                released.awaitNanos(left);
+            if (!awaitLock(tx, key, request.lockTimeout())) {
+                return Claim.busy();
             }
-            StoredRecord found = read(tx, key);
+            StoredRecord found = record(read(tx, key));
             if (found != null && found.expiresAt().isAfter(request.now())) {
                 return Claim.existing(found);
             }
-            write(tx, key, new StoredRecord(key, request.fingerprint(), RecordStatus.IN_PROGRESS, null, null, request.now(), null,
-                    request.expiresAt()));
+            write(tx, key, new Row(new StoredRecord(key, request.fingerprint(), RecordStatus.IN_PROGRESS, null, null, request.now(), null,
+                    request.expiresAt()), null, null, 0, null));
             return Claim.acquired();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IdempotencyStoreException(key, "interrupted while waiting for the transaction that holds the key", e);
         } finally {
             lock.unlock();
         }
@@ -151,13 +188,12 @@ public class InMemoryIdempotencyStore implements IdempotencyStore<InMemoryIdempo
         lock.lock();
         try {
             checkOpen(tx, "complete");
-            StoredRecord claimed = read(tx, key);
+            Row claimed = read(tx, key);
             if (holders.get(key) != tx || claimed == null) {
                 throw new IdempotencyStoreException(key, "this transaction holds no claim on the key", null);
             }
-            byte[] result = completion.result() == null ? null : completion.result().clone();
-            write(tx, key, new StoredRecord(key, claimed.fingerprint(), completion.status(), completion.codec(), result,
-                    claimed.createdAt(), completion.completedAt(), completion.expiresAt()));
+            write(tx, key, claimed.completed(completion.status(), completion.codec(), completion.result(), completion.completedAt(),
+                    completion.expiresAt()));
         } finally {
             lock.unlock();
         }
@@ -168,7 +204,7 @@ public class InMemoryIdempotencyStore implements IdempotencyStore<InMemoryIdempo
         lock.lock();
         try {
             checkOpen(tx, "release");
-            StoredRecord claimed = read(tx, key);
+            StoredRecord claimed = record(read(tx, key));
             if (holders.get(key) == tx && claimed != null && claimed.status() == RecordStatus.IN_PROGRESS) {
                 write(tx, key, DELETED);
             }
@@ -221,7 +257,7 @@ public class InMemoryIdempotencyStore implements IdempotencyStore<InMemoryIdempo
             List<IdempotencyKey> expired = new ArrayList<>();
             for (IdempotencyKey key : union(tx)) {
                 Transaction holder = holders.get(key);
-                StoredRecord r = read(tx, key);
+                StoredRecord r = record(read(tx, key));
                 if ((holder == null || holder == tx) && r != null && !r.expiresAt().isAfter(now)) {
                     expired.add(key);
                     if (expired.size() == limit) {
@@ -238,6 +274,126 @@ public class InMemoryIdempotencyStore implements IdempotencyStore<InMemoryIdempo
         }
     }
 
+    // ---- leases -------------------------------------------------------------------------------------
+
+    @Override
+    public LeaseClaim claimLease(Transaction tx, LeaseRequest request) {
+        IdempotencyKey key = request.key();
+        lock.lock();
+        try {
+            checkOpen(tx, "claim a lease in");
+            if (!awaitLock(tx, key, request.lockTimeout())) {
+                return LeaseClaim.busy();
+            }
+            Instant now = clock.instant();
+            Instant leaseUntil = now.plus(request.lease());
+            Instant expiresAt = now.plus(request.retention());
+            Row row = read(tx, key);
+            if (row == null || !row.record.expiresAt().isAfter(now)) {
+                write(tx, key, new Row(new StoredRecord(key, request.fingerprint(), RecordStatus.IN_PROGRESS, null, null, now, null, expiresAt),
+                        request.ownerToken(), leaseUntil, 1, null));
+                return new LeaseClaim.Acquired(1, now, leaseUntil, null);
+            }
+            if (row.record.status() != RecordStatus.IN_PROGRESS) {
+                return new LeaseClaim.Found(row.record);
+            }
+            Instant heldUntil = row.leaseUntil != null ? row.leaseUntil : row.record.expiresAt();
+            if (!row.record.fingerprint().equals(request.fingerprint()) || heldUntil.isAfter(now)) {
+                return new LeaseClaim.Held(row.record.fingerprint(), heldUntil, row.attempts);
+            }
+            StoredRecord r = row.record;
+            int attempt = row.attempts + 1;
+            write(tx, key, new Row(new StoredRecord(key, r.fingerprint(), r.status(), null, null, r.createdAt(), null, expiresAt),
+                    request.ownerToken(), leaseUntil, attempt, row.point));
+            return new LeaseClaim.Acquired(attempt, now, leaseUntil, row.point);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public Optional<Instant> extendLease(Transaction tx, IdempotencyKey key, String ownerToken, Duration lease) {
+        Objects.requireNonNull(lease, "lease");
+        return fenced(tx, key, ownerToken, "extend a lease in", (row, now) -> {
+            Instant until = now.plus(lease);
+            return new Fenced<>(row.withLease(until), until);
+        });
+    }
+
+    @Override
+    public boolean checkpoint(Transaction tx, IdempotencyKey key, String ownerToken, RecoveryPoint point) {
+        Objects.requireNonNull(point, "point");
+        RecoveryPoint copy = new RecoveryPoint(point.codec(), point.state() == null ? null : point.state().clone());
+        return fenced(tx, key, ownerToken, "record a recovery point in",
+                (row, now) -> new Fenced<>(new Row(row.record, row.owner, row.leaseUntil, row.attempts, copy), true)).isPresent();
+    }
+
+    @Override
+    public Optional<Instant> completeLeased(Transaction tx, String ownerToken, LeasedCompletion completion) {
+        return fenced(tx, completion.key(), ownerToken, "complete a lease in", (row, now) -> new Fenced<>(
+                row.completed(completion.status(), completion.codec(), completion.result(), now, now.plus(completion.retention())), now));
+    }
+
+    @Override
+    public boolean releaseLease(Transaction tx, IdempotencyKey key, String ownerToken) {
+        return fenced(tx, key, ownerToken, "release a lease in", (row, now) -> new Fenced<>(row.withLease(now), true)).isPresent();
+    }
+
+    /** A fenced change: the row to write and what to answer. */
+    private record Fenced<T>(Row row, T answer) {
+    }
+
+    private interface FencedChange<T> {
+        Fenced<T> apply(Row row, Instant now);
+    }
+
+    /** Applies {@code change} if {@code ownerToken} holds the key: its record is in progress, with that owner. */
+    private <T> Optional<T> fenced(Transaction tx, IdempotencyKey key, String ownerToken, String action, FencedChange<T> change) {
+        Objects.requireNonNull(key, "key");
+        Objects.requireNonNull(ownerToken, "ownerToken");
+        lock.lock();
+        try {
+            checkOpen(tx, action);
+            if (!awaitLock(tx, key, FENCED_WRITE_WAIT)) {
+                throw new IdempotencyStoreException(key, "another transaction held the key for longer than " + FENCED_WRITE_WAIT, null);
+            }
+            Row row = read(tx, key);
+            if (row == null || row.record.status() != RecordStatus.IN_PROGRESS || !ownerToken.equals(row.owner)) {
+                return Optional.empty();
+            }
+            Fenced<T> changed = change.apply(row, clock.instant());
+            write(tx, key, changed.row());
+            return Optional.of(changed.answer());
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    // ---- rows and locks -----------------------------------------------------------------------------
+
+    /**
+     * Waits, holding {@link #lock}, until no other open transaction holds {@code key}.
+     *
+     * @return whether the key is free for {@code tx}; {@code false} if the timeout ran out first
+     */
+    private boolean awaitLock(Transaction tx, IdempotencyKey key, Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        Transaction holder;
+        try {
+            while ((holder = holders.get(key)) != null && holder != tx) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    return false;
+                }
+                released.awaitNanos(left);
+            }
+            return true;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IdempotencyStoreException(key, "interrupted while waiting for the transaction that holds the key", e);
+        }
+    }
+
     private List<IdempotencyKey> union(Transaction tx) {
         List<IdempotencyKey> keys = new ArrayList<>(committed.keySet());
         for (IdempotencyKey k : tx.writes.keySet()) {
@@ -248,14 +404,18 @@ public class InMemoryIdempotencyStore implements IdempotencyStore<InMemoryIdempo
         return keys;
     }
 
-    private StoredRecord read(Transaction tx, IdempotencyKey key) {
-        StoredRecord r = tx.writes.containsKey(key) ? tx.writes.get(key) : committed.get(key);
+    private Row read(Transaction tx, IdempotencyKey key) {
+        Row r = tx.writes.containsKey(key) ? tx.writes.get(key) : committed.get(key);
         return r == DELETED ? null : r;
     }
 
-    private void write(Transaction tx, IdempotencyKey key, StoredRecord record) {
+    private static StoredRecord record(Row row) {
+        return row == null ? null : row.record;
+    }
+
+    private void write(Transaction tx, IdempotencyKey key, Row row) {
         tx.undo.add(new Undo(key, tx.writes.get(key)));
-        tx.writes.put(key, record);
+        tx.writes.put(key, row);
         holders.put(key, tx);
     }
 
@@ -286,11 +446,56 @@ public class InMemoryIdempotencyStore implements IdempotencyStore<InMemoryIdempo
         return getClass().getSimpleName() + "[" + size() + " records]";
     }
 
-    /** Marks a key deleted in a transaction's writes. */
-    private static final StoredRecord DELETED = new StoredRecord(IdempotencyKey.of("-", "-"), dev.idempotency.Fingerprint.NONE,
-            RecordStatus.IN_PROGRESS, null, null, Instant.EPOCH, null, Instant.EPOCH);
+    /**
+     * A key's record, and what lease mode keeps with it: the owner token, the end of the lease, how
+     * many attempts claimed it, and the recovery point. A record of transactional mode has no owner.
+     */
+    private record Row(StoredRecord record, String owner, Instant leaseUntil, int attempts, RecoveryPoint point) {
 
-    private record Undo(IdempotencyKey key, StoredRecord previous) {
+        Row withLease(Instant until) {
+            return new Row(record, owner, until, attempts, point);
+        }
+
+        Row completed(RecordStatus status, String codec, byte[] result, Instant completedAt, Instant expiresAt) {
+            byte[] copy = result == null ? null : result.clone();
+            return new Row(new StoredRecord(record.key(), record.fingerprint(), status, codec, copy, record.createdAt(), completedAt, expiresAt),
+                    owner, leaseUntil, attempts, point);
+        }
+    }
+
+    /** Marks a key deleted in a transaction's writes. */
+    private static final Row DELETED = new Row(new StoredRecord(IdempotencyKey.of("-", "-"), Fingerprint.NONE, RecordStatus.IN_PROGRESS,
+            null, null, Instant.EPOCH, null, Instant.EPOCH), null, null, 0, null);
+
+    private record Undo(IdempotencyKey key, Row previous) {
+    }
+
+    /** Runs each piece of work in a transaction of this store: begin, run, commit; roll back on any throwable. */
+    private final class Runner implements TransactionRunner<Transaction> {
+        @Override
+        public <T, X extends Exception> T inTransaction(TxWork<Transaction, T, X> work) throws X {
+            Transaction tx = begin();
+            T result;
+            try {
+                result = work.apply(tx);
+                commit(tx);
+            } catch (Throwable t) {
+                if (tx.isOpen()) {
+                    try {
+                        rollback(tx);
+                    } catch (RuntimeException e) {
+                        t.addSuppressed(e);
+                    }
+                }
+                throw t;
+            }
+            return result;
+        }
+
+        @Override
+        public String toString() {
+            return "transactions of " + InMemoryIdempotencyStore.this;
+        }
     }
 
     /**
@@ -302,7 +507,7 @@ public class InMemoryIdempotencyStore implements IdempotencyStore<InMemoryIdempo
     public static final class Transaction {
         private final InMemoryIdempotencyStore store;
         private final long id;
-        private final Map<IdempotencyKey, StoredRecord> writes = new LinkedHashMap<>();
+        private final Map<IdempotencyKey, Row> writes = new LinkedHashMap<>();
         private final List<Undo> undo = new ArrayList<>();
         private volatile String state;
 

@@ -11,6 +11,12 @@ import java.util.Map;
  * key, the last committed record (expired ones included, until purged), and why a key has none.
  * Also remembers where every value came from, so that a wrong replay can be traced to the promise
  * it breaks.
+ *
+ * <p>For lease mode (CONTRACT section 4) it keeps, per key name, the committed lease record: its
+ * fingerprint, owner token, attempts, recovery point, result once completed, and whether its lease
+ * is live, may have ended (a short lease, which a database's clock ends on its own), or has surely
+ * ended (let run out, or released). It also remembers the values that fenced writes were refused,
+ * to tell a fencing failure from others.
  */
 final class Model {
 
@@ -120,5 +126,127 @@ final class Model {
             }
             return false;
         });
+    }
+
+    // ---- lease mode ---------------------------------------------------------------------------------
+
+    /** Whether a lease can still block a claim. */
+    enum LeaseEnd {
+        /** A long lease: a claim must find it Held. */
+        LIVE,
+        /** A short lease not yet let run out: by a database's clock it may have ended, by the kit's it has not. */
+        MAYBE_ENDED,
+        /** Let run out, or released: a claim with the same fingerprint must take it over. */
+        ENDED
+    }
+
+    /** What last set the end of a lease, to name the promise a wrong end breaks. */
+    enum EndSetBy {
+        CLAIM, EXTEND, RELEASE
+    }
+
+    /** A committed lease record. {@code leaseUntil} is {@code null} when the store's answer did not tell it (after a release). */
+    record Lease(int fingerprint, String owner, int attempts, String point, Instant leaseUntil, LeaseEnd end, EndSetBy setBy,
+                 boolean done, boolean failed, String result) {
+
+        Lease withEnd(Instant until, LeaseEnd newEnd, EndSetBy by) {
+            return new Lease(fingerprint, owner, attempts, point, until, newEnd, by, done, failed, result);
+        }
+    }
+
+    /** What a lease claim must answer. */
+    enum ClaimExpectation {
+        /** Acquired as attempt 1 without a recovery point. */
+        NEW,
+        /** Found, with the recorded result. */
+        FOUND,
+        /** Held: another fingerprint holds the record. */
+        HELD_MISMATCH,
+        /** Held: the lease is live. */
+        HELD_LIVE,
+        /** Acquired as the next attempt, with the recovery point. */
+        TAKE_OVER,
+        /** Held as for {@link #HELD_LIVE}, or Acquired as for {@link #TAKE_OVER}: the short lease may have ended. */
+        HELD_OR_TAKE_OVER
+    }
+
+    private final Map<String, Lease> leases = new HashMap<>();
+    private final Map<String, Promise> refused = new HashMap<>();
+
+    /** @return the committed lease record of the key, or {@code null} */
+    Lease lease(String key) {
+        return leases.get(key);
+    }
+
+    ClaimExpectation expectClaim(String key, int fingerprint) {
+        Lease l = leases.get(key);
+        if (l == null) {
+            return ClaimExpectation.NEW;
+        }
+        if (l.done()) {
+            return ClaimExpectation.FOUND;
+        }
+        if (l.fingerprint() != fingerprint) {
+            return ClaimExpectation.HELD_MISMATCH;
+        }
+        switch (l.end()) {
+            case LIVE:
+                return ClaimExpectation.HELD_LIVE;
+            case ENDED:
+                return ClaimExpectation.TAKE_OVER;
+            default:
+                return ClaimExpectation.HELD_OR_TAKE_OVER;
+        }
+    }
+
+    /** A committed claim that acquired the key: a new record, or a take-over that keeps the recovery point. */
+    void leaseClaimed(String key, int fingerprint, String token, int attempt, Instant leaseUntil, boolean live) {
+        Lease l = leases.get(key);
+        String point = l == null ? null : l.point();
+        leases.put(key, new Lease(fingerprint, token, attempt, point, leaseUntil, live ? LeaseEnd.LIVE : LeaseEnd.MAYBE_ENDED,
+                EndSetBy.CLAIM, false, false, null));
+    }
+
+    /** @return whether {@code token} holds the key: its record is in progress, with that owner */
+    boolean holds(String key, String token) {
+        Lease l = leases.get(key);
+        return l != null && !l.done() && l.owner().equals(token);
+    }
+
+    void checkpointed(String key, String point) {
+        Lease l = leases.get(key);
+        leases.put(key, new Lease(l.fingerprint(), l.owner(), l.attempts(), point, l.leaseUntil(), l.end(), l.setBy(), false, false, null));
+    }
+
+    void leaseCompleted(String key, boolean failed, String result) {
+        Lease l = leases.get(key);
+        leases.put(key, new Lease(l.fingerprint(), l.owner(), l.attempts(), l.point(), l.leaseUntil(), l.end(), l.setBy(), true, failed, result));
+    }
+
+    void extended(String key, Instant until, boolean live) {
+        leases.put(key, leases.get(key).withEnd(until, live ? LeaseEnd.LIVE : LeaseEnd.MAYBE_ENDED, EndSetBy.EXTEND));
+    }
+
+    void released(String key) {
+        leases.put(key, leases.get(key).withEnd(null, LeaseEnd.ENDED, EndSetBy.RELEASE));
+    }
+
+    /** Every short lease has run out. */
+    void shortLeasesRanOut() {
+        leases.replaceAll((k, l) -> l.end() == LeaseEnd.MAYBE_ENDED ? l.withEnd(l.leaseUntil(), LeaseEnd.ENDED, l.setBy()) : l);
+    }
+
+    /**
+     * A fenced write that was refused, or rolled back, wrote {@code value}: it must never be seen.
+     *
+     * @param broken the promise broken if it is seen
+     */
+    void refusedWrite(String value, Promise broken) {
+        refused.put(value, broken);
+    }
+
+    /** @return the promise broken if {@code value} is seen, as it was refused or rolled back; {@code null} if it was not */
+    Promise refusedOrigin(String value) {
+        return value == null ? null : refused.get(value);
     }
 }

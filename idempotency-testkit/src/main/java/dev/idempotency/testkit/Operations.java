@@ -37,9 +37,17 @@ final class Operations {
         }
     }
 
-    /** One step of a sequence. */
-    sealed interface Step permits Execute, Advance, Purge {
+    /** A step as it reads in a report. */
+    interface Described {
+        /**
+         * @param step its number in the sequence, from 1
+         * @return one line
+         */
         String describe(int step);
+    }
+
+    /** One step of a sequence. */
+    sealed interface Step extends Described permits Execute, Advance, Purge {
     }
 
     /**
@@ -78,11 +86,7 @@ final class Operations {
     record Sequence(List<Step> steps) {
         @Override
         public String toString() {
-            StringBuilder s = new StringBuilder();
-            for (int i = 0; i < steps.size(); i++) {
-                s.append(String.format(Locale.ROOT, "%n  %2d. %s", i + 1, steps.get(i).describe(i + 1)));
-            }
-            return s.toString();
+            return report(steps);
         }
     }
 
@@ -107,6 +111,96 @@ final class Operations {
             }
             return s.toString();
         }
+    }
+
+    // ---- lease mode ---------------------------------------------------------------------------------
+
+    /** The keys of the lease property, by name; each sequence puts them in a scope of its own. */
+    static final List<String> LEASE_KEYS = List.of("k1", "k2");
+    /** The workers of the lease property: each claim is a new attempt of one of them, with a new owner token. */
+    static final List<String> WORKERS = List.of("w1", "w2", "w3");
+    /** In a fenced write, the worker index that stands for whoever owns the key's record, with that owner's token. */
+    static final int HOLDER = 3;
+
+    /** @return the name of a worker, or of {@link #HOLDER} */
+    static String who(int worker) {
+        return worker == HOLDER ? "the holder" : WORKERS.get(worker);
+    }
+
+    /** One step of a lease sequence, each primitive in a transaction of its own. */
+    sealed interface LeaseStep extends Described permits ClaimLease, Checkpoint, CompleteLease, ReleaseLease, ExtendLease, RunOut {
+    }
+
+    /** A worker's new attempt claims the key with a live or a short lease, then commits or rolls back. */
+    record ClaimLease(int key, int fingerprint, int worker, boolean live, boolean commit) implements LeaseStep {
+        @Override
+        public String describe(int step) {
+            return String.format(Locale.ROOT, "%s claims %s fingerprint %s with a %s lease (token %s-%d), then %s", WORKERS.get(worker),
+                    LEASE_KEYS.get(key), FINGERPRINTS.get(fingerprint), live ? "live" : "short", WORKERS.get(worker), step,
+                    commit ? "commit" : "roll back");
+        }
+    }
+
+    /** A worker records the recovery point {@code "p<step>"} with its latest token, then commits or rolls back. */
+    record Checkpoint(int key, int worker, boolean commit) implements LeaseStep {
+        @Override
+        public String describe(int step) {
+            return String.format(Locale.ROOT, "%s checkpoints %s with \"p%d\", then %s", who(worker), LEASE_KEYS.get(key), step,
+                    commit ? "commit" : "roll back");
+        }
+    }
+
+    /** A worker completes the key (or records a failure) with the result {@code "r<step>"}, with its latest token. */
+    record CompleteLease(int key, int worker, boolean failed) implements LeaseStep {
+        @Override
+        public String describe(int step) {
+            return String.format(Locale.ROOT, "%s completes %s as %s with \"r%d\"", who(worker), LEASE_KEYS.get(key),
+                    failed ? "FAILED" : "COMPLETED", step);
+        }
+    }
+
+    /** A worker releases its lease on the key, with its latest token. */
+    record ReleaseLease(int key, int worker) implements LeaseStep {
+        @Override
+        public String describe(int step) {
+            return who(worker) + " releases " + LEASE_KEYS.get(key);
+        }
+    }
+
+    /** A worker extends its lease on the key to a live or a short one, with its latest token. */
+    record ExtendLease(int key, int worker, boolean live) implements LeaseStep {
+        @Override
+        public String describe(int step) {
+            return who(worker) + " extends its lease on " + LEASE_KEYS.get(key) + " to a " + (live ? "live" : "short") + " one";
+        }
+    }
+
+    /** Lets every short lease run out. */
+    record RunOut() implements LeaseStep {
+        @Override
+        public String describe(int step) {
+            return "let the short leases run out";
+        }
+    }
+
+    /** A generated lease sequence; its string form is the report, one step per line. */
+    record LeaseSequence(List<LeaseStep> steps) {
+        @Override
+        public String toString() {
+            return report(steps);
+        }
+    }
+
+    /**
+     * @param steps the steps
+     * @return one numbered line per step
+     */
+    static String report(List<? extends Described> steps) {
+        StringBuilder s = new StringBuilder();
+        for (int i = 0; i < steps.size(); i++) {
+            s.append(String.format(Locale.ROOT, "%n  %2d. %s", i + 1, steps.get(i).describe(i + 1)));
+        }
+        return s.toString();
     }
 
     static String minutes(Duration d) {

@@ -1,8 +1,11 @@
 package dev.idempotency.testkit;
 
 /**
- * The promises of CONTRACT section 3 that {@link IdempotencyStoreContract} checks. Every failure
- * message starts with the promise it found broken.
+ * The promises of CONTRACT sections 3 (transactional mode) and 4 (lease mode) that
+ * {@link IdempotencyStoreContract} checks. Every failure message starts with the promise it found
+ * broken. Section 4's numbers are those of the promises in the Javadoc of
+ * {@link dev.idempotency.spi.LeasingStore}; the unnumbered ones are the engine's protocol in
+ * {@link dev.idempotency.ManagedIdempotency}.
  */
 enum Promise {
     REPLAY("CONTRACT 3.3 (replay)",
@@ -34,7 +37,52 @@ enum Promise {
             "purging must remove expired records only (expiry at or before now), at most the limit per call, and report how many it removed"),
     AT_MOST_ONCE("CONTRACT 3 (guarantee)",
             "among all attempts with one key, at most one committed transaction may contain an execution of the work, and every"
-                    + " other attempt must see that execution's result, InProgress or Mismatch");
+                    + " other attempt must see that execution's result, InProgress or Mismatch"),
+    LEASE_NEW("CONTRACT 4.1 (new lease)",
+            "claimLease must take a key without a record as attempt 1, with the request's owner token, a lease until the store's now"
+                    + " plus the lease, and no recovery point; the claim holds once its transaction commits, and a rolled-back claim"
+                    + " leaves nothing"),
+    LEASE_ATOMIC("CONTRACT 4.1 (atomic claim)",
+            "a lease claim that meets an open transaction holding the key must wait for it and then see its committed claim (Held),"
+                    + " or claim the key itself if it rolled back"),
+    LEASE_EXPIRED("CONTRACT 4.1 (expired record)",
+            "a record whose retention has run out must be claimed anew as attempt 1, without the recovery point of its earlier life"),
+    LEASE_LIVE("CONTRACT 4.2 (live lease)",
+            "a record in progress whose lease has not ended must never be taken over: claimLease must answer Held with the end of"
+                    + " the lease and the attempts so far"),
+    LEASE_TAKE_OVER("CONTRACT 4.2 (take-over)",
+            "once the lease has ended (or was released), claimLease must take the record over for the new owner token, counting"
+                    + " one more attempt, with a lease until the store's now plus the lease"),
+    LEASE_MISMATCH("CONTRACT 4.2 (mismatch)",
+            "a record in progress with another fingerprint must never be taken over, even after its lease ended: claimLease must"
+                    + " answer Held with that record's fingerprint"),
+    LEASE_FOUND("CONTRACT 4.3 (found)",
+            "a completed or failed, unexpired record must be Found, with the status, codec, result and times that completeLeased"
+                    + " recorded"),
+    FENCING("CONTRACT 4.4 (fencing)",
+            "extendLease, checkpoint, completeLeased and releaseLease must change the record only while the given owner token holds"
+                    + " it (no other attempt took it over), and report whether they did; the holder's own writes must stand"),
+    LEASE_EXTEND("CONTRACT 4.4 (extend)",
+            "extendLease by the holder must move the end of the lease to the store's now plus the new lease, and report it"),
+    LEASE_RELEASE("CONTRACT 4.4 (release)",
+            "releaseLease by the holder must end the lease at once, so that the next attempt takes the record over, with the attempt"
+                    + " count and the recovery point kept"),
+    RECOVERY_POINT("CONTRACT 4.5 (recovery point)",
+            "a committed recovery point must be handed to the next owner unchanged, and only replaced by a later checkpoint: never"
+                    + " cleared or set back by a take-over or a release"),
+    LEASED_CALL("CONTRACT 4 (leased call)",
+            "a leased call must run once, and its result must be recorded and replayed to every retry without the call running again"),
+    LEASED_CALL_THROWS("CONTRACT 4 (call throws)",
+            "a call that throws a failure that is not final must pass it through unchanged and end the lease at once, so that a retry"
+                    + " runs at once as the next attempt"),
+    LEASED_FINAL_FAILURE("CONTRACT 4 (final failure)",
+            "a final failure of a leased call must be recorded and replayed to every retry, without the call running again"),
+    LEASED_RESUME("CONTRACT 4 (resume)",
+            "an attempt that takes over a claim whose prepare phase committed must not run prepare again: its call must receive the"
+                    + " recorded value"),
+    LEASE_LOST("CONTRACT 4 (lease lost)",
+            "an attempt whose lease was taken over must get LeaseLostException when it finishes, and none of its finishing writes"
+                    + " may be recorded; the new owner's result stands");
 
     private final String tag;
     private final String text;

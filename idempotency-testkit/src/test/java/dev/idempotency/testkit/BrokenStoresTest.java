@@ -9,13 +9,21 @@ import dev.idempotency.spi.Claim;
 import dev.idempotency.spi.ClaimRequest;
 import dev.idempotency.spi.Completion;
 import dev.idempotency.spi.IdempotencyStore;
+import dev.idempotency.spi.LeaseClaim;
+import dev.idempotency.spi.LeaseRequest;
+import dev.idempotency.spi.LeasedCompletion;
+import dev.idempotency.spi.RecoveryPoint;
 import dev.idempotency.spi.StoredRecord;
+import dev.idempotency.spi.TransactionRunner;
 import dev.idempotency.spi.TxSavepoint;
 import java.time.Instant;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 import org.junit.jupiter.api.Test;
 import org.junit.platform.engine.DiscoverySelector;
 import org.junit.platform.launcher.core.LauncherDiscoveryRequestBuilder;
@@ -32,12 +40,66 @@ class BrokenStoresTest {
 
     private static final String SEQUENCES = "randomSequencesKeepTheContract";
     private static final String CONCURRENCY = "concurrentAttemptsExecuteAtMostOncePerKey";
+    private static final String LEASE_SEQUENCES = "randomLeaseSequencesKeepTheContract";
+    /** The lease-mode tests of the contract: skipped for a store that keeps no leases. */
+    private static final int LEASE_TESTS = 17;
 
     @Test
     void theReferenceStorePassesWhenRunTheSameWay() {
         Run run = run(selectClass(InMemoryStoreContractTest.class));
-        assertThat(run.summary.getTestsFoundCount()).isGreaterThanOrEqualTo(15);
+        assertThat(run.summary.getTestsFoundCount()).isGreaterThanOrEqualTo(15 + LEASE_TESTS);
+        assertThat(run.summary.getTestsAbortedCount()).as("tests skipped for the reference store").isZero();
         assertThat(run.messages).as("failures of the reference store").isEmpty();
+    }
+
+    @Test
+    void aStoreWithoutLeasesSkipsLeaseModeOnly() {
+        Run run = run(selectClass(WithoutLeases.class));
+        assertThat(run.messages).as("failures of the reference store seen without its leases").isEmpty();
+        assertThat(run.summary.getTestsAbortedCount()).as("lease-mode tests skipped").isEqualTo(LEASE_TESTS);
+        assertThat(run.summary.getTestsSucceededCount()).as("transactional-mode tests run").isGreaterThanOrEqualTo(15);
+    }
+
+    @Test
+    void completionWithoutFencingFails() {
+        assertFails(NoFencing.class, null, Promise.FENCING);
+        assertFails(NoFencing.class, "staleOwnerGetsLeaseLostAndItsFinishIsNotRecorded", Promise.LEASE_LOST);
+        assertFails(NoFencing.class, LEASE_SEQUENCES, Promise.FENCING);
+    }
+
+    @Test
+    void takeOverOfALiveLeaseFails() {
+        assertFails(LiveTakeOver.class, null, Promise.LEASE_LIVE);
+        assertFails(LiveTakeOver.class, "leaseClaimWaitsForAnOpenClaimOfTheKey", Promise.LEASE_ATOMIC);
+        assertFails(LiveTakeOver.class, LEASE_SEQUENCES, null);
+    }
+
+    @Test
+    void takeOverOfAnotherFingerprintFails() {
+        assertFails(MismatchTakenOver.class, null, Promise.LEASE_MISMATCH);
+        assertFails(MismatchTakenOver.class, LEASE_SEQUENCES, Promise.LEASE_MISMATCH);
+    }
+
+    @Test
+    void recoveryPointForgottenByATakeOverFails() {
+        assertFails(TakeOverForgetsRecoveryPoint.class, null, Promise.RECOVERY_POINT);
+        assertFails(TakeOverForgetsRecoveryPoint.class, "crashAfterPrepareResumesWithTheRecordedValue", Promise.LEASED_RESUME);
+        // The quick lease property does not meet a checkpoint followed by a take-over in every run:
+        // the example tests name this store every time.
+    }
+
+    @Test
+    void recoveryPointSetBackByAReleaseFails() {
+        // The quick lease property meets this one too rarely (two checkpoints, a release, a claim, in
+        // that order on one key); the example test names it every time, and a deep run finds it too.
+        assertFails(ReleaseRewindsRecoveryPoint.class, null, Promise.RECOVERY_POINT);
+    }
+
+    @Test
+    void attemptsThatNeverCountFail() {
+        assertFails(AttemptsNeverCount.class, null, Promise.LEASE_TAKE_OVER);
+        assertFails(AttemptsNeverCount.class, "leasedCallThatThrowsLeavesTheKeyClaimableAtOnce", Promise.LEASED_CALL_THROWS);
+        assertFails(AttemptsNeverCount.class, LEASE_SEQUENCES, Promise.LEASE_TAKE_OVER);
     }
 
     @Test
@@ -135,15 +197,21 @@ class BrokenStoresTest {
 
     // ---- the broken stores -------------------------------------------------------------------------
 
-    /** Contract on the reference store wrapped by one broken variant. */
+    /** Contract on the reference store, its leases on the kit's clock, wrapped by one broken variant. */
     abstract static class OnInMemory extends IdempotencyStoreContract<InMemoryIdempotencyStore.Transaction> {
-        final InMemoryIdempotencyStore inner = new InMemoryIdempotencyStore();
+        InMemoryIdempotencyStore inner;
 
         abstract IdempotencyStore<InMemoryIdempotencyStore.Transaction> broken();
 
         @Override
         protected IdempotencyStore<InMemoryIdempotencyStore.Transaction> createStore(InstantSource clock) {
+            inner = new InMemoryIdempotencyStore(clock);
             return broken();
+        }
+
+        @Override
+        protected TransactionRunner<InMemoryIdempotencyStore.Transaction> transactions() {
+            return inner.transactions();
         }
 
         @Override
@@ -288,6 +356,120 @@ class BrokenStoresTest {
                     };
                 }
             };
+        }
+    }
+
+    /** The reference store seen through the transactional-mode SPI only: nothing broken, no leases. */
+    static class WithoutLeases extends OnInMemory {
+        @Override
+        IdempotencyStore<InMemoryIdempotencyStore.Transaction> broken() {
+            return new ForwardingStore(inner);
+        }
+    }
+
+    /** Completes with the holder's token whoever asks: a stale attempt's result overwrites the holder's claim. */
+    static class NoFencing extends OnInMemory {
+        @Override
+        IdempotencyStore<InMemoryIdempotencyStore.Transaction> broken() {
+            return new ForwardingLeasingStore(inner) {
+                @Override
+                public Optional<Instant> completeLeased(InMemoryIdempotencyStore.Transaction tx, String token, LeasedCompletion c) {
+                    return inner.completeLeased(tx, owners.getOrDefault(c.key(), token), c);
+                }
+            };
+        }
+    }
+
+    /** Takes over a record in progress whether or not its lease has ended. */
+    static class LiveTakeOver extends OnInMemory {
+        @Override
+        IdempotencyStore<InMemoryIdempotencyStore.Transaction> broken() {
+            return new ForwardingLeasingStore(inner) {
+                @Override
+                public LeaseClaim claimLease(InMemoryIdempotencyStore.Transaction tx, LeaseRequest r) {
+                    LeaseClaim claim = inner.claimLease(tx, r);
+                    String owner = owners.get(r.key());
+                    if (claim instanceof LeaseClaim.Held h && h.fingerprint().equals(r.fingerprint()) && owner != null) {
+                        inner.releaseLease(tx, r.key(), owner);
+                    }
+                    return super.claimLease(tx, r);
+                }
+            };
+        }
+    }
+
+    /** Takes over a record in progress of another fingerprint once its lease ended, as if the fingerprints were equal. */
+    static class MismatchTakenOver extends OnInMemory {
+        @Override
+        IdempotencyStore<InMemoryIdempotencyStore.Transaction> broken() {
+            return new ClaimRewriting(inner, (store, tx, r, claim) -> claim instanceof LeaseClaim.Held h && !h.fingerprint().equals(r.fingerprint())
+                    ? store.claimLease(tx, new LeaseRequest(r.key(), h.fingerprint(), r.ownerToken(), r.lease(), r.retention(), r.lockTimeout()))
+                    : claim);
+        }
+    }
+
+    /** A take-over does not hand the recovery point on: the next owner starts again from scratch. */
+    static class TakeOverForgetsRecoveryPoint extends OnInMemory {
+        @Override
+        IdempotencyStore<InMemoryIdempotencyStore.Transaction> broken() {
+            return new ClaimRewriting(inner, (store, tx, r, claim) -> claim instanceof LeaseClaim.Acquired a && a.attempt() > 1
+                    ? new LeaseClaim.Acquired(a.attempt(), a.now(), a.leaseUntil(), null) : claim);
+        }
+    }
+
+    /** A release sets the recovery point back to the first one recorded for the key. */
+    static class ReleaseRewindsRecoveryPoint extends OnInMemory {
+        @Override
+        IdempotencyStore<InMemoryIdempotencyStore.Transaction> broken() {
+            Map<IdempotencyKey, RecoveryPoint> first = new ConcurrentHashMap<>();
+            return new ForwardingLeasingStore(inner) {
+                @Override
+                public boolean checkpoint(InMemoryIdempotencyStore.Transaction tx, IdempotencyKey key, String token, RecoveryPoint point) {
+                    boolean recorded = inner.checkpoint(tx, key, token, point);
+                    if (recorded) {
+                        first.putIfAbsent(key, point);
+                    }
+                    return recorded;
+                }
+
+                @Override
+                public boolean releaseLease(InMemoryIdempotencyStore.Transaction tx, IdempotencyKey key, String token) {
+                    RecoveryPoint oldest = first.get(key);
+                    if (oldest != null) {
+                        inner.checkpoint(tx, key, token, oldest);
+                    }
+                    return inner.releaseLease(tx, key, token);
+                }
+            };
+        }
+    }
+
+    /** Counts every claim, and every take-over, as attempt 1. */
+    static class AttemptsNeverCount extends OnInMemory {
+        @Override
+        IdempotencyStore<InMemoryIdempotencyStore.Transaction> broken() {
+            return new ClaimRewriting(inner, (store, tx, r, claim) -> claim instanceof LeaseClaim.Acquired a
+                    ? new LeaseClaim.Acquired(1, a.now(), a.leaseUntil(), a.resumeFrom())
+                    : claim instanceof LeaseClaim.Held h ? new LeaseClaim.Held(h.fingerprint(), h.leaseUntil(), 1) : claim);
+        }
+    }
+
+    /** Changes what the reference store's claimLease answered; a rewrite that claims again goes through it once more. */
+    static final class ClaimRewriting extends ForwardingLeasingStore {
+        interface Rewrite {
+            LeaseClaim apply(ForwardingLeasingStore store, InMemoryIdempotencyStore.Transaction tx, LeaseRequest request, LeaseClaim claim);
+        }
+
+        private final Rewrite rewrite;
+
+        ClaimRewriting(InMemoryIdempotencyStore inner, Rewrite rewrite) {
+            super(inner);
+            this.rewrite = rewrite;
+        }
+
+        @Override
+        public LeaseClaim claimLease(InMemoryIdempotencyStore.Transaction tx, LeaseRequest r) {
+            return rewrite.apply(this, tx, r, super.claimLease(tx, r));
         }
     }
 

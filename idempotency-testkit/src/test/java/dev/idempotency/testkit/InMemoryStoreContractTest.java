@@ -1,15 +1,17 @@
 package dev.idempotency.testkit;
 
 import dev.idempotency.spi.IdempotencyStore;
+import dev.idempotency.spi.TransactionRunner;
 import java.time.InstantSource;
 
-/** The reference store passes the contract. */
+/** The reference store passes the contract, its leases following the kit's clock. */
 class InMemoryStoreContractTest extends IdempotencyStoreContract<InMemoryIdempotencyStore.Transaction> {
 
-    private final InMemoryIdempotencyStore store = new InMemoryIdempotencyStore();
+    private InMemoryIdempotencyStore store;
 
     @Override
     protected IdempotencyStore<InMemoryIdempotencyStore.Transaction> createStore(InstantSource clock) {
+        store = new InMemoryIdempotencyStore(clock);
         return store;
     }
 
@@ -26,5 +28,10 @@ class InMemoryStoreContractTest extends IdempotencyStoreContract<InMemoryIdempot
     @Override
     protected void rollback(InMemoryIdempotencyStore.Transaction tx) {
         store.rollback(tx);
+    }
+
+    @Override
+    protected TransactionRunner<InMemoryIdempotencyStore.Transaction> transactions() {
+        return store.transactions();
     }
 }
