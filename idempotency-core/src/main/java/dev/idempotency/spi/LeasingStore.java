@@ -28,7 +28,8 @@ import java.util.Optional;
  *   <li>A completed or failed, unexpired record is {@link LeaseClaim.Found}.</li>
  *   <li>{@link #extendLease}, {@link #checkpoint}, {@link #completeLeased} and {@link #releaseLease}
  *       are fenced: they change the record only while the given owner token still holds it (no
- *       other attempt took it over), and report whether they did.</li>
+ *       other attempt took it over: a token holds its record until then, after its lease ended or
+ *       was released too; a completed record is held by no token), and report whether they did.</li>
  *   <li>A recovery point, once committed, is only replaced by a later phase's: it never goes back,
  *       neither by a take-over nor by a release.</li>
  * </ol>

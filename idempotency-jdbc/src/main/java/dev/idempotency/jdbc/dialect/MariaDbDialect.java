@@ -90,6 +90,11 @@ public class MariaDbDialect extends SqlDialect {
     }
 
     @Override
+    protected boolean claimCountsDuplicates() {
+        return true;
+    }
+
+    @Override
     protected String currentTimeMillisQuery() {
         return "SELECT CAST(UNIX_TIMESTAMP(NOW(3)) * 1000 AS SIGNED)";
     }

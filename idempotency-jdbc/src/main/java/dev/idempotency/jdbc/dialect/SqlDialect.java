@@ -447,7 +447,14 @@ public abstract class SqlDialect {
         Instant leaseUntil = now.plus(r.lease());
         ClaimRequest request = new ClaimRequest(r.key(), r.fingerprint(), now, now.plus(r.retention()), r.lockTimeout());
         for (int round = 0; round < 3; round++) {
+            Savepoint beforeClaim = claimCountsDuplicates() ? c.setSavepoint() : null;
             Claim claim = claim(c, table, request);
+            if (beforeClaim != null) {
+                if (claim instanceof Claim.Existing) {
+                    c.rollback(beforeClaim); // undo the duplicate's count: a lease counts attempts itself
+                }
+                releaseQuietly(c, beforeClaim);
+            }
             if (claim instanceof Claim.Busy) {
                 return LeaseClaim.busy();
             }
@@ -483,6 +490,15 @@ public abstract class SqlDialect {
             }
         }
         throw new SQLException("the key's lease kept changing under concurrent claims", "40001");
+    }
+
+    /**
+     * @return whether {@link #claim} writes to an existing record it only found (MariaDB counts a
+     *     duplicate in {@code attempts}); lease claims then undo that write to a savepoint, since
+     *     lease mode counts attempts itself
+     */
+    protected boolean claimCountsDuplicates() {
+        return false;
     }
 
     private LeaseRow readLease(Connection c, TableName table, IdempotencyKey key) throws SQLException {
@@ -589,7 +605,7 @@ public abstract class SqlDialect {
 
     /**
      * Ends the lease now, if the token still holds the key; the record stays in progress with its
-     * attempts and recovery point.
+     * owner token (until another attempt takes it over), attempts and recovery point.
      *
      * @param c the connection
      * @param table the table
@@ -599,7 +615,7 @@ public abstract class SqlDialect {
      * @throws SQLException if the update fails
      */
     public boolean releaseLease(Connection c, TableName table, IdempotencyKey key, String ownerToken) throws SQLException {
-        return leaseUpdate(c, table, key, "lease_until = 0, owner_token = NULL", ownerToken, s -> {
+        return leaseUpdate(c, table, key, "lease_until = 0", ownerToken, s -> {
         }) == 1;
     }
 
