@@ -316,7 +316,10 @@ public final class ManagedIdempotency<C> {
         try {
             called = phases.steps.call.call(attempt, prepared);
         } catch (Throwable failure) {
-            if (failure instanceof Exception e && !(failure instanceof LeaseLostException) && engine.isFinalFailure(e)) {
+            if (failure instanceof LeaseLostException) {
+                throw failure; // another attempt holds the key: nothing of this one to end
+            }
+            if (failure instanceof Exception e && engine.isFinalFailure(e)) {
                 return recordFinalFailure(store, key, token, phases, prepared, e);
             }
             endLease(store, key, token, failure);
