@@ -4,6 +4,8 @@ import dev.idempotency.IdempotencyKey;
 import dev.idempotency.IdempotencyStoreException;
 import dev.idempotency.TransactionRequiredException;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * Where key records live: a handful of primitives that {@link dev.idempotency.Idempotency} drives.
@@ -52,6 +54,42 @@ public interface IdempotencyStore<C> {
      * @throws IdempotencyStoreException if the store fails
      */
     Claim claim(C tx, ClaimRequest request);
+
+    /**
+     * Claims several keys in {@code tx}, or finds their records: {@link #claim} for a chunk of a batch
+     * job. The engine passes the requests sorted by scope, then id, with no key twice, so that two
+     * transactions whose chunks overlap take their locks in the same order and wait for each other
+     * instead of deadlocking. The answers keep the promises of {@link #claim}, key by key.
+     *
+     * <p>The default claims one key after the other; a store that can claim many keys in one
+     * statement overrides it.
+     *
+     * @param tx the caller's transaction
+     * @param requests one request per key, sorted, no key twice
+     * @return one claim per request, in the same order
+     * @throws IdempotencyStoreException if the store fails
+     */
+    default List<Claim> claimAll(C tx, List<ClaimRequest> requests) {
+        List<Claim> claims = new ArrayList<>(requests.size());
+        for (ClaimRequest request : requests) {
+            claims.add(claim(tx, request));
+        }
+        return claims;
+    }
+
+    /**
+     * Writes the outcomes of several claimed keys: {@link #complete} for a chunk. The default
+     * completes one after the other; a store that can write them in one batch overrides it.
+     *
+     * @param tx the transaction that holds the claims
+     * @param completions one per claimed key
+     * @throws IdempotencyStoreException if the store fails, or a claimed record is gone
+     */
+    default void completeAll(C tx, List<Completion> completions) {
+        for (Completion completion : completions) {
+            complete(tx, completion);
+        }
+    }
 
     /**
      * Writes the outcome of the work into the record this transaction claimed.

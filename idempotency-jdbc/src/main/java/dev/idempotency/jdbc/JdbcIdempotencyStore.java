@@ -24,6 +24,7 @@ import java.sql.Savepoint;
 import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import javax.sql.DataSource;
@@ -173,6 +174,42 @@ public final class JdbcIdempotencyStore implements LeasingStore<Connection> {
         if (rows != 1) {
             throw new IdempotencyStoreException(completion.key(), "the claimed record was not found when recording the result ("
                     + rows + " rows updated in table '" + table + "'); was it deleted concurrently?", null);
+        }
+    }
+
+    @Override
+    public List<Claim> claimAll(Connection tx, List<ClaimRequest> requests) {
+        if (requests.isEmpty()) {
+            return List.of();
+        }
+        IdempotencyKey first = requests.get(0).key();
+        SqlDialect d = dialectFor(tx, first);
+        try {
+            return d.claimAll(tx, table, requests);
+        } catch (SQLException e) {
+            throw translate(d, first, "claim a chunk of " + requests.size() + " keys (from the first)", e);
+        } catch (IllegalArgumentException corrupt) {
+            throw new IdempotencyStoreException(first, "a record of the chunk in table '" + table
+                    + "' holds a value this library did not write (" + corrupt.getMessage() + ")", corrupt);
+        }
+    }
+
+    @Override
+    public void completeAll(Connection tx, List<Completion> completions) {
+        if (completions.isEmpty()) {
+            return;
+        }
+        IdempotencyKey first = completions.get(0).key();
+        SqlDialect d = dialectFor(tx, first);
+        int missing;
+        try {
+            missing = d.completeAll(tx, table, completions);
+        } catch (SQLException e) {
+            throw translate(d, first, "record the results of a chunk of " + completions.size() + " keys (from the first)", e);
+        }
+        if (missing != 0) {
+            throw new IdempotencyStoreException(first, missing + " claimed records of the chunk were not found when recording"
+                    + " their results in table '" + table + "'; were they deleted concurrently?", null);
         }
     }
 

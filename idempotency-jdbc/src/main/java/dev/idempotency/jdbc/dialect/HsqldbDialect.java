@@ -53,6 +53,12 @@ public class HsqldbDialect extends SqlDialect {
     }
 
     /** HSQLDB undoes a failed statement alone; a serialization failure rolls the transaction back whole. */
+    /** HSQLDB claims through {@code MERGE}, one key per statement; a chunk is claimed key by key. */
+    @Override
+    protected boolean multiRowClaims() {
+        return false;
+    }
+
     @Override
     protected boolean failedStatementAbortsTransaction() {
         return false;

@@ -23,7 +23,11 @@ import java.sql.Savepoint;
 import java.sql.Types;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 
@@ -399,6 +403,159 @@ public abstract class SqlDialect {
             s.setLong(1, now.toEpochMilli());
             s.setLong(2, now.toEpochMilli());
             return s.executeUpdate();
+        }
+    }
+
+    // ---- chunks of a batch job ---------------------------------------------------------------------
+
+    /** The most keys one chunk statement binds; a larger chunk is claimed in slices of this size. */
+    protected static final int KEYS_PER_STATEMENT = 500;
+
+    /**
+     * @return whether {@link #claimAll} inserts the absent keys of a chunk in one multi-row
+     *     {@code INSERT}; if not, it claims them one by one with {@link #claim}
+     */
+    protected boolean multiRowClaims() {
+        return true;
+    }
+
+    /**
+     * Claims the keys of a chunk, sorted as given. Per slice of at most {@value #KEYS_PER_STATEMENT}
+     * keys: one {@code SELECT} finds the existing records; one multi-row {@code INSERT} claims the
+     * absent keys (under a savepoint where a failed statement aborts the transaction). Only if that
+     * insert meets a concurrent claim (a duplicate, or a lock wait that runs out) are the absent keys
+     * claimed one by one with {@link #claim}, which waits for each holder as a single claim does; an
+     * expired record is taken over one by one too.
+     *
+     * @param c the caller's connection, in a transaction
+     * @param table the table
+     * @param requests the requests, sorted by key, no key twice
+     * @return one claim per request, in order
+     * @throws SQLException if a statement fails for another reason than a duplicate or a lock timeout
+     */
+    public List<Claim> claimAll(Connection c, TableName table, List<ClaimRequest> requests) throws SQLException {
+        List<Claim> claims = new ArrayList<>(requests.size());
+        for (int from = 0; from < requests.size(); from += KEYS_PER_STATEMENT) {
+            List<ClaimRequest> slice = requests.subList(from, Math.min(requests.size(), from + KEYS_PER_STATEMENT));
+            if (slice.size() == 1 || !multiRowClaims()) {
+                for (ClaimRequest r : slice) {
+                    claims.add(claim(c, table, r));
+                }
+                continue;
+            }
+            Map<IdempotencyKey, StoredRecord> found = selectAll(c, table, slice);
+            Claim[] sliceClaims = new Claim[slice.size()];
+            List<ClaimRequest> absent = new ArrayList<>();
+            for (int i = 0; i < slice.size(); i++) {
+                ClaimRequest r = slice.get(i);
+                StoredRecord record = found.get(r.key());
+                if (record == null) {
+                    absent.add(r);
+                } else if (record.expiresAt().isAfter(r.now())) {
+                    sliceClaims[i] = Claim.existing(record);
+                } else {
+                    sliceClaims[i] = claim(c, table, r);
+                }
+            }
+            boolean inserted = !absent.isEmpty() && insertAll(c, table, absent);
+            for (int i = 0; i < slice.size(); i++) {
+                if (sliceClaims[i] == null) {
+                    sliceClaims[i] = inserted ? Claim.acquired() : claim(c, table, slice.get(i));
+                }
+                claims.add(sliceClaims[i]);
+            }
+        }
+        return claims;
+    }
+
+    private Map<IdempotencyKey, StoredRecord> selectAll(Connection c, TableName table, List<ClaimRequest> slice) throws SQLException {
+        StringBuilder sql = new StringBuilder("SELECT " + COLUMNS + " FROM " + table + " WHERE ");
+        for (int i = 0; i < slice.size(); i++) {
+            sql.append(i == 0 ? "" : " OR ").append("(scope = ? AND key_id = ?)");
+        }
+        Map<IdempotencyKey, StoredRecord> found = new HashMap<>();
+        try (PreparedStatement s = c.prepareStatement(sql.toString())) {
+            int p = 1;
+            for (ClaimRequest r : slice) {
+                s.setString(p++, r.key().scope());
+                s.setString(p++, r.key().id());
+            }
+            try (ResultSet rs = s.executeQuery()) {
+                while (rs.next()) {
+                    StoredRecord record = readRecord(rs, 1);
+                    found.put(record.key(), record);
+                }
+            }
+        }
+        return found;
+    }
+
+    /** @return {@code true} if every row was inserted; {@code false} (nothing inserted) on a duplicate or a lock timeout */
+    private boolean insertAll(Connection c, TableName table, List<ClaimRequest> absent) throws SQLException {
+        StringBuilder sql = new StringBuilder("INSERT INTO " + table + " (scope, key_id, fingerprint, status, created_at, expires_at) VALUES ");
+        for (int i = 0; i < absent.size(); i++) {
+            sql.append(i == 0 ? "" : ", ").append("(?, ?, ?, ?, ?, ?)");
+        }
+        Savepoint savepoint = failedStatementAbortsTransaction() ? c.setSavepoint() : null;
+        try (PreparedStatement s = c.prepareStatement(sql.toString())) {
+            int p = 0;
+            for (ClaimRequest r : absent) {
+                s.setString(++p, r.key().scope());
+                s.setString(++p, r.key().id());
+                s.setString(++p, r.fingerprint().value());
+                s.setString(++p, RecordStatus.IN_PROGRESS.name());
+                s.setLong(++p, r.now().toEpochMilli());
+                s.setLong(++p, r.expiresAt().toEpochMilli());
+            }
+            withLockTimeout(s, absent.get(0).lockTimeout(), s::executeUpdate);
+            return true;
+        } catch (SQLException e) {
+            if (savepoint != null) {
+                c.rollback(savepoint);
+            }
+            if (isDuplicateKey(e) || isLockTimeout(e)) {
+                return false;
+            }
+            throw e;
+        } finally {
+            if (savepoint != null) {
+                releaseQuietly(c, savepoint);
+            }
+        }
+    }
+
+    /**
+     * Records the outcomes of a chunk in one JDBC batch of the completing {@code UPDATE}.
+     *
+     * @param c the connection
+     * @param table the table
+     * @param completions what to record
+     * @return the number of completions whose claimed record was not found (0 if all were written)
+     * @throws SQLException if the batch fails
+     */
+    public int completeAll(Connection c, TableName table, List<Completion> completions) throws SQLException {
+        if (completions.isEmpty()) {
+            return 0;
+        }
+        try (PreparedStatement s = c.prepareStatement("UPDATE " + table + " SET status = ?, result_codec = ?, result = ?,"
+                + " completed_at = ?, expires_at = ? WHERE scope = ? AND key_id = ?")) {
+            for (Completion done : completions) {
+                s.setString(1, done.status().name());
+                s.setString(2, done.codec());
+                bindResult(s, 3, done.result());
+                s.setLong(4, done.completedAt().toEpochMilli());
+                s.setLong(5, done.expiresAt().toEpochMilli());
+                s.setString(6, done.key().scope());
+                s.setString(7, done.key().id());
+                s.addBatch();
+            }
+            int missing = 0;
+            for (int count : s.executeBatch()) {
+                if (count == 0) {
+                    missing++;
+                }
+            }
+            return missing;
         }
     }
 

@@ -15,6 +15,7 @@ import dev.idempotency.spi.RecoveryPoint;
 import dev.idempotency.spi.TxSavepoint;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Optional;
 import java.util.Objects;
 import org.jdbi.v3.core.Handle;
@@ -86,6 +87,16 @@ public final class JdbiIdempotencyStore implements LeasingStore<Handle> {
     @Override
     public void complete(Handle tx, Completion completion) {
         jdbc.complete(tx.getConnection(), completion);
+    }
+
+    @Override
+    public List<Claim> claimAll(Handle tx, List<ClaimRequest> requests) {
+        return jdbc.claimAll(tx.getConnection(), requests);
+    }
+
+    @Override
+    public void completeAll(Handle tx, List<Completion> completions) {
+        jdbc.completeAll(tx.getConnection(), completions);
     }
 
     @Override
