@@ -12,7 +12,9 @@ import dev.idempotency.spi.TxSavepoint;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
+import java.util.List;
 import java.util.Objects;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -402,7 +404,79 @@ public final class Idempotency<C> {
         }
     }
 
+    /**
+     * Runs a chunk of items in the caller's transaction, each at most once for its own key, with one
+     * claim for the whole chunk and one batched recording of every result (where the store can: the
+     * JDBC store claims a chunk in one {@code SELECT} and one multi-row {@code INSERT}, and records it
+     * in one JDBC batch). Protocol:
+     * <ol>
+     *   <li>Validate every key; a key that appears twice in the chunk throws
+     *       {@link DuplicateKeyInChunkException}. Nothing is read or written before.</li>
+     *   <li>Check the transaction, then claim every key ({@link IdempotencyStore#claimAll}) in a fixed
+     *       order (by scope, then id), so that two workers whose chunks overlap wait for each other
+     *       instead of deadlocking.</li>
+     *   <li>For each item, in input order: a record found gives its outcome as in
+     *       {@link #execute(IdempotencyKey, Fingerprint, Object, ResultCodec, Work)} (replay, mismatch,
+     *       recorded failure) without running the work; a key held by another transaction past the lock
+     *       timeout gives {@link Outcome.InProgress}; a claimed key runs the work.</li>
+     *   <li>A final failure (per the key policy) of one item's work is undone to a savepoint taken
+     *       before that item and recorded for that item alone; the chunk goes on. Any other exception
+     *       releases every claim of the chunk and reaches the caller unchanged: roll the chunk back.</li>
+     *   <li>Record every result and final failure in one batch ({@link IdempotencyStore#completeAll}),
+     *       and return one outcome per item, in input order.</li>
+     * </ol>
+     * The caller commits or rolls back, as with {@code execute}.
+     *
+     * @param tx the caller's open transaction
+     * @param items the chunk's items; at most a few thousand
+     * @param keyOf the key of an item
+     * @param fingerprintOf the request fingerprint of an item ({@code item -> Fingerprint.NONE} for none)
+     * @param codec encodes each result for the record and decodes it for a replay
+     * @param work the business change for one item
+     * @param <I> the item type
+     * @param <T> the result type
+     * @param <X> the work's checked exception
+     * @return one outcome per item, in input order
+     * @throws X an item's own exception, unchanged (every claim of the chunk was released)
+     * @throws InvalidKeyException if the policy refuses an item's key
+     * @throws DuplicateKeyInChunkException if two items have the same key
+     * @throws TransactionRequiredException if {@code tx} cannot carry the records atomically
+     * @throws ResultCodecException if a result cannot be encoded, or a replay cannot be decoded
+     * @throws ResultTooLargeException if an encoded result is over the policy's limit
+     * @throws IdempotencyStoreException if the store fails
+     */
+    public <I, T, X extends Exception> List<Outcome<T>> executeChunk(C tx, List<? extends I> items,
+            Function<? super I, IdempotencyKey> keyOf, Function<? super I, Fingerprint> fingerprintOf, ResultCodec<T> codec,
+            ItemWork<? super I, T, X> work) throws X {
+        return Chunks.execute(this, tx, items, keyOf, fingerprintOf, codec, work);
+    }
+
+    /**
+     * As {@link #executeChunk(Object, List, Function, Function, ResultCodec, ItemWork)}, without
+     * fingerprints.
+     *
+     * @param tx the caller's open transaction
+     * @param items the chunk's items
+     * @param keyOf the key of an item
+     * @param codec encodes each result
+     * @param work the business change for one item
+     * @param <I> the item type
+     * @param <T> the result type
+     * @param <X> the work's checked exception
+     * @return one outcome per item, in input order
+     * @throws X an item's own exception, unchanged
+     * @throws DuplicateKeyInChunkException if two items have the same key
+     */
+    public <I, T, X extends Exception> List<Outcome<T>> executeChunk(C tx, List<? extends I> items,
+            Function<? super I, IdempotencyKey> keyOf, ResultCodec<T> codec, ItemWork<? super I, T, X> work) throws X {
+        return Chunks.execute(this, tx, items, keyOf, item -> Fingerprint.NONE, codec, work);
+    }
+
     // ---- shared with ManagedIdempotency, which runs the same protocol in transactions of its own ----
+
+    Instant now() {
+        return clock.instant().truncatedTo(java.time.temporal.ChronoUnit.MILLIS);
+    }
 
     <T> Outcome<T> outcomeOfRecord(IdempotencyKey key, Fingerprint fingerprint, ResultCodec<T> codec, StoredRecord record) {
         return fromRecord(key, fingerprint, codec, record);

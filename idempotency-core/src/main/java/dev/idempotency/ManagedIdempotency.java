@@ -12,9 +12,11 @@ import java.security.SecureRandom;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HexFormat;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -185,6 +187,37 @@ public final class ManagedIdempotency<C> {
                 return outcome;
             }
         });
+    }
+
+    /**
+     * Runs a chunk of items in one transaction of the library's own, with the protocol of
+     * {@link Idempotency#executeChunk(Object, List, Function, Function, ResultCodec, ItemWork)}, and
+     * commits; a conflict rolls the whole chunk back and runs it again, and items that a concurrent
+     * worker recorded meanwhile are then replayed. For a whole job, see {@link BatchJob}.
+     *
+     * @param items the chunk's items
+     * @param keyOf the key of an item
+     * @param fingerprintOf the request fingerprint of an item
+     * @param codec encodes each result
+     * @param work the business change for one item, given the transaction
+     * @param <I> the item type
+     * @param <T> the result type
+     * @param <X> the work's checked exception
+     * @return one outcome per item, in input order
+     * @throws X an item's own exception, unchanged (the chunk was rolled back)
+     * @throws DuplicateKeyInChunkException if two items have the same key
+     * @throws TransactionConflictException if every attempt ended in a conflict
+     * @throws IdempotencyStoreException if the store or the database fails
+     */
+    public <I, T, X extends Exception> List<Outcome<T>> executeChunk(List<? extends I> items, Function<? super I, IdempotencyKey> keyOf,
+            Function<? super I, Fingerprint> fingerprintOf, ResultCodec<T> codec, ChunkWork<C, ? super I, T, X> work) throws X {
+        Objects.requireNonNull(items, "items");
+        Objects.requireNonNull(work, "work");
+        IdempotencyKey first = items.isEmpty() ? null : keyOf.apply(items.get(0));
+        return withRetries(first, () -> transactions.inTransaction(tx -> {
+            ItemWork<I, T, X> bound = item -> work.apply(tx, item);
+            return engine.executeChunk(tx, items, keyOf, fingerprintOf, codec, bound);
+        }));
     }
 
     // ---- lease mode ---------------------------------------------------------------------------------

@@ -1,0 +1,132 @@
+package dev.idempotency;
+
+import dev.idempotency.internal.FailureRecords;
+import dev.idempotency.spi.Claim;
+import dev.idempotency.spi.ClaimRequest;
+import dev.idempotency.spi.Completion;
+import dev.idempotency.spi.IdempotencyStore;
+import dev.idempotency.spi.RecordStatus;
+import dev.idempotency.spi.TxSavepoint;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.function.Function;
+
+/** The chunk protocol of {@link Idempotency#executeChunk}, over the engine's store and policy. */
+final class Chunks {
+
+    private static final Comparator<IdempotencyKey> KEY_ORDER =
+            Comparator.comparing(IdempotencyKey::scope).thenComparing(IdempotencyKey::id);
+
+    private Chunks() {
+    }
+
+    static <C, I, T, X extends Exception> List<Outcome<T>> execute(Idempotency<C> engine, C tx, List<? extends I> items,
+            Function<? super I, IdempotencyKey> keyOf, Function<? super I, Fingerprint> fingerprintOf, ResultCodec<T> codec,
+            ItemWork<? super I, T, X> work) throws X {
+        Objects.requireNonNull(tx, "tx");
+        Objects.requireNonNull(items, "items");
+        Objects.requireNonNull(keyOf, "keyOf");
+        Objects.requireNonNull(fingerprintOf, "fingerprintOf");
+        Objects.requireNonNull(codec, "codec");
+        Objects.requireNonNull(work, "work");
+        int n = items.size();
+        if (n == 0) {
+            return List.of();
+        }
+        KeyPolicy policy = engine.policy();
+        IdempotencyStore<C> store = engine.store();
+        IdempotencyKey[] keys = new IdempotencyKey[n];
+        Fingerprint[] fingerprints = new Fingerprint[n];
+        Map<IdempotencyKey, Integer> seen = new HashMap<>();
+        for (int i = 0; i < n; i++) {
+            I item = Objects.requireNonNull(items.get(i), "items[" + i + "]");
+            keys[i] = policy.validate(Objects.requireNonNull(keyOf.apply(item), "the key of items[" + i + "]"));
+            fingerprints[i] = Objects.requireNonNull(fingerprintOf.apply(item), "the fingerprint of items[" + i + "]");
+            Integer earlier = seen.putIfAbsent(keys[i], i);
+            if (earlier != null) {
+                throw new DuplicateKeyInChunkException(keys[i], earlier, i);
+            }
+        }
+        store.checkTransaction(tx, keys[0]);
+        Integer[] order = new Integer[n];
+        Arrays.setAll(order, i -> i);
+        Arrays.sort(order, (a, b) -> KEY_ORDER.compare(keys[a], keys[b]));
+        Instant now = engine.now();
+        List<ClaimRequest> requests = new ArrayList<>(n);
+        for (int i : order) {
+            requests.add(new ClaimRequest(keys[i], fingerprints[i], now, now.plus(policy.retention()), policy.lockTimeout()));
+        }
+        List<Claim> sorted = store.claimAll(tx, requests);
+        if (sorted.size() != n) {
+            throw new IdempotencyStoreException(keys[0], "the store answered " + sorted.size() + " claims for a chunk of " + n, null);
+        }
+        Claim[] claims = new Claim[n];
+        for (int k = 0; k < n; k++) {
+            claims[order[k]] = sorted.get(k);
+        }
+        List<Outcome<T>> outcomes = new ArrayList<>(n);
+        List<Completion> completions = new ArrayList<>();
+        List<IdempotencyKey> claimed = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            if (claims[i] instanceof Claim.Acquired) {
+                claimed.add(keys[i]);
+            }
+        }
+        try {
+            for (int i = 0; i < n; i++) {
+                Claim claim = claims[i];
+                if (claim instanceof Claim.Existing existing) {
+                    outcomes.add(engine.outcomeOfRecord(keys[i], fingerprints[i], codec, existing.record()));
+                } else if (claim instanceof Claim.Busy) {
+                    outcomes.add(new Outcome.InProgress<>(keys[i]));
+                } else {
+                    outcomes.add(runItem(engine, tx, keys[i], items.get(i), codec, work, completions));
+                }
+            }
+            store.completeAll(tx, completions);
+        } catch (Throwable failure) {
+            for (IdempotencyKey key : claimed) {
+                try {
+                    store.release(tx, key);
+                } catch (RuntimeException releaseFailure) {
+                    failure.addSuppressed(releaseFailure);
+                }
+            }
+            throw failure;
+        }
+        return outcomes;
+    }
+
+    private static <C, I, T, X extends Exception> Outcome<T> runItem(Idempotency<C> engine, C tx, IdempotencyKey key, I item,
+            ResultCodec<T> codec, ItemWork<? super I, T, X> work, List<Completion> completions) throws X {
+        KeyPolicy policy = engine.policy();
+        TxSavepoint savepoint = policy.hasFinalFailures() ? engine.store().savepoint(tx) : null;
+        T value;
+        try {
+            value = work.apply(item);
+        } catch (Exception failure) {
+            if (savepoint == null || !engine.isFinalFailure(failure)) {
+                throw failure;
+            }
+            savepoint.rollback();
+            Instant at = engine.now();
+            FailureRecords.Failure recorded = FailureRecords.of(failure, policy.maxResultBytes());
+            completions.add(new Completion(key, RecordStatus.FAILED, FailureRecords.CODEC, recorded.encode(), at,
+                    at.plus(policy.retention())));
+            return new Outcome.Failed<>(key, recorded.type(), recorded.message(), at, false);
+        }
+        if (savepoint != null) {
+            savepoint.release();
+        }
+        byte[] encoded = engine.encodeForRecord(key, codec, value);
+        Instant at = engine.now();
+        completions.add(new Completion(key, RecordStatus.COMPLETED, codec.name(), encoded, at, at.plus(policy.retention())));
+        return new Outcome.Executed<>(key, value);
+    }
+}
