@@ -12,6 +12,7 @@ import dev.idempotency.spi.TxSavepoint;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
+import java.time.temporal.ChronoUnit;
 import java.util.Objects;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -227,7 +228,7 @@ public final class Idempotency<C> {
     private <T, X extends Exception> Outcome<T> attempt(IdempotencyKey key, Fingerprint fingerprint, C tx,
                                                         ResultCodec<T> codec, Work<T, X> work) throws X {
         store.checkTransaction(tx, key);
-        Instant now = clock.instant();
+        Instant now = now();
         Claim claim = store.claim(tx, new ClaimRequest(key, fingerprint, now, now.plus(policy.retention()), policy.lockTimeout()));
         if (claim instanceof Claim.Existing existing) {
             return fromRecord(key, fingerprint, codec, existing.record());
@@ -273,7 +274,7 @@ public final class Idempotency<C> {
             if (encoded != null && encoded.length > policy.maxResultBytes()) {
                 throw new ResultTooLargeException(key, encoded.length, policy.maxResultBytes());
             }
-            Instant completedAt = clock.instant();
+            Instant completedAt = now();
             store.complete(tx, new Completion(key, RecordStatus.COMPLETED, used.name(), encoded, completedAt,
                     completedAt.plus(policy.retention())));
         } catch (RuntimeException e) {
@@ -295,6 +296,14 @@ public final class Idempotency<C> {
         }
     }
 
+    /**
+     * The current time in whole milliseconds, the precision stores keep: a first outcome then
+     * reports the same {@code recordedAt} as every replay of its record.
+     */
+    private Instant now() {
+        return clock.instant().truncatedTo(ChronoUnit.MILLIS);
+    }
+
     private boolean isFinal(Exception failure) {
         try {
             return policy.isFinalFailure(failure);
@@ -307,7 +316,7 @@ public final class Idempotency<C> {
 
     private <T> Outcome<T> recordFinalFailure(IdempotencyKey key, C tx, TxSavepoint savepoint, Exception failure) {
         savepoint.rollback();
-        Instant completedAt = clock.instant();
+        Instant completedAt = now();
         FailureRecords.Failure recorded = FailureRecords.of(failure, policy.maxResultBytes());
         store.complete(tx, new Completion(key, RecordStatus.FAILED, FailureRecords.CODEC, recorded.encode(), completedAt,
                 completedAt.plus(policy.retention())));

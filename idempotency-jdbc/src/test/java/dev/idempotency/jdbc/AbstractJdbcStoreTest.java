@@ -279,6 +279,26 @@ public abstract class AbstractJdbcStoreTest {
     }
 
     @Test
+    void aRecordedTimeIsTheSameInstantInTheFirstOutcomeAndInEveryReplay() throws Exception {
+        Idempotency<Connection> strict = engine(KeyPolicy.builder().finalFailures(CardDeclined.class).build());
+        clock.set(START.plusNanos(123_456_789)); // a clock finer than the stored milliseconds
+        IdempotencyKey failing = key("time-failed");
+        IdempotencyKey done = key("time-done");
+        Outcome<String> first = Tx.commit(dataSource(), c -> strict.execute(failing, c, () -> {
+            throw new CardDeclined("declined");
+        }));
+        Tx.commit(dataSource(), c -> strict.execute(done, c, () -> "v"));
+        clock.advance(Duration.ofMinutes(1));
+        Outcome<String> failedAgain = Tx.commit(dataSource(), c -> strict.execute(failing, c, () -> "not run"));
+        Outcome<String> replayed = Tx.commit(dataSource(), c -> strict.execute(done, c, () -> "not run"));
+
+        Instant recorded = START.plusMillis(123);
+        assertThat(((Outcome.Failed<String>) first).recordedAt()).isEqualTo(recorded);
+        assertThat(((Outcome.Failed<String>) failedAgain).recordedAt()).isEqualTo(recorded);
+        assertThat(((Outcome.Replayed<String>) replayed).recordedAt()).isEqualTo(recorded);
+    }
+
+    @Test
     void aFailureThatIsNotFinalPassesThroughEvenWithFinalFailuresDeclared() throws Exception {
         Idempotency<Connection> strict = engine(KeyPolicy.builder().finalFailures(CardDeclined.class).build());
         IdempotencyKey key = key("charge-2");
