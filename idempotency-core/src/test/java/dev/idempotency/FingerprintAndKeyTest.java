@@ -22,7 +22,7 @@ class FingerprintAndKeyTest {
     void partsAreLengthPrefixedSoBoundariesMatter() {
         assertThat(Fingerprint.ofParts("ab", "c")).isNotEqualTo(Fingerprint.ofParts("a", "bc"));
         assertThat(Fingerprint.ofParts("a", "b")).isEqualTo(Fingerprint.ofParts("a", "b"));
-        assertThatThrownBy(() -> Fingerprint.ofParts("a", null)).hasMessageContaining("parts[1]");
+        assertThatThrownBy(() -> Fingerprint.ofParts("a", new Object())).hasMessageContaining("parts[1]");
     }
 
     @Test
