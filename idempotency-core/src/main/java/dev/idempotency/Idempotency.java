@@ -369,7 +369,7 @@ public final class Idempotency<C> {
         }
         return BuiltInCodecs.forValue(value).orElseThrow(() -> new ResultCodecException(key,
                 "no built-in codec for results of type " + value.getClass().getName()
-                        + "; pass one, e.g. execute(key, tx, ResultCodec.of(toJson, fromJson), work)."
+                        + "; pass one, e.g. execute(key, tx, ResultCodec.of(\"receipt-v1\", toJson, fromJson), work)."
                         + " The claim was released; roll back the transaction to undo the work's writes", null));
     }
 

@@ -5,6 +5,7 @@ import dev.idempotency.Idempotency;
 import dev.idempotency.IdempotencyKey;
 import dev.idempotency.KeyPolicy;
 import dev.idempotency.Outcome;
+import dev.idempotency.ResultCodec;
 import dev.idempotency.jdbc.Idempotent;
 import dev.idempotency.jdbc.JdbcIdempotencyStore;
 import java.sql.Connection;
@@ -46,10 +47,15 @@ public final class QuickStart {
         // tag::execute[]
         try (Connection connection = dataSource.getConnection()) {
             connection.setAutoCommit(false);
-            IdempotencyKey key = IdempotencyKey.of(tenant, idempotencyKeyHeader);
-            Outcome<String> outcome = Idempotent.execute(key, connection, () -> Shop.reserve(connection, "sku-1", 2));
-            connection.commit();
-            return outcome.value(); // the first execution's result, for every retry
+            try {
+                IdempotencyKey key = IdempotencyKey.of(tenant, idempotencyKeyHeader);
+                Outcome<String> outcome = Idempotent.execute(key, connection, () -> Shop.reserve(connection, "sku-1", 2));
+                connection.commit();
+                return outcome.value(); // the first execution's result, for every retry
+            } catch (SQLException | RuntimeException e) {
+                connection.rollback(); // the work's writes and the key's claim go together: a retry runs the work again
+                throw e;
+            }
         }
         // end::execute[]
     }
@@ -73,7 +79,7 @@ public final class QuickStart {
         try (Connection connection = dataSource.getConnection()) {
             connection.setAutoCommit(false);
             IdempotencyKey key = IdempotencyKey.of(tenant, idempotencyKeyHeader);
-            Fingerprint request = Fingerprint.ofParts("POST /charges", customer, Long.toString(cents));
+            Fingerprint request = Fingerprint.ofParts("POST /charges", customer, cents);
             Outcome<String> outcome = idempotency.execute(key, request, connection, () -> Shop.charge(connection, customer, cents));
             connection.commit();
             switch (outcome.status()) {
@@ -89,6 +95,53 @@ public final class QuickStart {
             }
         }
         // end::configured[]
+    }
+
+    /**
+     * A result type of the application's own, recorded through a named codec.
+     *
+     * @param charge the charge's description
+     * @param cents how much
+     */
+    public record Receipt(String charge, long cents) {
+        /** @return the recorded form: cents, a tab, the description */
+        public String toText() {
+            return cents + "\t" + charge;
+        }
+
+        /**
+         * @param text a recorded form made by {@link #toText()}
+         * @return the receipt
+         */
+        public static Receipt parse(String text) {
+            int tab = text.indexOf('\t');
+            return new Receipt(text.substring(tab + 1), Long.parseLong(text.substring(0, tab)));
+        }
+    }
+
+    /**
+     * A result of the application's own type, recorded and replayed through a named codec.
+     *
+     * @param tenant the key's scope
+     * @param idempotencyKeyHeader the client's key
+     * @param customer who pays
+     * @param cents how much
+     * @return the receipt, the same for every retry
+     * @throws SQLException if the database fails
+     */
+    public Receipt chargeWithReceipt(String tenant, String idempotencyKeyHeader, String customer, long cents) throws SQLException {
+        // tag::codec[]
+        ResultCodec<Receipt> receipts = ResultCodec.of("receipt-v1", Receipt::toText, Receipt::parse);
+
+        try (Connection connection = dataSource.getConnection()) {
+            connection.setAutoCommit(false);
+            IdempotencyKey key = IdempotencyKey.of(tenant, idempotencyKeyHeader);
+            Outcome<Receipt> outcome = Idempotent.execute(key, connection, receipts,
+                    () -> new Receipt(Shop.charge(connection, customer, cents), cents));
+            connection.commit();
+            return outcome.value();
+        }
+        // end::codec[]
     }
 
     /**
