@@ -96,6 +96,14 @@ public final class Idempotency<C> {
      * {@code Boolean}, {@code UUID} or {@code null}); any other type needs
      * {@link #execute(IdempotencyKey, Object, ResultCodec, Work) a codec}.
      *
+     * <p>Without a codec, a replay decodes the result with the built-in codec named in the record,
+     * whatever type the call now expects: erasure leaves the engine no way to know {@code T}. If
+     * the work's result type changed since the record was written (an {@code Integer} then, a
+     * {@code String} now), the caller's own use of the replayed value throws
+     * {@code ClassCastException}. Pass the codec ({@link ResultCodec#string()}, a named one, ...) to
+     * have such a record refused with a {@link ResultCodecException} that names the recorded codec
+     * and the expected type.
+     *
      * @param key the key
      * @param tx the caller's open transaction
      * @param work the business change
@@ -115,7 +123,9 @@ public final class Idempotency<C> {
 
     /**
      * As {@link #execute(IdempotencyKey, Object, Work)}, with a request fingerprint: the same key
-     * with another fingerprint gives {@link Outcome.Mismatch}.
+     * with another fingerprint gives {@link Outcome.Mismatch}. Without a codec, a result type that
+     * changed since the record was written is not detected: see
+     * {@link #execute(IdempotencyKey, Object, Work)}.
      *
      * @param key the key
      * @param fingerprint the request's fingerprint
@@ -137,7 +147,9 @@ public final class Idempotency<C> {
     }
 
     /**
-     * As {@link #execute(IdempotencyKey, Object, Work)}, with an explicit codec for the result.
+     * As {@link #execute(IdempotencyKey, Object, Work)}, with an explicit codec for the result. A
+     * record written by another codec (another result type or format) is refused with a
+     * {@link ResultCodecException} naming the recorded codec and what this call expects.
      *
      * @param key the key
      * @param tx the caller's open transaction
@@ -353,8 +365,10 @@ public final class Idempotency<C> {
                     "the result was recorded with codec '" + record.codec() + "', which is not a built-in one;"
                             + " pass that codec to execute(...)", null));
         } else if (!use.name().equals(record.codec())) {
-            throw new ResultCodecException(key, "the result was recorded with codec '" + record.codec()
-                    + "' but this call decodes with codec '" + use.name() + "'", null);
+            throw new ResultCodecException(key, "the result was recorded with " + BuiltInCodecs.describe(record.codec())
+                    + " but this call " + BuiltInCodecs.expectation(use) + ": the result's type or format changed since the"
+                    + " record was written. The work did not run and nothing was written; the record answers only through"
+                    + " its own codec until its retention ends", null);
         }
         try {
             return (T) use.decode(record.result());

@@ -346,6 +346,20 @@ public abstract class AbstractJdbcStoreTest {
     }
 
     @Test
+    void aResultTypeThatChangedSinceTheRecordIsATypedErrorNamingBothTypesWhenTheCallNamesItsCodec() throws Exception {
+        IdempotencyKey key = key("type-changed");
+        Tx.commit(dataSource(), c -> idem.execute(key, c, () -> 42)); // recorded as an Integer, no codec given
+        assertThatThrownBy(() -> Tx.commit(dataSource(), c -> idem.execute(key, c, ResultCodec.string(), () -> "forty-two")))
+                .isInstanceOf(ResultCodecException.class)
+                .hasMessageContaining("codec 'int' (java.lang.Integer)")
+                .hasMessageContaining("expects java.lang.String")
+                .satisfies(e -> assertThat(((ResultCodecException) e).keyId()).isEqualTo("type-changed"));
+        Outcome<Integer> asRecorded = Tx.commit(dataSource(), c -> idem.execute(key, c, ResultCodec.integer(), () -> 0));
+        assertThat(asRecorded.value()).isEqualTo(42);
+        assertThat(executions).hasValue(0);
+    }
+
+    @Test
     void aTypeWithoutABuiltInCodecAsksForOneAndLeavesNothingAfterRollback() throws Exception {
         IdempotencyKey key = key("untyped");
         assertThatThrownBy(() -> Tx.commit(dataSource(), c -> idem.execute(key, c, () -> {
