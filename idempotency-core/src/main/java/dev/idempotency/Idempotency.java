@@ -30,10 +30,15 @@ import org.slf4j.LoggerFactory;
  *   <li>Claim the key in {@code tx} ({@link IdempotencyStore#claim}). A committed, unexpired record
  *       with another fingerprint gives {@link Outcome.Mismatch}; with the same fingerprint, its
  *       result gives {@link Outcome.Replayed} (or its recorded final failure, {@link Outcome.Failed}).
+ *       A committed record still in progress, which only a work that ended its caller's
+ *       transaction leaves behind, throws {@link AbandonedClaimException}.
  *       Another open transaction holding the key is waited for, up to the policy's lock timeout:
  *       if it commits, its result is replayed; if it rolls back, this attempt claims the key; if
  *       the wait runs out, {@link Outcome.InProgress}. In none of these cases does the work run.</li>
- *   <li>Run the work. If it throws, the claim is released and the exception reaches the caller
+ *   <li>Run the work, which must leave {@code tx} to the caller (see {@link Work}): it must not
+ *       commit, roll back, close or switch auto-commit. When it returns, the transaction is checked
+ *       again ({@link IdempotencyStore#checkTransaction}); if the work ended it, the result is not
+ *       recorded and {@link AbandonedClaimException} is thrown. If the work throws, the claim is released and the exception reaches the caller
  *       unchanged: nothing is recorded, the caller rolls back, and a retry runs the work again.
  *       The claim is released on every other failure too (a result that cannot be encoded or is
  *       too large, a store failure), so that no key stays in progress even if the caller commits.
@@ -113,6 +118,8 @@ public final class Idempotency<C> {
      * @throws X the work's own exception, unchanged
      * @throws InvalidKeyException if the policy refuses the key
      * @throws TransactionRequiredException if {@code tx} cannot carry the record atomically
+     * @throws AbandonedClaimException if the work ended {@code tx}, or an earlier work left the key's claim committed
+     *     without its result
      * @throws ResultCodecException if no built-in codec fits the result, or a replay cannot be decoded
      * @throws ResultTooLargeException if the encoded result is over the policy's limit
      * @throws IdempotencyStoreException if the store fails
@@ -137,6 +144,8 @@ public final class Idempotency<C> {
      * @throws X the work's own exception, unchanged
      * @throws InvalidKeyException if the policy refuses the key
      * @throws TransactionRequiredException if {@code tx} cannot carry the record atomically
+     * @throws AbandonedClaimException if the work ended {@code tx}, or an earlier work left the key's claim committed
+     *     without its result
      * @throws ResultCodecException if the result cannot be encoded, or a replay cannot be decoded
      * @throws ResultTooLargeException if the encoded result is over the policy's limit
      * @throws IdempotencyStoreException if the store fails
@@ -161,6 +170,8 @@ public final class Idempotency<C> {
      * @throws X the work's own exception, unchanged
      * @throws InvalidKeyException if the policy refuses the key
      * @throws TransactionRequiredException if {@code tx} cannot carry the record atomically
+     * @throws AbandonedClaimException if the work ended {@code tx}, or an earlier work left the key's claim committed
+     *     without its result
      * @throws ResultCodecException if the result cannot be encoded, or a replay cannot be decoded
      * @throws ResultTooLargeException if the encoded result is over the policy's limit
      * @throws IdempotencyStoreException if the store fails
@@ -184,6 +195,8 @@ public final class Idempotency<C> {
      * @throws X the work's own exception, unchanged
      * @throws InvalidKeyException if the policy refuses the key
      * @throws TransactionRequiredException if {@code tx} cannot carry the record atomically
+     * @throws AbandonedClaimException if the work ended {@code tx}, or an earlier work left the key's claim committed
+     *     without its result
      * @throws ResultCodecException if the result cannot be encoded, or a replay cannot be decoded
      * @throws ResultTooLargeException if the encoded result is over the policy's limit
      * @throws IdempotencyStoreException if the store fails
@@ -277,6 +290,7 @@ public final class Idempotency<C> {
             release(key, tx, failure);
             throw failure;
         }
+        requireTransactionAfterWork(key, tx);
         try {
             if (savepoint != null) {
                 savepoint.release();
@@ -294,6 +308,25 @@ public final class Idempotency<C> {
             throw e;
         }
         return new Outcome.Executed<>(key, value);
+    }
+
+    /**
+     * Refuses to record a result when the work has ended the caller's transaction (a connection
+     * left in auto-commit mode or closed: what the store's check can see). The claim may then be
+     * committed already, with the work's writes; it is left as it is, so that no retry can run the
+     * work a second time, and every later attempt is refused by {@link #fromInProgressRecord}.
+     */
+    private void requireTransactionAfterWork(IdempotencyKey key, C tx) {
+        try {
+            store.checkTransaction(tx, key);
+        } catch (TransactionRequiredException ended) {
+            throw new AbandonedClaimException(key, "when the work returned, its transaction could no longer carry the result"
+                    + " (auto-commit on, the connection closed, or the transaction ended: see the cause), so the result was"
+                    + " not recorded and the claim was left as it is", ended);
+        } catch (RuntimeException e) {
+            release(key, tx, e);
+            throw e;
+        }
     }
 
     /**
@@ -344,7 +377,7 @@ public final class Idempotency<C> {
         Instant recordedAt = record.completedAt() != null ? record.completedAt() : record.createdAt();
         switch (record.status()) {
             case IN_PROGRESS:
-                return new Outcome.InProgress<>(key);
+                return fromInProgressRecord(key, record);
             case FAILED:
                 FailureRecords.Failure failure = FailureRecords.decode(record.result());
                 return new Outcome.Failed<>(key, failure.type(), failure.message(), recordedAt, true);
@@ -352,6 +385,20 @@ public final class Idempotency<C> {
             default:
                 return new Outcome.Replayed<>(key, decode(key, codec, record), recordedAt);
         }
+    }
+
+    /**
+     * A committed record that is still in progress. In transactional mode no open transaction holds
+     * one (an open holder's uncommitted claim is waited for, never returned as existing): its claim
+     * was committed without its result, because a work committed, rolled back or switched
+     * auto-commit mid-way. Nothing will ever complete it, so it is refused by name instead of being
+     * answered {@link Outcome.InProgress} until its retention ends.
+     */
+    private <T> Outcome<T> fromInProgressRecord(IdempotencyKey key, StoredRecord record) {
+        log.warn("Key {} has a committed record still in progress, claimed at {}: a work ended its caller's transaction", key,
+                record.createdAt());
+        throw new AbandonedClaimException(key, "the key's record is committed but still in progress (claimed at "
+                + record.createdAt() + ", retained until " + record.expiresAt() + "), and no transaction holds it", null);
     }
 
     @SuppressWarnings("unchecked")

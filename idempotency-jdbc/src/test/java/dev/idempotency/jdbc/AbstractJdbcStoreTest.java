@@ -3,6 +3,7 @@ package dev.idempotency.jdbc;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.idempotency.AbandonedClaimException;
 import dev.idempotency.Fingerprint;
 import dev.idempotency.Idempotency;
 import dev.idempotency.IdempotencyKey;
@@ -416,6 +417,43 @@ public abstract class AbstractJdbcStoreTest {
         assertThat(records()).isZero();
         assertThat(Tx.commit(dataSource(), c -> small.execute(tooLarge, c, () -> "ok")).isExecuted()).isTrue();
         assertThat(Tx.commit(dataSource(), c -> small.execute(unencodable, c, () -> "ok")).isExecuted()).isTrue();
+    }
+
+    @Test
+    void aWorkThatCommitsTheCallersTransactionStrandsTheKeyAndEveryRetryIsRefusedByName() throws Exception {
+        IdempotencyKey key = key("commits-itself");
+        Tx.rollback(dataSource(), c -> idem.execute(key, c, () -> {
+            String receipt = work(c, key);
+            c.commit(); // against the rule: the claim and the write are committed, the result is not
+            return receipt;
+        }));
+        assertThatThrownBy(() -> Tx.commit(dataSource(), c -> idem.execute(key, c, () -> work(c, key))))
+                .isInstanceOf(AbandonedClaimException.class)
+                .hasMessageContaining("committed or rolled back the caller's transaction")
+                .hasMessageContaining("delete the key's record")
+                .satisfies(e -> assertThat(((AbandonedClaimException) e).keyId()).isEqualTo("commits-itself"));
+        assertThat(executions).hasValue(1);
+        assertThat(effects()).isEqualTo(1);
+
+        clock.advance(KeyPolicy.DEFAULT_RETENTION); // the stranded claim expires: the key counts as new, as the message says
+        assertThat(Tx.commit(dataSource(), c -> idem.execute(key, c, () -> work(c, key))).isExecuted()).isTrue();
+    }
+
+    @Test
+    void aWorkThatSwitchesAutoCommitOnIsRefusedWhenItReturnsAndTheKeyStaysRefused() throws Exception {
+        IdempotencyKey key = key("auto-commits-itself");
+        try (Connection c = dataSource().getConnection()) {
+            c.setAutoCommit(false);
+            assertThatThrownBy(() -> idem.execute(key, c, () -> {
+                String receipt = work(c, key);
+                c.setAutoCommit(true); // against the rule: commits the claim and the write
+                return receipt;
+            })).isInstanceOf(AbandonedClaimException.class).hasMessageContaining("auto-commit");
+        }
+        assertThatThrownBy(() -> Tx.commit(dataSource(), c -> idem.execute(key, c, () -> work(c, key))))
+                .isInstanceOf(AbandonedClaimException.class);
+        assertThat(executions).as("the work never runs a second time").hasValue(1);
+        assertThat(effects()).isEqualTo(1);
     }
 
     @Test
