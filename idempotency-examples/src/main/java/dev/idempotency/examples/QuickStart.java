@@ -11,6 +11,7 @@ import dev.idempotency.jdbc.JdbcIdempotencyStore;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.List;
 import javax.sql.DataSource;
 
 /**
@@ -142,6 +143,34 @@ public final class QuickStart {
             return outcome.value();
         }
         // end::codec[]
+    }
+
+    /** A payment provider's decline: a final failure, recorded and replayed like a result. */
+    public static final class CardDeclined extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        /** @param reason the provider's reason */
+        public CardDeclined(String reason) {
+            super(reason);
+        }
+    }
+
+    /**
+     * Two policies, two instances: settings such as retention and final failures belong to an
+     * instance, not to a call. Built once at startup and kept.
+     *
+     * @return the instance for reservations, then the one for payments
+     */
+    public static List<Idempotency<Connection>> twoPolicies() {
+        // tag::two-policies[]
+        Idempotency<Connection> reservations = Idempotent.builder()
+                .keyPolicy(KeyPolicy.builder().retention(Duration.ofHours(24)).build())
+                .build();
+        Idempotency<Connection> payments = Idempotent.builder()
+                .keyPolicy(KeyPolicy.builder().retention(Duration.ofDays(7)).finalFailures(CardDeclined.class).build())
+                .build();
+        // end::two-policies[]
+        return List.of(reservations, payments);
     }
 
     /**

@@ -43,6 +43,15 @@ class QuickStartTest {
     }
 
     @Test
+    void twoPoliciesAreTwoInstances() {
+        var instances = QuickStart.twoPolicies();
+        assertThat(instances.get(0).policy().retention()).isEqualTo(java.time.Duration.ofHours(24));
+        assertThat(instances.get(0).policy().hasFinalFailures()).isFalse();
+        assertThat(instances.get(1).policy().retention()).isEqualTo(java.time.Duration.ofDays(7));
+        assertThat(instances.get(1).policy().isFinalFailure(new QuickStart.CardDeclined("no funds"))).isTrue();
+    }
+
+    @Test
     void thePurgeLoopRemovesEveryExpiredRecordInBatches() throws Exception {
         JdbcDataSource ds = new JdbcDataSource();
         ds.setURL("jdbc:h2:mem:quickstart-purge;DB_CLOSE_DELAY=-1");
