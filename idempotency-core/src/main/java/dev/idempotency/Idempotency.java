@@ -38,8 +38,9 @@ import org.slf4j.LoggerFactory;
  *   <li>Run the work, which must leave {@code tx} to the caller (see {@link Work}): it must not
  *       commit, roll back, close or switch auto-commit. When it returns, the transaction is checked
  *       again ({@link IdempotencyStore#checkTransaction}); if the work ended it, the result is not
- *       recorded and {@link AbandonedClaimException} is thrown. If the work throws, the claim is released and the exception reaches the caller
- *       unchanged: nothing is recorded, the caller rolls back, and a retry runs the work again.
+ *       recorded and {@link AbandonedClaimException} is thrown. If the work throws, the claim is
+ *       released and the exception reaches the caller unchanged: nothing is recorded, the caller
+ *       rolls back, and a retry runs the work again.
  *       The claim is released on every other failure too (a result that cannot be encoded or is
  *       too large, a store failure), so that no key stays in progress even if the caller commits.
  *       If the policy declares the exception final, the work's writes are instead undone to a
