@@ -12,6 +12,7 @@ import dev.idempotency.spi.TxSavepoint;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
+import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Objects;
 import java.util.function.Function;
@@ -31,11 +32,17 @@ import org.slf4j.LoggerFactory;
  *   <li>Claim the key in {@code tx} ({@link IdempotencyStore#claim}). A committed, unexpired record
  *       with another fingerprint gives {@link Outcome.Mismatch}; with the same fingerprint, its
  *       result gives {@link Outcome.Replayed} (or its recorded final failure, {@link Outcome.Failed}).
+ *       A committed record still in progress, which only a work that ended its caller's
+ *       transaction leaves behind, throws {@link AbandonedClaimException}.
  *       Another open transaction holding the key is waited for, up to the policy's lock timeout:
  *       if it commits, its result is replayed; if it rolls back, this attempt claims the key; if
  *       the wait runs out, {@link Outcome.InProgress}. In none of these cases does the work run.</li>
- *   <li>Run the work. If it throws, the claim is released and the exception reaches the caller
- *       unchanged: nothing is recorded, the caller rolls back, and a retry runs the work again.
+ *   <li>Run the work, which must leave {@code tx} to the caller (see {@link Work}): it must not
+ *       commit, roll back, close or switch auto-commit. When it returns, the transaction is checked
+ *       again ({@link IdempotencyStore#checkTransaction}); if the work ended it, the result is not
+ *       recorded and {@link AbandonedClaimException} is thrown. If the work throws, the claim is
+ *       released and the exception reaches the caller unchanged: nothing is recorded, the caller
+ *       rolls back, and a retry runs the work again.
  *       The claim is released on every other failure too (a result that cannot be encoded or is
  *       too large, a store failure), so that no key stays in progress even if the caller commits.
  *       If the policy declares the exception final, the work's writes are instead undone to a
@@ -97,6 +104,14 @@ public final class Idempotency<C> {
      * {@code Boolean}, {@code UUID} or {@code null}); any other type needs
      * {@link #execute(IdempotencyKey, Object, ResultCodec, Work) a codec}.
      *
+     * <p>Without a codec, a replay decodes the result with the built-in codec named in the record,
+     * whatever type the call now expects: erasure leaves the engine no way to know {@code T}. If
+     * the work's result type changed since the record was written (an {@code Integer} then, a
+     * {@code String} now), the caller's own use of the replayed value throws
+     * {@code ClassCastException}. Pass the codec ({@link ResultCodec#string()}, a named one, ...) to
+     * have such a record refused with a {@link ResultCodecException} that names the recorded codec
+     * and the expected type.
+     *
      * @param key the key
      * @param tx the caller's open transaction
      * @param work the business change
@@ -106,6 +121,8 @@ public final class Idempotency<C> {
      * @throws X the work's own exception, unchanged
      * @throws InvalidKeyException if the policy refuses the key
      * @throws TransactionRequiredException if {@code tx} cannot carry the record atomically
+     * @throws AbandonedClaimException if the work ended {@code tx}, or an earlier work left the key's claim committed
+     *     without its result
      * @throws ResultCodecException if no built-in codec fits the result, or a replay cannot be decoded
      * @throws ResultTooLargeException if the encoded result is over the policy's limit
      * @throws IdempotencyStoreException if the store fails
@@ -116,7 +133,9 @@ public final class Idempotency<C> {
 
     /**
      * As {@link #execute(IdempotencyKey, Object, Work)}, with a request fingerprint: the same key
-     * with another fingerprint gives {@link Outcome.Mismatch}.
+     * with another fingerprint gives {@link Outcome.Mismatch}. Without a codec, a result type that
+     * changed since the record was written is not detected: see
+     * {@link #execute(IdempotencyKey, Object, Work)}.
      *
      * @param key the key
      * @param fingerprint the request's fingerprint
@@ -128,6 +147,8 @@ public final class Idempotency<C> {
      * @throws X the work's own exception, unchanged
      * @throws InvalidKeyException if the policy refuses the key
      * @throws TransactionRequiredException if {@code tx} cannot carry the record atomically
+     * @throws AbandonedClaimException if the work ended {@code tx}, or an earlier work left the key's claim committed
+     *     without its result
      * @throws ResultCodecException if the result cannot be encoded, or a replay cannot be decoded
      * @throws ResultTooLargeException if the encoded result is over the policy's limit
      * @throws IdempotencyStoreException if the store fails
@@ -138,7 +159,9 @@ public final class Idempotency<C> {
     }
 
     /**
-     * As {@link #execute(IdempotencyKey, Object, Work)}, with an explicit codec for the result.
+     * As {@link #execute(IdempotencyKey, Object, Work)}, with an explicit codec for the result. A
+     * record written by another codec (another result type or format) is refused with a
+     * {@link ResultCodecException} naming the recorded codec and what this call expects.
      *
      * @param key the key
      * @param tx the caller's open transaction
@@ -150,6 +173,8 @@ public final class Idempotency<C> {
      * @throws X the work's own exception, unchanged
      * @throws InvalidKeyException if the policy refuses the key
      * @throws TransactionRequiredException if {@code tx} cannot carry the record atomically
+     * @throws AbandonedClaimException if the work ended {@code tx}, or an earlier work left the key's claim committed
+     *     without its result
      * @throws ResultCodecException if the result cannot be encoded, or a replay cannot be decoded
      * @throws ResultTooLargeException if the encoded result is over the policy's limit
      * @throws IdempotencyStoreException if the store fails
@@ -173,6 +198,8 @@ public final class Idempotency<C> {
      * @throws X the work's own exception, unchanged
      * @throws InvalidKeyException if the policy refuses the key
      * @throws TransactionRequiredException if {@code tx} cannot carry the record atomically
+     * @throws AbandonedClaimException if the work ended {@code tx}, or an earlier work left the key's claim committed
+     *     without its result
      * @throws ResultCodecException if the result cannot be encoded, or a replay cannot be decoded
      * @throws ResultTooLargeException if the encoded result is over the policy's limit
      * @throws IdempotencyStoreException if the store fails
@@ -229,7 +256,7 @@ public final class Idempotency<C> {
     private <T, X extends Exception> Outcome<T> attempt(IdempotencyKey key, Fingerprint fingerprint, C tx,
                                                         ResultCodec<T> codec, Work<T, X> work) throws X {
         store.checkTransaction(tx, key);
-        Instant now = clock.instant();
+        Instant now = now();
         Claim claim = store.claim(tx, new ClaimRequest(key, fingerprint, now, now.plus(policy.retention()), policy.lockTimeout()));
         if (claim instanceof Claim.Existing existing) {
             return fromRecord(key, fingerprint, codec, existing.record());
@@ -266,6 +293,7 @@ public final class Idempotency<C> {
             release(key, tx, failure);
             throw failure;
         }
+        requireTransactionAfterWork(key, tx);
         try {
             if (savepoint != null) {
                 savepoint.release();
@@ -275,7 +303,7 @@ public final class Idempotency<C> {
             if (encoded != null && encoded.length > policy.maxResultBytes()) {
                 throw new ResultTooLargeException(key, encoded.length, policy.maxResultBytes());
             }
-            Instant completedAt = clock.instant();
+            Instant completedAt = now();
             store.complete(tx, new Completion(key, RecordStatus.COMPLETED, used.name(), encoded, completedAt,
                     completedAt.plus(policy.retention())));
         } catch (RuntimeException e) {
@@ -283,6 +311,25 @@ public final class Idempotency<C> {
             throw e;
         }
         return new Outcome.Executed<>(key, value);
+    }
+
+    /**
+     * Refuses to record a result when the work has ended the caller's transaction (a connection
+     * left in auto-commit mode or closed: what the store's check can see). The claim may then be
+     * committed already, with the work's writes; it is left as it is, so that no retry can run the
+     * work a second time, and every later attempt is refused by {@link #fromInProgressRecord}.
+     */
+    private void requireTransactionAfterWork(IdempotencyKey key, C tx) {
+        try {
+            store.checkTransaction(tx, key);
+        } catch (TransactionRequiredException ended) {
+            throw new AbandonedClaimException(key, "when the work returned, its transaction could no longer carry the result"
+                    + " (auto-commit on, the connection closed, or the transaction ended: see the cause), so the result was"
+                    + " not recorded and the claim was left as it is", ended);
+        } catch (RuntimeException e) {
+            release(key, tx, e);
+            throw e;
+        }
     }
 
     /**
@@ -297,6 +344,14 @@ public final class Idempotency<C> {
         }
     }
 
+    /**
+     * The current time in whole milliseconds, the precision stores keep: a first outcome then
+     * reports the same {@code recordedAt} as every replay of its record.
+     */
+    Instant now() {
+        return clock.instant().truncatedTo(ChronoUnit.MILLIS);
+    }
+
     private boolean isFinal(Exception failure) {
         try {
             return policy.isFinalFailure(failure);
@@ -309,7 +364,7 @@ public final class Idempotency<C> {
 
     private <T> Outcome<T> recordFinalFailure(IdempotencyKey key, C tx, TxSavepoint savepoint, Exception failure) {
         savepoint.rollback();
-        Instant completedAt = clock.instant();
+        Instant completedAt = now();
         FailureRecords.Failure recorded = FailureRecords.of(failure, policy.maxResultBytes());
         store.complete(tx, new Completion(key, RecordStatus.FAILED, FailureRecords.CODEC, recorded.encode(), completedAt,
                 completedAt.plus(policy.retention())));
@@ -325,7 +380,7 @@ public final class Idempotency<C> {
         Instant recordedAt = record.completedAt() != null ? record.completedAt() : record.createdAt();
         switch (record.status()) {
             case IN_PROGRESS:
-                return new Outcome.InProgress<>(key);
+                return fromInProgressRecord(key, record);
             case FAILED:
                 FailureRecords.Failure failure = FailureRecords.decode(record.result());
                 return new Outcome.Failed<>(key, failure.type(), failure.message(), recordedAt, true);
@@ -333,6 +388,20 @@ public final class Idempotency<C> {
             default:
                 return new Outcome.Replayed<>(key, decode(key, codec, record), recordedAt);
         }
+    }
+
+    /**
+     * A committed record that is still in progress. In transactional mode no open transaction holds
+     * one (an open holder's uncommitted claim is waited for, never returned as existing): its claim
+     * was committed without its result, because a work committed, rolled back or switched
+     * auto-commit mid-way. Nothing will ever complete it, so it is refused by name instead of being
+     * answered {@link Outcome.InProgress} until its retention ends.
+     */
+    private <T> Outcome<T> fromInProgressRecord(IdempotencyKey key, StoredRecord record) {
+        log.warn("Key {} has a committed record still in progress, claimed at {}: a work ended its caller's transaction", key,
+                record.createdAt());
+        throw new AbandonedClaimException(key, "the key's record is committed but still in progress (claimed at "
+                + record.createdAt() + ", retained until " + record.expiresAt() + "), and no transaction holds it", null);
     }
 
     @SuppressWarnings("unchecked")
@@ -346,8 +415,10 @@ public final class Idempotency<C> {
                     "the result was recorded with codec '" + record.codec() + "', which is not a built-in one;"
                             + " pass that codec to execute(...)", null));
         } else if (!use.name().equals(record.codec())) {
-            throw new ResultCodecException(key, "the result was recorded with codec '" + record.codec()
-                    + "' but this call decodes with codec '" + use.name() + "'", null);
+            throw new ResultCodecException(key, "the result was recorded with " + BuiltInCodecs.describe(record.codec())
+                    + " but this call " + BuiltInCodecs.expectation(use) + ": the result's type or format changed since the"
+                    + " record was written. The work did not run and nothing was written; the record answers only through"
+                    + " its own codec until its retention ends", null);
         }
         try {
             return (T) use.decode(record.result());
@@ -362,7 +433,7 @@ public final class Idempotency<C> {
         }
         return BuiltInCodecs.forValue(value).orElseThrow(() -> new ResultCodecException(key,
                 "no built-in codec for results of type " + value.getClass().getName()
-                        + "; pass one, e.g. execute(key, tx, ResultCodec.of(toJson, fromJson), work)."
+                        + "; pass one, e.g. execute(key, tx, ResultCodec.of(\"receipt-v1\", toJson, fromJson), work)."
                         + " The claim was released; roll back the transaction to undo the work's writes", null));
     }
 
@@ -474,9 +545,6 @@ public final class Idempotency<C> {
 
     // ---- shared with ManagedIdempotency, which runs the same protocol in transactions of its own ----
 
-    Instant now() {
-        return clock.instant().truncatedTo(java.time.temporal.ChronoUnit.MILLIS);
-    }
 
     <T> Outcome<T> outcomeOfRecord(IdempotencyKey key, Fingerprint fingerprint, ResultCodec<T> codec, StoredRecord record) {
         return fromRecord(key, fingerprint, codec, record);

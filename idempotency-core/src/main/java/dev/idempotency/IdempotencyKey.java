@@ -10,8 +10,9 @@ import java.util.Objects;
  * The scope is chosen by the server (a tenant, a user, an operation name) so that one client's
  * key can never reach another client's record: the pair {@code (scope, id)} is the key.
  *
- * <p>Construction only rejects {@code null}; the rules on length and characters belong to
- * {@link KeyPolicy#validate(IdempotencyKey)}, which the engine applies before any database access.
+ * <p>Construction rejects a {@code null}, empty or blank scope or id at once; the rules on length
+ * and characters belong to {@link KeyPolicy#validate(IdempotencyKey)}, which the engine applies
+ * before any database access.
  *
  * <p>Instances are immutable and thread-safe.
  */
@@ -34,16 +35,22 @@ public final class IdempotencyKey {
      * @param scope the server-chosen scope (tenant, user, operation)
      * @param id the client-supplied key
      * @return the key
-     * @throws InvalidKeyException if either argument is {@code null}
+     * @throws InvalidKeyException if either argument is {@code null}, empty or blank (only
+     *     whitespace)
      */
     public static IdempotencyKey of(String scope, String id) {
-        if (scope == null) {
-            throw new InvalidKeyException(null, id, "the scope must not be null");
-        }
-        if (id == null) {
-            throw new InvalidKeyException(scope, null, "the key id must not be null");
-        }
+        requirePresent(scope, id, scope, "scope");
+        requirePresent(scope, id, id, "key id");
         return new IdempotencyKey(scope, id);
+    }
+
+    private static void requirePresent(String scope, String id, String value, String what) {
+        if (value == null) {
+            throw new InvalidKeyException(scope, id, "the " + what + " must not be null");
+        }
+        if (value.isBlank()) {
+            throw new InvalidKeyException(scope, id, "the " + what + " must not be blank (it is '" + IdempotencyException.printable(value) + "')");
+        }
     }
 
     /**
@@ -52,7 +59,7 @@ public final class IdempotencyKey {
      *
      * @param id the client-supplied key
      * @return the key
-     * @throws InvalidKeyException if {@code id} is {@code null}
+     * @throws InvalidKeyException if {@code id} is {@code null}, empty or blank
      */
     public static IdempotencyKey of(String id) {
         return of(DEFAULT_SCOPE, id);

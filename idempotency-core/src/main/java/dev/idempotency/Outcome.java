@@ -20,11 +20,13 @@ import org.jspecify.annotations.Nullable;
  *     case EXECUTED, REPLAYED -> respond(200, outcome.value());
  *     case IN_PROGRESS -> respond(409, "retry later");
  *     case MISMATCH -> respond(422, "key reused for another request");
- *     case FAILED -> respond(402, outcome.value()); // throws RecordedFailureException
+ *     case FAILED -> respond(402, ((Outcome.Failed<String>) outcome).errorMessage()); // value() would throw
  * }
  * }</pre>
  *
- * <p>An outcome is never {@code null}. All implementations are immutable records.
+ * <p>An outcome is never {@code null}. All implementations are immutable records. A
+ * {@code recordedAt} is in whole milliseconds, the precision of a stored record: the attempt that
+ * records a final failure reports the same instant as every replay of it.
  *
  * @param <T> the type of the work's result
  */
@@ -116,7 +118,7 @@ public sealed interface Outcome<T>
      *
      * @param key the key
      * @param value the recorded result
-     * @param recordedAt when the result was recorded
+     * @param recordedAt when the result was recorded, in whole milliseconds
      * @param <T> the result type
      */
     record Replayed<T>(IdempotencyKey key, T value, Instant recordedAt) implements Outcome<T> {
@@ -214,7 +216,7 @@ public sealed interface Outcome<T>
      * @param key the key
      * @param errorType the class name of the exception
      * @param errorMessage its message, or {@code null}
-     * @param recordedAt when the failure was recorded
+     * @param recordedAt when the failure was recorded, in whole milliseconds
      * @param replayed {@code false} in the attempt whose work failed, {@code true} in retries
      * @param <T> the result type
      */

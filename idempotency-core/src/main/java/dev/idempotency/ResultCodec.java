@@ -12,14 +12,18 @@ import java.util.UUID;
  *
  * <p>Built-ins cover no result, {@code String}, {@code byte[]}, {@code Integer}, {@code Long},
  * {@code Boolean} and {@code UUID} (numbers, booleans and UUIDs are stored as readable UTF-8
- * text). Anything else plugs in with one line, for example with a JSON library:
+ * text). Anything else plugs in with one line, for example with a JSON library, and is passed to
+ * {@code execute}:
  *
  * <pre>{@code
- * ResultCodec<Receipt> codec = ResultCodec.of(json::writeValueAsString, s -> json.readValue(s, Receipt.class));
+ * ResultCodec<Receipt> receipts = ResultCodec.of("receipt-v1", json::writeValueAsString, s -> json.readValue(s, Receipt.class));
+ * Outcome<Receipt> outcome = idempotency.execute(key, connection, receipts, () -> charge(connection));
  * }</pre>
  *
  * <p>A codec's {@link #name()} is recorded beside the result; a replay through a codec of another
- * name fails with a {@link ResultCodecException} instead of decoding garbage. A {@code null} result
+ * name fails with a {@link ResultCodecException} instead of decoding garbage. So every codec has a
+ * name of its own, and a result format that changes gets a new name ({@code receipt-v2}): records
+ * written in the old format are then refused by name instead of being misread. A {@code null} result
  * is recorded as no bytes and never reaches a codec. Codecs must be thread-safe.
  *
  * @param <T> the result type
@@ -71,18 +75,6 @@ public interface ResultCodec<T> {
          * @throws Exception if it cannot be decoded
          */
         T decode(String text) throws Exception;
-    }
-
-    /**
-     * A codec from a pair of text functions (stored as UTF-8), named {@code "custom"}.
-     *
-     * @param encoder result to text
-     * @param decoder text to result
-     * @param <T> the result type
-     * @return the codec
-     */
-    static <T> ResultCodec<T> of(Encoder<T> encoder, Decoder<T> decoder) {
-        return of("custom", encoder, decoder);
     }
 
     /**

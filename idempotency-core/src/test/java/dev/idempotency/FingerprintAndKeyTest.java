@@ -22,7 +22,7 @@ class FingerprintAndKeyTest {
     void partsAreLengthPrefixedSoBoundariesMatter() {
         assertThat(Fingerprint.ofParts("ab", "c")).isNotEqualTo(Fingerprint.ofParts("a", "bc"));
         assertThat(Fingerprint.ofParts("a", "b")).isEqualTo(Fingerprint.ofParts("a", "b"));
-        assertThatThrownBy(() -> Fingerprint.ofParts("a", null)).hasMessageContaining("parts[1]");
+        assertThatThrownBy(() -> Fingerprint.ofParts("a", new Object())).hasMessageContaining("parts[1]");
     }
 
     @Test
@@ -40,5 +40,19 @@ class FingerprintAndKeyTest {
         assertThat(IdempotencyKey.of("a", "b")).isNotEqualTo(IdempotencyKey.of("A", "b"));
         assertThat(IdempotencyKey.of("id").scope()).isEqualTo(IdempotencyKey.DEFAULT_SCOPE);
         assertThat(IdempotencyKey.of("a", "b")).hasToString("a/b");
+    }
+
+    @Test
+    void anEmptyOrBlankIdOrScopeIsRefusedWhenTheKeyIsBuilt() {
+        for (String blank : new String[] {"", " ", "\t", "   "}) {
+            assertThatThrownBy(() -> IdempotencyKey.of("tenant", blank)).as("id '%s'", blank)
+                    .isInstanceOf(InvalidKeyException.class).hasMessageContaining("key id must not be blank");
+            assertThatThrownBy(() -> IdempotencyKey.of(blank, "k-1")).as("scope '%s'", blank)
+                    .isInstanceOf(InvalidKeyException.class).hasMessageContaining("scope must not be blank");
+            assertThatThrownBy(() -> IdempotencyKey.of(blank)).isInstanceOf(InvalidKeyException.class);
+        }
+        assertThatThrownBy(() -> IdempotencyKey.of(null, "k-1")).isInstanceOf(InvalidKeyException.class)
+                .hasMessageContaining("scope must not be null");
+        assertThat(IdempotencyKey.of("t", " k ").id()).as("only the policy refuses spaces around an id").isEqualTo(" k ");
     }
 }

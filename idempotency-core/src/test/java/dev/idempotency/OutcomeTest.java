@@ -34,4 +34,27 @@ class OutcomeTest {
         assertThat(new Outcome.Mismatch<Integer>(key).hasValue()).isFalse();
         assertThat(new Outcome.Executed<Integer>(key, null).hasValue()).isTrue();
     }
+
+    /** The example of the {@link Outcome} Javadoc, as written there: it answers every status without throwing. */
+    @Test
+    void theJavadocExampleAnswersEveryStatusWithoutThrowing() {
+        assertThat(javadocExample(new Outcome.Executed<>(key, "r-1"))).isEqualTo("200 r-1");
+        assertThat(javadocExample(new Outcome.Replayed<>(key, "r-1", Instant.EPOCH))).isEqualTo("200 r-1");
+        assertThat(javadocExample(new Outcome.InProgress<>(key))).isEqualTo("409 retry later");
+        assertThat(javadocExample(new Outcome.Mismatch<>(key))).isEqualTo("422 key reused for another request");
+        assertThat(javadocExample(new Outcome.Failed<>(key, "com.shop.Declined", "no funds", Instant.EPOCH, true)))
+                .isEqualTo("402 no funds");
+    }
+
+    private static String javadocExample(Outcome<String> outcome) {
+        String[] response = new String[1];
+        java.util.function.BiConsumer<Integer, String> respond = (status, body) -> response[0] = status + " " + body;
+        switch (outcome.status()) {
+            case EXECUTED, REPLAYED -> respond.accept(200, outcome.value());
+            case IN_PROGRESS -> respond.accept(409, "retry later");
+            case MISMATCH -> respond.accept(422, "key reused for another request");
+            case FAILED -> respond.accept(402, ((Outcome.Failed<String>) outcome).errorMessage()); // value() would throw
+        }
+        return response[0];
+    }
 }

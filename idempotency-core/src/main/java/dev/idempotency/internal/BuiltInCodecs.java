@@ -43,12 +43,28 @@ public final class BuiltInCodecs {
 
     private static final List<ResultCodec<?>> ALL = List.of(NONE, STRING, BYTES, INTEGER, LONG, BOOLEAN, UUID);
     private static final Map<String, ResultCodec<?>> BY_NAME = ALL.stream().collect(Collectors.toMap(ResultCodec::name, c -> c));
+    private static final Map<String, Class<?>> TYPES = Map.of(NONE.name(), Void.class, STRING.name(), String.class,
+            BYTES.name(), byte[].class, INTEGER.name(), Integer.class, LONG.name(), Long.class, BOOLEAN.name(), Boolean.class,
+            UUID.name(), java.util.UUID.class);
 
     private BuiltInCodecs() {
     }
 
     public static Optional<ResultCodec<?>> byName(String name) {
         return Optional.ofNullable(BY_NAME.get(name));
+    }
+
+    /** For messages: {@code codec 'int' (java.lang.Integer)}, or {@code codec 'receipt-v1'} for one not built in. */
+    public static String describe(String codecName) {
+        Class<?> type = TYPES.get(codecName);
+        return "codec '" + codecName + "'" + (type == null ? "" : " (" + type.getTypeName() + ")");
+    }
+
+    /** For messages: what a call that decodes with {@code codec} expects. */
+    public static String expectation(ResultCodec<?> codec) {
+        Class<?> type = BY_NAME.get(codec.name()) == codec ? TYPES.get(codec.name()) : null;
+        return type == null ? "decodes with codec '" + codec.name() + "'"
+                : "expects " + type.getTypeName() + " (codec '" + codec.name() + "')";
     }
 
     /** The built-in codec for a non-null value's class, if there is one. */

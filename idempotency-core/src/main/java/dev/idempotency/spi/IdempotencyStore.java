@@ -33,7 +33,9 @@ public interface IdempotencyStore<C> {
 
     /**
      * Refuses a transaction that cannot carry the record atomically with the caller's work (a
-     * connection in auto-commit mode, a closed one). Called before anything is read or written.
+     * connection in auto-commit mode, a closed one). Called before anything is read or written, and
+     * again when the work has returned, to see whether the work ended the transaction; so it must be
+     * cheap and must not write.
      *
      * @param tx the caller's transaction
      * @param key the key about to be used, for the error message

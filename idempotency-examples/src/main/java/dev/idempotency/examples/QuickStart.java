@@ -5,11 +5,13 @@ import dev.idempotency.Idempotency;
 import dev.idempotency.IdempotencyKey;
 import dev.idempotency.KeyPolicy;
 import dev.idempotency.Outcome;
+import dev.idempotency.ResultCodec;
 import dev.idempotency.jdbc.Idempotent;
 import dev.idempotency.jdbc.JdbcIdempotencyStore;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.List;
 import javax.sql.DataSource;
 
 /**
@@ -46,10 +48,15 @@ public final class QuickStart {
         // tag::execute[]
         try (Connection connection = dataSource.getConnection()) {
             connection.setAutoCommit(false);
-            IdempotencyKey key = IdempotencyKey.of(tenant, idempotencyKeyHeader);
-            Outcome<String> outcome = Idempotent.execute(key, connection, () -> Shop.reserve(connection, "sku-1", 2));
-            connection.commit();
-            return outcome.value(); // the first execution's result, for every retry
+            try {
+                IdempotencyKey key = IdempotencyKey.of(tenant, idempotencyKeyHeader);
+                Outcome<String> outcome = Idempotent.execute(key, connection, () -> Shop.reserve(connection, "sku-1", 2));
+                connection.commit();
+                return outcome.value(); // the first execution's result, for every retry
+            } catch (SQLException | RuntimeException e) {
+                connection.rollback(); // the work's writes and the key's claim go together: a retry runs the work again
+                throw e;
+            }
         }
         // end::execute[]
     }
@@ -73,7 +80,7 @@ public final class QuickStart {
         try (Connection connection = dataSource.getConnection()) {
             connection.setAutoCommit(false);
             IdempotencyKey key = IdempotencyKey.of(tenant, idempotencyKeyHeader);
-            Fingerprint request = Fingerprint.ofParts("POST /charges", customer, Long.toString(cents));
+            Fingerprint request = Fingerprint.ofParts("POST /charges", customer, cents);
             Outcome<String> outcome = idempotency.execute(key, request, connection, () -> Shop.charge(connection, customer, cents));
             connection.commit();
             switch (outcome.status()) {
@@ -89,6 +96,81 @@ public final class QuickStart {
             }
         }
         // end::configured[]
+    }
+
+    /**
+     * A result type of the application's own, recorded through a named codec.
+     *
+     * @param charge the charge's description
+     * @param cents how much
+     */
+    public record Receipt(String charge, long cents) {
+        /** @return the recorded form: cents, a tab, the description */
+        public String toText() {
+            return cents + "\t" + charge;
+        }
+
+        /**
+         * @param text a recorded form made by {@link #toText()}
+         * @return the receipt
+         */
+        public static Receipt parse(String text) {
+            int tab = text.indexOf('\t');
+            return new Receipt(text.substring(tab + 1), Long.parseLong(text.substring(0, tab)));
+        }
+    }
+
+    /**
+     * A result of the application's own type, recorded and replayed through a named codec.
+     *
+     * @param tenant the key's scope
+     * @param idempotencyKeyHeader the client's key
+     * @param customer who pays
+     * @param cents how much
+     * @return the receipt, the same for every retry
+     * @throws SQLException if the database fails
+     */
+    public Receipt chargeWithReceipt(String tenant, String idempotencyKeyHeader, String customer, long cents) throws SQLException {
+        // tag::codec[]
+        ResultCodec<Receipt> receipts = ResultCodec.of("receipt-v1", Receipt::toText, Receipt::parse);
+
+        try (Connection connection = dataSource.getConnection()) {
+            connection.setAutoCommit(false);
+            IdempotencyKey key = IdempotencyKey.of(tenant, idempotencyKeyHeader);
+            Outcome<Receipt> outcome = Idempotent.execute(key, connection, receipts,
+                    () -> new Receipt(Shop.charge(connection, customer, cents), cents));
+            connection.commit();
+            return outcome.value();
+        }
+        // end::codec[]
+    }
+
+    /** A payment provider's decline: a final failure, recorded and replayed like a result. */
+    public static final class CardDeclined extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        /** @param reason the provider's reason */
+        public CardDeclined(String reason) {
+            super(reason);
+        }
+    }
+
+    /**
+     * Two policies, two instances: settings such as retention and final failures belong to an
+     * instance, not to a call. Built once at startup and kept.
+     *
+     * @return the instance for reservations, then the one for payments
+     */
+    public static List<Idempotency<Connection>> twoPolicies() {
+        // tag::two-policies[]
+        Idempotency<Connection> reservations = Idempotent.builder()
+                .keyPolicy(KeyPolicy.builder().retention(Duration.ofHours(24)).build())
+                .build();
+        Idempotency<Connection> payments = Idempotent.builder()
+                .keyPolicy(KeyPolicy.builder().retention(Duration.ofDays(7)).finalFailures(CardDeclined.class).build())
+                .build();
+        // end::two-policies[]
+        return List.of(reservations, payments);
     }
 
     /**

@@ -11,13 +11,8 @@ class QuickStartTest {
 
     @Test
     void theReadmeCodeRunsAndReplays() throws Exception {
-        JdbcDataSource ds = new JdbcDataSource();
-        ds.setURL("jdbc:h2:mem:quickstart;DB_CLOSE_DELAY=-1");
-        try (Connection c = ds.getConnection()) {
-            Shop.createTables(c);
-        }
+        JdbcDataSource ds = shop("quickstart");
         QuickStart quickStart = new QuickStart(ds);
-        quickStart.createTable();
         quickStart.createTable(); // idempotent itself
 
         String first = quickStart.reserveTwo("tenant-42", "8e03978e-40d5-43e8-bc93-6894a57f9324");
@@ -32,6 +27,28 @@ class QuickStartTest {
             assertThat(Shop.single(c, "SELECT COUNT(*) FROM charge")).isEqualTo(1);
             assertThat(Shop.available(c, "sku-1")).isEqualTo(8);
         }
+    }
+
+    @Test
+    void aResultOfTheApplicationsOwnTypeIsReplayedThroughItsNamedCodec() throws Exception {
+        JdbcDataSource ds = shop("quickstart-codec");
+        QuickStart quickStart = new QuickStart(ds);
+        QuickStart.Receipt first = quickStart.chargeWithReceipt("tenant-42", "k-receipt", "cust-1", 990);
+        QuickStart.Receipt retry = quickStart.chargeWithReceipt("tenant-42", "k-receipt", "cust-1", 990);
+        assertThat(first).isEqualTo(new QuickStart.Receipt("charge 1: 990 cents from cust-1", 990)).isEqualTo(retry);
+        try (Connection c = ds.getConnection()) {
+            assertThat(Shop.single(c, "SELECT COUNT(*) FROM charge")).isEqualTo(1);
+            assertThat(Shop.single(c, "SELECT COUNT(*) FROM idempotency_record WHERE result_codec = 'receipt-v1'")).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void twoPoliciesAreTwoInstances() {
+        var instances = QuickStart.twoPolicies();
+        assertThat(instances.get(0).policy().retention()).isEqualTo(java.time.Duration.ofHours(24));
+        assertThat(instances.get(0).policy().hasFinalFailures()).isFalse();
+        assertThat(instances.get(1).policy().retention()).isEqualTo(java.time.Duration.ofDays(7));
+        assertThat(instances.get(1).policy().isFinalFailure(new QuickStart.CardDeclined("no funds"))).isTrue();
     }
 
     @Test
@@ -53,5 +70,16 @@ class QuickStartTest {
         now.set(now.get().plus(dev.idempotency.KeyPolicy.DEFAULT_RETENTION));
         assertThat(quickStart.purgeExpired(idem)).isEqualTo(2_500);
         assertThat(quickStart.purgeExpired(idem)).isZero();
+    }
+
+    /** An in-memory H2 database with the shop's tables and the key table. */
+    private static JdbcDataSource shop(String name) throws Exception {
+        JdbcDataSource ds = new JdbcDataSource();
+        ds.setURL("jdbc:h2:mem:" + name + ";DB_CLOSE_DELAY=-1");
+        try (Connection c = ds.getConnection()) {
+            Shop.createTables(c);
+        }
+        new QuickStart(ds).createTable();
+        return ds;
     }
 }

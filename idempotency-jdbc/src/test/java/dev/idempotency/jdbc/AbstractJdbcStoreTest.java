@@ -3,6 +3,7 @@ package dev.idempotency.jdbc;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.idempotency.AbandonedClaimException;
 import dev.idempotency.Fingerprint;
 import dev.idempotency.Idempotency;
 import dev.idempotency.IdempotencyKey;
@@ -279,6 +280,26 @@ public abstract class AbstractJdbcStoreTest {
     }
 
     @Test
+    void aRecordedTimeIsTheSameInstantInTheFirstOutcomeAndInEveryReplay() throws Exception {
+        Idempotency<Connection> strict = engine(KeyPolicy.builder().finalFailures(CardDeclined.class).build());
+        clock.set(START.plusNanos(123_456_789)); // a clock finer than the stored milliseconds
+        IdempotencyKey failing = key("time-failed");
+        IdempotencyKey done = key("time-done");
+        Outcome<String> first = Tx.commit(dataSource(), c -> strict.execute(failing, c, () -> {
+            throw new CardDeclined("declined");
+        }));
+        Tx.commit(dataSource(), c -> strict.execute(done, c, () -> "v"));
+        clock.advance(Duration.ofMinutes(1));
+        Outcome<String> failedAgain = Tx.commit(dataSource(), c -> strict.execute(failing, c, () -> "not run"));
+        Outcome<String> replayed = Tx.commit(dataSource(), c -> strict.execute(done, c, () -> "not run"));
+
+        Instant recorded = START.plusMillis(123);
+        assertThat(((Outcome.Failed<String>) first).recordedAt()).isEqualTo(recorded);
+        assertThat(((Outcome.Failed<String>) failedAgain).recordedAt()).isEqualTo(recorded);
+        assertThat(((Outcome.Replayed<String>) replayed).recordedAt()).isEqualTo(recorded);
+    }
+
+    @Test
     void aFailureThatIsNotFinalPassesThroughEvenWithFinalFailuresDeclared() throws Exception {
         Idempotency<Connection> strict = engine(KeyPolicy.builder().finalFailures(CardDeclined.class).build());
         IdempotencyKey key = key("charge-2");
@@ -323,6 +344,20 @@ public abstract class AbstractJdbcStoreTest {
         assertThat(replay.value()).isEqualTo(new Receipt("r-1", 1250));
         assertThatThrownBy(() -> Tx.commit(dataSource(), c -> idem.execute(key, c, () -> "x")))
                 .isInstanceOf(ResultCodecException.class).hasMessageContaining("receipt-v1");
+    }
+
+    @Test
+    void aResultTypeThatChangedSinceTheRecordIsATypedErrorNamingBothTypesWhenTheCallNamesItsCodec() throws Exception {
+        IdempotencyKey key = key("type-changed");
+        Tx.commit(dataSource(), c -> idem.execute(key, c, () -> 42)); // recorded as an Integer, no codec given
+        assertThatThrownBy(() -> Tx.commit(dataSource(), c -> idem.execute(key, c, ResultCodec.string(), () -> "forty-two")))
+                .isInstanceOf(ResultCodecException.class)
+                .hasMessageContaining("codec 'int' (java.lang.Integer)")
+                .hasMessageContaining("expects java.lang.String")
+                .satisfies(e -> assertThat(((ResultCodecException) e).keyId()).isEqualTo("type-changed"));
+        Outcome<Integer> asRecorded = Tx.commit(dataSource(), c -> idem.execute(key, c, ResultCodec.integer(), () -> 0));
+        assertThat(asRecorded.value()).isEqualTo(42);
+        assertThat(executions).hasValue(0);
     }
 
     @Test
@@ -382,6 +417,43 @@ public abstract class AbstractJdbcStoreTest {
         assertThat(records()).isZero();
         assertThat(Tx.commit(dataSource(), c -> small.execute(tooLarge, c, () -> "ok")).isExecuted()).isTrue();
         assertThat(Tx.commit(dataSource(), c -> small.execute(unencodable, c, () -> "ok")).isExecuted()).isTrue();
+    }
+
+    @Test
+    void aWorkThatCommitsTheCallersTransactionStrandsTheKeyAndEveryRetryIsRefusedByName() throws Exception {
+        IdempotencyKey key = key("commits-itself");
+        Tx.rollback(dataSource(), c -> idem.execute(key, c, () -> {
+            String receipt = work(c, key);
+            c.commit(); // against the rule: the claim and the write are committed, the result is not
+            return receipt;
+        }));
+        assertThatThrownBy(() -> Tx.commit(dataSource(), c -> idem.execute(key, c, () -> work(c, key))))
+                .isInstanceOf(AbandonedClaimException.class)
+                .hasMessageContaining("committed or rolled back the caller's transaction")
+                .hasMessageContaining("delete the key's record")
+                .satisfies(e -> assertThat(((AbandonedClaimException) e).keyId()).isEqualTo("commits-itself"));
+        assertThat(executions).hasValue(1);
+        assertThat(effects()).isEqualTo(1);
+
+        clock.advance(KeyPolicy.DEFAULT_RETENTION); // the stranded claim expires: the key counts as new, as the message says
+        assertThat(Tx.commit(dataSource(), c -> idem.execute(key, c, () -> work(c, key))).isExecuted()).isTrue();
+    }
+
+    @Test
+    void aWorkThatSwitchesAutoCommitOnIsRefusedWhenItReturnsAndTheKeyStaysRefused() throws Exception {
+        IdempotencyKey key = key("auto-commits-itself");
+        try (Connection c = dataSource().getConnection()) {
+            c.setAutoCommit(false);
+            assertThatThrownBy(() -> idem.execute(key, c, () -> {
+                String receipt = work(c, key);
+                c.setAutoCommit(true); // against the rule: commits the claim and the write
+                return receipt;
+            })).isInstanceOf(AbandonedClaimException.class).hasMessageContaining("auto-commit");
+        }
+        assertThatThrownBy(() -> Tx.commit(dataSource(), c -> idem.execute(key, c, () -> work(c, key))))
+                .isInstanceOf(AbandonedClaimException.class);
+        assertThat(executions).as("the work never runs a second time").hasValue(1);
+        assertThat(effects()).isEqualTo(1);
     }
 
     @Test
