@@ -103,6 +103,17 @@ public class SqliteDialect extends SqlDialect {
         }
     }
 
+    /**
+     * A chunk is claimed key by key, each with the upsert above: a {@code SELECT} of the whole chunk
+     * first would read before writing, and a transaction that has read cannot wait for the write
+     * lock. A first chunk of n keys costs n upserts and one batch of completing updates; a replayed
+     * one n upserts and n {@code SELECT}s.
+     */
+    @Override
+    protected boolean multiRowClaims() {
+        return false;
+    }
+
     @Override
     public boolean isDuplicateKey(SQLException e) {
         String code = resultCode(e);

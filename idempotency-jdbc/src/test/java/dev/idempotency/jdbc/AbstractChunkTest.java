@@ -1,0 +1,292 @@
+package dev.idempotency.jdbc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.idempotency.BatchJob;
+import dev.idempotency.DuplicateKeyInChunkException;
+import dev.idempotency.Idempotency;
+import dev.idempotency.IdempotencyKey;
+import dev.idempotency.JobProgress;
+import dev.idempotency.KeyPolicy;
+import dev.idempotency.ManagedIdempotency;
+import dev.idempotency.Outcome;
+import dev.idempotency.ResultCodec;
+import dev.idempotency.RetryPolicy;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * Chunks of a batch job (CONTRACT section 9) on a real database: {@code executeChunk} in the
+ * caller's transaction, in the library's, and {@link BatchJob}; written once, run on every database.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+public abstract class AbstractChunkTest {
+
+    static final String TABLE = "idempotency_chunk";
+
+    /** @return a pooled data source on the database under test */
+    protected abstract DataSource dataSource();
+
+    /** Closes what {@link #dataSource()} opened. */
+    protected abstract void closeDataSource();
+
+    /** @return statements of a first chunk of 20 new items: as the dialect's claimAll Javadoc states */
+    protected int statementsPerFirstChunkOf20() {
+        return 3; // one SELECT, one multi-row INSERT, one batch of completing UPDATEs
+    }
+
+    /** Thrown for an invalid instruction: declared final. */
+    static final class Rejected extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        Rejected(String message) {
+            super(message);
+        }
+    }
+
+    protected final MutableClock clock = new MutableClock(Instant.parse("2026-03-29T01:30:00Z"));
+    protected final JdbcIdempotencyStore store = JdbcIdempotencyStore.builder().table(TABLE).build();
+    protected final Map<String, AtomicInteger> runs = new ConcurrentHashMap<>();
+    protected Idempotency<Connection> idem;
+
+    @BeforeEach
+    void fresh() throws SQLException {
+        store.createTableIfMissing(dataSource());
+        try (Connection c = dataSource().getConnection(); Statement s = c.createStatement()) {
+            c.setAutoCommit(true);
+            s.executeUpdate("DELETE FROM " + TABLE);
+            try {
+                s.executeUpdate("DELETE FROM chunk_ledger");
+            } catch (SQLException missing) {
+                s.executeUpdate("CREATE TABLE chunk_ledger (item VARCHAR(64) NOT NULL, amount INTEGER NOT NULL)");
+            }
+        }
+        runs.clear();
+        idem = Idempotency.builder(store).clock(clock)
+                .keyPolicy(KeyPolicy.builder().retention(Duration.ofDays(7)).finalFailures(Rejected.class).build()).build();
+    }
+
+    @AfterAll
+    void close() {
+        closeDataSource();
+    }
+
+    static List<String> items(int from, int to) {
+        return IntStream.range(from, to).mapToObj(i -> String.format("item-%05d", i)).collect(Collectors.toList());
+    }
+
+    static IdempotencyKey key(String item) {
+        return IdempotencyKey.of("ledger", item);
+    }
+
+    /** The work for one item: a ledger row, and its amount as the result. */
+    int book(Connection c, String item) throws SQLException {
+        runs.computeIfAbsent(item, i -> new AtomicInteger()).incrementAndGet();
+        if (item.endsWith("-rejected")) {
+            throw new Rejected("instruction " + item + " is invalid");
+        }
+        int amount = Integer.parseInt(item.replaceAll("\\D", "").isEmpty() ? "0" : item.replaceAll("\\D", ""));
+        try (PreparedStatement s = c.prepareStatement("INSERT INTO chunk_ledger (item, amount) VALUES (?, ?)")) {
+            s.setString(1, item);
+            s.setInt(2, amount);
+            s.executeUpdate();
+        }
+        return amount;
+    }
+
+    List<Outcome<Integer>> chunk(List<String> items, boolean commit) throws SQLException {
+        try (Connection c = dataSource().getConnection()) {
+            c.setAutoCommit(false);
+            try {
+                List<Outcome<Integer>> outcomes = idem.executeChunk(c, items, AbstractChunkTest::key, ResultCodec.integer(),
+                        item -> book(c, item));
+                if (commit) {
+                    c.commit();
+                } else {
+                    c.rollback();
+                }
+                return outcomes;
+            } catch (SQLException | RuntimeException e) {
+                c.rollback();
+                throw e;
+            }
+        }
+    }
+
+    @Test
+    void aChunkRunsEachNewItemOnceInInputOrderAndARerunReplaysItWithoutRunning() throws Exception {
+        List<String> items = items(0, 20);
+        Collections.reverse(items);
+        List<Outcome<Integer>> first = chunk(items, true);
+        List<Outcome<Integer>> again = chunk(items, true);
+        assertThat(first).allMatch(o -> o instanceof Outcome.Executed);
+        assertThat(first).extracting(o -> o.key().id()).containsExactlyElementsOf(items);
+        assertThat(again).allMatch(o -> o instanceof Outcome.Replayed);
+        assertThat(again).extracting(Outcome::value).containsExactlyElementsOf(first.stream().map(Outcome::value).toList());
+        assertThat(runs.values()).allMatch(n -> n.get() == 1).hasSize(20);
+        assertThat(ledgerRows()).isEqualTo(20);
+    }
+
+    @Test
+    void itemsRecordedInAnEarlierChunkAreReplayedAndAnExpiredOneRunsAgain() throws Exception {
+        chunk(items(0, 5), true);
+        clock.advance(Duration.ofDays(7).minusMillis(1));
+        chunk(List.of("item-00000"), true); // not yet expired: replayed, keeps its expiry
+        chunk(items(3, 4), true);
+        clock.advance(Duration.ofMillis(1)); // items 0..4 expire now, exactly
+        List<String> mixed = new ArrayList<>(items(4, 8));
+        mixed.add(0, "item-00002");
+        List<Outcome<Integer>> outcomes = chunk(mixed, true);
+        assertThat(outcomes).extracting(Outcome::status).containsExactly(Outcome.Status.EXECUTED, Outcome.Status.EXECUTED,
+                Outcome.Status.EXECUTED, Outcome.Status.EXECUTED, Outcome.Status.EXECUTED);
+        assertThat(runs.get("item-00002")).hasValue(2);
+        clock.advance(Duration.ofMillis(1));
+        assertThat(chunk(List.of("item-00005", "item-00009"), true)).extracting(Outcome::status)
+                .containsExactly(Outcome.Status.REPLAYED, Outcome.Status.EXECUTED);
+    }
+
+    @Test
+    void aDuplicateKeyInsideOneChunkIsRefusedBeforeAnythingIsWritten() throws Exception {
+        List<String> items = new ArrayList<>(items(0, 4));
+        items.add("item-00002");
+        assertThatThrownBy(() -> chunk(items, true)).isInstanceOf(DuplicateKeyInChunkException.class)
+                .hasMessageContaining("items 2 and 4");
+        assertThat(runs).isEmpty();
+        assertThat(recordCount()).isZero();
+    }
+
+    @Test
+    void aFinalFailureIsRecordedForItsItemAloneAndAnyOtherFailureLeavesTheChunkToRollBack() throws Exception {
+        List<String> items = List.of("item-00001", "item-00002-rejected", "item-00003");
+        List<Outcome<Integer>> outcomes = chunk(items, true);
+        assertThat(outcomes).extracting(Outcome::status).containsExactly(Outcome.Status.EXECUTED, Outcome.Status.FAILED,
+                Outcome.Status.EXECUTED);
+        assertThat(chunk(items, true)).extracting(Outcome::status).containsExactly(Outcome.Status.REPLAYED, Outcome.Status.FAILED,
+                Outcome.Status.REPLAYED);
+        assertThat(ledgerRows()).isEqualTo(2);
+
+        List<String> failing = List.of("item-00010", "item-0001x", "item-00012");
+        IllegalStateException bug = new IllegalStateException("bug in item 11");
+        assertThatThrownBy(() -> {
+            try (Connection c = dataSource().getConnection()) {
+                c.setAutoCommit(false);
+                try {
+                    idem.executeChunk(c, failing, AbstractChunkTest::key, ResultCodec.integer(), item -> {
+                        if (item.equals("item-0001x")) {
+                            throw bug;
+                        }
+                        return book(c, item);
+                    });
+                } finally {
+                    c.commit(); // even a caller who commits leaves no key stuck in progress
+                }
+            }
+        }).isSameAs(bug);
+        assertThat(chunk(failing.stream().filter(i -> !i.equals("item-0001x")).toList(), true))
+                .allMatch(o -> o instanceof Outcome.Executed);
+    }
+
+    @Test
+    void aFirstChunkCostsTheStatementsTheDialectStatesAndAReplayOne() throws Exception {
+        AtomicInteger statements = new AtomicInteger();
+        try (Connection raw = dataSource().getConnection()) {
+            raw.setAutoCommit(false);
+            Connection c = CountingConnection.wrap(raw, statements);
+            idem.executeChunk(c, items(0, 20), AbstractChunkTest::key, ResultCodec.integer(), item -> 1);
+            raw.commit();
+            assertThat(statements).as("statements of a first chunk of 20").hasValue(statementsPerFirstChunkOf20());
+            statements.set(0);
+            idem.executeChunk(c, items(0, 20), AbstractChunkTest::key, ResultCodec.integer(), item -> 1);
+            raw.commit();
+            assertThat(statements).as("statements of a replayed chunk of 20").hasValue(statementsPerReplayedChunkOf20());
+        }
+    }
+
+    /** @return statements of a replayed chunk of 20 */
+    protected int statementsPerReplayedChunkOf20() {
+        return 1;
+    }
+
+    @Test
+    void workersWithOverlappingChunksRunEachItemOnceAndNoConflictReachesThem() throws Exception {
+        ManagedIdempotency<Connection> managed = ManagedIdempotency.builder(idem, JdbcTransactions.of(dataSource()))
+                .retry(RetryPolicy.builder().maxAttempts(20).backoff(Duration.ofMillis(1), Duration.ofMillis(50)).build()).build();
+        List<String> all = items(0, 200);
+        ExecutorService pool = Executors.newFixedThreadPool(4);
+        try {
+            List<Future<JobProgress>> workers = new ArrayList<>();
+            for (int w = 0; w < 4; w++) {
+                List<String> mine = new ArrayList<>(all.subList(w * 25, Math.min(all.size(), w * 25 + 125)));
+                if (w % 2 == 1) {
+                    Collections.reverse(mine);
+                }
+                BatchJob<Connection, String, Integer, SQLException> job = BatchJob.builder(managed, AbstractChunkTest::key,
+                        ResultCodec.integer(), this::book).chunkSize(20).build();
+                workers.add(pool.submit(() -> job.run(mine.iterator(), mine.size())));
+            }
+            for (Future<JobProgress> worker : workers) {
+                JobProgress p = worker.get();
+                assertThat(p.skipped()).isZero();
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        assertThat(ledgerRows()).as("one ledger row per item").isEqualTo(200);
+        assertThat(recordCount()).isEqualTo(200);
+    }
+
+    @Test
+    void aJobReportsProgressAndARerunOfAFinishedJobExecutesNothing() throws Exception {
+        ManagedIdempotency<Connection> managed = ManagedIdempotency.of(idem, JdbcTransactions.of(dataSource()));
+        List<JobProgress> seen = new ArrayList<>();
+        BatchJob<Connection, String, Integer, SQLException> job = BatchJob.builder(managed, AbstractChunkTest::key,
+                ResultCodec.integer(), this::book).chunkSize(100).listener(seen::add).build();
+        JobProgress first = job.run(items(0, 1000).stream(), 1000);
+        assertThat(seen).hasSize(10);
+        assertThat(seen.get(4).done()).isEqualTo(500);
+        assertThat(first.executed()).isEqualTo(1000);
+        assertThat(first.nothingExecuted()).isFalse();
+        JobProgress rerun = job.run(items(0, 1000).iterator(), 1000);
+        assertThat(rerun.executed()).isZero();
+        assertThat(rerun.replayed()).isEqualTo(1000);
+        assertThat(rerun.nothingExecuted()).isTrue();
+        assertThat(ledgerRows()).isEqualTo(1000);
+    }
+
+    int ledgerRows() throws SQLException {
+        return count("SELECT COUNT(*) FROM chunk_ledger");
+    }
+
+    int recordCount() throws SQLException {
+        return count("SELECT COUNT(*) FROM " + TABLE);
+    }
+
+    private int count(String sql) throws SQLException {
+        try (Connection c = dataSource().getConnection(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+            rs.next();
+            return rs.getInt(1);
+        }
+    }
+}
