@@ -194,8 +194,8 @@ class ChargeCrashTest {
             }
             reader.join();
             if (!exited || child.exitValue() != 0) {
-                fail("the child " + (exited ? "exited with " + child.exitValue() : "did not finish") + "; its last lines:\n"
-                        + String.join("\n", lastLines));
+                fail("the child " + (exited ? "exited with " + child.exitValue() : "did not finish") + " after " + kills + " kills in "
+                        + runs + " runs (errors seen: " + errors.keySet() + "); its last lines:\n" + String.join("\n", lastLines));
             }
             assertThat(kills).as("kills made before the operations ran out (more operations are needed)").isGreaterThanOrEqualTo(KILLS);
             return true;
