@@ -70,7 +70,9 @@ class ChargeCrashTest {
      * {@code WRITE_DELAY} (500 ms by default) after the commit, so a killed process loses the commits
      * of its last moments, after it has acted on them (with the default, this test finds records of
      * answered operations missing or back in progress). The URL sets {@code WRITE_DELAY=0}, which
-     * writes at each commit; the file itself survives every kill.
+     * writes at each commit. Only the service's process opens the file until the last run, as in a
+     * deployment: with this test opening and closing it cleanly between kills as well, H2 2.3.232
+     * reported the file corrupted ("Double mark") within a few hundred kills.
      */
     @Test
     void h2File(@TempDir Path dir) throws Exception {
@@ -95,6 +97,11 @@ class ChargeCrashTest {
 
     /** Where the child and the checks connect. */
     record Database(String name, String url, String user, String password) {
+        /** @return whether the database lives in the child's process, so the test opens it only after the last run */
+        boolean singleProcess() {
+            return url.startsWith("jdbc:h2:file:");
+        }
+
         Connection connect() throws SQLException {
             return user == null ? DriverManager.getConnection(url) : DriverManager.getConnection(url, user, password);
         }
@@ -243,6 +250,10 @@ class ChargeCrashTest {
         private void classifyKill(FakePaymentProvider provider) throws SQLException {
             if (inFlight.isEmpty()) {
                 atKill.merge("no operation under way (starting, or between operations)", 1, Integer::sum);
+                return;
+            }
+            if (db.singleProcess()) {
+                atKill.merge("an operation under way (the file is not opened between kills)", 1, Integer::sum);
                 return;
             }
             Set<String> charged = provider.charges().stream().map(FakePaymentProvider.Charge::idempotencyKey).collect(Collectors.toSet());
