@@ -634,26 +634,21 @@ public abstract class AbstractJdbcStoreTest {
         assertThat(records()).isEqualTo(keys);
     }
 
-    /** A client that retries after InProgress or a retryable conflict, as it would after a timeout. */
+    /**
+     * A client that retries after InProgress, as it would after a timeout; the managed runner retries
+     * the whole transaction on a conflict. {@code Executed} comes only from a committed transaction.
+     */
     private Outcome<String> retryingAttempt(Idempotency<Connection> engine, IdempotencyKey key,
                                             Map<IdempotencyKey, AtomicInteger> committedRuns) throws Exception {
+        dev.idempotency.ManagedIdempotency<Connection> managed = dev.idempotency.ManagedIdempotency.builder(engine,
+                JdbcTransactions.of(dataSource())).retry(dev.idempotency.RetryPolicy.builder().maxAttempts(50).build()).build();
         for (int round = 0; ; round++) {
-            boolean[] ran = {false};
-            try {
-                Outcome<String> o = Tx.commit(dataSource(), c -> engine.execute(key, c, () -> {
-                    ran[0] = true;
-                    return work(c, key);
-                }));
-                if (ran[0]) {
-                    committedRuns.computeIfAbsent(key, x -> new AtomicInteger()).incrementAndGet();
-                }
-                if (o.hasValue()) {
-                    return o;
-                }
-            } catch (Exception e) {
-                if (!RetryableFailures.isRetryable(e) || round > 50) {
-                    throw e;
-                }
+            Outcome<String> o = managed.execute(key, c -> work(c, key));
+            if (o.isExecuted()) {
+                committedRuns.computeIfAbsent(key, x -> new AtomicInteger()).incrementAndGet();
+            }
+            if (o.hasValue() || round > 50) {
+                return o;
             }
             Thread.sleep(java.util.concurrent.ThreadLocalRandom.current().nextInt(1, 10 + 5 * Math.min(round, 20))); // jittered back-off
         }
