@@ -1864,20 +1864,7 @@ public abstract class IdempotencyStoreContract<C> {
     /** As {@link #inTx}, for results of any type. */
     private Outcome<Object> inTxAny(IdempotencyKey key, Fingerprint fp, ResultCodec<Object> codec, Work<Object, ? extends Exception> work,
                                     boolean commit) throws Exception {
-        C tx = open();
-        Outcome<Object> outcome;
-        try {
-            outcome = execute(idem, key, fp, tx, codec, work);
-        } catch (Throwable t) {
-            rollbackQuietly(tx, t);
-            throw t;
-        }
-        if (commit && outcome.status() != Outcome.Status.IN_PROGRESS) {
-            commit(tx);
-        } else {
-            rollback(tx);
-        }
-        return outcome;
+        return inOwnTx(tx -> execute(idem, key, fp, tx, codec, work), commit);
     }
 
     /**
@@ -1907,10 +1894,15 @@ public abstract class IdempotencyStoreContract<C> {
     /** Runs the work in a transaction of its own; commits unless told not to or the outcome is InProgress. */
     private Outcome<String> inTx(Idempotency<C> engine, IdempotencyKey key, Fingerprint fp, Work<String, ?> work, boolean commit)
             throws Exception {
+        return inOwnTx(tx -> engine.execute(key, fp, tx, work), commit);
+    }
+
+    /** Runs one execute in a transaction of its own; commits unless told not to or the outcome is InProgress. */
+    private <T> Outcome<T> inOwnTx(TxWork<C, Outcome<T>, Exception> call, boolean commit) throws Exception {
         C tx = open();
-        Outcome<String> outcome;
+        Outcome<T> outcome;
         try {
-            outcome = engine.execute(key, fp, tx, work);
+            outcome = call.apply(tx);
         } catch (Throwable t) {
             rollbackQuietly(tx, t);
             throw t;

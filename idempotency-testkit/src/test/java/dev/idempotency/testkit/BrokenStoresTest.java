@@ -347,13 +347,7 @@ class BrokenStoresTest {
             return new ForwardingStore(inner) {
                 @Override
                 public Claim claim(InMemoryIdempotencyStore.Transaction tx, ClaimRequest r) {
-                    Claim c = inner.claim(tx, r);
-                    if (c instanceof Claim.Existing e) {
-                        StoredRecord s = e.record();
-                        return Claim.existing(new StoredRecord(s.key(), r.fingerprint(), s.status(), s.codec(), s.result(), s.createdAt(),
-                                s.completedAt(), s.expiresAt()));
-                    }
-                    return c;
+                    return withAskersFingerprint(inner.claim(tx, r), r, record -> true);
                 }
             };
         }
@@ -524,13 +518,7 @@ class BrokenStoresTest {
             return new ForwardingStore(inner) {
                 @Override
                 public Claim claim(InMemoryIdempotencyStore.Transaction tx, ClaimRequest r) {
-                    Claim c = inner.claim(tx, r);
-                    if (c instanceof Claim.Existing e && e.record().status() == RecordStatus.IN_PROGRESS) {
-                        StoredRecord s = e.record();
-                        return Claim.existing(new StoredRecord(s.key(), r.fingerprint(), s.status(), s.codec(), s.result(), s.createdAt(),
-                                s.completedAt(), s.expiresAt()));
-                    }
-                    return c;
+                    return withAskersFingerprint(inner.claim(tx, r), r, record -> record.status() == RecordStatus.IN_PROGRESS);
                 }
             };
         }
@@ -642,6 +630,16 @@ class BrokenStoresTest {
                     ? new LeaseClaim.Acquired(1, a.now(), a.leaseUntil(), a.resumeFrom())
                     : claim instanceof LeaseClaim.Held h ? new LeaseClaim.Held(h.fingerprint(), h.leaseUntil(), 1) : claim);
         }
+    }
+
+    /** The claim, with the record's fingerprint replaced by the asker's where {@code which} holds. */
+    static Claim withAskersFingerprint(Claim c, ClaimRequest r, java.util.function.Predicate<StoredRecord> which) {
+        if (c instanceof Claim.Existing e && which.test(e.record())) {
+            StoredRecord s = e.record();
+            return Claim.existing(new StoredRecord(s.key(), r.fingerprint(), s.status(), s.codec(), s.result(), s.createdAt(),
+                    s.completedAt(), s.expiresAt()));
+        }
+        return c;
     }
 
     /** Changes what the reference store's claimLease answered; a rewrite that claims again goes through it once more. */
