@@ -20,6 +20,7 @@ import dev.idempotency.ManagedIdempotency;
 import dev.idempotency.Outcome;
 import dev.idempotency.Phases;
 import dev.idempotency.ResultCodec;
+import dev.idempotency.ResultCodecException;
 import dev.idempotency.TransactionConflictException;
 import dev.idempotency.TransactionRequiredException;
 import dev.idempotency.TxWork;
@@ -34,11 +35,13 @@ import dev.idempotency.spi.RecoveryPoint;
 import dev.idempotency.spi.StoredRecord;
 import dev.idempotency.spi.TransactionRunner;
 import dev.idempotency.testkit.Operations.Advance;
+import dev.idempotency.testkit.Operations.AdvanceToExpiry;
 import dev.idempotency.testkit.Operations.Attempt;
 import dev.idempotency.testkit.Operations.Execute;
 import dev.idempotency.testkit.Operations.Purge;
 import dev.idempotency.testkit.Operations.Round;
 import dev.idempotency.testkit.Operations.Sequence;
+import dev.idempotency.testkit.Operations.Start;
 import dev.idempotency.testkit.Operations.Step;
 import dev.idempotency.testkit.Operations.WorkKind;
 import java.nio.charset.StandardCharsets;
@@ -130,6 +133,13 @@ public abstract class IdempotencyStoreContract<C> {
     public static final Duration LOCK_TIMEOUT = Duration.ofSeconds(10);
     /** The lock timeout of the lock-timeout test; stores may round it up (JDBC stores: to 1 second). */
     public static final Duration SHORT_LOCK_TIMEOUT = Duration.ofMillis(200);
+    /**
+     * How much longer than its lock timeout, rounded up to whole seconds, an attempt may wait for an
+     * open holder before it must have answered {@code InProgress}: 2 seconds. Generous on purpose: it
+     * absorbs the rounding of JDBC query timeouts and a loaded machine, yet catches a store that
+     * ignores the timeout and waits for its database's own lock timeout instead.
+     */
+    public static final Duration LOCK_WAIT_TOLERANCE = Duration.ofSeconds(2);
     /** Where the clock starts. */
     public static final Instant START = Instant.parse("2026-03-29T01:30:00Z");
     /** A lease that does not end during a test. */
@@ -217,6 +227,41 @@ public abstract class IdempotencyStoreContract<C> {
         };
     }
 
+    /**
+     * Transactions that the store must refuse, of every kind it can tell apart from a usable one,
+     * other than one that has ended (the kit tries that itself): for JDBC a connection in auto-commit
+     * mode, a closed one, a read-only one. Optional: by default none, and
+     * {@code unusableTransactionsAreRefusedBeforeAnythingIsWritten} is skipped. The kit calls it
+     * once per test that uses it, and closes each {@link UnusableTransaction#discard()} afterwards.
+     *
+     * @return the unusable transactions, each with what makes it unusable
+     * @throws Exception if one cannot be made
+     */
+    protected List<UnusableTransaction<C>> unusableTransactions() throws Exception {
+        return List.of();
+    }
+
+    /**
+     * A transaction that the store must refuse, from {@link #unusableTransactions()}.
+     *
+     * @param kind what makes it unusable, for the report, such as {@code "a connection in auto-commit mode"}
+     * @param transaction the transaction
+     * @param discard what ends it after the test (for JDBC the connection itself, which closing gives
+     *     back to the pool), or {@code null} if nothing must be done
+     * @param <T> the store's transaction type
+     */
+    public record UnusableTransaction<T>(String kind, T transaction, AutoCloseable discard) {
+        /**
+         * @param kind what makes it unusable
+         * @param transaction the transaction
+         * @param discard what ends it after the test, or {@code null}
+         */
+        public UnusableTransaction {
+            Objects.requireNonNull(kind, "kind");
+            Objects.requireNonNull(transaction, "transaction");
+        }
+    }
+
     /** @return how many examples the properties run; by default from {@value Effort#PROPERTY} */
     protected Effort effort() {
         return Effort.fromSystemProperty();
@@ -256,10 +301,11 @@ public abstract class IdempotencyStoreContract<C> {
 
     void clean() throws Exception {
         reset();
-        clock.advance(RETENTION.plusMinutes(1));
+        // Past the longest retention the kit writes: twice the retention, for a lease held across a round.
+        clock.advance(RETENTION.multipliedBy(2).plusMinutes(1));
         int removed;
         do {
-            C tx = begin();
+            C tx = open();
             try {
                 removed = idem.purgeExpired(tx, PURGE_BATCH);
             } catch (RuntimeException e) {
@@ -268,6 +314,33 @@ public abstract class IdempotencyStoreContract<C> {
             }
             commit(tx);
         } while (removed >= PURGE_BATCH);
+    }
+
+    /**
+     * Calls {@link #begin()}; if it fails, says that the hooks may be at fault (a pool that ran dry
+     * because {@link #commit(Object)} or {@link #rollback(Object)} does not give connections back).
+     */
+    C open() throws Exception {
+        long started = System.nanoTime();
+        C tx;
+        try {
+            tx = begin();
+        } catch (Exception e) {
+            throw new HookFailure(Promise.HOOKS.broken("begin() failed after " + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started)
+                    + " ms with " + e + ". If it timed out waiting for a connection, the pool has run dry: do commit(tx) and rollback(tx)"
+                    + " close the connection?"), e);
+        }
+        if (tx == null) {
+            throw new HookFailure(Promise.HOOKS.broken("begin() returned null"), null);
+        }
+        return tx;
+    }
+
+    /** A hook of the subclass does not do its part; reported as such, never blamed on the store. */
+    static final class HookFailure extends AssertionError {
+        HookFailure(String message, Throwable cause) {
+            super(message, cause);
+        }
     }
 
     // ---- examples, one per promise ----------------------------------------------------------------
@@ -348,17 +421,37 @@ public abstract class IdempotencyStoreContract<C> {
         assertOutcome(Promise.HOLDER_ROLLS_BACK, inTx(idem, key, A, new Counting("retry"), true), Outcome.Status.REPLAYED, "waiter");
     }
 
-    /** CONTRACT 3.3: an attempt that waits longer than the lock timeout gets InProgress. */
+    /**
+     * CONTRACT 3.3: an attempt that waits longer than the lock timeout gets InProgress, within the
+     * timeout rounded up to whole seconds plus {@link #LOCK_WAIT_TOLERANCE}: with the 200 ms timeout
+     * of this test, within 3 seconds.
+     */
     @Test
     void concurrentHolderPastTheLockTimeoutGivesInProgress() throws Exception {
         IdempotencyKey key = IdempotencyKey.of("holder", "keeps-it");
         Counting waiterWork = new Counting("waiter");
-        C holder = begin();
+        Duration bound = lockWaitBound(SHORT_LOCK_TIMEOUT);
+        C holder = open();
         boolean open = true;
         try {
             assertOutcome(Promise.LOCK_TIMEOUT, idem.execute(key, A, holder, new Counting("holder")), Outcome.Status.EXECUTED, "holder");
+            long started = System.nanoTime();
             Future<Outcome<String>> waiter = threads.submit(() -> inTx(impatient, key, A, waiterWork, true));
-            Outcome<String> waited = await(Promise.LOCK_TIMEOUT, waiter);
+            Outcome<String> waited;
+            try {
+                waited = waiter.get(bound.toMillis(), TimeUnit.MILLISECONDS);
+            } catch (TimeoutException e) {
+                long after = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+                open = false;
+                rollback(holder);
+                Outcome<String> late = await(Promise.LOCK_TIMEOUT, waiter);
+                throw new AssertionError(Promise.LOCK_TIMEOUT.broken("With a lock timeout of " + SHORT_LOCK_TIMEOUT.toMillis() + " ms the"
+                        + " wait must end within " + bound.toMillis() + " ms; the attempt was still waiting after " + after + " ms, and got "
+                        + describe(late) + " once the holder rolled back. Does the store pass the request's lockTimeout() to its"
+                        + " database (for JDBC: Statement.setQueryTimeout, or a session lock timeout that it sets back)?"), e);
+            } catch (ExecutionException e) {
+                throw new AssertionError(Promise.LOCK_TIMEOUT.broken("The waiting attempt failed: " + e.getCause()), e.getCause());
+            }
             assertOutcome(Promise.LOCK_TIMEOUT, waited, Outcome.Status.IN_PROGRESS, null);
             assertThat(waiterWork.runs()).as(Promise.LOCK_TIMEOUT.broken("The waiter's work ran")).isZero();
             open = false;
@@ -376,7 +469,7 @@ public abstract class IdempotencyStoreContract<C> {
     void workExceptionPassesThroughUnchangedAndRecordsNothing() throws Exception {
         IdempotencyKey key = IdempotencyKey.of("work-exception", "k1");
         PlainFailure thrown = new PlainFailure("the work failed");
-        C tx = begin();
+        C tx = open();
         Throwable caught = null;
         try {
             idem.execute(key, A, tx, () -> {
@@ -388,6 +481,8 @@ public abstract class IdempotencyStoreContract<C> {
         // The caller should roll back; committing anyway must still record nothing.
         commit(tx);
         assertThat(caught).as(Promise.WORK_EXCEPTION.broken("The caller did not get the work's own exception")).isSameAs(thrown);
+        assertThat(thrown.getSuppressed()).as(Promise.WORK_EXCEPTION.broken("Releasing the claim after the work failed threw (the engine"
+                + " attaches that failure to the work's exception)")).isEmpty();
         Counting retry = new Counting("retry");
         assertOutcome(Promise.WORK_EXCEPTION, inTx(idem, key, A, retry, true), Outcome.Status.EXECUTED, "retry");
     }
@@ -401,7 +496,7 @@ public abstract class IdempotencyStoreContract<C> {
     void finalFailureIsRecordedAndReplayedWithoutPartialWrites() throws Exception {
         IdempotencyKey key = IdempotencyKey.of("final-failure", "k1");
         IdempotencyKey partial = IdempotencyKey.of("final-failure", "partial");
-        C tx = begin();
+        C tx = open();
         Outcome<String> first;
         try {
             first = idem.execute(key, A, tx, () -> {
@@ -451,15 +546,174 @@ public abstract class IdempotencyStoreContract<C> {
         }
     }
 
-    /** CONTRACT 3.2: a transaction that has ended cannot carry a record. */
+    /**
+     * CONTRACT 3.2: a transaction that has ended (committed, or rolled back) cannot carry a record.
+     * A failure here is also what a commit or rollback hook that does not end the transaction looks
+     * like (for JDBC: one that does not close the connection); the message says so.
+     */
     @Test
     void endedTransactionIsRefused() throws Exception {
-        C tx = begin();
+        for (boolean committed : List.of(true, false)) {
+            C tx = open();
+            if (committed) {
+                commit(tx);
+            } else {
+                rollback(tx);
+            }
+            IdempotencyKey key = IdempotencyKey.of("ended", committed ? "committed" : "rolled-back");
+            Counting work = new Counting("late");
+            Throwable thrown = catchThrowable(() -> idem.execute(key, A, tx, work));
+            String how = committed ? "commit(tx)" : "rollback(tx)";
+            assertThat(thrown).as(Promise.TRANSACTION_REQUIRED.broken("execute on a transaction that the " + how + " hook ended was not"
+                    + " refused (it " + (thrown == null ? "ran" : "threw " + thrown) + "). Either the store's checkTransaction does not"
+                    + " refuse an ended transaction, or the " + how + " hook does not end it: " + Promise.HOOKS.broken("")))
+                    .isInstanceOf(TransactionRequiredException.class);
+            assertThat(work.runs()).as(Promise.TRANSACTION_REQUIRED.broken("The work ran")).isZero();
+        }
+    }
+
+    /**
+     * The hooks: begin() gives a new open transaction on each call, usable at once, and commit(tx)
+     * and rollback(tx) end it, so that the store refuses it afterwards.
+     */
+    @Test
+    void hooksBeginDistinctTransactionsAndEndThem() throws Exception {
+        IdempotencyKey key = IdempotencyKey.of("hooks", "k1");
+        C first = open();
+        C second;
+        try {
+            second = open();
+        } catch (Throwable t) {
+            rollbackQuietly(first, t);
+            throw t;
+        }
+        try {
+            assertThat(first != second && !first.equals(second)).as(Promise.HOOKS.broken("begin() returned the same transaction twice,"
+                    + " while the first was still open: " + first)).isTrue();
+            for (C tx : List.of(first, second)) {
+                Throwable refused = catchThrowable(() -> store.checkTransaction(tx, key));
+                assertThat(refused).as(Promise.HOOKS.broken("The store refused a transaction just returned by begin(): " + refused
+                        + ". For JDBC, begin() must turn auto-commit off")).isNull();
+            }
+        } finally {
+            commit(first);
+            rollback(second);
+        }
+        for (C tx : List.of(first, second)) {
+            String how = tx == first ? "commit(tx)" : "rollback(tx)";
+            Throwable refused = catchThrowable(() -> store.checkTransaction(tx, key));
+            assertThat(refused).as(Promise.HOOKS.broken("After the " + how + " hook, the store still accepts the transaction: the hook"
+                    + " does not end it (or the store does not refuse an ended transaction: see endedTransactionIsRefused)"))
+                    .isInstanceOf(TransactionRequiredException.class);
+        }
+    }
+
+    /**
+     * CONTRACT 3.2: every unusable transaction that {@link #unusableTransactions()} makes (auto-commit,
+     * closed, read-only, another store's, ...) is refused with TransactionRequiredException before
+     * anything is written: the work does not run, and a retry in a good transaction runs it.
+     */
+    @Test
+    void unusableTransactionsAreRefusedBeforeAnythingIsWritten() throws Exception {
+        List<UnusableTransaction<C>> unusable = unusableTransactions();
+        assumeTrue(!unusable.isEmpty(), "unusableTransactions() names none: only ended transactions are tried (endedTransactionIsRefused)");
+        int n = 0;
+        for (UnusableTransaction<C> u : unusable) {
+            IdempotencyKey key = IdempotencyKey.of("unusable", "k" + ++n);
+            Counting work = new Counting("written through " + u.kind());
+            Throwable thrown;
+            try (AutoCloseable discard = u.discard()) {
+                thrown = catchThrowable(() -> idem.execute(key, A, u.transaction(), work));
+            }
+            assertThat(thrown).as(Promise.TRANSACTION_REQUIRED.broken("execute on " + u.kind() + " " + (thrown == null ? "ran"
+                    : "threw " + thrown))).isInstanceOf(TransactionRequiredException.class);
+            assertThat(work.runs()).as(Promise.TRANSACTION_REQUIRED.broken("The work ran on " + u.kind())).isZero();
+            assertOutcome(Promise.TRANSACTION_REQUIRED, inTx(idem, key, A, new Counting("retry"), false), Outcome.Status.EXECUTED, "retry");
+        }
+    }
+
+    /**
+     * CONTRACT 3.5: the result of every built-in codec's type, {@code null}, empty and large byte
+     * arrays, and a custom codec's, is recorded and replayed exactly.
+     */
+    @Test
+    void everyResultTypeIsRecordedAndReplayedExactly() throws Exception {
+        List<Object> samples = Results.samples();
+        for (int i = 0; i < samples.size(); i++) {
+            Object value = samples.get(i);
+            IdempotencyKey key = IdempotencyKey.of("results", "k" + i);
+            ResultCodec<Object> codec = value instanceof Results.Receipt ? receipts() : null;
+            String label = Results.label(value);
+            Outcome<Object> first = inTxAny(key, A, codec, () -> value, true);
+            assertThat(describe(first)).as(Promise.RESULT.broken("The first execution of work returning " + label)).isEqualTo("EXECUTED(" + label + ")");
+            Outcome<Object> again = inTxAny(key, A, codec, () -> value, false);
+            assertThat(describe(again)).as(Promise.RESULT.broken("The retry of work that returned " + label + " and committed"))
+                    .isEqualTo("REPLAYED(" + label + ")");
+        }
+        IdempotencyKey none = IdempotencyKey.of("results", "none-codec");
+        @SuppressWarnings("unchecked")
+        ResultCodec<Object> noneCodec = (ResultCodec<Object>) (ResultCodec<?>) ResultCodec.none();
+        inTxAny(none, A, noneCodec, () -> null, true);
+        assertThat(describe(inTxAny(none, A, noneCodec, () -> null, false))).as(Promise.RESULT.broken("The retry of work run with the"
+                + " codec none")).isEqualTo("REPLAYED(null)");
+    }
+
+    /**
+     * CONTRACT 3.3: a record in progress that an attempt can see is answered with its own
+     * fingerprint: in the transaction that claimed it, a nested call of the same key with another
+     * fingerprint gets Mismatch and one with the same fingerprint InProgress; for a LeasingStore, a
+     * committed lease claim (in progress, lease live) answers a transactional attempt the same way.
+     * The engine compares the fingerprints: the store must hand back the record as it is, with its
+     * own fingerprint.
+     */
+    @Test
+    void inProgressRecordAnswersMismatchToAnotherFingerprint() throws Exception {
+        Promise p = Promise.MISMATCH_IN_PROGRESS;
+        IdempotencyKey key = IdempotencyKey.of("in-progress", "nested");
+        Counting nested = new Counting("nested");
+        AtomicReference<Outcome<String>> other = new AtomicReference<>();
+        AtomicReference<Outcome<String>> same = new AtomicReference<>();
+        C tx = open();
+        Outcome<String> outer;
+        try {
+            outer = idem.execute(key, A, tx, () -> {
+                other.set(idem.execute(key, B, tx, nested));
+                same.set(idem.execute(key, A, tx, nested));
+                return "outer";
+            });
+        } catch (Throwable t) {
+            rollbackQuietly(tx, t);
+            throw new AssertionError(p.broken("A nested execute of the key, in the transaction that claimed it, threw " + t), t);
+        }
         commit(tx);
-        Counting work = new Counting("late");
-        Throwable thrown = catchThrowable(() -> idem.execute(IdempotencyKey.of("ended", "k1"), A, tx, work));
-        assertThat(thrown).as(Promise.TRANSACTION_REQUIRED.broken("execute on a committed transaction")).isInstanceOf(TransactionRequiredException.class);
-        assertThat(work.runs()).as(Promise.TRANSACTION_REQUIRED.broken("The work ran")).isZero();
+        assertOutcome(p, other.get(), Outcome.Status.MISMATCH, null);
+        assertOutcome(p, same.get(), Outcome.Status.IN_PROGRESS, null);
+        assertThat(nested.runs()).as(p.broken("The nested call's work ran")).isZero();
+        assertOutcome(p, outer, Outcome.Status.EXECUTED, "outer");
+        assertOutcome(p, inTx(idem, key, A, new Counting("retry"), false), Outcome.Status.REPLAYED, "outer");
+        if (store instanceof LeasingStore) {
+            IdempotencyKey leased = IdempotencyKey.of("in-progress", "leased");
+            leaseHeldFor(leased);
+            assertOutcome(p, inTx(idem, leased, B, nested, false), Outcome.Status.MISMATCH, null);
+            assertOutcome(p, inTx(idem, leased, A, nested, false), Outcome.Status.IN_PROGRESS, null);
+            assertThat(nested.runs()).as(p.broken("The work ran on a key whose lease is live")).isZero();
+        }
+    }
+
+    /**
+     * CONTRACT 8 and 2: purge judges expiry to the millisecond, as claims do: a record is kept 1 ms
+     * before its expiry, and removed at it.
+     */
+    @Test
+    void purgeIsExactToTheMillisecond() throws Exception {
+        IdempotencyKey key = IdempotencyKey.of("purge-edge", "k1");
+        inTx(idem, key, A, new Counting("first"), true);
+        clock.advance(RETENTION.minusMillis(1));
+        assertThat(purge(10)).as(Promise.PURGE.broken("1 ms before the record's expiry, purge removed it")).isZero();
+        assertOutcome(Promise.PURGE, inTx(idem, key, A, new Counting("x"), false), Outcome.Status.REPLAYED, "first");
+        clock.advance(Duration.ofMillis(1));
+        assertThat(purge(10)).as(Promise.PURGE.broken("At the record's exact expiry, purge must remove it")).isEqualTo(1);
+        assertOutcome(Promise.PURGE, inTx(idem, key, A, new Counting("again"), false), Outcome.Status.EXECUTED, "again");
     }
 
     /** CONTRACT 8: purging removes expired records only, in batches of at most the limit, and counts them. */
@@ -505,7 +759,7 @@ public abstract class IdempotencyStoreContract<C> {
         Promise p = Promise.LEASE_ATOMIC;
         for (boolean holderCommits : List.of(true, false)) {
             IdempotencyKey key = IdempotencyKey.of("lease-atomic", holderCommits ? "commits" : "rolls-back");
-            C holder = begin();
+            C holder = open();
             LeaseClaim.Acquired held;
             Future<LeaseClaim> waiter;
             try {
@@ -625,7 +879,7 @@ public abstract class IdempotencyStoreContract<C> {
         acquired(p, claimLease(key, A, "owner-2", SHORT_LEASE, true), 2, two);
         letLeaseRunOut(SHORT_LEASE);
         acquired(p, claimLease(key, A, "owner-3", LIVE_LEASE, true), 3, two);
-        C tx = begin();
+        C tx = open();
         try {
             assertThat(leasing().checkpoint(tx, key, "owner-3", point("rolled back"))).as(p.broken("The holder's checkpoint was refused")).isTrue();
         } finally {
@@ -830,7 +1084,7 @@ public abstract class IdempotencyStoreContract<C> {
     private LeaseClaim claimLease(IdempotencyKey key, Fingerprint fp, String token, Duration lease, boolean commit, RecoveryPoint point)
             throws Exception {
         LeasingStore<C> s = leasing();
-        C tx = begin();
+        C tx = open();
         LeaseClaim claim;
         try {
             claim = s.claimLease(tx, request(key, fp, token, lease));
@@ -877,7 +1131,7 @@ public abstract class IdempotencyStoreContract<C> {
     private <T, X extends Exception> T committed(TxWork<C, T, X> work) throws X {
         C tx;
         try {
-            tx = begin();
+            tx = open();
         } catch (Exception e) {
             throw new IdempotencyStoreException(null, "the contract could not begin a transaction", e);
         }
@@ -939,7 +1193,7 @@ public abstract class IdempotencyStoreContract<C> {
     @Test
     void randomSequencesKeepTheContract() {
         sequenceProperty("sequences run", effort().sequences(), sequences(), sequence -> runShrinking(sequence.steps(),
-                steps -> check(new Sequence(steps))));
+                steps -> check(new Sequence(steps)), Step::simpler));
     }
 
     /**
@@ -953,7 +1207,7 @@ public abstract class IdempotencyStoreContract<C> {
     void randomLeaseSequencesKeepTheContract() {
         LeaseSequences<C> leases = new LeaseSequences<>(this, leasing());
         sequenceProperty("lease sequences run", effort().leaseSequences(), LeaseSequences.sequences(),
-                sequence -> runShrinking(sequence.steps(), leases::firstBroken));
+                sequence -> runShrinking(sequence.steps(), leases::firstBroken, step -> List.of()));
     }
 
     /** Runs a stateful property at least {@code examples} times; a failure reports the seed to repeat it. */
@@ -1014,7 +1268,8 @@ public abstract class IdempotencyStoreContract<C> {
      * Runs one generated sequence; if it breaks a promise, shortens it (dropping steps one at a time
      * while the same promise still breaks) and fails with the shortest one found.
      */
-    private <S> void runShrinking(List<S> generated, java.util.function.Function<List<S>, AssertionError> check) {
+    private <S> void runShrinking(List<S> generated, java.util.function.Function<List<S>, AssertionError> check,
+                                  java.util.function.Function<S, List<S>> simpler) {
         examplesRun.incrementAndGet();
         AssertionError failure = check.apply(generated);
         if (failure == null) {
@@ -1023,7 +1278,7 @@ public abstract class IdempotencyStoreContract<C> {
         String promise = promiseOf(failure);
         List<S> steps = new ArrayList<>(generated);
         boolean shorter = true;
-        while (shorter) {
+        for (int rounds = 0; shorter && rounds < 64; rounds++) {
             shorter = false;
             for (int i = steps.size() - 1; i >= 0 && steps.size() > 1; i--) {
                 List<S> candidate = new ArrayList<>(steps);
@@ -1035,28 +1290,74 @@ public abstract class IdempotencyStoreContract<C> {
                     shorter = true;
                 }
             }
+            // Then make single steps simpler: shorter clock moves, plainer results.
+            for (int i = 0; i < steps.size(); i++) {
+                for (S simple : simpler.apply(steps.get(i))) {
+                    List<S> candidate = new ArrayList<>(steps);
+                    candidate.set(i, simple);
+                    AssertionError again = check.apply(candidate);
+                    if (again != null && promiseOf(again).equals(promise)) {
+                        steps = candidate;
+                        failure = again;
+                        shorter = true;
+                        break;
+                    }
+                }
+            }
         }
         lastFailure = new SequenceFailure(failure.getMessage() + "\n(the shortest failing sequence found, from " + generated.size()
                 + " generated steps)", failure.getCause());
         throw lastFailure;
     }
 
+    /**
+     * Steps: executions (7 in 13) whose work returns a result of any type ({@link Results}), throws,
+     * or fails finally; clock moves of 1 ms to past the retention (1 in 13), past the retention (1 in
+     * 13), and to 1 ms before, exactly on, or 1 ms after a record's expiry (2 in 13); purges (2 in 13).
+     */
     static Gen<Sequence> sequences() {
-        Gen<Step> step = integers().between(0, 9).zip(integers().between(0, 2), integers().between(0, 3), integers().between(0, 4),
-                booleans().all(), (kind, key, fp, work, rollback) -> {
+        Gen<Step> step = integers().between(0, 12).zip(integers().between(0, 2), integers().between(0, 3), integers().between(0, 4),
+                integers().between(0, Integer.MAX_VALUE), (kind, key, fp, work, r) -> {
                     if (kind <= 6) {
                         WorkKind w = work <= 2 ? WorkKind.RETURNS : work == 3 ? WorkKind.THROWS_PLAIN : WorkKind.THROWS_FINAL;
-                        return new Execute(key, fp == 3 ? 1 : 0, w, !rollback);
+                        return new Execute(key, fp == 3 ? 1 : 0, w, (r & 1) == 0, resultKind((r >>> 1) % 16));
                     }
                     if (kind == 7) {
-                        return new Advance(Duration.ofMinutes(20L * (key + 1)), false);
+                        return new Advance(clockMove(r >>> 5));
                     }
                     if (kind == 8) {
                         return new Advance(RETENTION.plusMinutes(1), true);
                     }
+                    if (kind <= 10) {
+                        return new AdvanceToExpiry(key, fp % 3 - 1);
+                    }
                     return new Purge();
                 });
         return lists().of(step).ofSizeBetween(1, 16).map(Sequence::new);
+    }
+
+    /** Strings 6 times in 16, each other kind once, the custom codec twice. */
+    private static Results.Kind resultKind(int i) {
+        Results.Kind[] others = {Results.Kind.NULL, Results.Kind.EMPTY_BYTES, Results.Kind.BYTES, Results.Kind.LARGE_BYTES, Results.Kind.INT,
+            Results.Kind.LONG, Results.Kind.BOOLEAN, Results.Kind.UUID, Results.Kind.CUSTOM, Results.Kind.CUSTOM};
+        return i < 6 ? Results.Kind.STRING : others[i - 6];
+    }
+
+    /** A clock move: milliseconds, seconds, minutes, the retention to the millisecond (-1, 0, +1), or a little past it. */
+    private static Duration clockMove(int r) {
+        int v = r / 5;
+        switch (r % 5) {
+            case 0:
+                return Duration.ofMillis(1 + v % 999);
+            case 1:
+                return Duration.ofSeconds(1 + v % 59);
+            case 2:
+                return Duration.ofMinutes(1 + v % 59);
+            case 3:
+                return RETENTION.plusMillis(v % 3 - 1);
+            default:
+                return RETENTION.plusMinutes(1 + v % 5);
+        }
     }
 
     private AssertionError check(Sequence sequence) {
@@ -1084,6 +1385,12 @@ public abstract class IdempotencyStoreContract<C> {
                     execute(model, e, n);
                 } else if (step instanceof Advance a) {
                     clock.advance(a.by());
+                } else if (step instanceof AdvanceToExpiry t) {
+                    Model.Rec rec = model.record(Operations.KEYS.get(t.key()));
+                    Instant target = rec == null ? null : rec.expiresAt().plusMillis(t.offsetMillis());
+                    if (target != null && target.isAfter(clock.instant())) {
+                        clock.set(target);
+                    }
                 } else {
                     int expected = model.expired(clock.instant());
                     int removed = purge(PURGE_BATCH);
@@ -1095,6 +1402,8 @@ public abstract class IdempotencyStoreContract<C> {
                 }
             } catch (StepFailure f) {
                 throw new AssertionError(f.getMessage() + "\nat step " + n + " of this sequence:" + sequence, f.getCause());
+            } catch (HookFailure h) {
+                throw h;
             } catch (Exception | AssertionError e) {
                 throw new AssertionError("CONTRACT 3: execute must return an outcome or the work's own exception, but at step "
                         + n + " the store failed: " + e + "\nat step " + n + " of this sequence:" + sequence, e);
@@ -1116,11 +1425,13 @@ public abstract class IdempotencyStoreContract<C> {
         IdempotencyKey key = Operations.KEYS.get(step.key());
         Instant now = clock.instant();
         Model.Expectation expected = model.expect(key, step.fingerprint(), now);
-        String value = "v" + n;
+        Object value = Results.value(step.result(), n);
+        String label = Results.label(value);
+        boolean custom = expected.runs() ? Results.custom(step.result()) : expected.record().custom();
         String failure = "final failure at step " + n;
         PlainFailure plain = new PlainFailure("plain failure at step " + n);
         AtomicInteger ran = new AtomicInteger();
-        Work<String, Exception> work = () -> {
+        Work<Object, Exception> work = () -> {
             ran.incrementAndGet();
             switch (step.work()) {
                 case RETURNS:
@@ -1131,11 +1442,11 @@ public abstract class IdempotencyStoreContract<C> {
                     throw new FinalFailure(failure);
             }
         };
-        C tx = begin();
-        Outcome<String> outcome = null;
+        C tx = open();
+        Outcome<Object> outcome = null;
         Throwable thrown = null;
         try {
-            outcome = idem.execute(key, Operations.fingerprint(step.fingerprint()), tx, work);
+            outcome = execute(idem, key, Operations.fingerprint(step.fingerprint()), tx, custom ? receipts() : null, work);
         } catch (Exception e) {
             thrown = e;
         }
@@ -1146,6 +1457,15 @@ public abstract class IdempotencyStoreContract<C> {
             rollback(tx);
         }
         String seen = thrown != null ? "the exception " + thrown : describe(outcome);
+        if (thrown instanceof ResultCodecException) {
+            Promise why = expected.runs() ? expected.runReason() : ran.get() > 0 ? expected.expected() : Promise.RESULT;
+            throw new StepFailure(why.broken("The engine could not decode what the store answered (" + thrown.getMessage() + "); "
+                    + (expected.runs() ? "the work should have run" : "expected the record " + describe(expected.record()))), thrown);
+        }
+        if (thrown == plain && plain.getSuppressed().length > 0) {
+            throw new StepFailure(Promise.WORK_EXCEPTION.broken("Releasing the claim after the work threw failed: "
+                    + plain.getSuppressed()[0]), plain.getSuppressed()[0]);
+        }
         if (thrown != null && thrown != plain) {
             throw new StepFailure(Promise.WORK_EXCEPTION.broken("execute threw " + thrown), thrown);
         }
@@ -1156,10 +1476,13 @@ public abstract class IdempotencyStoreContract<C> {
             }
             switch (step.work()) {
                 case RETURNS:
-                    check(outcome instanceof Outcome.Executed<String> x && value.equals(x.value()), why, "Expected Executed(" + value + "), got " + seen);
-                    model.origin(value, n, key, commit);
+                    check(outcome instanceof Outcome.Executed<Object> x && label.equals(Results.label(x.value())),
+                            why, "Expected Executed(" + label + "), got " + seen);
+                    if (step.result().unique()) {
+                        model.origin(label, n, key, commit);
+                    }
                     if (commit) {
-                        model.committed(key, step.fingerprint(), false, value, now, n);
+                        model.committed(key, step.fingerprint(), false, label, now, n, custom);
                     } else {
                         model.rolledBack(key, Promise.ROLLBACK);
                     }
@@ -1169,7 +1492,7 @@ public abstract class IdempotencyStoreContract<C> {
                     model.rolledBack(key, Promise.WORK_EXCEPTION);
                     break;
                 default:
-                    check(outcome instanceof Outcome.Failed<String> f && !f.replayed() && failure.equals(f.errorMessage()),
+                    check(outcome instanceof Outcome.Failed<Object> f && !f.replayed() && failure.equals(f.errorMessage()),
                             Promise.FINAL_FAILURE, "Expected a new recorded failure, got " + seen);
                     model.origin(failure, n, key, commit);
                     if (commit) {
@@ -1186,11 +1509,19 @@ public abstract class IdempotencyStoreContract<C> {
     private void probe(Model model, IdempotencyKey key) throws Exception {
         Instant now = clock.instant();
         Model.Expectation expected = model.expect(key, 0, now);
+        boolean custom = !expected.runs() && expected.record().custom();
         AtomicInteger ran = new AtomicInteger();
-        Outcome<String> outcome = inTx(idem, key, Operations.fingerprint(0), () -> {
-            ran.incrementAndGet();
-            return "probe";
-        }, false);
+        Outcome<Object> outcome;
+        try {
+            outcome = inTxAny(key, Operations.fingerprint(0), custom ? receipts() : null, () -> {
+                ran.incrementAndGet();
+                return custom ? new Results.Receipt("probe") : "probe";
+            }, false);
+        } catch (ResultCodecException e) {
+            Promise why = expected.runs() ? expected.runReason() : Promise.RESULT;
+            throw new StepFailure(why.broken("The engine could not decode what the store answered (" + e.getMessage() + "); "
+                    + (expected.runs() ? "the work should have run" : "expected the record " + describe(expected.record()))), e);
+        }
         String seen = describe(outcome);
         if (expected.runs()) {
             Promise why = diagnosis(model, key, outcome, now, expected.runReason());
@@ -1200,7 +1531,7 @@ public abstract class IdempotencyStoreContract<C> {
         }
     }
 
-    private void compareWithRecord(Model model, IdempotencyKey key, Model.Expectation expected, Outcome<String> outcome, String seen,
+    private void compareWithRecord(Model model, IdempotencyKey key, Model.Expectation expected, Outcome<?> outcome, String seen,
                                    int ran, Instant now) {
         Model.Rec rec = expected.record();
         Promise p = expected.expected();
@@ -1210,20 +1541,20 @@ public abstract class IdempotencyStoreContract<C> {
                 check(outcome instanceof Outcome.Mismatch, p, "Expected Mismatch, got " + seen);
                 break;
             case FINAL_FAILURE:
-                check(outcome instanceof Outcome.Failed<String> f && f.replayed() && rec.value().equals(f.errorMessage()), p,
+                check(outcome instanceof Outcome.Failed<?> f && f.replayed() && rec.value().equals(f.errorMessage()), p,
                         "Expected the recorded failure '" + rec.value() + "' replayed, got " + seen);
                 break;
             default:
-                if (!(outcome instanceof Outcome.Replayed<String> r && rec.value().equals(r.value()))) {
+                if (!(outcome instanceof Outcome.Replayed<?> r && rec.value().equals(Results.label(r.value())))) {
                     Promise why = diagnosis(model, key, outcome, now, p);
                     throw new StepFailure(why.broken("Expected Replayed(" + rec.value() + "), got " + seen), null);
                 }
         }
     }
 
-    private static Promise diagnosis(Model model, IdempotencyKey key, Outcome<String> outcome, Instant now, Promise fallback) {
-        String value = outcome instanceof Outcome.Replayed<String> r ? r.value()
-                : outcome instanceof Outcome.Failed<String> f ? f.errorMessage() : null;
+    private static Promise diagnosis(Model model, IdempotencyKey key, Outcome<?> outcome, Instant now, Promise fallback) {
+        String value = outcome instanceof Outcome.Replayed<?> r ? Results.label(r.value())
+                : outcome instanceof Outcome.Failed<?> f ? f.errorMessage() : null;
         Promise p = value == null ? null : model.diagnose(key, value, now);
         return p != null ? p : fallback;
     }
@@ -1251,16 +1582,24 @@ public abstract class IdempotencyStoreContract<C> {
 
     /**
      * Rounds of 2 to 6 attempts on two keys, each in a thread and a transaction of its own, started
-     * together; some commit, some roll back. Afterwards each key has at most one committed execution,
-     * every attempt saw it (or InProgress, or Mismatch), and the store replays it.
+     * together; some commit, some roll back, some throw. Each key starts a round in one of the states
+     * of {@link Start}: no record, a committed result, a result that expires exactly now, a recorded
+     * final failure, or (for a {@link LeasingStore}) a live lease. Afterwards each key has at most one
+     * committed execution, every attempt saw what the model allows for its key's start (that
+     * execution's result, the recorded one, InProgress or Mismatch), and the store replays it. A
+     * failing round is run again with fewer threads while it still fails, and the fewest reported.
      */
     @Test
     void concurrentAttemptsExecuteAtMostOncePerKey() {
-        Gen<Attempt> attempt = integers().between(0, 1).zip(integers().between(0, 3), booleans().all(), integers().between(0, 2),
-                (key, fp, rollback, hold) -> new Attempt(key, fp == 3 ? 1 : 0, !rollback, hold));
+        Gen<Attempt> attempt = integers().between(0, 1).zip(integers().between(0, 3), integers().between(0, 5), integers().between(0, 2),
+                (key, fp, fate, hold) -> new Attempt(key, fp == 3 ? 1 : 0, fate <= 2, hold, fate == 5));
+        boolean leases = store instanceof LeasingStore;
+        Gen<Start> start = integers().between(0, 9).map(i -> i <= 2 ? Start.ABSENT : i <= 5 ? Start.EXPIRED : i == 6 ? Start.COMPLETED
+                : i == 7 ? Start.FAILED : leases ? Start.LEASED : Start.ABSENT);
+        Gen<Round> rounds = start.zip(start, lists().of(attempt).ofSizeBetween(2, 6), (x, y, attempts) -> new Round(List.of(x, y), attempts));
         long seed = seed();
         try {
-            runAtLeast(effort().concurrentRounds(), seed, lists().of(attempt).ofSizeBetween(2, 6).map(Round::new), this::runRound);
+            runAtLeast(effort().concurrentRounds(), seed, rounds, this::runRound);
         } catch (AssertionError e) {
             Throwable failure = failureOf(e);
             throw new AssertionError(failure.getMessage() + "\n(random seed " + seed + "; thread scheduling varies, so a"
@@ -1276,21 +1615,86 @@ public abstract class IdempotencyStoreContract<C> {
         }
     }
 
+    /** How often a smaller round is tried before it counts as passing: thread scheduling varies. */
+    private static final int SHRINK_TRIES = 3;
+
     private void runRound(Round round) {
         examplesRun.incrementAndGet();
+        AssertionError failure = roundFailure(round);
+        if (failure == null) {
+            return;
+        }
+        String promise = promiseOf(failure);
+        Round smallest = round;
+        boolean fewer = true;
+        while (fewer && smallest.attempts().size() > 1) {
+            fewer = false;
+            for (int i = smallest.attempts().size() - 1; i >= 0 && !fewer; i--) {
+                List<Attempt> attempts = new ArrayList<>(smallest.attempts());
+                attempts.remove(i);
+                Round candidate = new Round(smallest.starts(), attempts);
+                for (int t = 0; t < SHRINK_TRIES && !fewer; t++) {
+                    AssertionError again = roundFailure(candidate);
+                    if (again != null && promiseOf(again).equals(promise)) {
+                        smallest = candidate;
+                        failure = again;
+                        fewer = true;
+                    }
+                }
+            }
+        }
+        lastFailure = new AssertionError(failure.getMessage() + "\n(the fewest threads found that still fail: "
+                + smallest.attempts().size() + ", from a round of " + round.attempts().size() + ")", failure.getCause());
+        throw lastFailure;
+    }
+
+    private AssertionError roundFailure(Round round) {
         try {
             checkRound(round);
+            return null;
+        } catch (HookFailure h) {
+            throw h;
         } catch (AssertionError e) {
-            lastFailure = e;
-            throw e;
+            return e;
+        }
+    }
+
+    /** Puts each key in its starting state, in transactions of their own, committed. */
+    private void setUp(Round round) throws Exception {
+        List<Start> starts = round.starts();
+        for (int k = 0; k < starts.size(); k++) {
+            if (starts.get(k) == Start.LEASED) {
+                leaseHeldFor(Operations.CONCURRENT_KEYS.get(k));
+            }
+        }
+        if (starts.contains(Start.EXPIRED)) {
+            for (int k = 0; k < starts.size(); k++) {
+                if (starts.get(k) == Start.EXPIRED) {
+                    inTx(idem, Operations.CONCURRENT_KEYS.get(k), A, () -> "old", true);
+                }
+            }
+            clock.advance(RETENTION);
+        }
+        for (int k = 0; k < starts.size(); k++) {
+            IdempotencyKey key = Operations.CONCURRENT_KEYS.get(k);
+            if (starts.get(k) == Start.COMPLETED) {
+                inTx(idem, key, A, () -> "s", true);
+            } else if (starts.get(k) == Start.FAILED) {
+                inTx(idem, key, A, () -> {
+                    throw new FinalFailure("f");
+                }, true);
+            }
         }
     }
 
     private void checkRound(Round round) {
         try {
             clean();
-        } catch (Exception e) {
-            throw new AssertionError("could not empty the store before a round: " + e, e);
+            setUp(round);
+        } catch (HookFailure h) {
+            throw h;
+        } catch (Exception | AssertionError e) {
+            throw new AssertionError("CONTRACT 3: could not set up a round (" + e + "):" + round, e);
         }
         List<Attempt> attempts = round.attempts();
         CountDownLatch go = new CountDownLatch(1);
@@ -1309,20 +1713,34 @@ public abstract class IdempotencyStoreContract<C> {
             results.add(await(Promise.AT_MOST_ONCE, f));
         }
         StringBuilder report = new StringBuilder();
+        for (int k = 0; k < round.starts().size(); k++) {
+            report.append(String.format("%n  key %s starts with %s", Operations.CONCURRENT_KEYS.get(k), round.starts().get(k).describe()));
+        }
         for (int i = 0; i < results.size(); i++) {
             report.append(String.format("%n  %s%n      -> %s", attempts.get(i).describe(i + 1), results.get(i).describe()));
         }
         Map<Integer, Integer> winner = new HashMap<>();
         for (int i = 0; i < results.size(); i++) {
             Result r = results.get(i);
-            if (r.thrown() != null && !(r.thrown() instanceof TransactionConflictException)) {
-                fail("CONTRACT 3: an attempt failed with " + r.thrown() + " instead of an outcome (or a TransactionConflictException)"
+            Attempt a = attempts.get(i);
+            boolean ownFailure = r.thrown() instanceof PlainFailure pf && a.throwsPlain() && ("t" + (i + 1)).equals(pf.getMessage());
+            if (r.thrown() != null && !ownFailure && !(r.thrown() instanceof TransactionConflictException)) {
+                Promise p = a.throwsPlain() && r.ran() ? Promise.WORK_EXCEPTION : null;
+                fail((p != null ? p.broken("The work threw, and the caller got another exception: " + r.thrown())
+                        : "CONTRACT 3: an attempt failed with " + r.thrown() + " instead of an outcome (or a TransactionConflictException)")
                         + " in this round:" + report, r.thrown());
             }
+            Start start = round.starts().get(a.key());
+            if (r.ran() && (start == Start.COMPLETED || start == Start.FAILED || start == Start.LEASED)) {
+                Promise p = start == Start.COMPLETED ? Promise.REPLAY : start == Start.FAILED ? Promise.FINAL_FAILURE
+                        : a.fingerprint() == 0 ? Promise.AT_MOST_ONCE : Promise.MISMATCH_IN_PROGRESS;
+                fail(p.broken("Thread " + (i + 1) + " ran the work of key " + Operations.CONCURRENT_KEYS.get(a.key()) + ", which started with "
+                        + start.describe() + ", in this round:" + report));
+            }
             if (r.ran() && r.committed()) {
-                Integer earlier = winner.put(attempts.get(i).key(), i);
+                Integer earlier = winner.put(a.key(), i);
                 if (earlier != null) {
-                    fail(Promise.AT_MOST_ONCE.broken("Key " + Operations.CONCURRENT_KEYS.get(attempts.get(i).key())
+                    fail(Promise.AT_MOST_ONCE.broken("Key " + Operations.CONCURRENT_KEYS.get(a.key())
                             + " was executed in two committed transactions (threads " + (earlier + 1) + " and " + (i + 1)
                             + ") in this round:" + report));
                 }
@@ -1331,25 +1749,23 @@ public abstract class IdempotencyStoreContract<C> {
         for (int i = 0; i < results.size(); i++) {
             Result r = results.get(i);
             Attempt a = attempts.get(i);
-            Integer w = winner.get(a.key());
-            if (r.outcome() instanceof Outcome.Replayed<String> replayed) {
-                boolean fromWinner = w != null && ("t" + (w + 1)).equals(replayed.value());
-                if (!fromWinner) {
-                    fail(Promise.AT_MOST_ONCE.broken("Thread " + (i + 1) + " replayed '" + replayed.value()
-                            + "', which no committed execution of its key produced, in this round:" + report));
-                }
-            } else if (r.outcome() instanceof Outcome.Mismatch) {
-                if (w == null || attempts.get(w).fingerprint() == a.fingerprint()) {
-                    fail(Promise.AT_MOST_ONCE.broken("Thread " + (i + 1) + " got Mismatch, but no committed execution of its key had"
-                            + " another fingerprint, in this round:" + report));
-                }
-            } else if (r.outcome() instanceof Outcome.Failed) {
-                fail(Promise.AT_MOST_ONCE.broken("Thread " + (i + 1) + " got a recorded failure, but no work failed, in this round:"
-                        + report));
+            Start start = round.starts().get(a.key());
+            if (r.outcome() == null) {
+                continue;
+            }
+            String problem = start == Start.COMPLETED || start == Start.FAILED || start == Start.LEASED
+                    ? startedProblem(start, a, r.outcome()) : absentProblem(attempts, winner.get(a.key()), a, r.outcome());
+            if (problem != null) {
+                Promise p = a.fingerprint() == 1 && start == Start.LEASED ? Promise.MISMATCH_IN_PROGRESS
+                        : a.fingerprint() == 1 && start != Start.ABSENT && start != Start.EXPIRED ? Promise.MISMATCH
+                        : start == Start.EXPIRED && "old".equals(r.outcome().valueOr(null)) ? Promise.EXPIRY
+                        : start == Start.COMPLETED ? Promise.REPLAY : start == Start.FAILED ? Promise.FINAL_FAILURE : Promise.AT_MOST_ONCE;
+                fail(p.broken("Thread " + (i + 1) + " " + problem + ", in this round:" + report));
             }
         }
         for (int k = 0; k < Operations.CONCURRENT_KEYS.size(); k++) {
             IdempotencyKey key = Operations.CONCURRENT_KEYS.get(k);
+            Start start = round.starts().get(k);
             Integer w = winner.get(k);
             int fp = w == null ? 0 : attempts.get(w).fingerprint();
             Outcome<String> after;
@@ -1358,26 +1774,51 @@ public abstract class IdempotencyStoreContract<C> {
             } catch (Exception e) {
                 throw new AssertionError("CONTRACT 3: the store failed after this round: " + e + report, e);
             }
-            if (w == null) {
-                assertThat(after.status()).as(Promise.HOLDER_ROLLS_BACK.broken("No transaction that executed key " + key
-                        + " committed, so a later attempt must run the work; it got " + describe(after) + " after this round:" + report))
-                        .isEqualTo(Outcome.Status.EXECUTED);
-            } else {
-                assertThat(after.valueOr(null)).as(Promise.AT_MOST_ONCE.broken("Thread " + (w + 1) + " executed key " + key
-                        + " and committed, so a later attempt must replay 't" + (w + 1) + "'; it got " + describe(after)
-                        + " after this round:" + report)).isEqualTo("t" + (w + 1));
-            }
+            String expected = start == Start.COMPLETED ? "REPLAYED(s)" : start == Start.FAILED ? "FAILED(f, replayed)"
+                    : start == Start.LEASED ? "IN_PROGRESS" : w == null ? "EXECUTED(after)" : "REPLAYED(t" + (w + 1) + ")";
+            Promise p = start == Start.COMPLETED ? Promise.REPLAY : start == Start.FAILED ? Promise.FINAL_FAILURE
+                    : start == Start.LEASED ? Promise.MISMATCH_IN_PROGRESS : w == null ? Promise.HOLDER_ROLLS_BACK : Promise.AT_MOST_ONCE;
+            assertThat(describe(after)).as(p.broken("After this round, an attempt on key " + key + " with fingerprint "
+                    + Operations.FINGERPRINTS.get(fp) + " must get " + expected + (w == null ? "" : " (thread " + (w + 1) + " executed and committed)")
+                    + "; it got " + describe(after) + ". The round:" + report)).isEqualTo(expected);
         }
+    }
+
+    /** What is wrong with an outcome on a key that started with a record that stays; {@code null} if nothing. */
+    private static String startedProblem(Start start, Attempt a, Outcome<String> o) {
+        String expected = a.fingerprint() == 1 ? "MISMATCH" : start == Start.COMPLETED ? "REPLAYED(s)" : start == Start.FAILED
+                ? "FAILED(f, replayed)" : "IN_PROGRESS";
+        String got = describe(o);
+        return expected.equals(got) ? null : "got " + got + " where the key's record must answer " + expected;
+    }
+
+    /** What is wrong with an outcome on a key that started without a live record; {@code null} if nothing. */
+    private static String absentProblem(List<Attempt> attempts, Integer w, Attempt a, Outcome<String> o) {
+        if (o instanceof Outcome.Replayed<String> replayed) {
+            boolean fromWinner = w != null && ("t" + (w + 1)).equals(replayed.value());
+            return fromWinner ? null : "replayed '" + replayed.value() + "', which no committed execution of its key in the round produced";
+        }
+        if (o instanceof Outcome.Mismatch) {
+            return w != null && attempts.get(w).fingerprint() != a.fingerprint() ? null
+                    : "got Mismatch, but no committed execution of its key had another fingerprint";
+        }
+        if (o instanceof Outcome.Failed) {
+            return "got a recorded failure, but no work failed finally";
+        }
+        return null;
     }
 
     private Result attempt(Attempt a, String value) throws Exception {
         IdempotencyKey key = Operations.CONCURRENT_KEYS.get(a.key());
         AtomicInteger ran = new AtomicInteger();
-        C tx = begin();
+        C tx = open();
         Outcome<String> outcome;
         try {
             outcome = idem.execute(key, Operations.fingerprint(a.fingerprint()), tx, () -> {
                 ran.incrementAndGet();
+                if (a.throwsPlain()) {
+                    throw new PlainFailure(value);
+                }
                 return value;
             });
             if (a.hold() == 1) {
@@ -1403,13 +1844,65 @@ public abstract class IdempotencyStoreContract<C> {
 
     // ---- helpers ------------------------------------------------------------------------------------
 
+    /** @return how long an attempt may wait with {@code timeout}: rounded up to whole seconds, plus {@link #LOCK_WAIT_TOLERANCE} */
+    static Duration lockWaitBound(Duration timeout) {
+        long seconds = Math.max(1, (timeout.toMillis() + 999) / 1000);
+        return Duration.ofSeconds(seconds).plus(LOCK_WAIT_TOLERANCE);
+    }
+
+    @SuppressWarnings("unchecked")
+    static ResultCodec<Object> receipts() {
+        return (ResultCodec<Object>) (ResultCodec<?>) Results.RECEIPTS;
+    }
+
+    /** Executes with {@code codec}, or with the codec the engine picks by type if {@code null}. */
+    private static <C> Outcome<Object> execute(Idempotency<C> engine, IdempotencyKey key, Fingerprint fp, C tx, ResultCodec<Object> codec,
+                                                Work<Object, ? extends Exception> work) throws Exception {
+        return codec == null ? engine.execute(key, fp, tx, work) : engine.execute(key, fp, tx, codec, work);
+    }
+
+    /** As {@link #inTx}, for results of any type. */
+    private Outcome<Object> inTxAny(IdempotencyKey key, Fingerprint fp, ResultCodec<Object> codec, Work<Object, ? extends Exception> work,
+                                    boolean commit) throws Exception {
+        return inOwnTx(tx -> execute(idem, key, fp, tx, codec, work), commit);
+    }
+
+    /**
+     * Commits a lease claim of {@code key} with fingerprint A, a live lease and twice the retention,
+     * as an attempt in lease mode would. A store whose clock is not the kit's (a database server's)
+     * judged the lease by its own; the kit's clock is then set to the store's, so that the engine's
+     * transactional attempts see the record live as well.
+     */
+    private LeaseClaim.Acquired leaseHeldFor(IdempotencyKey key) throws Exception {
+        LeasingStore<C> s = leasing();
+        C tx = open();
+        LeaseClaim claim;
+        try {
+            claim = s.claimLease(tx, new LeaseRequest(key, A, "lease-holder", LIVE_LEASE, RETENTION.multipliedBy(2), LOCK_TIMEOUT));
+        } catch (Throwable t) {
+            rollbackQuietly(tx, t);
+            throw t;
+        }
+        commit(tx);
+        LeaseClaim.Acquired a = acquired(Promise.LEASE_NEW, claim, 1, null);
+        if (!a.now().equals(clock.instant())) {
+            clock.set(a.now());
+        }
+        return a;
+    }
+
     /** Runs the work in a transaction of its own; commits unless told not to or the outcome is InProgress. */
     private Outcome<String> inTx(Idempotency<C> engine, IdempotencyKey key, Fingerprint fp, Work<String, ?> work, boolean commit)
             throws Exception {
-        C tx = begin();
-        Outcome<String> outcome;
+        return inOwnTx(tx -> engine.execute(key, fp, tx, work), commit);
+    }
+
+    /** Runs one execute in a transaction of its own; commits unless told not to or the outcome is InProgress. */
+    private <T> Outcome<T> inOwnTx(TxWork<C, Outcome<T>, Exception> call, boolean commit) throws Exception {
+        C tx = open();
+        Outcome<T> outcome;
         try {
-            outcome = engine.execute(key, fp, tx, work);
+            outcome = call.apply(tx);
         } catch (Throwable t) {
             rollbackQuietly(tx, t);
             throw t;
@@ -1424,7 +1917,7 @@ public abstract class IdempotencyStoreContract<C> {
 
     private Outcome<String> withHolder(Promise promise, IdempotencyKey key, Idempotency<C> engine, Counting waiterWork, boolean holderCommits)
             throws Exception {
-        C holder = begin();
+        C holder = open();
         boolean open = true;
         try {
             assertOutcome(promise, idem.execute(key, A, holder, new Counting("holder")), Outcome.Status.EXECUTED, "holder");
@@ -1480,16 +1973,16 @@ public abstract class IdempotencyStoreContract<C> {
         }
     }
 
-    private static String describe(Outcome<String> o) {
+    private static String describe(Outcome<?> o) {
         if (o == null) {
             return "no outcome";
         }
         switch (o.status()) {
             case EXECUTED:
             case REPLAYED:
-                return o.status() + "(" + o.value() + ")";
+                return o.status() + "(" + Results.label(o.value()) + ")";
             case FAILED:
-                Outcome.Failed<String> f = (Outcome.Failed<String>) o;
+                Outcome.Failed<?> f = (Outcome.Failed<?>) o;
                 return "FAILED(" + f.errorMessage() + (f.replayed() ? ", replayed" : ", new") + ")";
             default:
                 return o.status().toString();

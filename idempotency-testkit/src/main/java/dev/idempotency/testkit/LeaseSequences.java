@@ -275,7 +275,7 @@ final class LeaseSequences<C> {
     }
 
     private <T> T inTx(boolean commit, TxWork<C, T, RuntimeException> primitive) throws Exception {
-        C tx = contract.begin();
+        C tx = contract.open();
         T result;
         try {
             result = primitive.apply(tx);

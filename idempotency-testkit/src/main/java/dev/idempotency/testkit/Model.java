@@ -20,8 +20,11 @@ import java.util.Map;
  */
 final class Model {
 
-    /** A committed record. {@code value} is the result, or the failure's message if {@code failed}. */
-    record Rec(int fingerprint, boolean failed, String value, Instant expiresAt, int step) {
+    /**
+     * A committed record. {@code value} is the result's label ({@link Results#label(Object)}), or the
+     * failure's message if {@code failed}; {@code custom} if it was recorded with the custom codec.
+     */
+    record Rec(int fingerprint, boolean failed, String value, Instant expiresAt, int step, boolean custom) {
     }
 
     /** Where a value (or a failure message) was produced. */
@@ -98,8 +101,17 @@ final class Model {
     }
 
     void committed(IdempotencyKey key, int fingerprint, boolean failed, String value, Instant completedAt, int step) {
-        records.put(key, new Rec(fingerprint, failed, value, completedAt.plus(retention), step));
+        committed(key, fingerprint, failed, value, completedAt, step, false);
+    }
+
+    void committed(IdempotencyKey key, int fingerprint, boolean failed, String value, Instant completedAt, int step, boolean custom) {
+        records.put(key, new Rec(fingerprint, failed, value, completedAt.plus(retention), step, custom));
         whyAbsent.remove(key);
+    }
+
+    /** @return the key's committed record, expired or not, until purged; {@code null} if none */
+    Rec record(IdempotencyKey key) {
+        return records.get(key);
     }
 
     void rolledBack(IdempotencyKey key, Promise reason) {

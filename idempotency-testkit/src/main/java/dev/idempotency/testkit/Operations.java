@@ -25,10 +25,10 @@ final class Operations {
     enum WorkKind {
         RETURNS, THROWS_PLAIN, THROWS_FINAL;
 
-        String describe(int step) {
+        String describe(int step, Results.Kind result) {
             switch (this) {
                 case RETURNS:
-                    return "work returns \"v" + step + "\"";
+                    return "work returns " + result.describe(step);
                 case THROWS_PLAIN:
                     return "work throws a plain exception";
                 default:
@@ -47,14 +47,22 @@ final class Operations {
     }
 
     /** One step of a sequence. */
-    sealed interface Step extends Described permits Execute, Advance, Purge {
+    sealed interface Step extends Described permits Execute, Advance, AdvanceToExpiry, Purge {
+        /** @return simpler versions of this step, for shortening a failing sequence; none by default */
+        default List<Step> simpler() {
+            return List.of();
+        }
     }
 
     /**
      * Opens a transaction, executes, then commits or rolls back. After a plain exception the
      * transaction is always rolled back, as CONTRACT 3.4 tells the caller to.
      */
-    record Execute(int key, int fingerprint, WorkKind work, boolean commit) implements Step {
+    record Execute(int key, int fingerprint, WorkKind work, boolean commit, Results.Kind result) implements Step {
+        Execute(int key, int fingerprint, WorkKind work, boolean commit) {
+            this(key, fingerprint, work, commit, Results.Kind.STRING);
+        }
+
         boolean commits() {
             return commit && work != WorkKind.THROWS_PLAIN;
         }
@@ -62,15 +70,45 @@ final class Operations {
         @Override
         public String describe(int step) {
             return String.format(Locale.ROOT, "execute key %-4s fingerprint %s  %-32s then %s", KEYS.get(key), FINGERPRINTS.get(fingerprint),
-                    work.describe(step), commits() ? "commit" : "roll back");
+                    work.describe(step, result), commits() ? "commit" : "roll back");
+        }
+
+        /** The same step returning a string. */
+        @Override
+        public List<Step> simpler() {
+            return result == Results.Kind.STRING || work != WorkKind.RETURNS ? List.of()
+                    : List.of(new Execute(key, fingerprint, work, commit, Results.Kind.STRING));
         }
     }
 
     /** Moves the clock forward. */
     record Advance(Duration by, boolean pastRetention) implements Step {
+        Advance(Duration by) {
+            this(by, false);
+        }
+
         @Override
         public String describe(int step) {
-            return "advance the clock by " + minutes(by) + (pastRetention ? " (past the retention)" : "");
+            return "advance the clock by " + duration(by) + (pastRetention ? " (past the retention)" : "");
+        }
+
+        /** Half the move, and a millisecond. */
+        @Override
+        public List<Step> simpler() {
+            return by.toMillis() <= 1 ? List.of() : List.of(new Advance(Duration.ofMillis(1)), new Advance(by.dividedBy(2)));
+        }
+    }
+
+    /**
+     * Moves the clock to the expiry of a key's committed record: 1 ms before it, exactly on it, or
+     * 1 ms after it. That is the boundary of expiry and of purge, to the millisecond. Does nothing if
+     * the key has no record or that instant has passed.
+     */
+    record AdvanceToExpiry(int key, int offsetMillis) implements Step {
+        @Override
+        public String describe(int step) {
+            String where = offsetMillis == 0 ? "exactly to" : offsetMillis < 0 ? -offsetMillis + " ms before" : offsetMillis + " ms after";
+            return "advance the clock " + where + " the expiry of " + KEYS.get(key) + "'s record";
         }
     }
 
@@ -91,10 +129,45 @@ final class Operations {
     }
 
     /** One attempt of a concurrency round, run in a thread and a transaction of its own. */
-    record Attempt(int key, int fingerprint, boolean commit, int hold) {
+    record Attempt(int key, int fingerprint, boolean commit, int hold, boolean throwsPlain) {
+        Attempt(int key, int fingerprint, boolean commit, int hold) {
+            this(key, fingerprint, commit, hold, false);
+        }
+
         String describe(int thread) {
-            return String.format(Locale.ROOT, "thread %d: execute key %s fingerprint %s, work returns \"t%d\", then %s", thread,
-                    CONCURRENT_KEYS.get(key), FINGERPRINTS.get(fingerprint), thread, commit ? "commit" : "roll back");
+            return String.format(Locale.ROOT, "thread %d: execute key %s fingerprint %s, %s, then %s", thread,
+                    CONCURRENT_KEYS.get(key), FINGERPRINTS.get(fingerprint),
+                    throwsPlain ? "work throws a plain exception" : "work returns \"t" + thread + "\"",
+                    commit && !throwsPlain ? "commit" : "roll back");
+        }
+    }
+
+    /** The state a key is in when a concurrency round starts. */
+    enum Start {
+        /** No record. */
+        ABSENT,
+        /** A committed result {@code "s"} of fingerprint A. */
+        COMPLETED,
+        /** A committed result of fingerprint A whose retention ran out exactly now. */
+        EXPIRED,
+        /** A recorded final failure of fingerprint A. */
+        FAILED,
+        /** A committed lease claim of fingerprint A whose lease has not ended (a {@code LeasingStore} only). */
+        LEASED;
+
+        String describe() {
+            switch (this) {
+                case ABSENT:
+                    return "no record";
+                case COMPLETED:
+                    return "a committed result \"s\" of fingerprint A";
+                case EXPIRED:
+                    return "a result \"old\" of fingerprint A that expires exactly now";
+                case FAILED:
+                    return "a recorded final failure of fingerprint A";
+                default:
+                    return "a live lease of fingerprint A (in progress, committed)";
+            }
         }
     }
 
@@ -102,10 +175,17 @@ final class Operations {
     static final List<IdempotencyKey> CONCURRENT_KEYS = List.of(IdempotencyKey.of("c", "x"), IdempotencyKey.of("c", "y"));
 
     /** A round of concurrent attempts. */
-    record Round(List<Attempt> attempts) {
+    record Round(List<Start> starts, List<Attempt> attempts) {
+        Round(List<Attempt> attempts) {
+            this(List.of(Start.ABSENT, Start.ABSENT), attempts);
+        }
+
         @Override
         public String toString() {
             StringBuilder s = new StringBuilder();
+            for (int k = 0; k < starts.size(); k++) {
+                s.append(String.format(Locale.ROOT, "%n  key %s starts with %s", CONCURRENT_KEYS.get(k), starts.get(k).describe()));
+            }
             for (int i = 0; i < attempts.size(); i++) {
                 s.append(String.format(Locale.ROOT, "%n  %s", attempts.get(i).describe(i + 1)));
             }
@@ -201,6 +281,18 @@ final class Operations {
             s.append(String.format(Locale.ROOT, "%n  %2d. %s", i + 1, steps.get(i).describe(i + 1)));
         }
         return s.toString();
+    }
+
+    /** @return a duration as it reads in a report: 1h1m, 20m, 59.5s, 1h0m0.001s, 7ms */
+    static String duration(Duration d) {
+        if (d.toMillisPart() == 0 && d.toSecondsPart() == 0) {
+            return minutes(d);
+        }
+        if (d.compareTo(Duration.ofSeconds(1)) < 0) {
+            return d.toMillis() + "ms";
+        }
+        String seconds = d.toSecondsPart() + (d.toMillisPart() == 0 ? "" : String.format(Locale.ROOT, ".%03d", d.toMillisPart())) + "s";
+        return (d.toHours() > 0 ? d.toHours() + "h" + d.toMinutesPart() + "m" : d.toMinutes() > 0 ? d.toMinutes() + "m" : "") + seconds;
     }
 
     static String minutes(Duration d) {

@@ -14,6 +14,13 @@ enum Promise {
             "an attempt whose transaction rolled back must leave no record: a retry must run the work again"),
     MISMATCH("CONTRACT 3.3 (mismatch)",
             "the same key with a different fingerprint must give Mismatch; the work must not run"),
+    MISMATCH_IN_PROGRESS("CONTRACT 3.3 (mismatch in progress)",
+            "a record in progress that the attempt can see (its own transaction's claim, met by a nested call, or a committed"
+                    + " lease) must be answered with its own fingerprint: Mismatch to another fingerprint, InProgress to the same;"
+                    + " the work must not run"),
+    RESULT("CONTRACT 3.5 (result)",
+            "the result must be recorded and replayed exactly: the codec's name and every byte, an empty result as empty, and a"
+                    + " null result (no bytes) as a completed record that replays null"),
     EXPIRY("CONTRACT 3.3 (expiry)",
             "a record whose retention has run out (expiry at or before now) must count as absent: the work must run again"),
     HOLDER_COMMITS("CONTRACT 3.3 (concurrent holder commits)",
@@ -22,7 +29,8 @@ enum Promise {
             "an attempt that finds the key held by an open transaction must wait for it and, once it rolls back, claim the key"
                     + " and run the work; a rolled-back transaction's record must never be seen by others"),
     LOCK_TIMEOUT("CONTRACT 3.3 (lock timeout)",
-            "an attempt that waits longer than the lock timeout for an open holder must get InProgress; the work must not run"),
+            "an attempt that waits longer than the lock timeout for an open holder must get InProgress, no later than the"
+                    + " timeout rounded up to whole seconds plus a tolerance of 2 seconds; the work must not run"),
     WORK_EXCEPTION("CONTRACT 3.4 (work exception)",
             "an exception of the work must reach the caller unchanged, and nothing may be recorded: a retry must run the work again"),
     FINAL_FAILURE("CONTRACT 3.4 (final failure)",
@@ -32,12 +40,17 @@ enum Promise {
     EXACT_KEYS("CONTRACT 2 (exact keys)",
             "key ids are compared exactly (case and every character count): ids that differ only in case are different keys"),
     TRANSACTION_REQUIRED("CONTRACT 3.2 (transaction required)",
-            "a transaction that has already ended must be refused with TransactionRequiredException before anything is written"),
+            "a transaction that cannot carry the record atomically with the work (ended, auto-commit, read-only, another store's)"
+                    + " must be refused with TransactionRequiredException before anything is written; the work must not run"),
     PURGE("CONTRACT 8 (purge)",
             "purging must remove expired records only (expiry at or before now), at most the limit per call, and report how many it removed"),
     AT_MOST_ONCE("CONTRACT 3 (guarantee)",
             "among all attempts with one key, at most one committed transaction may contain an execution of the work, and every"
                     + " other attempt must see that execution's result, InProgress or Mismatch"),
+    HOOKS("KIT HOOKS",
+            "begin() must return a new open transaction on every call, and commit(tx) and rollback(tx) must end it: for JDBC,"
+                    + " commit or roll back, then close the connection, which gives it back to the pool (a hook that does not close"
+                    + " leaves the transaction usable and drains the pool, so that later tests wait for a connection)"),
     LEASE_NEW("CONTRACT 4.1 (new lease)",
             "claimLease must take a key without a record as attempt 1, with the request's owner token, a lease until the store's now"
                     + " plus the lease, and no recovery point; the claim holds once its transaction commits, and a rolled-back claim"

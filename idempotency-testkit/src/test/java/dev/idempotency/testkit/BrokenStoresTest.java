@@ -12,10 +12,12 @@ import dev.idempotency.spi.IdempotencyStore;
 import dev.idempotency.spi.LeaseClaim;
 import dev.idempotency.spi.LeaseRequest;
 import dev.idempotency.spi.LeasedCompletion;
+import dev.idempotency.spi.RecordStatus;
 import dev.idempotency.spi.RecoveryPoint;
 import dev.idempotency.spi.StoredRecord;
 import dev.idempotency.spi.TransactionRunner;
 import dev.idempotency.spi.TxSavepoint;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
 import java.util.ArrayList;
@@ -157,13 +159,55 @@ class BrokenStoresTest {
         assertFails(NoSavepoint.class, null, Promise.FINAL_FAILURE);
     }
 
+    // ---- the flaws a store author planted, which the contract once missed ----------------------------
+
+    @Test
+    void expiredRecordTakenOverWithoutCheckingAgainUnderTheLockFails() {
+        // Only concurrent attempts on a key whose record has just expired meet this flaw.
+        assertFails(ExpiredTakeOverUnchecked.class, CONCURRENCY, Promise.AT_MOST_ONCE);
+    }
+
+    @Test
+    void nullResultLeftInProgressFails() {
+        assertFails(NullResultLeftInProgress.class, null, Promise.RESULT);
+        assertFails(NullResultLeftInProgress.class, SEQUENCES, null);
+    }
+
+    @Test
+    void purgeOfRecordsThatExpireWithinNineteenMinutesFails() {
+        assertFails(PurgeNineteenMinutesAhead.class, null, Promise.PURGE);
+        assertFails(PurgeNineteenMinutesAhead.class, SEQUENCES, Promise.PURGE);
+    }
+
+    @Test
+    void fingerprintNotComparedWhileInProgressFails() {
+        assertFails(InProgressFingerprintIgnored.class, null, Promise.MISMATCH_IN_PROGRESS);
+    }
+
+    @Test
+    void ignoredLockTimeoutFails() {
+        assertFails(LockTimeoutIgnored.class, "concurrentHolderPastTheLockTimeoutGivesInProgress", Promise.LOCK_TIMEOUT);
+    }
+
+    @Test
+    void autoCommitTransactionAcceptedFails() {
+        assertFails(AutoCommitAccepted.class, "unusableTransactionsAreRefusedBeforeAnythingIsWritten", Promise.TRANSACTION_REQUIRED);
+    }
+
+    @Test
+    void shrunkConcurrencyRoundNamesTheFewestThreads() {
+        Run run = run(selectMethod(ExpiredTakeOverUnchecked.class, CONCURRENCY));
+        assertThat(run.messages).hasSize(1);
+        assertThat(run.messages.get(0)).contains("starts with a result \"old\"").containsPattern("the fewest threads found that still fail: 2,");
+    }
+
     @Test
     void shrunkSequenceIsReportedOneStepPerLine() {
         Run run = run(selectMethod(ExpiryIgnored.class, SEQUENCES));
         assertThat(run.messages).hasSize(1);
         String report = run.messages.get(0);
         assertThat(report).contains(Promise.EXPIRY.tag()).containsPattern("(?m)^\\s+1\\. execute key ")
-                .containsPattern("(?m)^\\s+\\d+\\. advance the clock by ").contains("the shortest failing sequence found");
+                .containsPattern("(?m)^\\s+\\d+\\. advance the clock ").contains("the shortest failing sequence found");
     }
 
     // ---- running a contract ------------------------------------------------------------------------
@@ -228,6 +272,13 @@ class BrokenStoresTest {
         protected void rollback(InMemoryIdempotencyStore.Transaction tx) {
             inner.rollback(tx);
         }
+
+        @Override
+        protected List<UnusableTransaction<InMemoryIdempotencyStore.Transaction>> unusableTransactions() {
+            InMemoryIdempotencyStore other = new InMemoryIdempotencyStore();
+            InMemoryIdempotencyStore.Transaction foreign = other.begin();
+            return List.of(new UnusableTransaction<>("a transaction of another store", foreign, () -> other.rollback(foreign)));
+        }
     }
 
     /** Contract on a {@link FlawedStore}. */
@@ -257,6 +308,18 @@ class BrokenStoresTest {
         protected void rollback(FlawedStore.Tx tx) {
             store.rollback(tx);
         }
+
+        @Override
+        protected List<UnusableTransaction<FlawedStore.Tx>> unusableTransactions() {
+            return List.of(new UnusableTransaction<>("a transaction in auto-commit mode", store.beginAutoCommit(), null));
+        }
+    }
+
+    /** Accepts a transaction in auto-commit mode: its claim is committed at once, before the work runs. */
+    static class AutoCommitAccepted extends OnFlawed {
+        AutoCommitAccepted() {
+            super(FlawedStore.Flaw.AUTO_COMMIT_ACCEPTED);
+        }
     }
 
     static class CheckThenInsert extends OnFlawed {
@@ -284,13 +347,7 @@ class BrokenStoresTest {
             return new ForwardingStore(inner) {
                 @Override
                 public Claim claim(InMemoryIdempotencyStore.Transaction tx, ClaimRequest r) {
-                    Claim c = inner.claim(tx, r);
-                    if (c instanceof Claim.Existing e) {
-                        StoredRecord s = e.record();
-                        return Claim.existing(new StoredRecord(s.key(), r.fingerprint(), s.status(), s.codec(), s.result(), s.createdAt(),
-                                s.completedAt(), s.expiresAt()));
-                    }
-                    return c;
+                    return withAskersFingerprint(inner.claim(tx, r), r, record -> true);
                 }
             };
         }
@@ -354,6 +411,127 @@ class BrokenStoresTest {
                         public void release() {
                         }
                     };
+                }
+            };
+        }
+    }
+
+    /**
+     * Reads the key's record without a lock (as a plain SELECT does), and if it has expired, takes it
+     * over with a write that waits for the key's lock but does not check the expiry again: an
+     * {@code UPDATE ... WHERE key = ?} without {@code AND expires_at <= now}. Two attempts that meet
+     * the expired record together both take it over, one after the other, and both run the work.
+     */
+    static class ExpiredTakeOverUnchecked extends OnInMemory {
+        /** The expiry of each key's committed record, as a read without a lock sees it. */
+        private final Map<IdempotencyKey, Instant> committedExpiry = new ConcurrentHashMap<>();
+        private final Map<InMemoryIdempotencyStore.Transaction, Map<IdempotencyKey, Optional<Instant>>> written = new ConcurrentHashMap<>();
+
+        @Override
+        IdempotencyStore<InMemoryIdempotencyStore.Transaction> broken() {
+            return new ForwardingStore(inner) {
+                @Override
+                public Claim claim(InMemoryIdempotencyStore.Transaction tx, ClaimRequest r) {
+                    Instant read = committedExpiry.get(r.key());
+                    Thread.yield(); // the round trip between the read and the write
+                    Claim c = inner.claim(tx, r);
+                    if (c instanceof Claim.Existing e && read != null && !read.isAfter(r.now())) {
+                        // It was expired when read: overwrite whatever is there now.
+                        return inner.claim(tx, new ClaimRequest(r.key(), r.fingerprint(), e.record().expiresAt(), r.expiresAt(), r.lockTimeout()));
+                    }
+                    return c;
+                }
+
+                @Override
+                public void complete(InMemoryIdempotencyStore.Transaction tx, Completion c) {
+                    inner.complete(tx, c);
+                    written.computeIfAbsent(tx, t -> new ConcurrentHashMap<>()).put(c.key(), Optional.of(c.expiresAt()));
+                }
+
+                @Override
+                public int purgeExpired(InMemoryIdempotencyStore.Transaction tx, Instant now, int limit) {
+                    int removed = inner.purgeExpired(tx, now, limit);
+                    committedExpiry.forEach((key, expiry) -> {
+                        if (!expiry.isAfter(now)) {
+                            written.computeIfAbsent(tx, t -> new ConcurrentHashMap<>()).put(key, Optional.empty());
+                        }
+                    });
+                    return removed;
+                }
+            };
+        }
+
+        @Override
+        protected void commit(InMemoryIdempotencyStore.Transaction tx) {
+            super.commit(tx);
+            Map<IdempotencyKey, Optional<Instant>> w = written.remove(tx);
+            if (w != null) {
+                w.forEach((key, expiry) -> {
+                    if (expiry.isPresent()) {
+                        committedExpiry.put(key, expiry.get());
+                    } else {
+                        committedExpiry.remove(key);
+                    }
+                });
+            }
+        }
+
+        @Override
+        protected void rollback(InMemoryIdempotencyStore.Transaction tx) {
+            super.rollback(tx);
+            written.remove(tx);
+        }
+    }
+
+    /** Records a null result without completing the record: it stays in progress, and every retry gets InProgress. */
+    static class NullResultLeftInProgress extends OnInMemory {
+        @Override
+        IdempotencyStore<InMemoryIdempotencyStore.Transaction> broken() {
+            return new ForwardingStore(inner) {
+                @Override
+                public void complete(InMemoryIdempotencyStore.Transaction tx, Completion c) {
+                    if (c.result() != null) {
+                        inner.complete(tx, c);
+                    }
+                }
+            };
+        }
+    }
+
+    /** Purges records that expire up to 19 minutes from now. */
+    static class PurgeNineteenMinutesAhead extends OnInMemory {
+        @Override
+        IdempotencyStore<InMemoryIdempotencyStore.Transaction> broken() {
+            return new ForwardingStore(inner) {
+                @Override
+                public int purgeExpired(InMemoryIdempotencyStore.Transaction tx, Instant now, int limit) {
+                    return inner.purgeExpired(tx, now.plus(Duration.ofMinutes(19)), limit);
+                }
+            };
+        }
+    }
+
+    /** Answers a record in progress with the asker's fingerprint: another request's nested call gets InProgress, not Mismatch. */
+    static class InProgressFingerprintIgnored extends OnInMemory {
+        @Override
+        IdempotencyStore<InMemoryIdempotencyStore.Transaction> broken() {
+            return new ForwardingStore(inner) {
+                @Override
+                public Claim claim(InMemoryIdempotencyStore.Transaction tx, ClaimRequest r) {
+                    return withAskersFingerprint(inner.claim(tx, r), r, record -> record.status() == RecordStatus.IN_PROGRESS);
+                }
+            };
+        }
+    }
+
+    /** Ignores the request's lock timeout and waits for the database's own: 10 seconds. */
+    static class LockTimeoutIgnored extends OnInMemory {
+        @Override
+        IdempotencyStore<InMemoryIdempotencyStore.Transaction> broken() {
+            return new ForwardingStore(inner) {
+                @Override
+                public Claim claim(InMemoryIdempotencyStore.Transaction tx, ClaimRequest r) {
+                    return inner.claim(tx, new ClaimRequest(r.key(), r.fingerprint(), r.now(), r.expiresAt(), Duration.ofSeconds(10)));
                 }
             };
         }
@@ -452,6 +630,16 @@ class BrokenStoresTest {
                     ? new LeaseClaim.Acquired(1, a.now(), a.leaseUntil(), a.resumeFrom())
                     : claim instanceof LeaseClaim.Held h ? new LeaseClaim.Held(h.fingerprint(), h.leaseUntil(), 1) : claim);
         }
+    }
+
+    /** The claim, with the record's fingerprint replaced by the asker's where {@code which} holds. */
+    static Claim withAskersFingerprint(Claim c, ClaimRequest r, java.util.function.Predicate<StoredRecord> which) {
+        if (c instanceof Claim.Existing e && which.test(e.record())) {
+            StoredRecord s = e.record();
+            return Claim.existing(new StoredRecord(s.key(), r.fingerprint(), s.status(), s.codec(), s.result(), s.createdAt(),
+                    s.completedAt(), s.expiresAt()));
+        }
+        return c;
     }
 
     /** Changes what the reference store's claimLease answered; a rewrite that claims again goes through it once more. */

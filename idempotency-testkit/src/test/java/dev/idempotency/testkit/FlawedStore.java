@@ -29,13 +29,16 @@ final class FlawedStore implements IdempotencyStore<FlawedStore.Tx> {
         /** Writes go straight to the shared map (undone on rollback): others see uncommitted records. */
         DIRTY_READS,
         /** The result is written to the shared map at once, outside the transaction, over whatever is there. */
-        COMPLETION_OUTSIDE_TRANSACTION
+        COMPLETION_OUTSIDE_TRANSACTION,
+        /** Only an ended transaction is refused: one in auto-commit mode is accepted, and each write commits at once. */
+        AUTO_COMMIT_ACCEPTED
     }
 
     static final class Tx {
         private final Map<IdempotencyKey, Optional<StoredRecord>> writes = new HashMap<>();
         private final Map<IdempotencyKey, Optional<StoredRecord>> before = new HashMap<>();
         private boolean open = true;
+        private boolean autoCommit;
     }
 
     private final Flaw flaw;
@@ -47,6 +50,13 @@ final class FlawedStore implements IdempotencyStore<FlawedStore.Tx> {
 
     Tx begin() {
         return new Tx();
+    }
+
+    /** @return a transaction in auto-commit mode: each write is committed at once */
+    Tx beginAutoCommit() {
+        Tx tx = new Tx();
+        tx.autoCommit = true;
+        return tx;
     }
 
     synchronized void commit(Tx tx) {
@@ -75,6 +85,9 @@ final class FlawedStore implements IdempotencyStore<FlawedStore.Tx> {
     public void checkTransaction(Tx tx, IdempotencyKey key) {
         if (!tx.open) {
             throw new TransactionRequiredException(key, "the transaction has ended");
+        }
+        if (tx.autoCommit && flaw != Flaw.AUTO_COMMIT_ACCEPTED) {
+            throw new TransactionRequiredException(key, "the transaction is in auto-commit mode");
         }
     }
 
@@ -145,7 +158,7 @@ final class FlawedStore implements IdempotencyStore<FlawedStore.Tx> {
     }
 
     private synchronized void put(Tx tx, IdempotencyKey key, StoredRecord record) {
-        if (flaw == Flaw.DIRTY_READS) {
+        if (flaw == Flaw.DIRTY_READS || tx.autoCommit) {
             tx.before.putIfAbsent(key, Optional.ofNullable(shared.get(key)));
             if (record == null) {
                 shared.remove(key);

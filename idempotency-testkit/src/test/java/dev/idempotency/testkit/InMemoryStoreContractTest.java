@@ -3,6 +3,7 @@ package dev.idempotency.testkit;
 import dev.idempotency.spi.IdempotencyStore;
 import dev.idempotency.spi.TransactionRunner;
 import java.time.InstantSource;
+import java.util.List;
 
 /** The reference store passes the contract, its leases following the kit's clock. */
 class InMemoryStoreContractTest extends IdempotencyStoreContract<InMemoryIdempotencyStore.Transaction> {
@@ -33,5 +34,13 @@ class InMemoryStoreContractTest extends IdempotencyStoreContract<InMemoryIdempot
     @Override
     protected TransactionRunner<InMemoryIdempotencyStore.Transaction> transactions() {
         return store.transactions();
+    }
+
+    /** A transaction of another store: open, but it cannot carry this store's records. */
+    @Override
+    protected List<UnusableTransaction<InMemoryIdempotencyStore.Transaction>> unusableTransactions() {
+        InMemoryIdempotencyStore other = new InMemoryIdempotencyStore();
+        InMemoryIdempotencyStore.Transaction foreign = other.begin();
+        return List.of(new UnusableTransaction<>("a transaction of another store", foreign, () -> other.rollback(foreign)));
     }
 }

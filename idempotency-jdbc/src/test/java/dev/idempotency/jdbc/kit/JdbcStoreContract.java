@@ -5,8 +5,11 @@ import dev.idempotency.jdbc.JdbcIdempotencyStore;
 import dev.idempotency.spi.IdempotencyStore;
 import dev.idempotency.testkit.IdempotencyStoreContract;
 import java.sql.Connection;
+import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 
 /**
@@ -50,6 +53,35 @@ abstract class JdbcStoreContract extends IdempotencyStoreContract<Connection> {
         try (tx) {
             tx.rollback();
         }
+    }
+
+    /**
+     * A connection in auto-commit mode, a closed one, and a read-only one (where the driver lets a
+     * pooled connection become read-only: not SQLite's); each is closed, given back, afterwards.
+     */
+    @Override
+    protected List<UnusableTransaction<Connection>> unusableTransactions() throws Exception {
+        List<UnusableTransaction<Connection>> unusable = new ArrayList<>();
+        Connection autoCommit = pool.getConnection();
+        autoCommit.setAutoCommit(true);
+        unusable.add(new UnusableTransaction<>("a connection in auto-commit mode", autoCommit, autoCommit));
+        Connection closed = pool.getConnection();
+        closed.close();
+        unusable.add(new UnusableTransaction<>("a closed connection", closed, null));
+        Connection readOnly = pool.getConnection();
+        try {
+            readOnly.setAutoCommit(false);
+            readOnly.setReadOnly(true);
+        } catch (SQLException e) {
+            readOnly.close();
+            return unusable;
+        }
+        unusable.add(new UnusableTransaction<>("a read-only connection", readOnly, () -> {
+            try (readOnly) {
+                readOnly.rollback();
+            }
+        }));
+        return unusable;
     }
 
     @Override

@@ -6,6 +6,7 @@ import dev.idempotency.jdbc.jdbi.JdbiIdempotencyStore;
 import dev.idempotency.spi.IdempotencyStore;
 import dev.idempotency.testkit.IdempotencyStoreContract;
 import java.time.InstantSource;
+import java.util.List;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.Jdbi;
 import org.junit.jupiter.api.AfterAll;
@@ -50,6 +51,17 @@ abstract class JdbiStoreContract extends IdempotencyStoreContract<Handle> {
         try (tx) {
             tx.rollback();
         }
+    }
+
+    /** A handle outside a transaction, and a closed one. */
+    @Override
+    protected List<UnusableTransaction<Handle>> unusableTransactions() {
+        Handle outside = jdbi.open();
+        Handle closed = jdbi.open().begin();
+        closed.rollback();
+        closed.close();
+        return List.of(new UnusableTransaction<>("a Jdbi handle outside a transaction", outside, outside),
+                new UnusableTransaction<>("a closed Jdbi handle", closed, null));
     }
 
     @Override
