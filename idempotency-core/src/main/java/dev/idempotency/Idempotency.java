@@ -398,6 +398,10 @@ public final class Idempotency<C> {
      * answered {@link Outcome.InProgress} until its retention ends.
      */
     private <T> Outcome<T> fromInProgressRecord(IdempotencyKey key, StoredRecord record) {
+        if (record.leaseUntil() != null) {
+            log.debug("Key {} is held in lease mode until {}", key, record.leaseUntil());
+            return new Outcome.InProgress<>(key, record.leaseUntil()); // a lease-mode attempt holds it
+        }
         log.warn("Key {} has a committed record still in progress, claimed at {}: a work ended its caller's transaction", key,
                 record.createdAt());
         throw new AbandonedClaimException(key, "the key's record is committed but still in progress (claimed at "

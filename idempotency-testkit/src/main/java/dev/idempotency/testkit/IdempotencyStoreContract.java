@@ -8,6 +8,7 @@ import static org.quicktheories.generators.SourceDSL.booleans;
 import static org.quicktheories.generators.SourceDSL.integers;
 import static org.quicktheories.generators.SourceDSL.lists;
 
+import dev.idempotency.AbandonedClaimException;
 import dev.idempotency.Fingerprint;
 import dev.idempotency.Idempotency;
 import dev.idempotency.IdempotencyKey;
@@ -646,7 +647,7 @@ public abstract class IdempotencyStoreContract<C> {
             String label = Results.label(value);
             Outcome<Object> first = inTxAny(key, A, codec, () -> value, true);
             assertThat(describe(first)).as(Promise.RESULT.broken("The first execution of work returning " + label)).isEqualTo("EXECUTED(" + label + ")");
-            Outcome<Object> again = inTxAny(key, A, codec, () -> value, false);
+            Outcome<Object> again = retryOfCommitted(key, codec, value, label);
             assertThat(describe(again)).as(Promise.RESULT.broken("The retry of work that returned " + label + " and committed"))
                     .isEqualTo("REPLAYED(" + label + ")");
         }
@@ -654,14 +655,26 @@ public abstract class IdempotencyStoreContract<C> {
         @SuppressWarnings("unchecked")
         ResultCodec<Object> noneCodec = (ResultCodec<Object>) (ResultCodec<?>) ResultCodec.none();
         inTxAny(none, A, noneCodec, () -> null, true);
-        assertThat(describe(inTxAny(none, A, noneCodec, () -> null, false))).as(Promise.RESULT.broken("The retry of work run with the"
-                + " codec none")).isEqualTo("REPLAYED(null)");
+        assertThat(describe(retryOfCommitted(none, noneCodec, null, "null through the codec none"))).as(Promise.RESULT.broken(
+                "The retry of work run with the codec none")).isEqualTo("REPLAYED(null)");
+    }
+
+    /** The retry of a committed execution: a record still in progress there breaks the result promise, by name. */
+    private Outcome<Object> retryOfCommitted(IdempotencyKey key, ResultCodec<Object> codec, Object value, String label) throws Exception {
+        try {
+            return inTxAny(key, A, codec, () -> value, false);
+        } catch (AbandonedClaimException stillInProgress) {
+            throw new AssertionError(Promise.RESULT.broken("The retry of work that returned " + label + " and committed found the"
+                    + " record still in progress: " + stillInProgress.getMessage()), stillInProgress);
+        }
     }
 
     /**
      * CONTRACT 3.3: a record in progress that an attempt can see is answered with its own
      * fingerprint: in the transaction that claimed it, a nested call of the same key with another
-     * fingerprint gets Mismatch and one with the same fingerprint InProgress; for a LeasingStore, a
+     * fingerprint gets Mismatch and one with the same fingerprint InProgress (or
+     * AbandonedClaimException: the engine cannot tell the transaction's own claim from one committed
+     * without its result); for a LeasingStore, a
      * committed lease claim (in progress, lease live) answers a transactional attempt the same way.
      * The engine compares the fingerprints: the store must hand back the record as it is, with its
      * own fingerprint.
@@ -673,12 +686,17 @@ public abstract class IdempotencyStoreContract<C> {
         Counting nested = new Counting("nested");
         AtomicReference<Outcome<String>> other = new AtomicReference<>();
         AtomicReference<Outcome<String>> same = new AtomicReference<>();
+        AtomicReference<AbandonedClaimException> sameRefused = new AtomicReference<>();
         C tx = open();
         Outcome<String> outer;
         try {
             outer = idem.execute(key, A, tx, () -> {
                 other.set(idem.execute(key, B, tx, nested));
-                same.set(idem.execute(key, A, tx, nested));
+                try {
+                    same.set(idem.execute(key, A, tx, nested));
+                } catch (AbandonedClaimException ownClaim) {
+                    sameRefused.set(ownClaim); // the engine cannot tell its own claim from one committed without its result
+                }
                 return "outer";
             });
         } catch (Throwable t) {
@@ -687,7 +705,9 @@ public abstract class IdempotencyStoreContract<C> {
         }
         commit(tx);
         assertOutcome(p, other.get(), Outcome.Status.MISMATCH, null);
-        assertOutcome(p, same.get(), Outcome.Status.IN_PROGRESS, null);
+        if (sameRefused.get() == null) {
+            assertOutcome(p, same.get(), Outcome.Status.IN_PROGRESS, null);
+        }
         assertThat(nested.runs()).as(p.broken("The nested call's work ran")).isZero();
         assertOutcome(p, outer, Outcome.Status.EXECUTED, "outer");
         assertOutcome(p, inTx(idem, key, A, new Counting("retry"), false), Outcome.Status.REPLAYED, "outer");

@@ -170,9 +170,10 @@ public class InMemoryIdempotencyStore implements LeasingStore<InMemoryIdempotenc
             if (!awaitLock(tx, key, request.lockTimeout())) {
                 return Claim.busy();
             }
-            StoredRecord found = record(read(tx, key));
+            Row row = read(tx, key);
+            StoredRecord found = record(row);
             if (found != null && found.expiresAt().isAfter(request.now())) {
-                return Claim.existing(found);
+                return Claim.existing(row.visible());
             }
             write(tx, key, new Row(new StoredRecord(key, request.fingerprint(), RecordStatus.IN_PROGRESS, null, null, request.now(), null,
                     request.expiresAt()), null, null, 0, null));
@@ -451,6 +452,15 @@ public class InMemoryIdempotencyStore implements LeasingStore<InMemoryIdempotenc
      * many attempts claimed it, and the recovery point. A record of transactional mode has no owner.
      */
     private record Row(StoredRecord record, String owner, Instant leaseUntil, int attempts, RecoveryPoint point) {
+
+        /** @return the record as a claim hands it back: with its lease end while in progress in lease mode */
+        StoredRecord visible() {
+            if (leaseUntil == null || record.status() != RecordStatus.IN_PROGRESS) {
+                return record;
+            }
+            return new StoredRecord(record.key(), record.fingerprint(), record.status(), record.codec(), record.result(),
+                    record.createdAt(), record.completedAt(), record.expiresAt(), leaseUntil);
+        }
 
         Row withLease(Instant until) {
             return new Row(record, owner, until, attempts, point);

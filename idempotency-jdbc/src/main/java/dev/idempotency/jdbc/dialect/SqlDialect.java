@@ -54,7 +54,7 @@ public abstract class SqlDialect {
 
     /** The columns every dialect's table has, in the order {@link #readRecord} expects. */
     protected static final String COLUMNS =
-            "scope, key_id, fingerprint, status, result_codec, result, created_at, completed_at, expires_at";
+            "scope, key_id, fingerprint, status, result_codec, result, created_at, completed_at, expires_at, lease_until";
 
     /** @return the dialect's name, as logged and used in the DDL resource's file name */
     public abstract String name();
@@ -814,13 +814,18 @@ public abstract class SqlDialect {
      * @return the record
      * @throws SQLException if reading fails
      */
+    private static @Nullable Instant leaseUntil(ResultSet rs, int column) throws SQLException {
+        long millis = rs.getLong(column);
+        return rs.wasNull() ? null : Instant.ofEpochMilli(millis);
+    }
+
     protected StoredRecord readRecord(ResultSet rs, int first) throws SQLException {
         IdempotencyKey key = IdempotencyKey.of(rs.getString(first), rs.getString(first + 1));
         long completed = rs.getLong(first + 7);
         Instant completedAt = rs.wasNull() ? null : Instant.ofEpochMilli(completed);
         return new StoredRecord(key, Fingerprint.fromValue(rs.getString(first + 2)), RecordStatus.valueOf(rs.getString(first + 3)),
                 rs.getString(first + 4), rs.getBytes(first + 5), Instant.ofEpochMilli(rs.getLong(first + 6)), completedAt,
-                Instant.ofEpochMilli(rs.getLong(first + 8)));
+                Instant.ofEpochMilli(rs.getLong(first + 8)), leaseUntil(rs, first + 9));
     }
 
     /**
