@@ -37,7 +37,8 @@ import javax.sql.DataSource;
  * <p>Options: {@code --instructions N} (100,000), {@code --chunk N} (500), {@code --dir folder}
  * for the file and the H2 database ({@code target/payment-import}), {@code --postgres} for the
  * PostgreSQL server named by {@code IDEMPOTENCY_PG_URL}, {@code _USER} and {@code _PASSWORD}
- * instead of H2, {@code --fresh} to drop the ledger and the job's keys first.
+ * instead of H2, {@code --fresh} to drop the ledger and the job's keys first, {@code --progress-every N}
+ * for a progress line every N chunks (20) when the output is not a terminal.
  */
 public final class PaymentImportJob {
 
@@ -55,8 +56,9 @@ public final class PaymentImportJob {
      * @param dir the folder of the file and of the H2 database
      * @param postgres whether to book into PostgreSQL instead of H2
      * @param fresh whether to drop the ledger and the keys first
+     * @param progressEvery off a terminal, a progress line every this many chunks
      */
-    public record Options(int instructions, int chunk, Path dir, boolean postgres, boolean fresh) {
+    public record Options(int instructions, int chunk, Path dir, boolean postgres, boolean fresh, int progressEvery) {
 
         /**
          * @param args the command line
@@ -69,6 +71,7 @@ public final class PaymentImportJob {
             Path dir = Path.of("target", "payment-import");
             boolean postgres = false;
             boolean fresh = false;
+            int progressEvery = 20;
             for (int i = 0; i < args.length; i++) {
                 switch (args[i]) {
                     case "--instructions" -> instructions = Integer.parseInt(args[++i]);
@@ -76,11 +79,12 @@ public final class PaymentImportJob {
                     case "--dir" -> dir = Path.of(args[++i]);
                     case "--postgres" -> postgres = true;
                     case "--fresh" -> fresh = true;
+                    case "--progress-every" -> progressEvery = Integer.parseInt(args[++i]);
                     default -> throw new IllegalArgumentException("unknown argument '" + args[i]
-                            + "'; use --instructions N, --chunk N, --dir folder, --postgres, --fresh");
+                            + "'; use --instructions N, --chunk N, --dir folder, --postgres, --fresh, --progress-every N");
                 }
             }
-            return new Options(instructions, chunk, dir.toAbsolutePath(), postgres, fresh);
+            return new Options(instructions, chunk, dir.toAbsolutePath(), postgres, fresh, progressEvery);
         }
     }
 
@@ -126,7 +130,7 @@ public final class PaymentImportJob {
                             PaymentInstruction::key, ResultCodec.longs(), Ledger::book) // one transaction per chunk
                     .fingerprint(PaymentInstruction::fingerprint)
                     .chunkSize(options.chunk())
-                    .listener(new ProgressBar(out, inPlace, 20))
+                    .listener(new ProgressBar(out, inPlace, options.progressEvery()))
                     .build();
             JobProgress done;
             try (Stream<PaymentInstruction> instructions = InstructionFile.read(file)) {
