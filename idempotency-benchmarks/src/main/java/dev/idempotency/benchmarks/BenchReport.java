@@ -258,7 +258,12 @@ public final class BenchReport {
         md.append("| replay ≤ 1 statement | ").append(statementTarget("postgresql", "replay", 1))
                 .append(" | ").append(statementTarget("mariadb", "replay", 1)).append(" (not a target) |\n");
 
-        md.append("\n### Machine\n\n").append(machine());
+        return footer(md, "###", command);
+    }
+
+    /** Appends the machine, the database versions and the command under a heading of {@code level}. */
+    private String footer(StringBuilder md, String level, String command) {
+        md.append('\n').append(level).append(" Machine\n\n").append(machine());
         for (String db : dbs) {
             String v = versions.get(db);
             if (v != null) {
@@ -332,17 +337,7 @@ public final class BenchReport {
                 .append(" | ").append(batchTarget("mariadb", "baseline", 0.5)).append(" |\n")
                 .append("| chunk API ≥ 5 × per item | ").append(batchTarget("postgresql", "perItemExecute", 5))
                 .append(" | ").append(batchTarget("mariadb", "perItemExecute", 5)).append(" |\n");
-        md.append("\n#### Machine\n\n").append(machine());
-        for (String db : dbs) {
-            String v = versions.get(db);
-            if (v != null) {
-                md.append("- ").append(title(db)).append(": ").append(v).append('\n');
-            }
-        }
-        if (command != null) {
-            md.append("\nReproduce with `").append(command).append("`.\n");
-        }
-        return md.toString();
+        return footer(md, "####", command);
     }
 
     private double itemsPerSecond(String benchmark, String db) {

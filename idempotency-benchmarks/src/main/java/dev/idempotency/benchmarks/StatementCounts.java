@@ -121,13 +121,8 @@ public final class StatementCounts {
     static List<Row> count(Database database, int ops, List<String> meta) {
         List<Row> rows = new ArrayList<>();
         CountingDataSource counter = new CountingDataSource();
-        Fixture fixture;
-        try {
-            fixture = Fixture.open(database, counter::wrap);
-        } catch (RuntimeException e) {
-            for (String op : List.of("baseline", "firstExecution", "replay", "purgeBatch")) {
-                rows.add(new Row(database.id(), op, 0, 0, 0, 0, 0, "", "", message(e)));
-            }
+        Fixture fixture = open(database, counter, List.of("baseline", "firstExecution", "replay", "purgeBatch"), rows);
+        if (fixture == null) {
             return rows;
         }
         try (fixture) {
@@ -145,6 +140,16 @@ public final class StatementCounts {
             }));
         }
         return rows;
+    }
+
+    /** @return the fixture, or {@code null} after adding a failed row for each of {@code operations} to {@code rows} */
+    private static Fixture open(Database database, CountingDataSource counter, List<String> operations, List<Row> rows) {
+        try {
+            return Fixture.open(database, counter::wrap);
+        } catch (RuntimeException e) {
+            operations.forEach(op -> rows.add(new Row(database.id(), op, 0, 0, 0, 0, 0, "", "", message(e))));
+            return null;
+        }
     }
 
     /** The batch job's ways, as counted by {@link #countBatch}. */
@@ -169,11 +174,8 @@ public final class StatementCounts {
     static List<Row> countBatch(Database database, int chunks, int chunk, List<String> meta) {
         List<Row> rows = new ArrayList<>();
         CountingDataSource counter = new CountingDataSource();
-        Fixture fixture;
-        try {
-            fixture = Fixture.open(database, counter::wrap);
-        } catch (RuntimeException e) {
-            BATCH_OPERATIONS.forEach(op -> rows.add(new Row(database.id(), op, 0, 0, 0, 0, 0, "", "", message(e))));
+        Fixture fixture = open(database, counter, BATCH_OPERATIONS, rows);
+        if (fixture == null) {
             return rows;
         }
         try (fixture) {
