@@ -18,7 +18,9 @@ import java.util.Map;
  * operation, purge speed, the machine, and the targets met or missed.
  *
  * <p>{@code java -cp benchmarks.jar dev.idempotency.benchmarks.BenchReport results.json [more.json ...]
- * [--counts counts.tsv] [--command "scripts/bench"]}, Markdown on standard output.
+ * [--counts counts.tsv] [--command "scripts/bench"] [--batch]}, Markdown on standard output; with
+ * {@code --batch}, the batch job's tables ({@link BatchBenchmark}, counts of
+ * {@code StatementCounts --batch}) instead.
  */
 public final class BenchReport {
 
@@ -41,14 +43,16 @@ public final class BenchReport {
     public static void main(String[] args) throws IOException {
         BenchReport report = new BenchReport();
         String command = null;
+        boolean batch = false;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--counts" -> report.readCounts(Path.of(args[++i]));
                 case "--command" -> command = args[++i];
+                case "--batch" -> batch = true;
                 default -> report.readResults(Path.of(args[i]));
             }
         }
-        System.out.print(report.markdown(command));
+        System.out.print(batch ? report.batchMarkdown(command) : report.markdown(command));
     }
 
     @SuppressWarnings("unchecked")
@@ -254,7 +258,12 @@ public final class BenchReport {
         md.append("| replay ≤ 1 statement | ").append(statementTarget("postgresql", "replay", 1))
                 .append(" | ").append(statementTarget("mariadb", "replay", 1)).append(" (not a target) |\n");
 
-        md.append("\n### Machine\n\n").append(machine());
+        return footer(md, "###", command);
+    }
+
+    /** Appends the machine, the database versions and the command under a heading of {@code level}. */
+    private String footer(StringBuilder md, String level, String command) {
+        md.append('\n').append(level).append(" Machine\n\n").append(machine());
         for (String db : dbs) {
             String v = versions.get(db);
             if (v != null) {
@@ -265,6 +274,95 @@ public final class BenchReport {
             md.append("\nReproduce with `").append(command).append("`.\n");
         }
         return md.toString();
+    }
+
+    /**
+     * @param command the command that produced the results, or {@code null}
+     * @return the batch job's tables: items per second of the three ways and their ratios, the
+     *     statements per chunk, the targets, the machine
+     */
+    String batchMarkdown(String command) {
+        StringBuilder md = new StringBuilder();
+        String bb = "BatchBenchmark.";
+        md.append("#### Items per second\n\n")
+                .append("A job of new items in chunks, one transaction per chunk, each item one business row (sent as one JDBC"
+                        + " batch per chunk): the rows alone (*baseline*), one `Idempotency.execute` per item (*per item*), one"
+                        + " `executeChunk` per chunk (*chunk API*). Items per second over the whole job (JMH single shot, mean of"
+                        + " the measured iterations, each on empty tables).\n\n")
+                .append("| database | items | chunk | baseline items/s | per item items/s | chunk API items/s"
+                        + " | chunk / baseline | chunk / per item | per item / baseline |\n")
+                .append("|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+        for (String db : dbs) {
+            String items = param(bb + "baseline", db, "items");
+            if (items == null) {
+                items = param(bb + "chunkApi", db, "items");
+            }
+            if (items == null) {
+                continue;
+            }
+            double base = itemsPerSecond(bb + "baseline", db);
+            double perItem = itemsPerSecond(bb + "perItemExecute", db);
+            double chunk = itemsPerSecond(bb + "chunkApi", db);
+            md.append("| ").append(title(db)).append(" | ").append(items)
+                    .append(" | ").append(param(bb + "chunkApi", db, "chunk") == null ? "–" : param(bb + "chunkApi", db, "chunk"))
+                    .append(" | ").append(whole(base)).append(" | ").append(whole(perItem)).append(" | ").append(whole(chunk))
+                    .append(" | ").append(ratio(chunk, base)).append(" | ").append(ratio(chunk, perItem))
+                    .append(" | ").append(ratio(perItem, base)).append(" |\n");
+        }
+        md.append("\n#### Statements per chunk (counted)\n\n")
+                .append("Counted by the JDBC wrapper in a separate pass, per chunk: statement executions (a JDBC batch counts"
+                        + " as one), savepoint calls, commits; the calls of one chunk; and the mean time of each kind of call"
+                        + " in that pass (µs), a rough profile of where the time goes.\n\n")
+                .append("| database | way | chunks counted | statements | savepoint calls | commits | calls of one chunk"
+                        + " | calls: count:mean µs |\n")
+                .append("|---|---|---:|---:|---:|---:|---|---|\n");
+        for (String db : dbs) {
+            for (String op : StatementCounts.BATCH_OPERATIONS) {
+                StatementCounts.Row r = count(db, op);
+                if (r == null) {
+                    continue;
+                }
+                md.append("| ").append(title(db)).append(" | ").append(batchTitle(op));
+                if (!r.error().isEmpty()) {
+                    md.append(" | – | – | – | – | failed: ").append(shorten(r.error())).append(" | |\n");
+                    continue;
+                }
+                md.append(" | ").append(r.ops()).append(" | ").append(num(r.statements())).append(" | ").append(num(r.savepoints()))
+                        .append(" | ").append(num(r.commits())).append(" | ").append(r.sequence())
+                        .append(" | ").append(r.times().replace("=", " ")).append(" |\n");
+            }
+        }
+        md.append("\n#### Targets\n\n| target | PostgreSQL | MariaDB |\n|---|---|---|\n")
+                .append("| chunk API ≥ 0.5 × baseline | ").append(batchTarget("postgresql", "baseline", 0.5))
+                .append(" | ").append(batchTarget("mariadb", "baseline", 0.5)).append(" |\n")
+                .append("| chunk API ≥ 5 × per item | ").append(batchTarget("postgresql", "perItemExecute", 5))
+                .append(" | ").append(batchTarget("mariadb", "perItemExecute", 5)).append(" |\n");
+        return footer(md, "####", command);
+    }
+
+    private double itemsPerSecond(String benchmark, String db) {
+        double ms = score(benchmark, db);
+        String items = param(benchmark, db, "items");
+        return Double.isNaN(ms) || items == null ? Double.NaN : Double.parseDouble(items) / ms * 1000;
+    }
+
+    private String batchTarget(String db, String against, double factor) {
+        double chunk = itemsPerSecond("BatchBenchmark.chunkApi", db);
+        double other = itemsPerSecond("BatchBenchmark." + against, db);
+        if (Double.isNaN(chunk) || Double.isNaN(other)) {
+            return "not measured";
+        }
+        double r = chunk / other;
+        return (r >= factor ? "met: " : "missed: ") + String.format(Locale.ROOT, "%.2f", r);
+    }
+
+    private static String batchTitle(String op) {
+        return switch (op) {
+            case "batchBaseline" -> "baseline";
+            case "batchPerItem" -> "per item";
+            case "batchChunk" -> "chunk API";
+            default -> op;
+        };
     }
 
     private String target(String db, String op, double limit) {

@@ -5,6 +5,7 @@ import dev.idempotency.Idempotency;
 import dev.idempotency.IdempotencyKey;
 import dev.idempotency.IdempotencyStoreException;
 import dev.idempotency.Outcome;
+import dev.idempotency.ResultCodec;
 import dev.idempotency.jdbc.JdbcIdempotencyStore;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -17,10 +18,12 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Comparator;
+import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.UnaryOperator;
+import java.util.stream.LongStream;
 import java.util.stream.Stream;
 import javax.sql.DataSource;
 
@@ -93,6 +96,15 @@ final class Fixture implements AutoCloseable {
             throw new IllegalStateException("could not create the benchmark tables on " + database.title(), e);
         }
         return f;
+    }
+
+    /**
+     * Drops and creates both tables again: every batch iteration starts from empty ones.
+     *
+     * @throws SQLException if it fails
+     */
+    void resetTables() throws SQLException {
+        createTables();
     }
 
     private void createTables() throws SQLException {
@@ -240,6 +252,105 @@ final class Fixture implements AutoCloseable {
                 throw new IllegalStateException("recording " + recordedKey(i) + " gave " + outcome);
             }
         }
+    }
+
+    // ---- batch jobs: items 0 .. n-1 in chunks, one transaction per chunk --------------------------
+
+    /** @param item an item of a batch @return its key */
+    static IdempotencyKey itemKey(long item) {
+        return IdempotencyKey.of(SCOPE, "item-" + item);
+    }
+
+    /** The business change of one batch item: its order row, added to the chunk's JDBC batch. */
+    private static long addOrder(PreparedStatement batch, long item) throws SQLException {
+        batch.setLong(1, item);
+        batch.setLong(2, 1 + (item & 1023));
+        batch.setString(3, "item");
+        batch.addBatch();
+        return item;
+    }
+
+    /** What one chunk runs in its transaction, given the connection and the batch of order rows. */
+    @FunctionalInterface
+    interface ChunkBody {
+        void run(Connection c, PreparedStatement orders, long from, long to) throws SQLException;
+    }
+
+    /**
+     * Runs items {@code 0 .. items-1} in chunks of {@code chunk}: per chunk, borrow a connection,
+     * run {@code body}, send the order rows it added as one JDBC batch, commit.
+     *
+     * @return the items run
+     */
+    private long chunks(int items, int chunk, ChunkBody body) throws SQLException {
+        for (long from = 0; from < items; from += chunk) {
+            long to = Math.min(items, from + chunk);
+            try (Connection c = dataSource.getConnection(); PreparedStatement orders = c.prepareStatement(INSERT_ORDER)) {
+                body.run(c, orders, from, to);
+                orders.executeBatch();
+                c.commit();
+            }
+        }
+        return items;
+    }
+
+    /**
+     * The batch baseline: the business rows alone, one JDBC batch and one commit per chunk.
+     *
+     * @param items how many items
+     * @param chunk items per transaction
+     * @return the items run
+     * @throws SQLException if it fails
+     */
+    long batchBaseline(int items, int chunk) throws SQLException {
+        return chunks(items, chunk, (c, orders, from, to) -> {
+            for (long i = from; i < to; i++) {
+                addOrder(orders, i);
+            }
+        });
+    }
+
+    /**
+     * The same chunks with one {@code Idempotency.execute} per item (fresh keys): claim, work
+     * (adding the item's row to the chunk's batch), record; the rows are sent before the commit.
+     *
+     * @param items how many items
+     * @param chunk items per transaction
+     * @return the items run
+     * @throws SQLException if it fails
+     */
+    long batchPerItem(int items, int chunk) throws SQLException {
+        return chunks(items, chunk, (c, orders, from, to) -> {
+            for (long i = from; i < to; i++) {
+                long item = i;
+                Outcome<Long> outcome = engine.execute(itemKey(item), c, ResultCodec.longs(), () -> addOrder(orders, item));
+                if (!(outcome instanceof Outcome.Executed)) {
+                    throw new IllegalStateException("item " + item + " gave " + outcome + " instead of Executed");
+                }
+            }
+        });
+    }
+
+    /**
+     * The same chunks through {@code Idempotency.executeChunk} (fresh keys): one claim for the
+     * chunk, each item's work adding its row to the batch, one batched recording.
+     *
+     * @param items how many items
+     * @param chunk items per transaction
+     * @return the items run
+     * @throws SQLException if it fails
+     */
+    long batchChunk(int items, int chunk) throws SQLException {
+        return chunks(items, chunk, (c, orders, from, to) -> {
+            List<Long> list = LongStream.range(from, to).boxed().toList();
+            List<Outcome<Long>> outcomes = engine.executeChunk(c, list, Fixture::itemKey, ResultCodec.longs(),
+                    item -> addOrder(orders, item));
+            for (Outcome<Long> outcome : outcomes) {
+                if (!(outcome instanceof Outcome.Executed)) {
+                    throw new IllegalStateException("a chunk item gave " + outcome + " instead of Executed");
+                }
+            }
+        });
     }
 
     /**

@@ -19,7 +19,9 @@ import java.util.StringJoiner;
  *
  * <p>{@code java -cp benchmarks.jar dev.idempotency.benchmarks.StatementCounts [--db h2mem,postgresql,...]
  * [--ops 200] [--out counts.tsv]}: one tab-separated line per database and operation (see
- * {@link Row}); the report reads it.
+ * {@link Row}); the report reads it. With {@code --batch}, the batch job's three ways instead,
+ * per chunk of {@code --chunk} items (500) over {@code --ops} chunks: {@code batchBaseline},
+ * {@code batchPerItem}, {@code batchChunk}.
  */
 public final class StatementCounts {
 
@@ -78,20 +80,24 @@ public final class StatementCounts {
     public static void main(String[] args) throws IOException {
         String dbs = "h2mem,h2file,sqlite,postgresql,mariadb";
         int ops = 200;
+        int chunk = 500;
+        boolean batch = false;
         Path out = null;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--db" -> dbs = args[++i];
                 case "--ops" -> ops = Integer.parseInt(args[++i]);
                 case "--out" -> out = Path.of(args[++i]);
+                case "--batch" -> batch = true;
+                case "--chunk" -> chunk = Integer.parseInt(args[++i]);
                 default -> throw new IllegalArgumentException("unknown argument " + args[i]
-                        + "; use --db h2mem,h2file,sqlite,postgresql,mariadb --ops 200 --out counts.tsv");
+                        + "; use --db h2mem,h2file,sqlite,postgresql,mariadb --ops 200 --out counts.tsv [--batch --chunk 500]");
             }
         }
         List<String> lines = new ArrayList<>();
         lines.add(HEADER);
         for (String id : dbs.split(",")) {
-            for (Row row : count(Database.byId(id), ops, lines)) {
+            for (Row row : batch ? countBatch(Database.byId(id), ops, chunk, lines) : count(Database.byId(id), ops, lines)) {
                 lines.add(row.line());
             }
         }
@@ -115,23 +121,12 @@ public final class StatementCounts {
     static List<Row> count(Database database, int ops, List<String> meta) {
         List<Row> rows = new ArrayList<>();
         CountingDataSource counter = new CountingDataSource();
-        Fixture fixture;
-        try {
-            fixture = Fixture.open(database, counter::wrap);
-        } catch (RuntimeException e) {
-            for (String op : List.of("baseline", "firstExecution", "replay", "purgeBatch")) {
-                rows.add(new Row(database.id(), op, 0, 0, 0, 0, 0, "", "", message(e)));
-            }
+        Fixture fixture = open(database, counter, List.of("baseline", "firstExecution", "replay", "purgeBatch"), rows);
+        if (fixture == null) {
             return rows;
         }
         try (fixture) {
-            try (java.sql.Connection c = fixture.pool.getConnection()) {
-                java.sql.DatabaseMetaData md = c.getMetaData();
-                meta.add(VERSION + "\t" + database.id() + "\t" + md.getDatabaseProductName() + " "
-                        + md.getDatabaseProductVersion() + " (driver " + md.getDriverName() + " " + md.getDriverVersion() + ")");
-            } catch (java.sql.SQLException e) {
-                meta.add(VERSION + "\t" + database.id() + "\tunknown: " + e.getMessage());
-            }
+            meta.add(version(database, fixture));
             int recorded = Math.min(ops, TransactionBenchmark.RECORDED);
             rows.add(count(database, "baseline", fixture, counter, ops, 0, (f, i) -> f.baseline()));
             rows.add(count(database, "firstExecution", fixture, counter, ops, 0, (f, i) -> f.firstExecution()));
@@ -145,6 +140,94 @@ public final class StatementCounts {
             }));
         }
         return rows;
+    }
+
+    /** @return the fixture, or {@code null} after adding a failed row for each of {@code operations} to {@code rows} */
+    private static Fixture open(Database database, CountingDataSource counter, List<String> operations, List<Row> rows) {
+        try {
+            return Fixture.open(database, counter::wrap);
+        } catch (RuntimeException e) {
+            operations.forEach(op -> rows.add(new Row(database.id(), op, 0, 0, 0, 0, 0, "", "", message(e))));
+            return null;
+        }
+    }
+
+    /** The batch job's ways, as counted by {@link #countBatch}. */
+    static final List<String> BATCH_OPERATIONS = List.of("batchBaseline", "batchPerItem", "batchChunk");
+
+    /** A batch job's way of running {@code items} in chunks. */
+    @FunctionalInterface
+    private interface BatchOp {
+        long run(Fixture f, int items, int chunk) throws Exception;
+    }
+
+    /**
+     * Counts the batch job's ways on one database, per chunk: each on empty tables, after one
+     * uncounted run of two chunks.
+     *
+     * @param database the database
+     * @param chunks chunks counted per way
+     * @param chunk items per chunk
+     * @param meta receives the database's version line
+     * @return one row per way, {@code ops} being the chunks counted
+     */
+    static List<Row> countBatch(Database database, int chunks, int chunk, List<String> meta) {
+        List<Row> rows = new ArrayList<>();
+        CountingDataSource counter = new CountingDataSource();
+        Fixture fixture = open(database, counter, BATCH_OPERATIONS, rows);
+        if (fixture == null) {
+            return rows;
+        }
+        try (fixture) {
+            meta.add(version(database, fixture));
+            List<BatchOp> ways = List.of(Fixture::batchBaseline, Fixture::batchPerItem, Fixture::batchChunk);
+            for (int w = 0; w < ways.size(); w++) {
+                BatchOp way = ways.get(w);
+                String name = BATCH_OPERATIONS.get(w);
+                try {
+                    fixture.resetTables();
+                    way.run(fixture, 2 * chunk, chunk);
+                    fixture.resetTables();
+                    counter.reset();
+                    way.run(fixture, chunks * chunk, chunk);
+                    rows.add(row(database, name, counter, chunks, shortened(counter.trace(), chunks)));
+                } catch (Exception e) {
+                    rows.add(new Row(database.id(), name, 0, 0, 0, 0, 0, "", "", message(e)));
+                }
+            }
+        }
+        return rows;
+    }
+
+    /** @return the calls of the last of {@code ops} equal operations, at most 12 of them shown */
+    private static String shortened(List<String> trace, int ops) {
+        List<String> last = trace.subList(trace.size() - trace.size() / ops, trace.size());
+        if (last.size() <= 12) {
+            return String.join(" > ", last);
+        }
+        return String.join(" > ", last.subList(0, 9)) + " > ... (" + (last.size() - 12) + " more) > "
+                + String.join(" > ", last.subList(last.size() - 3, last.size()));
+    }
+
+    private static String version(Database database, Fixture fixture) {
+        try (java.sql.Connection c = fixture.pool.getConnection()) {
+            java.sql.DatabaseMetaData md = c.getMetaData();
+            return VERSION + "\t" + database.id() + "\t" + md.getDatabaseProductName() + " "
+                    + md.getDatabaseProductVersion() + " (driver " + md.getDriverName() + " " + md.getDriverVersion() + ")";
+        } catch (java.sql.SQLException e) {
+            return VERSION + "\t" + database.id() + "\tunknown: " + e.getMessage();
+        }
+    }
+
+    private static Row row(Database database, String name, CountingDataSource counter, int ops, String sequence) {
+        StringJoiner times = new StringJoiner(", ");
+        for (Map.Entry<String, long[]> e : counter.timeByKind().entrySet()) {
+            long[] v = e.getValue();
+            times.add(e.getKey() + "=" + v[0] + ":" + String.format(java.util.Locale.ROOT, "%.1f", v[1] / 1000.0 / v[0]));
+        }
+        double n = ops;
+        return new Row(database.id(), name, ops, counter.statements() / n, counter.savepointCalls() / n,
+                counter.commits() / n, counter.rollbacks() / n, sequence, times.toString(), "");
     }
 
     private static Row count(Database database, String name, Fixture fixture, CountingDataSource counter, int ops,
@@ -166,14 +249,7 @@ public final class StatementCounts {
                 List<String> trace = counter.trace();
                 last = trace.subList(before, trace.size());
             }
-            StringJoiner times = new StringJoiner(", ");
-            for (Map.Entry<String, long[]> e : counter.timeByKind().entrySet()) {
-                long[] v = e.getValue();
-                times.add(e.getKey() + "=" + v[0] + ":" + String.format(java.util.Locale.ROOT, "%.1f", v[1] / 1000.0 / v[0]));
-            }
-            double n = ops;
-            return new Row(database.id(), name, ops, counter.statements() / n, counter.savepointCalls() / n,
-                    counter.commits() / n, counter.rollbacks() / n, String.join(" > ", last), times.toString(), "");
+            return row(database, name, counter, ops, String.join(" > ", last));
         } catch (Exception e) {
             return new Row(database.id(), name, 0, 0, 0, 0, 0, "", "", message(e));
         }

@@ -31,6 +31,8 @@ class BenchmarkSmokeTest {
                 .param("db", "h2mem")
                 .param("rows", "2000")
                 .param("batch", "500")
+                .param("items", "1000")
+                .param("chunk", "250")
                 .forks(0)
                 .warmupIterations(0)
                 .measurementIterations(1)
@@ -51,7 +53,7 @@ class BenchmarkSmokeTest {
         assertThat(names).containsExactlyInAnyOrder(
                 "TransactionBenchmark.baseline", "TransactionBenchmark.firstExecution", "TransactionBenchmark.replay",
                 "ContentionBenchmark.baseline", "ContentionBenchmark.distinctKeys", "ContentionBenchmark.hotKey",
-                "PurgeBenchmark.purgeAll");
+                "PurgeBenchmark.purgeAll", "BatchBenchmark.baseline", "BatchBenchmark.perItemExecute", "BatchBenchmark.chunkApi");
 
         List<String> meta = new ArrayList<>();
         List<StatementCounts.Row> counts = StatementCounts.count(Database.H2_MEM, 20, meta);
@@ -76,6 +78,22 @@ class BenchmarkSmokeTest {
         String markdown = report.markdown("scripts/bench");
 
         assertThat(markdown).contains("| H2 (memory) | ", "INSERT > COMMIT", "Reproduce with `scripts/bench`")
+                .doesNotContain("failed");
+
+        List<StatementCounts.Row> batch = StatementCounts.countBatch(Database.H2_MEM, 3, 100, new ArrayList<>());
+        assertThat(batch).extracting(StatementCounts.Row::operation).containsExactlyElementsOf(StatementCounts.BATCH_OPERATIONS);
+        assertThat(batch).allSatisfy(row -> assertThat(row.error()).isEmpty());
+        assertThat(batch.get(0).statements()).as("baseline: one batch of rows").isEqualTo(1.0);
+        assertThat(batch.get(0).sequence()).isEqualTo("INSERT > COMMIT");
+        assertThat(batch.get(2).statements()).as("chunk API: claim, rows, recording").isLessThan(batch.get(1).statements());
+        Path batchTsv = dir.resolve("batch.tsv");
+        List<String> batchLines = new ArrayList<>(List.of(StatementCounts.HEADER));
+        batch.forEach(row -> batchLines.add(row.line()));
+        Files.write(batchTsv, batchLines);
+        BenchReport batchReport = new BenchReport();
+        batchReport.readResults(json);
+        batchReport.readCounts(batchTsv);
+        assertThat(batchReport.batchMarkdown("scripts/bench --batch")).contains("| H2 (memory) | 1000 | 250 | ", "| chunk API |")
                 .doesNotContain("failed");
     }
 }
