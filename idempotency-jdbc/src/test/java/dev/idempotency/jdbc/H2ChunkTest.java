@@ -16,6 +16,17 @@ class H2ChunkTest extends AbstractChunkTest {
         return pool;
     }
 
+    /** H2 claims key by key: 20 claims, each a SELECT and an INSERT, and the batch. */
+    @Override
+    protected int statementsPerFirstChunkOf20() {
+        return 20 * (H2StoreTest.STATEMENTS_PER_FIRST_EXECUTION - 1) + 1;
+    }
+
+    @Override
+    protected int statementsPerReplayedChunkOf20() {
+        return 20 * H2StoreTest.STATEMENTS_PER_REPLAY;
+    }
+
     @Override
     protected void closeDataSource() {
         if (pool != null) {

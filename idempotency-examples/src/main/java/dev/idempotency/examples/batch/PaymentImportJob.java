@@ -110,8 +110,7 @@ public final class PaymentImportJob {
         Path file = InstructionFile.ensure(options.dir(), options.instructions());
         long total = InstructionFile.count(file);
         try (HikariDataSource dataSource = dataSource(options)) {
-            JdbcIdempotencyStore store = options.postgres() ? JdbcIdempotencyStore.builder().table(KEY_TABLE).build()
-                    : JdbcIdempotencyStore.builder().table(KEY_TABLE).dialect(new KeyByKeyH2Dialect()).build();
+            JdbcIdempotencyStore store = JdbcIdempotencyStore.builder().table(KEY_TABLE).build();
             if (options.fresh()) {
                 dropTables(dataSource);
             }

@@ -30,6 +30,17 @@ public class H2Dialect extends SqlDialect {
         return "SELECT CAST(EXTRACT(EPOCH FROM CURRENT_TIMESTAMP(3)) * 1000 AS BIGINT)";
     }
 
+    /**
+     * A chunk is claimed key by key: H2 2.3 filters a {@code key_id IN (...)} list over every record
+     * of the scope rather than looking each key up in the primary key, so one {@code SELECT} of a
+     * chunk grows with the table (measured: a 100,000-item job took 55 s, and its rerun 90 s, against
+     * 24 s and 4 s key by key).
+     */
+    @Override
+    protected boolean multiRowClaims() {
+        return false;
+    }
+
     @Override
     protected boolean failedStatementAbortsTransaction() {
         return false;

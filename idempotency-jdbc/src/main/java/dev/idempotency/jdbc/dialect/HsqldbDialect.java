@@ -52,13 +52,13 @@ public class HsqldbDialect extends SqlDialect {
         return "VALUES (UNIX_MILLIS())";
     }
 
-    /** HSQLDB undoes a failed statement alone; a serialization failure rolls the transaction back whole. */
     /** HSQLDB claims through {@code MERGE}, one key per statement; a chunk is claimed key by key. */
     @Override
     protected boolean multiRowClaims() {
         return false;
     }
 
+    /** HSQLDB undoes a failed statement alone; a serialization failure rolls the transaction back whole. */
     @Override
     protected boolean failedStatementAbortsTransaction() {
         return false;

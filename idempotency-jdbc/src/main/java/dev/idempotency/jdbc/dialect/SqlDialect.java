@@ -469,16 +469,31 @@ public abstract class SqlDialect {
     }
 
     private Map<IdempotencyKey, StoredRecord> selectAll(Connection c, TableName table, List<ClaimRequest> slice) throws SQLException {
+        // Keys grouped by scope (the slice is sorted): "scope = ? AND key_id IN (...)" lets every database
+        // look the keys up in the primary key, where "(scope = ? AND key_id = ?) OR ..." makes some scan
+        // every record of the scope.
+        Map<String, List<String>> idsByScope = new java.util.LinkedHashMap<>();
+        for (ClaimRequest r : slice) {
+            idsByScope.computeIfAbsent(r.key().scope(), scope -> new ArrayList<>()).add(r.key().id());
+        }
         StringBuilder sql = new StringBuilder("SELECT " + COLUMNS + " FROM " + table + " WHERE ");
-        for (int i = 0; i < slice.size(); i++) {
-            sql.append(i == 0 ? "" : " OR ").append("(scope = ? AND key_id = ?)");
+        boolean firstScope = true;
+        for (List<String> ids : idsByScope.values()) {
+            sql.append(firstScope ? "" : " OR ").append("(scope = ? AND key_id IN (");
+            for (int i = 0; i < ids.size(); i++) {
+                sql.append(i == 0 ? "?" : ", ?");
+            }
+            sql.append("))");
+            firstScope = false;
         }
         Map<IdempotencyKey, StoredRecord> found = new HashMap<>();
         try (PreparedStatement s = c.prepareStatement(sql.toString())) {
             int p = 1;
-            for (ClaimRequest r : slice) {
-                s.setString(p++, r.key().scope());
-                s.setString(p++, r.key().id());
+            for (Map.Entry<String, List<String>> scope : idsByScope.entrySet()) {
+                s.setString(p++, scope.getKey());
+                for (String id : scope.getValue()) {
+                    s.setString(p++, id);
+                }
             }
             try (ResultSet rs = s.executeQuery()) {
                 while (rs.next()) {
