@@ -111,6 +111,80 @@ public class PostgresDialect extends SqlDialect {
     }
 
     /**
+     * Claims a chunk writing first, as the single claim does: per {@value #KEYS_PER_STATEMENT} keys,
+     * one {@code INSERT ... ON CONFLICT DO NOTHING RETURNING} claims every absent key and says which
+     * (a duplicate is a row not returned, never an error); only the keys it did not insert are then
+     * read, in one {@code SELECT}, and an expired one is taken over key by key. A first chunk of new
+     * keys so costs one statement to claim. The insert runs under a savepoint, so that a lock wait
+     * that runs out (a concurrent claimer of one of the keys) does not abort the transaction: the
+     * slice is then claimed key by key, each waiting as a single claim does.
+     */
+    @Override
+    public List<Claim> claimAll(Connection c, TableName table, List<ClaimRequest> requests) throws SQLException {
+        List<Claim> claims = new java.util.ArrayList<>(requests.size());
+        for (int from = 0; from < requests.size(); from += KEYS_PER_STATEMENT) {
+            List<ClaimRequest> slice = requests.subList(from, Math.min(requests.size(), from + KEYS_PER_STATEMENT));
+            java.util.Set<dev.idempotency.IdempotencyKey> inserted = insertReturning(c, table, slice);
+            if (inserted == null) {
+                for (ClaimRequest r : slice) {
+                    claims.add(claim(c, table, r));
+                }
+                continue;
+            }
+            List<ClaimRequest> rest = slice.stream().filter(r -> !inserted.contains(r.key())).toList();
+            java.util.Map<dev.idempotency.IdempotencyKey, StoredRecord> found = rest.isEmpty() ? java.util.Map.of() : selectAll(c, table, rest);
+            for (ClaimRequest r : slice) {
+                StoredRecord record = found.get(r.key());
+                if (inserted.contains(r.key())) {
+                    claims.add(Claim.acquired());
+                } else if (record != null && record.expiresAt().isAfter(r.now())) {
+                    claims.add(Claim.existing(record));
+                } else {
+                    claims.add(claim(c, table, r));
+                }
+            }
+        }
+        return claims;
+    }
+
+    /** @return the keys the insert claimed, or {@code null} if a lock wait ran out (nothing inserted) */
+    private java.util.Set<dev.idempotency.IdempotencyKey> insertReturning(Connection c, TableName table, List<ClaimRequest> slice)
+            throws SQLException {
+        StringBuilder sql = new StringBuilder("INSERT INTO " + table + " (scope, key_id, fingerprint, status, created_at, expires_at) VALUES ");
+        for (int i = 0; i < slice.size(); i++) {
+            sql.append(i == 0 ? "" : ", ").append("(?, ?, ?, ?, ?, ?)");
+        }
+        sql.append(" ON CONFLICT (scope, key_id) DO NOTHING RETURNING scope, key_id");
+        java.sql.Savepoint savepoint = c.setSavepoint();
+        try (PreparedStatement s = c.prepareStatement(sql.toString())) {
+            int p = 0;
+            for (ClaimRequest r : slice) {
+                s.setString(++p, r.key().scope());
+                s.setString(++p, r.key().id());
+                s.setString(++p, r.fingerprint().value());
+                s.setString(++p, RecordStatus.IN_PROGRESS.name());
+                s.setLong(++p, r.now().toEpochMilli());
+                s.setLong(++p, r.expiresAt().toEpochMilli());
+            }
+            java.util.Set<dev.idempotency.IdempotencyKey> inserted = new java.util.HashSet<>();
+            try (ResultSet rs = withLockTimeout(s, slice.get(0).lockTimeout(), s::executeQuery)) {
+                while (rs.next()) {
+                    inserted.add(dev.idempotency.IdempotencyKey.of(rs.getString(1), rs.getString(2)));
+                }
+            }
+            return inserted;
+        } catch (SQLException e) {
+            c.rollback(savepoint);
+            if (isLockTimeout(e)) {
+                return null;
+            }
+            throw e;
+        } finally {
+            releaseQuietly(c, savepoint);
+        }
+    }
+
+    /**
      * Records a chunk's outcomes in one {@code UPDATE ... FROM (VALUES ...)} per
      * {@value #KEYS_PER_STATEMENT} keys, instead of a batch of one {@code UPDATE} per key: PostgreSQL
      * runs each statement of a batch on its own.

@@ -468,7 +468,16 @@ public abstract class SqlDialect {
         return claims;
     }
 
-    private Map<IdempotencyKey, StoredRecord> selectAll(Connection c, TableName table, List<ClaimRequest> slice) throws SQLException {
+    /**
+     * Reads the records of a slice of keys (sorted, no key twice) in one {@code SELECT}.
+     *
+     * @param c the connection
+     * @param table the table
+     * @param slice the requests whose records to read
+     * @return the records found, by key
+     * @throws SQLException if the query fails
+     */
+    protected Map<IdempotencyKey, StoredRecord> selectAll(Connection c, TableName table, List<ClaimRequest> slice) throws SQLException {
         // Keys grouped by scope (the slice is sorted): "scope = ? AND key_id IN (...)" lets every database
         // look the keys up in the primary key, where "(scope = ? AND key_id = ?) OR ..." makes some scan
         // every record of the scope.
