@@ -78,6 +78,8 @@ public final class Idempotent {
      * @throws dev.idempotency.TransactionRequiredException if {@code connection} cannot carry the record atomically
      * @throws dev.idempotency.ResultCodecException if the result cannot be encoded, or a replay cannot be decoded
      * @throws dev.idempotency.ResultTooLargeException if the encoded result is over the policy's limit
+     * @throws dev.idempotency.AbandonedClaimException if the work ended the transaction, or an earlier work left the key's
+     *     claim committed without its result
      * @throws dev.idempotency.IdempotencyStoreException if the store fails
      */
     public static <T, X extends Exception> Outcome<T> execute(IdempotencyKey key, Connection connection, Work<T, X> work) throws X {
@@ -99,6 +101,8 @@ public final class Idempotent {
      * @throws dev.idempotency.TransactionRequiredException if {@code connection} cannot carry the record atomically
      * @throws dev.idempotency.ResultCodecException if the result cannot be encoded, or a replay cannot be decoded
      * @throws dev.idempotency.ResultTooLargeException if the encoded result is over the policy's limit
+     * @throws dev.idempotency.AbandonedClaimException if the work ended the transaction, or an earlier work left the key's
+     *     claim committed without its result
      * @throws dev.idempotency.IdempotencyStoreException if the store fails
      */
     public static <T, X extends Exception> Outcome<T> execute(IdempotencyKey key, Fingerprint fingerprint, Connection connection,
@@ -121,6 +125,8 @@ public final class Idempotent {
      * @throws dev.idempotency.TransactionRequiredException if {@code connection} cannot carry the record atomically
      * @throws dev.idempotency.ResultCodecException if the result cannot be encoded, or a replay cannot be decoded
      * @throws dev.idempotency.ResultTooLargeException if the encoded result is over the policy's limit
+     * @throws dev.idempotency.AbandonedClaimException if the work ended the transaction, or an earlier work left the key's
+     *     claim committed without its result
      * @throws dev.idempotency.IdempotencyStoreException if the store fails
      */
     public static <T, X extends Exception> Outcome<T> execute(IdempotencyKey key, Connection connection, ResultCodec<T> codec,
@@ -144,6 +150,8 @@ public final class Idempotent {
      * @throws dev.idempotency.TransactionRequiredException if {@code connection} cannot carry the record atomically
      * @throws dev.idempotency.ResultCodecException if the result cannot be encoded, or a replay cannot be decoded
      * @throws dev.idempotency.ResultTooLargeException if the encoded result is over the policy's limit
+     * @throws dev.idempotency.AbandonedClaimException if the work ended the transaction, or an earlier work left the key's
+     *     claim committed without its result
      * @throws dev.idempotency.IdempotencyStoreException if the store fails
      */
     public static <T, X extends Exception> Outcome<T> execute(IdempotencyKey key, Fingerprint fingerprint, Connection connection,
