@@ -43,6 +43,7 @@ class BrokenStoresTest {
     private static final String SEQUENCES = "randomSequencesKeepTheContract";
     private static final String CONCURRENCY = "concurrentAttemptsExecuteAtMostOncePerKey";
     private static final String LEASE_SEQUENCES = "randomLeaseSequencesKeepTheContract";
+    private static final String CHUNKS = "randomChunksKeepTheContract";
     /** The lease-mode tests of the contract: skipped for a store that keeps no leases. */
     private static final int LEASE_TESTS = 17;
 
@@ -225,17 +226,20 @@ class BrokenStoresTest {
         assertFails(ChunkClaimsOutOfOrder.class, null, Promise.CHUNK_OUTCOMES);
         assertFails(ChunkClaimsOutOfOrder.class, "chunkMixingRecordedNewExpiredAndMismatchingKeysGivesEachItsOwnOutcome",
                 Promise.CHUNK_OUTCOMES);
+        assertFails(ChunkClaimsOutOfOrder.class, CHUNKS, Promise.CHUNK_OUTCOMES);
     }
 
     @Test
     void chunkCompletionThatSkipsTheLastItemFails() {
         assertFails(ChunkSkipsLastCompletion.class, null, Promise.CHUNK_ONCE);
         assertFails(ChunkSkipsLastCompletion.class, "finalFailureOfOneItemInAChunkIsRecordedForThatItemAlone", Promise.CHUNK_FINAL_FAILURE);
+        assertFails(ChunkSkipsLastCompletion.class, CHUNKS, Promise.CHUNK_OUTCOMES);
     }
 
     @Test
     void chunkClaimThatTakesAnExpiredRecordForLiveFails() {
         assertFails(ChunkExpiryIgnored.class, null, Promise.CHUNK_OUTCOMES);
+        assertFails(ChunkExpiryIgnored.class, CHUNKS, Promise.CHUNK_OUTCOMES);
     }
 
     // ---- running a contract ------------------------------------------------------------------------
