@@ -9,10 +9,12 @@ import static org.quicktheories.generators.SourceDSL.integers;
 import static org.quicktheories.generators.SourceDSL.lists;
 
 import dev.idempotency.AbandonedClaimException;
+import dev.idempotency.DuplicateKeyInChunkException;
 import dev.idempotency.Fingerprint;
 import dev.idempotency.Idempotency;
 import dev.idempotency.IdempotencyKey;
 import dev.idempotency.IdempotencyStoreException;
+import dev.idempotency.ItemWork;
 import dev.idempotency.KeyPolicy;
 import dev.idempotency.LeaseLostException;
 import dev.idempotency.LeasePolicy;
@@ -89,13 +91,16 @@ import org.quicktheories.core.Gen;
  * {@link TestClock} and a policy with a retention of {@link #RETENTION} and final failures, so that
  * the contract checks what users get. It holds:
  * <ul>
- *   <li>one example test per promise, named after it;</li>
+ *   <li>one example test per promise, named after it, including the chunk promises of CONTRACT
+ *       section 9 ({@link Idempotency#executeChunk}, over the store's {@code claimAll} and
+ *       {@code completeAll}: a store that overrides them is checked there);</li>
  *   <li>a stateful property: random sequences of executions (keys that differ by scope and by case,
  *       two fingerprints, work that returns or throws a plain or a final failure, then commit or roll
  *       back), clock moves and purges, compared after every step with a model of the contract. A
  *       failure reports the shortest failing sequence found, one step per line;</li>
  *   <li>a concurrency property: rounds of attempts on overlapping keys from several threads, each in
- *       its own transaction, some committing and some rolling back.</li>
+ *       its own transaction, some committing and some rolling back;</li>
+ *   <li>a chunk property: random sequences of chunks and clock moves, compared with a model.</li>
  * </ul>
  *
  * <p><b>Lease mode</b> (CONTRACT section 4, the promises of
@@ -757,6 +762,253 @@ public abstract class IdempotencyStoreContract<C> {
         }
     }
 
+    // ---- chunks (CONTRACT 9): claimAll and completeAll through executeChunk, one example per promise ----
+
+    /**
+     * CONTRACT 9: a chunk of new keys, given out of key order, runs each item once and answers in
+     * input order; a retry of the committed chunk replays every item's own result, running nothing.
+     */
+    @Test
+    void chunkOfNewKeysRunsEachItemOnceAndItsRetryReplaysEveryItemInInputOrder() throws Exception {
+        Promise p = Promise.CHUNK_ONCE;
+        String[] ids = {"k3", "k1", "k4", "k2"};
+        ItemRuns first = new ItemRuns();
+        assertChunk(p, "The first run of a chunk of new keys", chunkInTx(p, items("chunk-once", A, "first-", ids), first, true),
+                expected("EXECUTED", "first-", ids));
+        for (String id : ids) {
+            assertThat(first.of(id)).as(p.broken("The work of item " + id + " ran " + first.of(id) + " times")).isEqualTo(1);
+        }
+        ItemRuns retry = new ItemRuns();
+        assertChunk(p, "The retry of the committed chunk", chunkInTx(p, items("chunk-once", A, "retry-", ids), retry, true),
+                expected("REPLAYED", "first-", ids));
+        assertThat(retry.total()).as(p.broken("The retry's work ran: " + retry)).isZero();
+        for (String id : ids) {
+            assertReplayed(p, IdempotencyKey.of("chunk-once", id), "first-" + id);
+        }
+    }
+
+    /**
+     * CONTRACT 9 and 3.3: one chunk holding a new key, a recorded one, one whose record expired
+     * (exactly now) and one recorded with another fingerprint gives each its own outcome.
+     */
+    @Test
+    void chunkMixingRecordedNewExpiredAndMismatchingKeysGivesEachItsOwnOutcome() throws Exception {
+        Promise p = Promise.CHUNK_OUTCOMES;
+        IdempotencyKey recorded = IdempotencyKey.of("chunk-mixed", "a-recorded");
+        IdempotencyKey mismatching = IdempotencyKey.of("chunk-mixed", "b-mismatching");
+        IdempotencyKey expired = IdempotencyKey.of("chunk-mixed", "c-expired");
+        IdempotencyKey fresh = IdempotencyKey.of("chunk-mixed", "d-new");
+        inTx(idem, expired, A, new Counting("old"), true);
+        clock.advance(RETENTION.dividedBy(2));
+        inTx(idem, recorded, A, new Counting("recorded"), true);
+        inTx(idem, mismatching, A, new Counting("other request"), true);
+        clock.advance(RETENTION.dividedBy(2));
+        List<Item> chunk = List.of(new Item(fresh, A, "new"), new Item(recorded, A, "x"), new Item(expired, A, "renewed"),
+                new Item(mismatching, B, "x"));
+        ItemRuns work = new ItemRuns();
+        assertChunk(p, "A chunk of a new, a recorded, an expired and a mismatching key", chunkInTx(p, chunk, work, true),
+                "EXECUTED(new)", "REPLAYED(recorded)", "EXECUTED(renewed)", "MISMATCH");
+        assertThat(work.runs).as(p.broken("The work ran for other keys than the new and the expired one, or not once each"))
+                .isEqualTo(Map.of("d-new", 1, "c-expired", 1));
+        assertReplayed(p, fresh, "new");
+        assertReplayed(p, expired, "renewed");
+        assertReplayed(p, recorded, "recorded");
+        assertReplayed(p, mismatching, "other request");
+    }
+
+    /** CONTRACT 9 and 3: a chunk whose transaction rolled back leaves nothing; its retry runs every item. */
+    @Test
+    void chunkRolledBackLeavesNothing() throws Exception {
+        Promise p = Promise.CHUNK_ROLLBACK;
+        String[] ids = {"k2", "k1", "k3"};
+        assertChunk(p, "The chunk that is then rolled back", chunkInTx(p, items("chunk-rollback", A, "first-", ids), new ItemRuns(), false),
+                expected("EXECUTED", "first-", ids));
+        ItemRuns retry = new ItemRuns();
+        assertChunk(p, "The retry of the rolled-back chunk", chunkInTx(p, items("chunk-rollback", A, "retry-", ids), retry, true),
+                expected("EXECUTED", "retry-", ids));
+        assertThat(retry.total()).as(p.broken("The retry's work did not run once per item: " + retry)).isEqualTo(ids.length);
+        assertChunk(p, "The chunk once more", chunkInTx(p, items("chunk-rollback", A, "x-", ids), new ItemRuns(), false),
+                expected("REPLAYED", "retry-", ids));
+    }
+
+    /**
+     * CONTRACT 9 and 3.3: a chunk whose keys an open transaction holds (claimed by a chunk of its
+     * own) waits for it; once the holder commits, the chunk replays the holder's results and runs
+     * only its key that nobody held.
+     */
+    @Test
+    void chunkWhoseKeysAnOpenTransactionHoldsWaitsAndReplaysOnceItCommits() throws Exception {
+        Promise p = Promise.CHUNK_HOLDER;
+        List<Item> held = items("chunk-holder", A, "holder-", "k2", "k1");
+        C holder = open();
+        boolean open = true;
+        try {
+            List<Outcome<String>> claimed;
+            try {
+                claimed = idem.executeChunk(holder, held, Item::key, Item::fingerprint, ResultCodec.string(), new ItemRuns());
+            } catch (RuntimeException e) {
+                throw new AssertionError(p.broken("The holder's executeChunk threw " + e), e);
+            }
+            assertChunk(p, "The holder's chunk", claimed, "EXECUTED(holder-k2)", "EXECUTED(holder-k1)");
+            List<Item> waiting = items("chunk-holder", A, "waiter-", "k0", "k2", "k1");
+            ItemRuns waiterWork = new ItemRuns();
+            Future<List<Outcome<String>>> waiter = threads.submit(() -> chunkInTx(p, waiting, waiterWork, true));
+            // Let the waiter reach the store before the holder ends; the expected outcomes are the same if it does not.
+            Thread.sleep(100);
+            open = false;
+            commit(holder);
+            assertChunk(p, "The chunk that met the holder", await(p, waiter), "EXECUTED(waiter-k0)", "REPLAYED(holder-k2)",
+                    "REPLAYED(holder-k1)");
+            assertThat(waiterWork.of("k1") + waiterWork.of("k2")).as(p.broken("The waiter's work ran for a held key: " + waiterWork)).isZero();
+        } finally {
+            if (open) {
+                rollback(holder);
+            }
+        }
+    }
+
+    /**
+     * CONTRACT 9: a chunk with a key twice is refused with DuplicateKeyInChunkException, even if the
+     * caller commits: nothing runs and nothing is written.
+     */
+    @Test
+    void chunkWithADuplicateKeyIsRefusedWithNothingWritten() throws Exception {
+        Promise p = Promise.CHUNK_DUPLICATE;
+        IdempotencyKey one = IdempotencyKey.of("chunk-duplicate", "k1");
+        IdempotencyKey two = IdempotencyKey.of("chunk-duplicate", "k2");
+        List<Item> chunk = List.of(new Item(one, A, "one"), new Item(two, A, "two"), new Item(one, A, "again"));
+        ItemRuns work = new ItemRuns();
+        C tx = open();
+        Throwable thrown = catchThrowable(() -> idem.executeChunk(tx, chunk, Item::key, Item::fingerprint, ResultCodec.string(), work));
+        commit(tx);
+        assertThat(thrown).as(p.broken("executeChunk " + (thrown == null ? "ran" : "threw " + thrown)))
+                .isInstanceOf(DuplicateKeyInChunkException.class);
+        assertThat(work.total()).as(p.broken("The work ran: " + work)).isZero();
+        ItemRuns retry = new ItemRuns();
+        assertChunk(p, "The chunk without the duplicate", chunkInTx(p, chunk.subList(0, 2), retry, true), "EXECUTED(one)", "EXECUTED(two)");
+    }
+
+    /**
+     * CONTRACT 9 and 3.4: a final failure of the middle item is recorded for it alone, without its
+     * partial write (a store write: it executes another key in the chunk's transaction); the items
+     * around it are recorded, and a retry replays each item's own outcome.
+     */
+    @Test
+    void finalFailureOfOneItemInAChunkIsRecordedForThatItemAlone() throws Exception {
+        Promise p = Promise.CHUNK_FINAL_FAILURE;
+        IdempotencyKey partial = IdempotencyKey.of("chunk-final-failure", "partial");
+        List<Item> chunk = items("chunk-final-failure", A, "v-", "k1", "k2", "k3");
+        ItemRuns counted = new ItemRuns();
+        C tx = open();
+        List<Outcome<String>> first;
+        try {
+            first = idem.executeChunk(tx, chunk, Item::key, Item::fingerprint, ResultCodec.string(), item -> {
+                String value = counted.apply(item);
+                if (item.key().id().equals("k2")) {
+                    idem.execute(partial, A, tx, () -> "partial write");
+                    throw new FinalFailure("card declined");
+                }
+                return value;
+            });
+        } catch (Throwable t) {
+            rollbackQuietly(tx, t);
+            throw new AssertionError(p.broken("executeChunk threw " + t), t);
+        }
+        commit(tx);
+        assertChunk(p, "The chunk whose item k2 failed finally", first, "EXECUTED(v-k1)", "FAILED(card declined, new)", "EXECUTED(v-k3)");
+        ItemRuns retry = new ItemRuns();
+        assertChunk(p, "The retry of the committed chunk", chunkInTx(p, items("chunk-final-failure", A, "r-", "k1", "k2", "k3"), retry, true),
+                "REPLAYED(v-k1)", "FAILED(card declined, replayed)", "REPLAYED(v-k3)");
+        assertThat(retry.total()).as(p.broken("The retry's work ran: " + retry)).isZero();
+        assertOutcome(p, inTx(idem, partial, A, new Counting("partial again"), true), Outcome.Status.EXECUTED, "partial again");
+    }
+
+    /** An item of a chunk: its key, its request fingerprint, and what its work returns. */
+    private record Item(IdempotencyKey key, Fingerprint fingerprint, String value) {
+        @Override
+        public String toString() {
+            return key.scope() + "/" + key.id();
+        }
+    }
+
+    /** Item work that returns the item's value and counts the runs per key id. */
+    private static final class ItemRuns implements ItemWork<Item, String, RuntimeException> {
+        private final Map<String, Integer> runs = new java.util.concurrent.ConcurrentHashMap<>();
+
+        @Override
+        public String apply(Item item) {
+            runs.merge(item.key().id(), 1, Integer::sum);
+            return item.value();
+        }
+
+        int of(String id) {
+            return runs.getOrDefault(id, 0);
+        }
+
+        int total() {
+            return runs.values().stream().mapToInt(Integer::intValue).sum();
+        }
+
+        @Override
+        public String toString() {
+            return "runs per key " + runs;
+        }
+    }
+
+    /** Items of one scope and fingerprint, in the order given, each returning {@code prefix + id}. */
+    private static List<Item> items(String scope, Fingerprint fp, String prefix, String... ids) {
+        List<Item> items = new ArrayList<>(ids.length);
+        for (String id : ids) {
+            items.add(new Item(IdempotencyKey.of(scope, id), fp, prefix + id));
+        }
+        return items;
+    }
+
+    /** The described outcomes {@code STATUS(prefix + id)}, one per id, in order. */
+    private static String[] expected(String status, String prefix, String... ids) {
+        return Arrays.stream(ids).map(id -> status + "(" + prefix + id + ")").toArray(String[]::new);
+    }
+
+    /**
+     * Runs one chunk in a transaction of its own and commits it or rolls it back; an exception of
+     * executeChunk (of the store under it) breaks {@code promise}.
+     */
+    private List<Outcome<String>> chunkInTx(Promise promise, List<Item> items, ItemWork<Item, String, RuntimeException> work, boolean commit)
+            throws Exception {
+        C tx = open();
+        List<Outcome<String>> outcomes;
+        try {
+            outcomes = idem.executeChunk(tx, items, Item::key, Item::fingerprint, ResultCodec.string(), work);
+        } catch (Throwable t) {
+            rollbackQuietly(tx, t);
+            throw new AssertionError(promise.broken("executeChunk of " + items + " threw " + t), t);
+        }
+        if (commit) {
+            commit(tx);
+        } else {
+            rollback(tx);
+        }
+        return outcomes;
+    }
+
+    /** A retry of {@code key} alone, rolled back, replays {@code value}; a record found still in progress breaks {@code promise}. */
+    private void assertReplayed(Promise promise, IdempotencyKey key, String value) throws Exception {
+        Outcome<String> outcome;
+        try {
+            outcome = inTx(idem, key, A, new Counting("x"), false);
+        } catch (AbandonedClaimException stillInProgress) {
+            throw new AssertionError(promise.broken("A retry of " + key + " alone, after the chunk committed, found its record still in"
+                    + " progress: " + stillInProgress.getMessage()), stillInProgress);
+        }
+        assertOutcome(promise, outcome, Outcome.Status.REPLAYED, value);
+    }
+
+    private static void assertChunk(Promise promise, String what, List<Outcome<String>> outcomes, String... expected) {
+        List<String> seen = outcomes.stream().map(IdempotencyStoreContract::describe).toList();
+        assertThat(seen).as(promise.broken(what + ": expected the outcomes " + List.of(expected) + ", in input order; got " + seen))
+                .containsExactly(expected);
+    }
+
     // ---- lease mode: the store's primitives, one example per promise ---------------------------------
 
     /** CONTRACT 4.1: a new key is claimed as attempt 1; the claim holds once committed, and a rolled-back one leaves nothing. */
@@ -1228,6 +1480,130 @@ public abstract class IdempotencyStoreContract<C> {
         LeaseSequences<C> leases = new LeaseSequences<>(this, leasing());
         sequenceProperty("lease sequences run", effort().leaseSequences(), LeaseSequences.sequences(),
                 sequence -> runShrinking(sequence.steps(), leases::firstBroken, step -> List.of()));
+    }
+
+    /**
+     * CONTRACT 9: random sequences of chunks (of keys that differ by scope and by case, given in any
+     * order, each with one of two fingerprints, then committed or rolled back) and clock moves (1 ms,
+     * half the retention, the retention less 1 ms, the retention), every outcome compared with a model; each
+     * sequence ends with a rolled-back chunk of every key that reads the final state. Runs a tenth of
+     * {@link Effort#sequences()}. Reports the shortest failing sequence found, one step per line.
+     */
+    @Test
+    void randomChunksKeepTheContract() {
+        sequenceProperty("chunk sequences run", Math.max(1, effort().sequences() / 10), chunkSequences(),
+                steps -> runShrinking(steps, this::checkChunks, step -> List.of()));
+    }
+
+    private static final List<IdempotencyKey> CHUNK_KEYS = List.of(IdempotencyKey.of("chunks", "k1"), IdempotencyKey.of("chunks", "K1"),
+            IdempotencyKey.of("chunks-2", "k1"), IdempotencyKey.of("chunks", "k2"));
+
+    /** A step of a chunk sequence: a chunk of {@code items} (committed or not), or a clock move by {@code advance}. */
+    private record ChunkStep(List<Item> items, boolean commit, Duration advance) {
+        @Override
+        public String toString() {
+            if (advance != null) {
+                return "advance the clock by " + advance;
+            }
+            StringBuilder s = new StringBuilder("chunk [");
+            for (Item item : items) {
+                s.append(s.length() > 7 ? ", " : "").append(item).append(item.fingerprint().equals(A) ? " A" : " B");
+            }
+            return s.append("] then ").append(commit ? "commit" : "roll back").toString();
+        }
+    }
+
+    /** Chunks (3 in 4) of 1 to 4 distinct keys in a random order, each item with fingerprint A or B; clock moves (1 in 4). */
+    static Gen<List<ChunkStep>> chunkSequences() {
+        Gen<ChunkStep> step = integers().between(0, 7).zip(integers().between(0, Integer.MAX_VALUE), (kind, r) -> {
+            if (kind >= 6) {
+                Duration[] moves = {Duration.ofMillis(1), RETENTION.dividedBy(2), RETENTION.minusMillis(1), RETENTION};
+                return new ChunkStep(null, false, moves[r % moves.length]);
+            }
+            List<IdempotencyKey> keys = new ArrayList<>(CHUNK_KEYS);
+            java.util.Collections.shuffle(keys, new java.util.Random(r));
+            int size = 1 + (r >>> 3) % keys.size();
+            List<Item> items = new ArrayList<>(size);
+            for (int i = 0; i < size; i++) {
+                items.add(new Item(keys.get(i), ((r >>> (8 + i)) & 3) == 0 ? B : A, "v" + (r % 1000) + "-" + i));
+            }
+            return new ChunkStep(items, ((r >>> 16) & 3) != 0, null);
+        });
+        return lists().of(step).ofSizeBetween(1, 8);
+    }
+
+    /** What a committed chunk recorded for a key, in the chunk model. */
+    private record ChunkRecord(Fingerprint fingerprint, String value, Instant expiresAt) {
+    }
+
+    private AssertionError checkChunks(List<ChunkStep> steps) {
+        try {
+            runChunks(steps);
+            return null;
+        } catch (AssertionError e) {
+            return e;
+        }
+    }
+
+    private void runChunks(List<ChunkStep> steps) {
+        try {
+            clean();
+        } catch (Exception e) {
+            throw new AssertionError("could not empty the store before a sequence: " + e, e);
+        }
+        Map<IdempotencyKey, ChunkRecord> model = new HashMap<>();
+        List<ChunkStep> all = new ArrayList<>(steps);
+        List<Item> everyKey = new ArrayList<>();
+        for (IdempotencyKey key : CHUNK_KEYS) {
+            everyKey.add(new Item(key, A, "final-" + key.id()));
+        }
+        all.add(new ChunkStep(everyKey, false, null));
+        for (int i = 0; i < all.size(); i++) {
+            ChunkStep step = all.get(i);
+            if (step.advance() != null) {
+                clock.advance(step.advance());
+                continue;
+            }
+            Instant now = clock.instant();
+            List<String> expected = new ArrayList<>();
+            Map<IdempotencyKey, ChunkRecord> written = new HashMap<>();
+            for (Item item : step.items()) {
+                ChunkRecord rec = model.get(item.key());
+                if (rec != null && rec.expiresAt().isAfter(now)) {
+                    expected.add(rec.fingerprint().equals(item.fingerprint()) ? "REPLAYED(" + rec.value() + ")" : "MISMATCH");
+                } else {
+                    expected.add("EXECUTED(" + item.value() + ")");
+                    written.put(item.key(), new ChunkRecord(item.fingerprint(), item.value(), now.plus(RETENTION)));
+                }
+            }
+            List<Outcome<String>> outcomes;
+            try {
+                outcomes = chunkInTx(Promise.CHUNK_OUTCOMES, step.items(), new ItemRuns(), step.commit());
+            } catch (AssertionError e) {
+                throw chunkFailure(all, i, e.getMessage(), e.getCause());
+            } catch (Exception e) {
+                throw chunkFailure(all, i, Promise.CHUNK_OUTCOMES.broken("executeChunk threw " + e), e);
+            }
+            List<String> seen = outcomes.stream().map(IdempotencyStoreContract::describe).toList();
+            if (!seen.equals(expected)) {
+                throw chunkFailure(all, i, Promise.CHUNK_OUTCOMES.broken("Expected the outcomes " + expected + ", in input order; got " + seen),
+                        null);
+            }
+            if (step.commit()) {
+                model.putAll(written);
+            }
+        }
+    }
+
+    private static AssertionError chunkFailure(List<ChunkStep> steps, int failed, String message, Throwable cause) {
+        StringBuilder s = new StringBuilder(message).append("\nAt step ").append(failed + 1).append(" of:");
+        for (int i = 0; i < steps.size(); i++) {
+            s.append("\n  ").append(i + 1).append(". ").append(steps.get(i));
+            if (i == steps.size() - 1) {
+                s.append(" (the kit's final read of every key)");
+            }
+        }
+        return new AssertionError(s.toString(), cause);
     }
 
     /** Runs a stateful property at least {@code examples} times; a failure reports the seed to repeat it. */

@@ -1,7 +1,7 @@
 package dev.idempotency.testkit;
 
 /**
- * The promises of CONTRACT sections 3 (transactional mode) and 4 (lease mode) that
+ * The promises of CONTRACT sections 3 (transactional mode), 4 (lease mode) and 9 (chunks) that
  * {@link IdempotencyStoreContract} checks. Every failure message starts with the promise it found
  * broken. Section 4's numbers are those of the promises in the Javadoc of
  * {@link dev.idempotency.spi.LeasingStore}; the unnumbered ones are the engine's protocol in
@@ -47,6 +47,24 @@ enum Promise {
     AT_MOST_ONCE("CONTRACT 3 (guarantee)",
             "among all attempts with one key, at most one committed transaction may contain an execution of the work, and every"
                     + " other attempt must see that execution's result, InProgress or Mismatch"),
+    CHUNK_ONCE("CONTRACT 9 (chunk runs once)",
+            "a chunk of new keys must run each item once, with one outcome per item in input order; a retry of the committed"
+                    + " chunk must replay every item's own result, in input order, without running any work"),
+    CHUNK_OUTCOMES("CONTRACT 9 (each item its own outcome)",
+            "each item of a chunk must get the outcome of its own key's record: a recorded key replayed, a new key executed, a key"
+                    + " whose record expired executed again, a key recorded with another fingerprint Mismatch; the work must run for"
+                    + " the new and the expired keys only, and their results must be recorded"),
+    CHUNK_ROLLBACK("CONTRACT 9 (chunk rolled back)",
+            "a chunk whose transaction rolled back must leave no record: a retry of the chunk must run every item again"),
+    CHUNK_HOLDER("CONTRACT 9 (chunk waits for a holder)",
+            "a chunk whose keys an open transaction holds must wait for it and, once it commits, replay its results; the work"
+                    + " must not run for those keys"),
+    CHUNK_DUPLICATE("CONTRACT 9 (duplicate key in a chunk)",
+            "a chunk with a key twice must be refused with DuplicateKeyInChunkException before anything is written: no work runs,"
+                    + " and a retry without the duplicate runs every item"),
+    CHUNK_FINAL_FAILURE("CONTRACT 9 (final failure in a chunk)",
+            "a final failure of one item must be recorded for that item alone, without its partial writes; the other items' results"
+                    + " must be recorded too, and a retry must replay each item's own outcome without running any work"),
     HOOKS("KIT HOOKS",
             "begin() must return a new open transaction on every call, and commit(tx) and rollback(tx) must end it: for JDBC,"
                     + " commit or roll back, then close the connection, which gives it back to the pool (a hook that does not close"

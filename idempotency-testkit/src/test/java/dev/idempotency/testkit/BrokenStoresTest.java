@@ -43,6 +43,7 @@ class BrokenStoresTest {
     private static final String SEQUENCES = "randomSequencesKeepTheContract";
     private static final String CONCURRENCY = "concurrentAttemptsExecuteAtMostOncePerKey";
     private static final String LEASE_SEQUENCES = "randomLeaseSequencesKeepTheContract";
+    private static final String CHUNKS = "randomChunksKeepTheContract";
     /** The lease-mode tests of the contract: skipped for a store that keeps no leases. */
     private static final int LEASE_TESTS = 17;
 
@@ -108,6 +109,7 @@ class BrokenStoresTest {
     void checkThenInsertWithoutAtomicityFails() {
         assertFails(CheckThenInsert.class, null, Promise.HOLDER_COMMITS);
         assertFails(CheckThenInsert.class, CONCURRENCY, Promise.AT_MOST_ONCE);
+        assertFails(CheckThenInsert.class, "chunkWhoseKeysAnOpenTransactionHoldsWaitsAndReplaysOnceItCommits", Promise.CHUNK_HOLDER);
     }
 
     @Test
@@ -149,6 +151,7 @@ class BrokenStoresTest {
     @Test
     void completionThatOverwritesOutsideTheTransactionFails() {
         assertFails(CompletionOutsideTransaction.class, null, Promise.ROLLBACK);
+        assertFails(CompletionOutsideTransaction.class, "chunkRolledBackLeavesNothing", Promise.CHUNK_ROLLBACK);
         // The sequences may meet the leaked record first through another promise (a purge that
         // removes a record the model never committed): any named failure will do there.
         assertFails(CompletionOutsideTransaction.class, SEQUENCES, null);
@@ -157,6 +160,7 @@ class BrokenStoresTest {
     @Test
     void savepointThatKeepsPartialWritesFails() {
         assertFails(NoSavepoint.class, null, Promise.FINAL_FAILURE);
+        assertFails(NoSavepoint.class, "finalFailureOfOneItemInAChunkIsRecordedForThatItemAlone", Promise.CHUNK_FINAL_FAILURE);
     }
 
     // ---- the flaws a store author planted, which the contract once missed ----------------------------
@@ -213,6 +217,29 @@ class BrokenStoresTest {
         String report = run.messages.get(0);
         assertThat(report).contains(Promise.EXPIRY.tag()).containsPattern("(?m)^\\s+1\\. execute key ")
                 .containsPattern("(?m)^\\s+\\d+\\. advance the clock ").contains("the shortest failing sequence found");
+    }
+
+    // ---- stores that override the chunk methods, claimAll and completeAll, wrongly ---------------------
+
+    @Test
+    void chunkClaimsAnsweredOutOfRequestOrderFail() {
+        assertFails(ChunkClaimsOutOfOrder.class, null, Promise.CHUNK_OUTCOMES);
+        assertFails(ChunkClaimsOutOfOrder.class, "chunkMixingRecordedNewExpiredAndMismatchingKeysGivesEachItsOwnOutcome",
+                Promise.CHUNK_OUTCOMES);
+        assertFails(ChunkClaimsOutOfOrder.class, CHUNKS, Promise.CHUNK_OUTCOMES);
+    }
+
+    @Test
+    void chunkCompletionThatSkipsTheLastItemFails() {
+        assertFails(ChunkSkipsLastCompletion.class, null, Promise.CHUNK_ONCE);
+        assertFails(ChunkSkipsLastCompletion.class, "finalFailureOfOneItemInAChunkIsRecordedForThatItemAlone", Promise.CHUNK_FINAL_FAILURE);
+        assertFails(ChunkSkipsLastCompletion.class, CHUNKS, Promise.CHUNK_OUTCOMES);
+    }
+
+    @Test
+    void chunkClaimThatTakesAnExpiredRecordForLiveFails() {
+        assertFails(ChunkExpiryIgnored.class, null, Promise.CHUNK_OUTCOMES);
+        assertFails(ChunkExpiryIgnored.class, CHUNKS, Promise.CHUNK_OUTCOMES);
     }
 
     // ---- running a contract ------------------------------------------------------------------------
@@ -366,6 +393,62 @@ class BrokenStoresTest {
                 @Override
                 public Claim claim(InMemoryIdempotencyStore.Transaction tx, ClaimRequest r) {
                     return inner.claim(tx, new ClaimRequest(r.key(), r.fingerprint(), Instant.EPOCH, r.expiresAt(), r.lockTimeout()));
+                }
+            };
+        }
+    }
+
+    /**
+     * Claims a chunk as a store that inserts the new keys and then reads the rest might: it answers
+     * the keys it claimed first, then the records it found, instead of one claim per request in the
+     * request's order.
+     */
+    static class ChunkClaimsOutOfOrder extends OnInMemory {
+        @Override
+        IdempotencyStore<InMemoryIdempotencyStore.Transaction> broken() {
+            return new ForwardingStore(inner) {
+                @Override
+                public List<Claim> claimAll(InMemoryIdempotencyStore.Transaction tx, List<ClaimRequest> requests) {
+                    List<Claim> acquiredFirst = new ArrayList<>();
+                    List<Claim> found = new ArrayList<>();
+                    for (ClaimRequest r : requests) {
+                        Claim c = inner.claim(tx, r);
+                        (c instanceof Claim.Acquired ? acquiredFirst : found).add(c);
+                    }
+                    acquiredFirst.addAll(found);
+                    return acquiredFirst;
+                }
+            };
+        }
+    }
+
+    /** Records a chunk's results with an off-by-one: the last completion is never written. */
+    static class ChunkSkipsLastCompletion extends OnInMemory {
+        @Override
+        IdempotencyStore<InMemoryIdempotencyStore.Transaction> broken() {
+            return new ForwardingStore(inner) {
+                @Override
+                public void completeAll(InMemoryIdempotencyStore.Transaction tx, List<Completion> completions) {
+                    for (int i = 0; i < completions.size() - 1; i++) {
+                        inner.complete(tx, completions.get(i));
+                    }
+                }
+            };
+        }
+    }
+
+    /** Claims a chunk treating every record as live, however old; a single claim judges expiry right. */
+    static class ChunkExpiryIgnored extends OnInMemory {
+        @Override
+        IdempotencyStore<InMemoryIdempotencyStore.Transaction> broken() {
+            return new ForwardingStore(inner) {
+                @Override
+                public List<Claim> claimAll(InMemoryIdempotencyStore.Transaction tx, List<ClaimRequest> requests) {
+                    List<Claim> claims = new ArrayList<>();
+                    for (ClaimRequest r : requests) {
+                        claims.add(inner.claim(tx, new ClaimRequest(r.key(), r.fingerprint(), Instant.EPOCH, r.expiresAt(), r.lockTimeout())));
+                    }
+                    return claims;
                 }
             };
         }
