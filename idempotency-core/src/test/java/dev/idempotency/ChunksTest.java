@@ -157,4 +157,20 @@ class ChunksTest {
         StoredRecord none = store.in(tx, keyOf.apply("a2")).orElse(null);
         assertThat(none).isNull();
     }
+
+    @Test
+    void aResultOfExactlyTheLimitIsRecorded() {
+        FakeTx tx = store.begin();
+        assertThat(engine(KeyPolicy.builder().maxResultBytes(2).build()).executeChunk(tx, List.of("a1"), keyOf, ResultCodec.string(),
+                item -> "ab")).extracting(Outcome::status).containsExactly(Outcome.Status.EXECUTED);
+    }
+
+    @Test
+    void aClosedTransactionIsRefusedBeforeAnyClaim() {
+        FakeTx tx = store.begin();
+        tx.open = false;
+        assertThatThrownBy(() -> engine(KeyPolicy.ofDefaults()).executeChunk(tx, List.of("a1"), keyOf, ResultCodec.string(),
+                item -> item)).isInstanceOf(dev.idempotency.TransactionRequiredException.class);
+        assertThat(store.claimAllRequests).isEmpty();
+    }
 }

@@ -387,4 +387,15 @@ class IdempotencyEngineTest {
         assertThat(engine.policy()).isSameAs(KeyPolicy.ofDefaults());
         assertThat(Idempotency.of(store).toString()).contains("Idempotency[");
     }
+
+    @Test
+    void aReplayReportsWhenTheRecordWasCompletedOrElseCreated() {
+        Instant created = T0_MS.minusSeconds(60);
+        store.put(new StoredRecord(KEY, Fingerprint.NONE, RecordStatus.COMPLETED, "string", "r".getBytes(StandardCharsets.UTF_8),
+                created, T0_MS, T0_MS.plusSeconds(60)));
+        assertThat(engine().execute(KEY, store.begin(), () -> "x")).isEqualTo(new Outcome.Replayed<>(KEY, "r", T0_MS));
+        store.put(new StoredRecord(KEY, Fingerprint.NONE, RecordStatus.COMPLETED, "string", "r".getBytes(StandardCharsets.UTF_8),
+                created, null, T0_MS.plusSeconds(60)));
+        assertThat(engine().execute(KEY, store.begin(), () -> "x")).isEqualTo(new Outcome.Replayed<>(KEY, "r", created));
+    }
 }

@@ -301,4 +301,87 @@ class ManagedIdempotencyTest {
         assertThat(runner.transactions).isEqualTo(2);
         assertThat(store.committedWrites()).containsExactly("item 1", "item 2");
     }
+
+    @Test
+    void aWaitingAttemptPollsUntilTheHolderRecordsItsResult() {
+        Instant until = store.storeNow.plusSeconds(10);
+        store.putLeased(new StoredRecord(KEY, Fingerprint.NONE, RecordStatus.IN_PROGRESS, null, null, store.storeNow, null,
+                store.storeNow.plusSeconds(3600), until), "holder", 1, null);
+        AtomicInteger polls = new AtomicInteger();
+        store.onClaimLease = tx -> {
+            if (polls.incrementAndGet() == 3) {
+                store.put(tx, FakeStore.completed(KEY, Fingerprint.NONE, "string", "theirs".getBytes(), store.storeNow));
+            }
+        };
+        ManagedIdempotency<FakeTx> managed = ManagedIdempotency.builder(Idempotency.of(store), runner).retry(NO_PAUSE)
+                .leases(LeasePolicy.builder().waitForHolder(Duration.ofMinutes(10)).pollInterval(Duration.ofMillis(1)).build()).build();
+        assertThat(managed.lease(KEY, ResultCodec.string(), a -> "mine")).isEqualTo(new Outcome.Replayed<>(KEY, "theirs", store.storeNow));
+        assertThat(polls).hasValue(3);
+    }
+
+    @Test
+    void anInterruptedWaitEndsInProgressAndAnInterruptedBackoffEndsTheRetries() {
+        Instant until = store.storeNow.plusSeconds(10);
+        store.putLeased(new StoredRecord(KEY, Fingerprint.NONE, RecordStatus.IN_PROGRESS, null, null, store.storeNow, null,
+                store.storeNow.plusSeconds(3600), until), "holder", 1, null);
+        ManagedIdempotency<FakeTx> managed = ManagedIdempotency.builder(Idempotency.of(store), runner).retry(NO_PAUSE)
+                .leases(LeasePolicy.builder().waitForHolder(Duration.ofMinutes(10)).pollInterval(Duration.ofMinutes(1)).build()).build();
+        try {
+            Thread.currentThread().interrupt();
+            assertThat(managed.lease(KEY, ResultCodec.string(), a -> "mine")).isEqualTo(new Outcome.InProgress<>(KEY, until));
+            assertThat(Thread.currentThread().isInterrupted()).isTrue();
+            runner.commitFailures.add(conflict());
+            IdempotencyKey other = IdempotencyKey.of("jobs", "k2");
+            assertThatThrownBy(() -> managed.execute(other, tx -> "r")).isInstanceOf(TransactionConflictException.class);
+            assertThat(runner.transactions).isEqualTo(2);
+        } finally {
+            Thread.interrupted();
+        }
+    }
+
+    @Test
+    void everyAttemptHasARandomOwnerToken() {
+        managed().lease(KEY, ResultCodec.string(), a -> "r");
+        managed().lease(IdempotencyKey.of("k2"), ResultCodec.string(), a -> "r");
+        assertThat(store.ownerTokens).hasSize(2).allSatisfy(t -> assertThat(t).hasSize(32).isNotEqualTo("0".repeat(32)))
+                .doesNotHaveDuplicates();
+    }
+
+    @Test
+    void aFailedFinishEndsTheLease() {
+        IllegalStateException finishFailure = new IllegalStateException("finish fails");
+        Phases<FakeTx, String, RuntimeException> phases = Phases.<FakeTx, String, RuntimeException>call(a -> "called")
+                .finish((tx, prepared, called) -> {
+                    throw finishFailure;
+                }, ResultCodec.string());
+        assertThatThrownBy(() -> managed().run(KEY, Fingerprint.NONE, phases)).isSameAs(finishFailure);
+        assertThat(store.calls).last().isEqualTo("releaseLease:k1");
+    }
+
+    @Test
+    void aLeaseLostWhileRecordingAFinalFailureCarriesTheFailure() {
+        ManagedIdempotency<FakeTx> managed = managed(KeyPolicy.builder().finalFailures(IllegalArgumentException.class).build());
+        IllegalArgumentException declined = new IllegalArgumentException("declined");
+        assertThatThrownBy(() -> managed.lease(KEY, ResultCodec.string(), a -> {
+            store.loseLease = true;
+            throw declined;
+        })).isInstanceOfSatisfying(LeaseLostException.class, lost -> assertThat(lost.getSuppressed()).containsExactly(declined));
+        assertThat(store.calls).doesNotContain("releaseLease:k1");
+    }
+
+    @Test
+    void aResultOfExactlyTheLimitIsRecordedInLeaseMode() {
+        ManagedIdempotency<FakeTx> managed = managed(KeyPolicy.builder().maxResultBytes(2).build());
+        assertThat(managed.lease(KEY, ResultCodec.string(), a -> "ab").status()).isEqualTo(Outcome.Status.EXECUTED);
+        assertThatThrownBy(() -> managed.lease(IdempotencyKey.of("k2"), ResultCodec.string(), a -> "abc"))
+                .isInstanceOf(ResultTooLargeException.class);
+        assertThat(store.calls).last().isEqualTo("releaseLease:k2");
+    }
+
+    @Test
+    void anEmptyChunkNeedsNoKey() {
+        assertThat(managed().executeChunk(List.<Integer>of(), i -> {
+            throw new AssertionError("no item");
+        }, i -> Fingerprint.NONE, ResultCodec.string(), (tx, i) -> "r")).isEmpty();
+    }
 }

@@ -59,6 +59,10 @@ public final class FakeStore implements LeasingStore<FakeTx> {
     public int failCheckAt = -1;
     /** Replaces the answer of claimAll, if set. */
     public Supplier<List<Claim>> claimAllAnswer;
+    /** Run at the start of every claimLease, to change the store between two polls. */
+    public java.util.function.Consumer<FakeTx> onClaimLease;
+    /** The owner token of every lease request. */
+    public final List<String> ownerTokens = new ArrayList<>();
     /** Makes every fenced lease primitive report the lease lost. */
     public boolean loseLease;
 
@@ -87,6 +91,11 @@ public final class FakeStore implements LeasingStore<FakeTx> {
     /** Writes a committed record directly. */
     public void put(StoredRecord record) {
         committed.put(record.key(), new Row(record, null, 1, null));
+    }
+
+    /** Writes a record in {@code tx}. */
+    public void put(FakeTx tx, StoredRecord record) {
+        tx.rows.put(record.key(), new Row(record, null, 1, null));
     }
 
     /** Writes a committed lease-mode record in progress. */
@@ -213,6 +222,10 @@ public final class FakeStore implements LeasingStore<FakeTx> {
     @Override
     public LeaseClaim claimLease(FakeTx tx, LeaseRequest request) {
         calls.add("claimLease:" + request.key().id());
+        ownerTokens.add(request.ownerToken());
+        if (onClaimLease != null) {
+            onClaimLease.accept(tx);
+        }
         if (busy.contains(request.key())) {
             return LeaseClaim.busy();
         }

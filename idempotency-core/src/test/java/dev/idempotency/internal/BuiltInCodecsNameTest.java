@@ -41,7 +41,7 @@ class BuiltInCodecsNameTest {
     }
 
     @Test
-    void aValueFindsTheCodecOfItsType() {
+    void aValueFindsTheCodecOfItsType() throws Exception {
         assertThat(BuiltInCodecs.forValue("s")).containsSame(BuiltInCodecs.STRING);
         assertThat(BuiltInCodecs.forValue(new byte[0])).containsSame(BuiltInCodecs.BYTES);
         assertThat(BuiltInCodecs.forValue(1)).containsSame(BuiltInCodecs.INTEGER);
@@ -49,6 +49,8 @@ class BuiltInCodecsNameTest {
         assertThat(BuiltInCodecs.forValue(true)).containsSame(BuiltInCodecs.BOOLEAN);
         assertThat(BuiltInCodecs.forValue(UUID.randomUUID())).containsSame(BuiltInCodecs.UUID);
         assertThat(BuiltInCodecs.forValue(1.5)).isEmpty();
+        assertThat(BuiltInCodecs.BOOLEAN.decode("true".getBytes())).isTrue();
+        assertThat(BuiltInCodecs.BOOLEAN.decode("false".getBytes())).isFalse();
         assertThat(BuiltInCodecs.byName("bytes")).containsSame(BuiltInCodecs.BYTES);
         assertThat(BuiltInCodecs.byName("failure")).isEmpty();
     }

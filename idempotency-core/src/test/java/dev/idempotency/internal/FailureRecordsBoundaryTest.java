@@ -67,6 +67,7 @@ class FailureRecordsBoundaryTest {
         assertThat(FailureRecords.decode(null)).isEqualTo(new FailureRecords.Failure("unknown", null));
         assertThat(FailureRecords.decode("T".getBytes(StandardCharsets.UTF_8))).isEqualTo(new FailureRecords.Failure("T", null));
         assertThat(FailureRecords.decode("T\n".getBytes(StandardCharsets.UTF_8))).isEqualTo(new FailureRecords.Failure("T", ""));
+        assertThat(FailureRecords.decode("\nm".getBytes(StandardCharsets.UTF_8))).isEqualTo(new FailureRecords.Failure("", "m"));
         assertThat(FailureRecords.decode("T\na\nb".getBytes(StandardCharsets.UTF_8))).isEqualTo(new FailureRecords.Failure("T", "a\nb"));
         assertThat(new FailureRecords.Failure("T", null).encode()).isEqualTo("T".getBytes(StandardCharsets.UTF_8));
         assertThat(new FailureRecords.Failure("T", "é").encode()).isEqualTo("T\né".getBytes(StandardCharsets.UTF_8));
