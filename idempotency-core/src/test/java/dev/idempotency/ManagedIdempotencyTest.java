@@ -1,0 +1,387 @@
+package dev.idempotency;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.idempotency.fake.FakeRunner;
+import dev.idempotency.fake.FakeStore;
+import dev.idempotency.fake.FakeTx;
+import dev.idempotency.internal.FailureRecords;
+import dev.idempotency.spi.IdempotencyStore;
+import dev.idempotency.spi.RecordStatus;
+import dev.idempotency.spi.RecoveryPoint;
+import dev.idempotency.spi.StoredRecord;
+import java.lang.reflect.Proxy;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+class ManagedIdempotencyTest {
+
+    static final IdempotencyKey KEY = IdempotencyKey.of("jobs", "k1");
+    static final RetryPolicy NO_PAUSE = RetryPolicy.builder().maxAttempts(3).backoff(Duration.ZERO, Duration.ZERO).build();
+
+    final FakeStore store = new FakeStore();
+    final FakeRunner runner = new FakeRunner(store);
+    final List<String> events = new ArrayList<>();
+
+    final IdempotencyListener listener = new IdempotencyListener() {
+        @Override
+        public void onOutcome(IdempotencyKey key, Outcome.Status status, Duration elapsed) {
+            events.add("outcome " + status);
+        }
+
+        @Override
+        public void onError(IdempotencyKey key, Throwable failure, Duration elapsed) {
+            events.add("error " + failure.getClass().getSimpleName());
+        }
+
+        @Override
+        public void onRetry(IdempotencyKey key, int attempt, Throwable failure, Duration backoff) {
+            events.add("retry " + attempt + " " + backoff);
+            throw new IllegalStateException("a failing listener is ignored");
+        }
+    };
+
+    ManagedIdempotency<FakeTx> managed(KeyPolicy policy) {
+        Idempotency<FakeTx> engine = Idempotency.builder(store).keyPolicy(policy).listener(listener).build();
+        return ManagedIdempotency.builder(engine, runner).retry(NO_PAUSE).build();
+    }
+
+    ManagedIdempotency<FakeTx> managed() {
+        return managed(KeyPolicy.ofDefaults());
+    }
+
+    static TransactionConflictException conflict() {
+        return new TransactionConflictException(KEY, new RuntimeException("serialization failure"));
+    }
+
+    @Test
+    void executeRetriesAConflictAtCommitAndCommitsTheWorkOnce() {
+        runner.commitFailures.add(conflict());
+        runner.commitFailures.add(conflict());
+        AtomicInteger runs = new AtomicInteger();
+        Outcome<String> outcome = managed().execute(KEY, tx -> {
+            tx.write("w" + runs.incrementAndGet());
+            return "r";
+        });
+        assertThat(outcome).isEqualTo(new Outcome.Executed<>(KEY, "r"));
+        assertThat(runs).hasValue(3);
+        assertThat(store.committedWrites()).containsExactly("w3");
+        assertThat(events).containsSubsequence("retry 1 PT0S", "retry 2 PT0S");
+        assertThat(managed().execute(KEY, Fingerprint.NONE, ResultCodec.string(), tx -> "again"))
+                .isInstanceOf(Outcome.Replayed.class).extracting(Outcome::value).isEqualTo("r");
+    }
+
+    @Test
+    void theLastAttemptsConflictReachesTheCaller() {
+        for (int i = 0; i < 3; i++) {
+            runner.commitFailures.add(conflict());
+        }
+        assertThatThrownBy(() -> managed().execute(KEY, tx -> "r")).isInstanceOf(TransactionConflictException.class);
+        assertThat(runner.transactions).isEqualTo(3);
+        assertThat(events).filteredOn(e -> e.startsWith("retry")).hasSize(2);
+    }
+
+    @Test
+    void aFailureThatIsNotAConflictIsNotRetried() {
+        IllegalStateException boom = new IllegalStateException("boom");
+        assertThatThrownBy(() -> managed().execute(KEY, tx -> {
+            throw boom;
+        })).isSameAs(boom);
+        assertThat(runner.transactions).isEqualTo(1);
+        assertThat(store.committed(KEY)).isEmpty();
+    }
+
+    @Test
+    void aBusyKeyIsInProgressAndItsTransactionRolledBack() {
+        store.busy.add(KEY);
+        assertThat(managed().execute(KEY, Fingerprint.NONE, tx -> {
+            tx.write("w");
+            return "r";
+        })).isEqualTo(new Outcome.InProgress<>(KEY));
+        assertThat(runner.commits).isZero();
+    }
+
+    @Test
+    void leaseRunsTheCallOnceAndReplaysItsResult() {
+        AtomicInteger runs = new AtomicInteger();
+        List<LeaseAttempt> attempts = new ArrayList<>();
+        Outcome<String> first = managed().lease(KEY, ResultCodec.string(), attempt -> {
+            attempts.add(attempt);
+            return "r" + runs.incrementAndGet();
+        });
+        assertThat(first).isEqualTo(new Outcome.Executed<>(KEY, "r1"));
+        assertThat(attempts.get(0).number()).isEqualTo(1);
+        assertThat(attempts.get(0).resumed()).isFalse();
+        assertThat(attempts.get(0).key()).isEqualTo(KEY);
+        assertThat(attempts.get(0).leaseUntil()).isEqualTo(store.storeNow.plus(LeasePolicy.DEFAULT_LEASE));
+        Outcome<String> second = managed().lease(KEY, ResultCodec.string(), attempt -> "r" + runs.incrementAndGet());
+        assertThat(second).isEqualTo(new Outcome.Replayed<>(KEY, "r1", store.storeNow));
+        assertThat(runs).hasValue(1);
+        assertThat(store.committed(KEY).orElseThrow().expiresAt()).isEqualTo(store.storeNow.plus(KeyPolicy.DEFAULT_RETENTION));
+        assertThat(events).containsExactly("outcome EXECUTED", "outcome REPLAYED");
+    }
+
+    @Test
+    void aLiveLeaseIsInProgressAndAnotherFingerprintAMismatch() {
+        Instant until = store.storeNow.plusSeconds(10);
+        store.putLeased(new StoredRecord(KEY, Fingerprint.of("a"), RecordStatus.IN_PROGRESS, null, null, store.storeNow, null,
+                store.storeNow.plusSeconds(3600), until), "someone", 1, null);
+        AtomicInteger runs = new AtomicInteger();
+        assertThat(managed().lease(KEY, Fingerprint.of("a"), ResultCodec.string(), a -> "r" + runs.incrementAndGet()))
+                .isEqualTo(new Outcome.InProgress<>(KEY, until));
+        assertThat(managed().lease(KEY, Fingerprint.of("b"), ResultCodec.string(), a -> "r" + runs.incrementAndGet()))
+                .isEqualTo(new Outcome.Mismatch<>(KEY));
+        assertThat(runs).hasValue(0);
+    }
+
+    @Test
+    void aBusyLeaseClaimIsInProgressWithoutALeaseEnd() {
+        store.busy.add(KEY);
+        assertThat(managed().lease(KEY, ResultCodec.string(), a -> "r")).isEqualTo(new Outcome.InProgress<>(KEY, null));
+        assertThat(runner.commits).isZero();
+    }
+
+    @Test
+    void aFailedCallReleasesItsLeaseAndTheNextAttemptResumesAfterPrepare() {
+        ManagedIdempotency<FakeTx> managed = managed();
+        AtomicInteger prepares = new AtomicInteger();
+        List<LeaseAttempt> attempts = new ArrayList<>();
+        IllegalStateException down = new IllegalStateException("downstream is down");
+        Phases<FakeTx, String, RuntimeException> phases = Phases.<FakeTx, Integer, RuntimeException>prepare(tx -> {
+            tx.write("prepared");
+            return 40 + prepares.incrementAndGet();
+        }, ResultCodec.of("int-v1", String::valueOf, Integer::valueOf)).call((attempt, prepared) -> {
+            attempts.add(attempt);
+            if (attempts.size() == 1) {
+                throw down;
+            }
+            return "called " + prepared;
+        }).finish((tx, prepared, called) -> {
+            tx.write("finished");
+            return called + "!";
+        }, ResultCodec.string());
+        assertThatThrownBy(() -> managed.run(KEY, phases)).isSameAs(down);
+        assertThat(store.calls).contains("releaseLease:k1");
+        assertThat(store.committedPoint(KEY)).isEqualTo(new RecoveryPoint("int-v1", "41".getBytes()));
+        assertThat(managed.run(KEY, phases)).isEqualTo(new Outcome.Executed<>(KEY, "called 41!"));
+        assertThat(prepares).hasValue(1);
+        assertThat(attempts.get(1).number()).isEqualTo(2);
+        assertThat(attempts.get(1).resumed()).isTrue();
+        assertThat(store.committedWrites()).containsExactly("prepared", "finished");
+        assertThat(events).containsExactly("error IllegalStateException", "outcome EXECUTED");
+    }
+
+    @Test
+    void aFailedLeaseReleaseIsSuppressed() {
+        IllegalStateException down = new IllegalStateException("down");
+        RuntimeException releaseFailure = new IllegalStateException("release fails");
+        store.failRelease = releaseFailure;
+        assertThatThrownBy(() -> managed().lease(KEY, ResultCodec.string(), a -> {
+            throw down;
+        })).isSameAs(down);
+        assertThat(down.getSuppressed()).containsExactly(releaseFailure);
+    }
+
+    @Test
+    void aFinalFailureInLeaseModeIsRecordedWithItsCompensation() {
+        ManagedIdempotency<FakeTx> managed = managed(KeyPolicy.builder().finalFailures(IllegalArgumentException.class).build());
+        List<String> compensated = new ArrayList<>();
+        Phases<FakeTx, String, RuntimeException> phases = Phases.<FakeTx, String, RuntimeException>prepare(tx -> "p",
+                ResultCodec.string()).<String>call((attempt, prepared) -> {
+                    throw new IllegalArgumentException("declined");
+                }).onFinalFailure((tx, prepared, failure) -> compensated.add(prepared + " " + failure.getMessage()))
+                .result(ResultCodec.string());
+        Outcome<String> outcome = managed.run(KEY, phases);
+        assertThat(outcome).isEqualTo(new Outcome.Failed<>(KEY, IllegalArgumentException.class.getName(), "declined", store.storeNow,
+                false));
+        assertThat(compensated).containsExactly("p declined");
+        StoredRecord record = store.committed(KEY).orElseThrow();
+        assertThat(record.status()).isEqualTo(RecordStatus.FAILED);
+        assertThat(record.codec()).isEqualTo(FailureRecords.CODEC);
+        assertThat(managed.run(KEY, phases)).isEqualTo(new Outcome.Failed<>(KEY, IllegalArgumentException.class.getName(), "declined",
+                store.storeNow, true));
+    }
+
+    @Test
+    void aFailureToRecordAFinalFailureEndsTheLeaseAndCarriesTheFailure() {
+        ManagedIdempotency<FakeTx> managed = managed(KeyPolicy.builder().finalFailures(IllegalArgumentException.class).build());
+        RuntimeException completeFailure = new IllegalStateException("complete fails");
+        store.failComplete = completeFailure;
+        IllegalArgumentException declined = new IllegalArgumentException("declined");
+        assertThatThrownBy(() -> managed.lease(KEY, ResultCodec.string(), a -> {
+            throw declined;
+        })).isSameAs(completeFailure);
+        assertThat(completeFailure.getSuppressed()).containsExactly(declined);
+        assertThat(store.calls).last().isEqualTo("releaseLease:k1");
+    }
+
+    @Test
+    void aLostLeaseIsReportedAndNotReleased() {
+        ManagedIdempotency<FakeTx> managed = managed();
+        assertThatThrownBy(() -> managed.lease(KEY, ResultCodec.string(), attempt -> {
+            store.loseLease = true;
+            return "r";
+        })).isInstanceOf(LeaseLostException.class);
+        assertThat(store.calls).doesNotContain("releaseLease:k1");
+        store.loseLease = false;
+        IdempotencyKey other = IdempotencyKey.of("jobs", "k2");
+        assertThatThrownBy(() -> managed.lease(other, ResultCodec.string(), attempt -> {
+            store.loseLease = true;
+            return attempt.extend(Duration.ofSeconds(5)).toString();
+        })).isInstanceOf(LeaseLostException.class);
+        assertThat(store.calls).doesNotContain("releaseLease:k2");
+    }
+
+    @Test
+    void anExtendedLeaseEndsLater() {
+        Instant extended = managed().lease(KEY, ResultCodec.of("instant-v1", Instant::toString, Instant::parse), attempt -> {
+            Instant end = attempt.extend(Duration.ofMinutes(2));
+            assertThat(attempt.leaseUntil()).isEqualTo(end);
+            return end;
+        }).value();
+        assertThat(extended).isEqualTo(store.storeNow.plus(Duration.ofMinutes(2)));
+        assertThatThrownBy(() -> managed().lease(IdempotencyKey.of("k3"), ResultCodec.string(), attempt -> {
+            attempt.extend(Duration.ofMillis(1));
+            return "r";
+        })).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("lease");
+    }
+
+    @Test
+    void anEndedLeaseIsTakenOverAsTheNextAttempt() {
+        store.putLeased(new StoredRecord(KEY, Fingerprint.NONE, RecordStatus.IN_PROGRESS, null, null, store.storeNow, null,
+                store.storeNow.plusSeconds(3600), store.storeNow), "crashed", 2, null);
+        AtomicInteger number = new AtomicInteger();
+        assertThat(managed().lease(KEY, ResultCodec.string(), attempt -> {
+            number.set(attempt.number());
+            return "r";
+        }).status()).isEqualTo(Outcome.Status.EXECUTED);
+        assertThat(number).hasValue(3);
+    }
+
+    @Test
+    void aRecoveryPointOfAnotherCodecIsRefused() {
+        store.putLeased(new StoredRecord(KEY, Fingerprint.NONE, RecordStatus.IN_PROGRESS, null, null, store.storeNow, null,
+                store.storeNow.plusSeconds(3600), store.storeNow), "crashed", 1, new RecoveryPoint("other-v1", new byte[] {1}));
+        Phases<FakeTx, String, RuntimeException> phases = Phases.<FakeTx, String, RuntimeException>prepare(tx -> "p",
+                ResultCodec.string()).call((attempt, prepared) -> prepared).result(ResultCodec.string());
+        assertThatThrownBy(() -> managed().run(KEY, phases)).isInstanceOf(ResultCodecException.class).hasMessageContaining("other-v1");
+    }
+
+    @Test
+    void leaseModeNeedsALeasingStore() {
+        @SuppressWarnings("unchecked")
+        IdempotencyStore<FakeTx> plain = (IdempotencyStore<FakeTx>) Proxy.newProxyInstance(getClass().getClassLoader(),
+                new Class<?>[] {IdempotencyStore.class}, (proxy, method, args) -> {
+                    if (method.getName().equals("toString")) {
+                        return "PlainStore";
+                    }
+                    throw new AssertionError("not used: " + method);
+                });
+        ManagedIdempotency<FakeTx> managed = ManagedIdempotency.of(Idempotency.of(plain), runner);
+        assertThatThrownBy(() -> managed.lease(KEY, ResultCodec.string(), a -> "r")).isInstanceOf(UnsupportedOperationException.class)
+                .hasMessageContaining("PlainStore");
+        assertThat(managed.retryPolicy()).isSameAs(RetryPolicy.ofDefaults());
+        assertThat(managed.leasePolicy()).isSameAs(LeasePolicy.ofDefaults());
+    }
+
+    @Test
+    void executeChunkRunsInATransactionOfItsOwnAndRetriesAConflict() {
+        runner.commitFailures.add(conflict());
+        List<Outcome<Integer>> outcomes = managed().executeChunk(List.of(1, 2), i -> IdempotencyKey.of("n" + i), i -> Fingerprint.NONE,
+                ResultCodec.of("n-v1", String::valueOf, Integer::valueOf), (tx, i) -> {
+                    tx.write("item " + i);
+                    return i * 10;
+                });
+        assertThat(outcomes).extracting(Outcome::value).containsExactly(10, 20);
+        assertThat(runner.transactions).isEqualTo(2);
+        assertThat(store.committedWrites()).containsExactly("item 1", "item 2");
+    }
+
+    @Test
+    void aWaitingAttemptPollsUntilTheHolderRecordsItsResult() {
+        Instant until = store.storeNow.plusSeconds(10);
+        store.putLeased(new StoredRecord(KEY, Fingerprint.NONE, RecordStatus.IN_PROGRESS, null, null, store.storeNow, null,
+                store.storeNow.plusSeconds(3600), until), "holder", 1, null);
+        AtomicInteger polls = new AtomicInteger();
+        store.onClaimLease = tx -> {
+            if (polls.incrementAndGet() == 3) {
+                store.put(tx, FakeStore.completed(KEY, Fingerprint.NONE, "string", "theirs".getBytes(), store.storeNow));
+            }
+        };
+        ManagedIdempotency<FakeTx> managed = ManagedIdempotency.builder(Idempotency.of(store), runner).retry(NO_PAUSE)
+                .leases(LeasePolicy.builder().waitForHolder(Duration.ofMinutes(10)).pollInterval(Duration.ofMillis(1)).build()).build();
+        assertThat(managed.lease(KEY, ResultCodec.string(), a -> "mine")).isEqualTo(new Outcome.Replayed<>(KEY, "theirs", store.storeNow));
+        assertThat(polls).hasValue(3);
+    }
+
+    @Test
+    void anInterruptedWaitEndsInProgressAndAnInterruptedBackoffEndsTheRetries() {
+        Instant until = store.storeNow.plusSeconds(10);
+        store.putLeased(new StoredRecord(KEY, Fingerprint.NONE, RecordStatus.IN_PROGRESS, null, null, store.storeNow, null,
+                store.storeNow.plusSeconds(3600), until), "holder", 1, null);
+        ManagedIdempotency<FakeTx> managed = ManagedIdempotency.builder(Idempotency.of(store), runner).retry(NO_PAUSE)
+                .leases(LeasePolicy.builder().waitForHolder(Duration.ofMinutes(10)).pollInterval(Duration.ofMinutes(1)).build()).build();
+        try {
+            Thread.currentThread().interrupt();
+            assertThat(managed.lease(KEY, ResultCodec.string(), a -> "mine")).isEqualTo(new Outcome.InProgress<>(KEY, until));
+            assertThat(Thread.currentThread().isInterrupted()).isTrue();
+            runner.commitFailures.add(conflict());
+            IdempotencyKey other = IdempotencyKey.of("jobs", "k2");
+            assertThatThrownBy(() -> managed.execute(other, tx -> "r")).isInstanceOf(TransactionConflictException.class);
+            assertThat(runner.transactions).isEqualTo(2);
+        } finally {
+            Thread.interrupted();
+        }
+    }
+
+    @Test
+    void everyAttemptHasARandomOwnerToken() {
+        managed().lease(KEY, ResultCodec.string(), a -> "r");
+        managed().lease(IdempotencyKey.of("k2"), ResultCodec.string(), a -> "r");
+        assertThat(store.ownerTokens).hasSize(2).allSatisfy(t -> assertThat(t).hasSize(32).isNotEqualTo("0".repeat(32)))
+                .doesNotHaveDuplicates();
+    }
+
+    @Test
+    void aFailedFinishEndsTheLease() {
+        IllegalStateException finishFailure = new IllegalStateException("finish fails");
+        Phases<FakeTx, String, RuntimeException> phases = Phases.<FakeTx, String, RuntimeException>call(a -> "called")
+                .finish((tx, prepared, called) -> {
+                    throw finishFailure;
+                }, ResultCodec.string());
+        assertThatThrownBy(() -> managed().run(KEY, Fingerprint.NONE, phases)).isSameAs(finishFailure);
+        assertThat(store.calls).last().isEqualTo("releaseLease:k1");
+    }
+
+    @Test
+    void aLeaseLostWhileRecordingAFinalFailureCarriesTheFailure() {
+        ManagedIdempotency<FakeTx> managed = managed(KeyPolicy.builder().finalFailures(IllegalArgumentException.class).build());
+        IllegalArgumentException declined = new IllegalArgumentException("declined");
+        assertThatThrownBy(() -> managed.lease(KEY, ResultCodec.string(), a -> {
+            store.loseLease = true;
+            throw declined;
+        })).isInstanceOfSatisfying(LeaseLostException.class, lost -> assertThat(lost.getSuppressed()).containsExactly(declined));
+        assertThat(store.calls).doesNotContain("releaseLease:k1");
+    }
+
+    @Test
+    void aResultOfExactlyTheLimitIsRecordedInLeaseMode() {
+        ManagedIdempotency<FakeTx> managed = managed(KeyPolicy.builder().maxResultBytes(2).build());
+        assertThat(managed.lease(KEY, ResultCodec.string(), a -> "ab").status()).isEqualTo(Outcome.Status.EXECUTED);
+        assertThatThrownBy(() -> managed.lease(IdempotencyKey.of("k2"), ResultCodec.string(), a -> "abc"))
+                .isInstanceOf(ResultTooLargeException.class);
+        assertThat(store.calls).last().isEqualTo("releaseLease:k2");
+    }
+
+    @Test
+    void anEmptyChunkNeedsNoKey() {
+        assertThat(managed().executeChunk(List.<Integer>of(), i -> {
+            throw new AssertionError("no item");
+        }, i -> Fingerprint.NONE, ResultCodec.string(), (tx, i) -> "r")).isEmpty();
+    }
+}
