@@ -65,6 +65,11 @@ public final class LeasePolicy {
         return "LeasePolicy[lease=" + lease + ", waitForHolder=" + wait + ", pollInterval=" + pollInterval + "]";
     }
 
+    /** @return {@code lease} if it is between 100 milliseconds and 1 day; else IllegalArgumentException naming it */
+    static Duration checkLease(Duration lease) {
+        return Builder.range("lease", lease, Duration.ofMillis(100), Duration.ofDays(1));
+    }
+
     /** Builds a {@link LeasePolicy}. Not thread-safe; the policy it builds is. */
     public static final class Builder {
         private Duration lease = DEFAULT_LEASE;
@@ -80,7 +85,7 @@ public final class LeasePolicy {
          * @throws IllegalArgumentException naming the field if out of range
          */
         public Builder lease(Duration lease) {
-            this.lease = range("lease", lease, Duration.ofMillis(100), Duration.ofDays(1));
+            this.lease = checkLease(lease);
             return this;
         }
 

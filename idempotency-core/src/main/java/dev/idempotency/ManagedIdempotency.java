@@ -584,7 +584,7 @@ public final class ManagedIdempotency<C> {
 
         @Override
         public Instant extend(Duration lease) {
-            Duration checked = LeasePolicy.builder().lease(lease).build().lease();
+            Duration checked = LeasePolicy.checkLease(lease);
             Optional<Instant> end = withRetries(key, () -> transactions.inTransaction(tx -> store.extendLease(tx, key, token, checked)));
             leaseUntil = end.orElseThrow(() -> new LeaseLostException(key, "the lease extension"));
             return leaseUntil;

@@ -1,5 +1,6 @@
 package dev.idempotency.jdbc;
 
+import com.zaxxer.hikari.HikariDataSource;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -31,6 +32,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
+import java.util.function.Supplier;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -46,11 +48,21 @@ public abstract class AbstractChunkTest {
 
     static final String TABLE = "idempotency_chunk";
 
-    /** @return a pooled data source on the database under test */
-    protected abstract DataSource dataSource();
+    private final Supplier<HikariDataSource> pools;
+    private HikariDataSource pool;
 
-    /** Closes what {@link #dataSource()} opened. */
-    protected abstract void closeDataSource();
+    /** @param pools opens the pool on the database under test, when the first test needs it */
+    protected AbstractChunkTest(Supplier<HikariDataSource> pools) {
+        this.pools = pools;
+    }
+
+    /** @return the pool on the database under test */
+    protected DataSource dataSource() {
+        if (pool == null) {
+            pool = pools.get();
+        }
+        return pool;
+    }
 
     /** @return statements of a first chunk of 20 new items: as the dialect's claimAll Javadoc states */
     protected int statementsPerFirstChunkOf20() {
@@ -90,7 +102,9 @@ public abstract class AbstractChunkTest {
 
     @AfterAll
     void close() {
-        closeDataSource();
+        if (pool != null) {
+            pool.close();
+        }
     }
 
     static List<String> items(int from, int to) {

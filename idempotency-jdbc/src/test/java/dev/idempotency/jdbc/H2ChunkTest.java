@@ -1,19 +1,11 @@
 package dev.idempotency.jdbc;
 
-import com.zaxxer.hikari.HikariDataSource;
-import javax.sql.DataSource;
 
 /** Chunks on embedded H2. */
 class H2ChunkTest extends AbstractChunkTest {
 
-    private HikariDataSource pool;
-
-    @Override
-    protected DataSource dataSource() {
-        if (pool == null) {
-            pool = TestDatabases.h2("chunk");
-        }
-        return pool;
+    H2ChunkTest() {
+        super(() -> TestDatabases.h2("chunk"));
     }
 
     /** H2 claims key by key: 20 claims, each a SELECT and an INSERT, and the batch. */
@@ -22,15 +14,9 @@ class H2ChunkTest extends AbstractChunkTest {
         return 20 * (H2StoreTest.STATEMENTS_PER_FIRST_EXECUTION - 1) + 1;
     }
 
+    /** A replayed chunk: one claim per key, as a replay of {@code execute} costs. */
     @Override
     protected int statementsPerReplayedChunkOf20() {
         return 20 * H2StoreTest.STATEMENTS_PER_REPLAY;
-    }
-
-    @Override
-    protected void closeDataSource() {
-        if (pool != null) {
-            pool.close();
-        }
     }
 }

@@ -1,19 +1,11 @@
 package dev.idempotency.jdbc;
 
-import com.zaxxer.hikari.HikariDataSource;
-import javax.sql.DataSource;
 
 /** Chunks on in-memory HSQLDB in MVCC mode, which claims a chunk key by key. */
 class HsqldbChunkTest extends AbstractChunkTest {
 
-    private HikariDataSource pool;
-
-    @Override
-    protected DataSource dataSource() {
-        if (pool == null) {
-            pool = TestDatabases.pool("jdbc:hsqldb:mem:chunk;hsqldb.tx=mvcc", "SA", "", 24);
-        }
-        return pool;
+    HsqldbChunkTest() {
+        super(() -> TestDatabases.pool("jdbc:hsqldb:mem:chunk;hsqldb.tx=mvcc", "SA", "", 24));
     }
 
     /** HSQLDB claims key by key (MERGE): 20 claims, each a SELECT and a MERGE, and the batch. */
@@ -22,15 +14,9 @@ class HsqldbChunkTest extends AbstractChunkTest {
         return 20 * HsqldbStoreTest.STATEMENTS_PER_FIRST_EXECUTION - 20 + 1;
     }
 
+    /** A replayed chunk: one claim per key, as a replay of {@code execute} costs. */
     @Override
     protected int statementsPerReplayedChunkOf20() {
         return 20 * HsqldbStoreTest.STATEMENTS_PER_REPLAY;
-    }
-
-    @Override
-    protected void closeDataSource() {
-        if (pool != null) {
-            pool.close();
-        }
     }
 }

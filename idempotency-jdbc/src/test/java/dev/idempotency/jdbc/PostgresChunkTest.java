@@ -1,19 +1,11 @@
 package dev.idempotency.jdbc;
 
-import com.zaxxer.hikari.HikariDataSource;
-import javax.sql.DataSource;
 
 /** Chunks on the PostgreSQL server of the environment. */
 class PostgresChunkTest extends AbstractChunkTest {
 
-    private HikariDataSource pool;
-
-    @Override
-    protected DataSource dataSource() {
-        if (pool == null) {
-            pool = TestDatabases.postgres();
-        }
-        return pool;
+    PostgresChunkTest() {
+        super(TestDatabases::postgres);
     }
 
     /** PostgreSQL writes first: the INSERT ... RETURNING that claims every key, and the completing UPDATE. */
@@ -26,12 +18,5 @@ class PostgresChunkTest extends AbstractChunkTest {
     @Override
     protected int statementsPerReplayedChunkOf20() {
         return 2;
-    }
-
-    @Override
-    protected void closeDataSource() {
-        if (pool != null) {
-            pool.close();
-        }
     }
 }

@@ -1,23 +1,21 @@
 package dev.idempotency.jdbc;
 
-import com.zaxxer.hikari.HikariDataSource;
-import javax.sql.DataSource;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
 
 /** Chunks on SQLite (a file in WAL mode): one writer at a time. */
 class SqliteChunkTest extends AbstractChunkTest {
 
-    private HikariDataSource pool;
-
-    @Override
-    protected DataSource dataSource() {
-        if (pool == null) {
+    SqliteChunkTest() {
+        super(() -> {
             try {
-                pool = TestDatabases.pool(SqliteStoreTest.url(java.nio.file.Files.createTempDirectory("idempotency-sqlite").resolve("chunk.db"), ""), null, null, 24);
-            } catch (java.io.IOException e) {
-                throw new java.io.UncheckedIOException(e);
+                return TestDatabases.pool(SqliteStoreTest.url(Files.createTempDirectory("idempotency-sqlite").resolve("chunk.db"), ""),
+                        null, null, 24);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
             }
-        }
-        return pool;
+        });
     }
 
     /** SQLite claims key by key, writing first: 20 upserts and the batch. */
@@ -26,15 +24,9 @@ class SqliteChunkTest extends AbstractChunkTest {
         return 20 * (SqliteStoreTest.STATEMENTS_PER_FIRST_EXECUTION - 1) + 1;
     }
 
+    /** A replayed chunk: one claim per key, as a replay of {@code execute} costs. */
     @Override
     protected int statementsPerReplayedChunkOf20() {
         return 20 * SqliteStoreTest.STATEMENTS_PER_REPLAY;
-    }
-
-    @Override
-    protected void closeDataSource() {
-        if (pool != null) {
-            pool.close();
-        }
     }
 }

@@ -204,56 +204,19 @@ public class MariaDbDialect extends SqlDialect {
         }
     }
 
-    /** Results per completing statement of a chunk, at most: well under the default {@code max_allowed_packet}. */
-    private static final long COMPLETION_STATEMENT_BYTES = 4L * 1024 * 1024;
-
-    private static long resultBytes(Completion done) {
-        return done.result() == null ? 0 : done.result().length;
-    }
-
     /**
-     * Records a chunk's outcomes in one multi-table {@code UPDATE} per {@value #KEYS_PER_STATEMENT}
-     * keys (and per 4 MiB of results, so that the statement stays under the server's
-     * {@code max_allowed_packet}), joined to a derived table of the results, instead of a batch of
-     * one {@code UPDATE} per key. The count is of matched rows: Connector/J reports found rows, so a row whose values do not
-     * change still counts.
+     * Records a chunk's outcomes in one multi-table {@code UPDATE} joined to a derived table of the
+     * results, per {@value #KEYS_PER_STATEMENT} keys and 4 MiB of results ({@link #completeInRowSets}),
+     * instead of a batch of one {@code UPDATE} per key. The count is of matched rows: Connector/J
+     * reports found rows, and a completed row changes anyway (its status does).
      */
     @Override
     public int completeAll(Connection c, TableName table, List<Completion> completions) throws SQLException {
-        int missing = 0;
-        int from = 0;
-        while (from < completions.size()) {
-            int to = from;
-            long bytes = 0;
-            while (to < completions.size() && to - from < KEYS_PER_STATEMENT
-                    && (to == from || bytes + resultBytes(completions.get(to)) <= COMPLETION_STATEMENT_BYTES)) {
-                bytes += resultBytes(completions.get(to));
-                to++;
-            }
-            List<Completion> slice = completions.subList(from, to);
-            from = to;
-            StringBuilder sql = new StringBuilder("UPDATE " + table + " t JOIN (");
-            for (int i = 0; i < slice.size(); i++) {
-                sql.append(i == 0 ? "SELECT ? AS scope, ? AS key_id, ? AS status, ? AS codec, ? AS result, ? AS completed_at,"
-                        + " ? AS expires_at" : " UNION ALL SELECT ?, ?, ?, ?, ?, ?, ?");
-            }
-            sql.append(") v ON t.scope = v.scope AND t.key_id = v.key_id SET t.status = v.status, t.result_codec = v.codec,"
-                    + " t.result = v.result, t.completed_at = v.completed_at, t.expires_at = v.expires_at");
-            try (PreparedStatement s = c.prepareStatement(sql.toString())) {
-                int p = 0;
-                for (Completion done : slice) {
-                    s.setString(++p, done.key().scope());
-                    s.setString(++p, done.key().id());
-                    s.setString(++p, done.status().name());
-                    s.setString(++p, done.codec());
-                    bindResult(s, ++p, done.result());
-                    s.setLong(++p, done.completedAt().toEpochMilli());
-                    s.setLong(++p, done.expiresAt().toEpochMilli());
-                }
-                missing += slice.size() - s.executeUpdate();
-            }
-        }
-        return missing;
+        return completeInRowSets(c, completions, rows -> "UPDATE " + table + " t JOIN (SELECT ? AS scope, ? AS key_id, ? AS status,"
+                + " ? AS codec, ? AS result, ? AS completed_at, ? AS expires_at"
+                + " UNION ALL SELECT ?, ?, ?, ?, ?, ?, ?".repeat(rows - 1)
+                + ") v ON t.scope = v.scope AND t.key_id = v.key_id SET t.status = v.status, t.result_codec = v.codec,"
+                + " t.result = v.result, t.completed_at = v.completed_at, t.expires_at = v.expires_at");
     }
 
     @Override

@@ -1,5 +1,6 @@
 package dev.idempotency.jdbc.dialect;
 
+import dev.idempotency.IdempotencyKey;
 import dev.idempotency.spi.Claim;
 import dev.idempotency.spi.ClaimRequest;
 import dev.idempotency.spi.Completion;
@@ -9,8 +10,14 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Savepoint;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 
 /**
  * PostgreSQL 12 and later.
@@ -121,10 +128,10 @@ public class PostgresDialect extends SqlDialect {
      */
     @Override
     public List<Claim> claimAll(Connection c, TableName table, List<ClaimRequest> requests) throws SQLException {
-        List<Claim> claims = new java.util.ArrayList<>(requests.size());
+        List<Claim> claims = new ArrayList<>(requests.size());
         for (int from = 0; from < requests.size(); from += KEYS_PER_STATEMENT) {
             List<ClaimRequest> slice = requests.subList(from, Math.min(requests.size(), from + KEYS_PER_STATEMENT));
-            java.util.Set<dev.idempotency.IdempotencyKey> inserted = insertReturning(c, table, slice);
+            Set<IdempotencyKey> inserted = insertReturning(c, table, slice);
             if (inserted == null) {
                 for (ClaimRequest r : slice) {
                     claims.add(claim(c, table, r));
@@ -132,7 +139,7 @@ public class PostgresDialect extends SqlDialect {
                 continue;
             }
             List<ClaimRequest> rest = slice.stream().filter(r -> !inserted.contains(r.key())).toList();
-            java.util.Map<dev.idempotency.IdempotencyKey, StoredRecord> found = rest.isEmpty() ? java.util.Map.of() : selectAll(c, table, rest);
+            Map<IdempotencyKey, StoredRecord> found = rest.isEmpty() ? Map.of() : selectAll(c, table, rest);
             for (ClaimRequest r : slice) {
                 StoredRecord record = found.get(r.key());
                 if (inserted.contains(r.key())) {
@@ -148,28 +155,16 @@ public class PostgresDialect extends SqlDialect {
     }
 
     /** @return the keys the insert claimed, or {@code null} if a lock wait ran out (nothing inserted) */
-    private java.util.Set<dev.idempotency.IdempotencyKey> insertReturning(Connection c, TableName table, List<ClaimRequest> slice)
+    private Set<IdempotencyKey> insertReturning(Connection c, TableName table, List<ClaimRequest> slice)
             throws SQLException {
-        StringBuilder sql = new StringBuilder("INSERT INTO " + table + " (scope, key_id, fingerprint, status, created_at, expires_at) VALUES ");
-        for (int i = 0; i < slice.size(); i++) {
-            sql.append(i == 0 ? "" : ", ").append("(?, ?, ?, ?, ?, ?)");
-        }
-        sql.append(" ON CONFLICT (scope, key_id) DO NOTHING RETURNING scope, key_id");
-        java.sql.Savepoint savepoint = c.setSavepoint();
-        try (PreparedStatement s = c.prepareStatement(sql.toString())) {
-            int p = 0;
-            for (ClaimRequest r : slice) {
-                s.setString(++p, r.key().scope());
-                s.setString(++p, r.key().id());
-                s.setString(++p, r.fingerprint().value());
-                s.setString(++p, RecordStatus.IN_PROGRESS.name());
-                s.setLong(++p, r.now().toEpochMilli());
-                s.setLong(++p, r.expiresAt().toEpochMilli());
-            }
-            java.util.Set<dev.idempotency.IdempotencyKey> inserted = new java.util.HashSet<>();
+        Savepoint savepoint = c.setSavepoint();
+        try (PreparedStatement s = c.prepareStatement(multiRowClaimInsert(table, slice.size())
+                + " ON CONFLICT (scope, key_id) DO NOTHING RETURNING scope, key_id")) {
+            bindClaims(s, slice);
+            Set<IdempotencyKey> inserted = new HashSet<>();
             try (ResultSet rs = withLockTimeout(s, slice.get(0).lockTimeout(), s::executeQuery)) {
                 while (rs.next()) {
-                    inserted.add(dev.idempotency.IdempotencyKey.of(rs.getString(1), rs.getString(2)));
+                    inserted.add(IdempotencyKey.of(rs.getString(1), rs.getString(2)));
                 }
             }
             return inserted;
@@ -186,38 +181,17 @@ public class PostgresDialect extends SqlDialect {
 
     /**
      * Records a chunk's outcomes in one {@code UPDATE ... FROM (VALUES ...)} per
-     * {@value #KEYS_PER_STATEMENT} keys, instead of a batch of one {@code UPDATE} per key: PostgreSQL
-     * runs each statement of a batch on its own.
+     * {@value #KEYS_PER_STATEMENT} keys ({@link #completeInRowSets}), instead of a batch of one
+     * {@code UPDATE} per key: PostgreSQL runs each statement of a batch on its own.
      */
     @Override
     public int completeAll(Connection c, TableName table, List<Completion> completions) throws SQLException {
-        int missing = 0;
-        for (int from = 0; from < completions.size(); from += KEYS_PER_STATEMENT) {
-            List<Completion> slice = completions.subList(from, Math.min(completions.size(), from + KEYS_PER_STATEMENT));
-            StringBuilder sql = new StringBuilder("UPDATE " + table + " t SET status = v.status, result_codec = v.codec,"
-                    + " result = v.result, completed_at = v.completed_at, expires_at = v.expires_at FROM (VALUES ");
-            for (int i = 0; i < slice.size(); i++) {
-                sql.append(i == 0 ? "" : ", ")
-                        .append("(CAST(? AS VARCHAR), CAST(? AS VARCHAR), CAST(? AS VARCHAR), CAST(? AS VARCHAR), CAST(? AS BYTEA),"
-                                + " CAST(? AS BIGINT), CAST(? AS BIGINT))");
-            }
-            sql.append(") AS v (scope, key_id, status, codec, result, completed_at, expires_at)"
-                    + " WHERE t.scope = v.scope AND t.key_id = v.key_id");
-            try (PreparedStatement s = c.prepareStatement(sql.toString())) {
-                int p = 0;
-                for (Completion done : slice) {
-                    s.setString(++p, done.key().scope());
-                    s.setString(++p, done.key().id());
-                    s.setString(++p, done.status().name());
-                    s.setString(++p, done.codec());
-                    bindResult(s, ++p, done.result());
-                    s.setLong(++p, done.completedAt().toEpochMilli());
-                    s.setLong(++p, done.expiresAt().toEpochMilli());
-                }
-                missing += slice.size() - s.executeUpdate();
-            }
-        }
-        return missing;
+        return completeInRowSets(c, completions, rows -> "UPDATE " + table + " t SET status = v.status, result_codec = v.codec,"
+                + " result = v.result, completed_at = v.completed_at, expires_at = v.expires_at FROM (VALUES "
+                + String.join(", ", Collections.nCopies(rows, "(CAST(? AS VARCHAR), CAST(? AS VARCHAR), CAST(? AS VARCHAR),"
+                        + " CAST(? AS VARCHAR), CAST(? AS BYTEA), CAST(? AS BIGINT), CAST(? AS BIGINT))"))
+                + ") AS v (scope, key_id, status, codec, result, completed_at, expires_at)"
+                + " WHERE t.scope = v.scope AND t.key_id = v.key_id");
     }
 
     @Override

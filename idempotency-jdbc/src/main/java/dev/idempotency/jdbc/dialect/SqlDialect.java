@@ -24,11 +24,13 @@ import java.sql.Types;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.IntFunction;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -255,12 +257,38 @@ public abstract class SqlDialect {
      * @throws SQLException if binding fails
      */
     protected static void bindClaim(PreparedStatement s, ClaimRequest r) throws SQLException {
-        s.setString(1, r.key().scope());
-        s.setString(2, r.key().id());
-        s.setString(3, r.fingerprint().value());
-        s.setString(4, RecordStatus.IN_PROGRESS.name());
-        s.setLong(5, r.now().toEpochMilli());
-        s.setLong(6, r.expiresAt().toEpochMilli());
+        bindClaims(s, List.of(r));
+    }
+
+    /**
+     * Binds the rows of a multi-row claim {@code INSERT} ({@link #multiRowClaimInsert}), each as
+     * {@link #bindClaim} binds one, from index 1.
+     *
+     * @param s the statement
+     * @param requests the rows, in order
+     * @throws SQLException if binding fails
+     */
+    protected static void bindClaims(PreparedStatement s, List<ClaimRequest> requests) throws SQLException {
+        int p = 0;
+        for (ClaimRequest r : requests) {
+            s.setString(++p, r.key().scope());
+            s.setString(++p, r.key().id());
+            s.setString(++p, r.fingerprint().value());
+            s.setString(++p, RecordStatus.IN_PROGRESS.name());
+            s.setLong(++p, r.now().toEpochMilli());
+            s.setLong(++p, r.expiresAt().toEpochMilli());
+        }
+    }
+
+    /**
+     * @param table the table
+     * @param rows how many keys to claim
+     * @return {@code INSERT INTO table (...) VALUES (...), (...)} with {@code rows} rows of the columns
+     *     {@link #bindClaims} binds
+     */
+    protected static String multiRowClaimInsert(TableName table, int rows) {
+        return "INSERT INTO " + table + " (scope, key_id, fingerprint, status, created_at, expires_at) VALUES "
+                + String.join(", ", Collections.nCopies(rows, "(?, ?, ?, ?, ?, ?)"));
     }
 
     /**
@@ -516,21 +544,9 @@ public abstract class SqlDialect {
 
     /** @return {@code true} if every row was inserted; {@code false} (nothing inserted) on a duplicate or a lock timeout */
     private boolean insertAll(Connection c, TableName table, List<ClaimRequest> absent) throws SQLException {
-        StringBuilder sql = new StringBuilder("INSERT INTO " + table + " (scope, key_id, fingerprint, status, created_at, expires_at) VALUES ");
-        for (int i = 0; i < absent.size(); i++) {
-            sql.append(i == 0 ? "" : ", ").append("(?, ?, ?, ?, ?, ?)");
-        }
         Savepoint savepoint = failedStatementAbortsTransaction() ? c.setSavepoint() : null;
-        try (PreparedStatement s = c.prepareStatement(sql.toString())) {
-            int p = 0;
-            for (ClaimRequest r : absent) {
-                s.setString(++p, r.key().scope());
-                s.setString(++p, r.key().id());
-                s.setString(++p, r.fingerprint().value());
-                s.setString(++p, RecordStatus.IN_PROGRESS.name());
-                s.setLong(++p, r.now().toEpochMilli());
-                s.setLong(++p, r.expiresAt().toEpochMilli());
-            }
+        try (PreparedStatement s = c.prepareStatement(multiRowClaimInsert(table, absent.size()))) {
+            bindClaims(s, absent);
             withLockTimeout(s, absent.get(0).lockTimeout(), s::executeUpdate);
             return true;
         } catch (SQLException e) {
@@ -581,6 +597,56 @@ public abstract class SqlDialect {
             }
             return missing;
         }
+    }
+
+    /** Results per completing statement of a chunk, at most: well under MariaDB's default {@code max_allowed_packet}. */
+    private static final long COMPLETION_STATEMENT_BYTES = 4L * 1024 * 1024;
+
+    /**
+     * Records a chunk's outcomes with one statement per set of at most {@value #KEYS_PER_STATEMENT}
+     * completions and 4 MiB of results (so that a statement stays well under a server's packet
+     * limit). Each statement binds, per completion, scope, key id, status, codec, result, completed
+     * and expires, in that order, from index 1; its update count is the number of records written.
+     *
+     * @param c the connection
+     * @param completions what to record
+     * @param sqlForRows the statement for a set of n completions
+     * @return the number of completions whose claimed record was not found
+     * @throws SQLException if a statement fails
+     */
+    protected final int completeInRowSets(Connection c, List<Completion> completions, IntFunction<String> sqlForRows)
+            throws SQLException {
+        int missing = 0;
+        int from = 0;
+        while (from < completions.size()) {
+            int to = from;
+            long bytes = 0;
+            while (to < completions.size() && to - from < KEYS_PER_STATEMENT
+                    && (to == from || bytes + resultBytes(completions.get(to)) <= COMPLETION_STATEMENT_BYTES)) {
+                bytes += resultBytes(completions.get(to));
+                to++;
+            }
+            List<Completion> set = completions.subList(from, to);
+            from = to;
+            try (PreparedStatement s = c.prepareStatement(sqlForRows.apply(set.size()))) {
+                int p = 0;
+                for (Completion done : set) {
+                    s.setString(++p, done.key().scope());
+                    s.setString(++p, done.key().id());
+                    s.setString(++p, done.status().name());
+                    s.setString(++p, done.codec());
+                    bindResult(s, ++p, done.result());
+                    s.setLong(++p, done.completedAt().toEpochMilli());
+                    s.setLong(++p, done.expiresAt().toEpochMilli());
+                }
+                missing += set.size() - s.executeUpdate();
+            }
+        }
+        return missing;
+    }
+
+    private static long resultBytes(Completion done) {
+        return done.result() == null ? 0 : done.result().length;
     }
 
     // ---- lease mode ------------------------------------------------------------------------------

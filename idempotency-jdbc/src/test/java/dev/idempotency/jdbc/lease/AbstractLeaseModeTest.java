@@ -1,5 +1,6 @@
 package dev.idempotency.jdbc.lease;
 
+import com.zaxxer.hikari.HikariDataSource;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -35,6 +36,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -51,11 +53,21 @@ public abstract class AbstractLeaseModeTest {
 
     static final String TABLE = "idempotency_lease";
 
-    /** @return a pooled data source on the database under test */
-    protected abstract DataSource dataSource();
+    private final Supplier<HikariDataSource> pools;
+    private HikariDataSource pool;
 
-    /** Closes what {@link #dataSource()} opened. */
-    protected abstract void closeDataSource();
+    /** @param pools opens the pool on the database under test, when the first test needs it */
+    protected AbstractLeaseModeTest(Supplier<HikariDataSource> pools) {
+        this.pools = pools;
+    }
+
+    /** @return the pool on the database under test */
+    protected DataSource dataSource() {
+        if (pool == null) {
+            pool = pools.get();
+        }
+        return pool;
+    }
 
     /** Thrown by the fake provider for a declined card: declared final. */
     static final class Declined extends Exception {
@@ -92,7 +104,9 @@ public abstract class AbstractLeaseModeTest {
 
     @AfterAll
     void close() {
-        closeDataSource();
+        if (pool != null) {
+            pool.close();
+        }
     }
 
     ManagedIdempotency<Connection> managed(InstantSource clock, LeasePolicy leases, IdempotencyListener listener) {
