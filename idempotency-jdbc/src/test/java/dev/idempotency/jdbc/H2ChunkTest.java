@@ -1,5 +1,7 @@
 package dev.idempotency.jdbc;
 
+import java.sql.Connection;
+import java.util.List;
 
 /** Chunks on embedded H2. */
 class H2ChunkTest extends AbstractChunkTest {
@@ -18,5 +20,12 @@ class H2ChunkTest extends AbstractChunkTest {
     @Override
     protected int statementsPerReplayedChunkOf20() {
         return 20 * H2StoreTest.STATEMENTS_PER_REPLAY;
+    }
+
+    /** Overlapping workers at every isolation level a caller may choose. */
+    @Override
+    protected List<Integer> workerIsolationLevels() {
+        return List.of(-1, Connection.TRANSACTION_READ_COMMITTED,
+                Connection.TRANSACTION_REPEATABLE_READ, Connection.TRANSACTION_SERIALIZABLE);
     }
 }

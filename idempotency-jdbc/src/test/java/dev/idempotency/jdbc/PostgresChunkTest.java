@@ -1,5 +1,7 @@
 package dev.idempotency.jdbc;
 
+import java.sql.Connection;
+import java.util.List;
 
 /** Chunks on the PostgreSQL server of the environment. */
 class PostgresChunkTest extends AbstractChunkTest {
@@ -18,5 +20,12 @@ class PostgresChunkTest extends AbstractChunkTest {
     @Override
     protected int statementsPerReplayedChunkOf20() {
         return 2;
+    }
+
+    /** Overlapping workers at every isolation level a caller may choose. */
+    @Override
+    protected List<Integer> workerIsolationLevels() {
+        return List.of(-1, Connection.TRANSACTION_READ_COMMITTED,
+                Connection.TRANSACTION_REPEATABLE_READ, Connection.TRANSACTION_SERIALIZABLE);
     }
 }
