@@ -514,6 +514,11 @@ public final class ManagedIdempotency<C> {
         return engine;
     }
 
+    /** @return what begins and ends this engine's transactions */
+    public TransactionRunner<C> transactions() {
+        return transactions;
+    }
+
     /** @return the retry policy */
     public RetryPolicy retryPolicy() {
         return retry;

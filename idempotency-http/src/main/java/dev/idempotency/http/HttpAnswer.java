@@ -1,0 +1,48 @@
+package dev.idempotency.http;
+
+import java.util.Objects;
+
+/**
+ * What the layer answers to one request, and why.
+ *
+ * @param response the response to send
+ * @param kind how the layer came to it
+ */
+public record HttpAnswer(Response response, Kind kind) {
+
+    /** How the layer came to a response. */
+    public enum Kind {
+        /** The handler ran now; its response was recorded with its writes. */
+        EXECUTED,
+        /** The first response for the key, replayed with {@code Idempotent-Replayed: true}; the handler did not run. */
+        REPLAYED,
+        /** 409 with {@code Retry-After}: another attempt holds the key. Nothing recorded. */
+        IN_PROGRESS,
+        /** 422: the key was used for a different request. Nothing recorded. */
+        MISMATCH,
+        /** 400: the key is missing where the endpoint requires one, or malformed. Nothing recorded. */
+        KEY_REFUSED,
+        /** A failure that the key policy declares final, recorded and replayed (500 by default). */
+        FAILED,
+        /** The handler ran without a key (a safe method, or no key where none is required); nothing recorded. */
+        UNKEYED
+    }
+
+    /**
+     * @param response the response to send
+     * @param kind how the layer came to it
+     */
+    public HttpAnswer {
+        Objects.requireNonNull(response, "response");
+        Objects.requireNonNull(kind, "kind");
+    }
+
+    /**
+     * @return whether a transaction the server handed to the layer must be rolled back rather than
+     *     committed: after {@link Kind#IN_PROGRESS}, the database may have aborted it while it waited
+     *     for the key (PostgreSQL does). Every other answer leaves it usable.
+     */
+    public boolean rollbackRequired() {
+        return kind == Kind.IN_PROGRESS;
+    }
+}

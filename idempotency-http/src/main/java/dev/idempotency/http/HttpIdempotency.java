@@ -1,0 +1,504 @@
+package dev.idempotency.http;
+
+import dev.idempotency.Fingerprint;
+import dev.idempotency.Idempotency;
+import dev.idempotency.IdempotencyKey;
+import dev.idempotency.InvalidKeyException;
+import dev.idempotency.LeaseLostException;
+import dev.idempotency.ManagedIdempotency;
+import dev.idempotency.Outcome;
+import dev.idempotency.ResultCodec;
+import dev.idempotency.http.internal.Problems;
+import dev.idempotency.http.internal.ResponseCodec;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The {@code Idempotency-Key} header on the server, for any HTTP framework: given a {@link Request}
+ * and the scope of the authenticated client, it runs the handler at most once per key and answers as
+ * the IETF Idempotency-Key draft and Stripe do.
+ *
+ * <table>
+ *   <caption>Answers</caption>
+ *   <tr><th>request</th><th>answer</th><th>recorded</th></tr>
+ *   <tr><td>safe method (GET, HEAD, OPTIONS, TRACE)</td><td>the handler's own; the key header is ignored</td><td>no</td></tr>
+ *   <tr><td>no key where the endpoint requires one; a malformed key</td><td>400, problem</td><td>no</td></tr>
+ *   <tr><td>same key and request, first attempt still running</td><td>after a bounded wait, the replay; else 409 with
+ *       {@code Retry-After}, problem</td><td>no</td></tr>
+ *   <tr><td>same key, different request (fingerprint)</td><td>422, problem</td><td>no</td></tr>
+ *   <tr><td>same key and request, completed</td><td>the first response: status, body, the headers chosen for replay,
+ *       plus {@code Idempotent-Replayed: true}</td><td>(already)</td></tr>
+ *   <tr><td>the handler returns a response, any status</td><td>that response</td><td>yes</td></tr>
+ *   <tr><td>the handler throws</td><td>the exception reaches the caller (the server answers 500); rolled back</td><td>no</td></tr>
+ * </table>
+ * Problems are {@code application/problem+json} (RFC 9457) naming the key in an
+ * {@code idempotencyKey} member. The key is {@code (scope, id)}: the id is the header's value, the
+ * scope is the server's choice (the authenticated client), so that one client's key never replays
+ * another client's response. The fingerprint is the method, target and body unless the server
+ * supplies its own ({@link Builder#fingerprint}). A final failure (see the key policy) is recorded
+ * and answered 500 unless mapped otherwise ({@link Builder#failureResponse}).
+ *
+ * <p><b>Modes.</b> The handler runs in one of three ways, each with the table above:
+ * <ol>
+ *   <li>{@link #handle}: in a transaction the library begins and commits through the
+ *       {@link ManagedIdempotency}'s {@code TransactionRunner}, retried whole on a conflict. The
+ *       handler's writes and the recorded response commit together. A duplicate that arrives while
+ *       the first attempt's transaction is open waits for it up to the key policy's lock timeout, then
+ *       gets the replay, or 409 with {@code Retry-After} of {@link Builder#retryAfter} (the holder is
+ *       an open transaction, whose end no one knows).</li>
+ *   <li>{@link #handleIn}: in the server's own open transaction, which the server commits or rolls
+ *       back (see {@link HttpAnswer#rollbackRequired()}).</li>
+ *   <li>{@link #handleLeased}: lease mode, for a handler with effects outside the database (a payment
+ *       provider): the key is claimed under a lease in a short transaction of its own, the handler
+ *       runs outside any transaction with a downstream key for the provider, and its response is
+ *       recorded only if the attempt still holds the key. A duplicate gets 409 with a
+ *       {@code Retry-After} that counts to the end of the holder's lease (or waits for it, as the
+ *       {@code LeasePolicy} says); an attempt that lost its lease answers 409 as well, and the retry
+ *       gets the winner's response.</li>
+ * </ol>
+ *
+ * <p>The layer's own answers (400, 409, 422) are never recorded: a client that fixes its request, or
+ * waits, gets a fresh judgement. The response the handler returns is sent as it is; what is recorded
+ * and replayed is its status, its body and the headers chosen for replay
+ * ({@link Builder#replayedHeaders}: {@code Set-Cookie} and other per-client headers are left out
+ * unless asked for).
+ *
+ * <p>Instances are immutable and thread-safe: build one per group of endpoints and share it.
+ *
+ * @param <C> the transaction type
+ */
+public final class HttpIdempotency<C> {
+
+    /** The request header carrying the key: {@code Idempotency-Key}. */
+    public static final String DEFAULT_KEY_HEADER = "Idempotency-Key";
+    /** The header added to a replayed response: {@code Idempotent-Replayed: true}. */
+    public static final String REPLAYED_HEADER = "Idempotent-Replayed";
+    /** The response headers recorded and replayed by default; names compare without case. */
+    public static final Set<String> DEFAULT_REPLAYED_HEADERS = Set.of("Content-Type", "Content-Language", "Content-Location",
+            "Location", "ETag", "Last-Modified");
+    /** The {@code Retry-After} of a 409 for a key held by an open transaction: 1 second. */
+    public static final Duration DEFAULT_RETRY_AFTER = Duration.ofSeconds(1);
+    /** Where the problem types are described; a type is this followed by its name. */
+    public static final String PROBLEM_TYPES = "https://github.com/idempotency/idempotency-java/blob/main/docs/http.md#";
+
+    private static final Logger log = LoggerFactory.getLogger(HttpIdempotency.class);
+
+    private final Idempotency<C> engine;
+    private final @Nullable ManagedIdempotency<C> managed;
+    private final String keyHeader;
+    private final boolean keyRequired;
+    private final Function<Request, Fingerprint> fingerprint;
+    private final Set<String> replayedHeaders;
+    private final Duration retryAfter;
+    private final Function<Outcome.Failed<Response>, Response> failureResponse;
+    private final InstantSource clock;
+    private final ResultCodec<Response> recorded;
+
+    private HttpIdempotency(Builder<C> b) {
+        this.engine = b.engine;
+        this.managed = b.managed;
+        this.keyHeader = b.keyHeader;
+        this.keyRequired = b.keyRequired;
+        this.fingerprint = b.fingerprint;
+        this.replayedHeaders = b.replayedHeaders;
+        this.retryAfter = b.retryAfter;
+        this.failureResponse = b.failureResponse;
+        this.clock = b.clock;
+        this.recorded = new RecordedResponses(replayedHeaders);
+    }
+
+    /**
+     * A layer whose handlers run in transactions the library begins and commits ({@link #handle}), or
+     * in lease mode ({@link #handleLeased}), or in the server's own ({@link #handleIn}).
+     *
+     * @param managed the engine with its transactions, retry and lease policies
+     * @param <C> the transaction type
+     * @return a builder with the defaults
+     */
+    public static <C> Builder<C> builder(ManagedIdempotency<C> managed) {
+        return new Builder<>(Objects.requireNonNull(managed, "managed").engine(), managed);
+    }
+
+    /**
+     * A layer whose handlers run only in the server's own transactions ({@link #handleIn}).
+     *
+     * @param engine the engine
+     * @param <C> the transaction type
+     * @return a builder with the defaults
+     */
+    public static <C> Builder<C> builder(Idempotency<C> engine) {
+        return new Builder<>(Objects.requireNonNull(engine, "engine"), null);
+    }
+
+    /**
+     * Runs {@code handler} at most once for the request's key, in a transaction the library begins and
+     * commits (mode 1). An unkeyed request runs in a transaction too, and is not recorded.
+     *
+     * @param request the request
+     * @param scope the authenticated client (or tenant): one scope's key never reaches another's record
+     * @param handler the handler
+     * @param <X> the handler's checked exception
+     * @return the answer; never {@code null}
+     * @throws X the handler's own exception, unchanged: nothing was recorded, the transaction rolled back
+     * @throws IllegalStateException if this layer was built without a {@link ManagedIdempotency}
+     * @throws InvalidKeyException if the scope breaks the key policy (the key id's faults are answered 400)
+     * @throws dev.idempotency.IdempotencyException if the store or the database fails, or the response
+     *     cannot be recorded (too large for the key policy's limit)
+     */
+    public <X extends Exception> HttpAnswer handle(Request request, String scope, TxHandler<C, X> handler) throws X {
+        Objects.requireNonNull(handler, "handler");
+        ManagedIdempotency<C> transactions = managed("handle");
+        Keyed keyed = keyOf(request, scope);
+        if (keyed.refusal != null) {
+            return keyed.refusal;
+        }
+        if (keyed.key == null) {
+            return new HttpAnswer(transactions.transactions().inTransaction(tx -> run(handler, request, tx)), HttpAnswer.Kind.UNKEYED);
+        }
+        Outcome<Response> outcome = transactions.execute(keyed.key, fingerprint(request), recorded, tx -> run(handler, request, tx));
+        return answer(outcome);
+    }
+
+    /**
+     * Runs {@code handler} at most once for the request's key, in the server's open transaction
+     * (mode 2), which the server then commits, or rolls back if the handler threw or
+     * {@link HttpAnswer#rollbackRequired()}.
+     *
+     * @param tx the server's open transaction
+     * @param request the request
+     * @param scope the authenticated client (or tenant)
+     * @param handler the handler, given {@code tx}
+     * @param <X> the handler's checked exception
+     * @return the answer; never {@code null}
+     * @throws X the handler's own exception, unchanged: roll back
+     * @throws InvalidKeyException if the scope breaks the key policy
+     * @throws dev.idempotency.TransactionRequiredException if {@code tx} cannot carry the record atomically
+     * @throws dev.idempotency.IdempotencyException if the store fails or the response cannot be recorded: roll back
+     */
+    public <X extends Exception> HttpAnswer handleIn(C tx, Request request, String scope, TxHandler<C, X> handler) throws X {
+        Objects.requireNonNull(tx, "tx");
+        Objects.requireNonNull(handler, "handler");
+        Keyed keyed = keyOf(request, scope);
+        if (keyed.refusal != null) {
+            return keyed.refusal;
+        }
+        if (keyed.key == null) {
+            return new HttpAnswer(run(handler, request, tx), HttpAnswer.Kind.UNKEYED);
+        }
+        return answer(engine.execute(keyed.key, fingerprint(request), tx, recorded, () -> run(handler, request, tx)));
+    }
+
+    /**
+     * Runs {@code handler} at most once to completion for the request's key, in lease mode (mode 3):
+     * outside any transaction, its response recorded fenced by the attempt's lease. An unkeyed
+     * request runs the handler with no attempt, and is not recorded.
+     *
+     * @param request the request
+     * @param scope the authenticated client (or tenant)
+     * @param handler the handler, given its attempt
+     * @param <X> the handler's checked exception
+     * @return the answer; never {@code null}
+     * @throws X the handler's own exception, unchanged: nothing was recorded, the lease was ended
+     * @throws IllegalStateException if this layer was built without a {@link ManagedIdempotency}
+     * @throws UnsupportedOperationException if the store keeps no leases
+     * @throws InvalidKeyException if the scope breaks the key policy
+     * @throws dev.idempotency.IdempotencyException if the store fails or the response cannot be recorded
+     */
+    public <X extends Exception> HttpAnswer handleLeased(Request request, String scope, LeasedHandler<X> handler) throws X {
+        Objects.requireNonNull(handler, "handler");
+        ManagedIdempotency<C> leases = managed("handleLeased");
+        Keyed keyed = keyOf(request, scope);
+        if (keyed.refusal != null) {
+            return keyed.refusal;
+        }
+        if (keyed.key == null) {
+            return new HttpAnswer(nonNull(handler.handle(request, null)), HttpAnswer.Kind.UNKEYED);
+        }
+        try {
+            return answer(leases.lease(keyed.key, fingerprint(request), recorded, attempt -> nonNull(handler.handle(request, attempt))));
+        } catch (LeaseLostException lost) {
+            log.debug("Key {}: the attempt lost its lease; answering 409", keyed.key);
+            return inProgress(keyed.key, null, "This attempt ran longer than its lease and another attempt took the key over."
+                    + " Retry with the same key to get that attempt's response.");
+        }
+    }
+
+    /**
+     * @param request a request
+     * @return its fingerprint, as this layer computes it
+     */
+    public Fingerprint fingerprint(Request request) {
+        return Objects.requireNonNull(fingerprint.apply(request), "the fingerprint function returned null");
+    }
+
+    private ManagedIdempotency<C> managed(String method) {
+        if (managed == null) {
+            throw new IllegalStateException(method + " runs transactions of the library's own: build the layer with"
+                    + " HttpIdempotency.builder(ManagedIdempotency), or call handleIn with the server's transaction");
+        }
+        return managed;
+    }
+
+    private static <C, X extends Exception> Response run(TxHandler<C, X> handler, Request request, C tx) throws X {
+        return nonNull(handler.handle(request, tx));
+    }
+
+    private static Response nonNull(@Nullable Response response) {
+        return Objects.requireNonNull(response, "the handler returned no response (null)");
+    }
+
+    /** The key of a request, or the answer that refuses it, or neither (an unkeyed request). */
+    private record Keyed(@Nullable IdempotencyKey key, @Nullable HttpAnswer refusal) {
+    }
+
+    private Keyed keyOf(Request request, String scope) {
+        Objects.requireNonNull(request, "request");
+        Objects.requireNonNull(scope, "scope");
+        engine.policy().validate(IdempotencyKey.of(scope, "-")); // a bad scope is the server's fault, not the client's
+        if (request.isSafe()) {
+            return new Keyed(null, null);
+        }
+        List<String> values = request.headerValues(keyHeader);
+        if (values.isEmpty()) {
+            if (!keyRequired) {
+                return new Keyed(null, null);
+            }
+            return refuse("key-missing", "Idempotency-Key missing", "This endpoint requires an " + keyHeader
+                    + " header: a new unique key (a UUID) for each operation, and the same key on every retry of it.", null);
+        }
+        if (values.size() > 1) {
+            return refuse("key-malformed", "Idempotency-Key malformed", "The request has " + values.size() + " " + keyHeader
+                    + " headers; send exactly one.", String.join(", ", values));
+        }
+        String raw = values.get(0);
+        String id = raw.strip();
+        if (id.startsWith("\"")) { // a structured-field string, as the IETF draft writes it
+            if (id.length() < 2 || !id.endsWith("\"") || id.substring(1, id.length() - 1).matches(".*[\"\\\\].*")) {
+                return refuse("key-malformed", "Idempotency-Key malformed", "The " + keyHeader
+                        + " header starts with a quote but is not one quoted string without quotes or backslashes inside.", raw);
+            }
+            id = id.substring(1, id.length() - 1);
+        }
+        try {
+            return new Keyed(engine.policy().validate(IdempotencyKey.of(scope, id)), null);
+        } catch (InvalidKeyException e) {
+            return refuse("key-malformed", "Idempotency-Key malformed", "The " + keyHeader + " header is not a valid key: "
+                    + rule(e) + ".", raw);
+        }
+    }
+
+    /** The rule a refused key broke, without the scope (the message's prefix). */
+    private static String rule(InvalidKeyException e) {
+        String message = String.valueOf(e.getMessage());
+        int at = message.indexOf("invalid key: ");
+        return at < 0 ? message : message.substring(at + "invalid key: ".length());
+    }
+
+    private Keyed refuse(String type, String title, String detail, @Nullable String key) {
+        return new Keyed(null, new HttpAnswer(Problems.of(400, PROBLEM_TYPES + type, title, detail, key), HttpAnswer.Kind.KEY_REFUSED));
+    }
+
+    private HttpAnswer answer(Outcome<Response> outcome) {
+        IdempotencyKey key = outcome.key();
+        switch (outcome.status()) {
+            case EXECUTED:
+                return new HttpAnswer(outcome.value(), HttpAnswer.Kind.EXECUTED);
+            case REPLAYED:
+                return new HttpAnswer(outcome.value().withHeader(REPLAYED_HEADER, "true"), HttpAnswer.Kind.REPLAYED);
+            case IN_PROGRESS:
+                return inProgress(key, ((Outcome.InProgress<Response>) outcome).leaseUntil(),
+                        "A request with this key is still being processed. Retry with the same key after the Retry-After delay.");
+            case MISMATCH:
+                return new HttpAnswer(Problems.of(422, PROBLEM_TYPES + "key-reused", "Idempotency-Key reused",
+                        "This key was first used for a different request (another method, target or body). Send a new key for a"
+                                + " new operation.", key.id()), HttpAnswer.Kind.MISMATCH);
+            default:
+                Outcome.Failed<Response> failed = (Outcome.Failed<Response>) outcome;
+                Response response = Objects.requireNonNull(failureResponse.apply(failed), "the failure response function returned null");
+                return new HttpAnswer(failed.replayed() ? response.withHeader(REPLAYED_HEADER, "true") : response, HttpAnswer.Kind.FAILED);
+        }
+    }
+
+    private HttpAnswer inProgress(IdempotencyKey key, @Nullable Instant leaseUntil, String detail) {
+        long seconds = retryAfterSeconds(leaseUntil);
+        Response problem = Problems.of(409, PROBLEM_TYPES + "key-in-progress", "Idempotency-Key in progress", detail, key.id())
+                .withHeader("Retry-After", Long.toString(seconds));
+        return new HttpAnswer(problem, HttpAnswer.Kind.IN_PROGRESS);
+    }
+
+    /** Whole seconds, rounded up, at least one: to the lease's end if there is one, else the configured delay. */
+    private long retryAfterSeconds(@Nullable Instant leaseUntil) {
+        Duration wait = leaseUntil == null ? retryAfter : Duration.between(clock.instant(), leaseUntil);
+        long millis = wait.toMillis();
+        return Math.max(1, (millis + 999) / 1000);
+    }
+
+    /** The default answer to a recorded final failure: 500, a problem naming the key, no exception message. */
+    private static Response defaultFailureResponse(Outcome.Failed<Response> failed) {
+        return Problems.of(500, PROBLEM_TYPES + "operation-failed", "Operation failed", "The operation failed with a failure"
+                + " recorded as final; every retry with this key gets this answer.", failed.key().id());
+    }
+
+    @Override
+    public String toString() {
+        return "HttpIdempotency[" + (managed != null ? managed : engine) + ", keyHeader=" + keyHeader + ", keyRequired=" + keyRequired
+                + ", replayedHeaders=" + replayedHeaders + "]";
+    }
+
+    /** Records the status, the body and the headers chosen for replay. */
+    private static final class RecordedResponses implements ResultCodec<Response> {
+        private final Set<String> replayed;
+
+        RecordedResponses(Set<String> replayed) {
+            this.replayed = replayed;
+        }
+
+        @Override
+        public String name() {
+            return ResponseCodec.INSTANCE.name();
+        }
+
+        @Override
+        public byte[] encode(Response response) {
+            Map<String, List<String>> kept = new LinkedHashMap<>();
+            response.headers().forEach((name, values) -> {
+                if (replayed.contains(name)) {
+                    kept.put(name, values);
+                }
+            });
+            return ResponseCodec.INSTANCE.encode(Response.of(response.status(), kept, response.body()));
+        }
+
+        @Override
+        public Response decode(byte[] bytes) {
+            return ResponseCodec.INSTANCE.decode(bytes);
+        }
+    }
+
+    /**
+     * Builds an {@link HttpIdempotency}. Not thread-safe; what it builds is.
+     *
+     * @param <C> the transaction type
+     */
+    public static final class Builder<C> {
+        private final Idempotency<C> engine;
+        private final @Nullable ManagedIdempotency<C> managed;
+        private String keyHeader = DEFAULT_KEY_HEADER;
+        private boolean keyRequired = true;
+        private Function<Request, Fingerprint> fingerprint = r -> Fingerprint.ofParts(r.method(), r.target(), r.body());
+        private Set<String> replayedHeaders = caseless(DEFAULT_REPLAYED_HEADERS);
+        private Duration retryAfter = DEFAULT_RETRY_AFTER;
+        private Function<Outcome.Failed<Response>, Response> failureResponse = HttpIdempotency::defaultFailureResponse;
+        private InstantSource clock = InstantSource.system();
+
+        private Builder(Idempotency<C> engine, @Nullable ManagedIdempotency<C> managed) {
+            this.engine = engine;
+            this.managed = managed;
+        }
+
+        private static Set<String> caseless(Set<String> names) {
+            TreeSet<String> set = new TreeSet<>(String.CASE_INSENSITIVE_ORDER);
+            set.addAll(names);
+            return java.util.Collections.unmodifiableSet(set);
+        }
+
+        /**
+         * @param name the request header that carries the key ({@value #DEFAULT_KEY_HEADER} by default)
+         * @return this builder
+         * @throws IllegalArgumentException if the name is empty or holds a character not allowed in a header name
+         */
+        public Builder<C> keyHeader(String name) {
+            this.keyHeader = dev.idempotency.http.internal.HeaderMaps.checkName(name);
+            return this;
+        }
+
+        /**
+         * @param required whether an unsafe request without a key is refused with 400 ({@code true}, the
+         *     default), or runs its handler unkeyed, as it would without this layer
+         * @return this builder
+         */
+        public Builder<C> keyRequired(boolean required) {
+            this.keyRequired = required;
+            return this;
+        }
+
+        /**
+         * The request's fingerprint: the same key with another fingerprint is answered 422. The default
+         * digests the method, the target and the body's bytes. Supply your own to leave out what
+         * changes between honest retries, such as a timestamp in the body:
+         * {@code r -> Fingerprint.ofParts(r.method(), r.target(), json(r).get("amount"), json(r).get("currency"))}.
+         *
+         * @param fingerprint the request's fingerprint; must not return {@code null}
+         * @return this builder
+         */
+        public Builder<C> fingerprint(Function<Request, Fingerprint> fingerprint) {
+            this.fingerprint = Objects.requireNonNull(fingerprint, "fingerprint");
+            return this;
+        }
+
+        /**
+         * @param names the response headers recorded and replayed (names compare without case); the
+         *     default is {@link #DEFAULT_REPLAYED_HEADERS}. Name {@code Set-Cookie} here only if every
+         *     retry may receive the first response's cookies.
+         * @return this builder
+         * @throws IllegalArgumentException if a name is malformed
+         */
+        public Builder<C> replayedHeaders(Set<String> names) {
+            Objects.requireNonNull(names, "names").forEach(dev.idempotency.http.internal.HeaderMaps::checkName);
+            this.replayedHeaders = caseless(names);
+            return this;
+        }
+
+        /**
+         * @param retryAfter the {@code Retry-After} of a 409 for a key held by an open transaction (a
+         *     leased key's 409 counts to its lease's end instead); rounded up to whole seconds, 1 second
+         *     to 1 hour
+         * @return this builder
+         * @throws IllegalArgumentException if out of range
+         */
+        public Builder<C> retryAfter(Duration retryAfter) {
+            Objects.requireNonNull(retryAfter, "retryAfter");
+            if (retryAfter.compareTo(Duration.ofSeconds(1)) < 0 || retryAfter.compareTo(Duration.ofHours(1)) > 0) {
+                throw new IllegalArgumentException("retryAfter must be between 1 second and 1 hour, was " + retryAfter);
+            }
+            this.retryAfter = retryAfter;
+            return this;
+        }
+
+        /**
+         * @param failureResponse the answer to a final failure that the key policy recorded (the
+         *     default is a 500 problem that names the key but not the exception); the layer adds
+         *     {@code Idempotent-Replayed: true} to a replay of it
+         * @return this builder
+         */
+        public Builder<C> failureResponse(Function<Outcome.Failed<Response>, Response> failureResponse) {
+            this.failureResponse = Objects.requireNonNull(failureResponse, "failureResponse");
+            return this;
+        }
+
+        /**
+         * @param clock reads the time for a leased key's {@code Retry-After} (the system clock by default)
+         * @return this builder
+         */
+        public Builder<C> clock(InstantSource clock) {
+            this.clock = Objects.requireNonNull(clock, "clock");
+            return this;
+        }
+
+        /** @return the layer */
+        public HttpIdempotency<C> build() {
+            return new HttpIdempotency<>(this);
+        }
+    }
+}
