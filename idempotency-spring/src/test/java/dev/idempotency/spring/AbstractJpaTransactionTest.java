@@ -38,6 +38,23 @@ abstract class AbstractJpaTransactionTest extends AbstractSpringIdempotencyTest 
     }
 
     @Test
+    void anEntityAndTheKeyCommitTogether_andTheRetryReplays() {
+        IdempotencyKey key = IdempotencyKey.of(scope, "order-17");
+        String paymentId = scope + "-jpa";
+        for (int attempt = 0; attempt < 2; attempt++) {
+            // tag::jpa[]
+            Outcome<String> outcome = transactions.execute(status -> idempotency.execute(key, () -> {
+                entityManager.persist(new PaymentEntity(paymentId, 1250)); // flushed by Hibernate at commit, with the record
+                return paymentId;
+            }));
+            // end::jpa[]
+            assertThat(outcome.value()).isEqualTo(paymentId);
+            assertThat(outcome.isReplay()).isEqualTo(attempt == 1);
+        }
+        assertThat(payments(paymentId)).isEqualTo(1);
+    }
+
+    @Test
     void theEntityIsWrittenAtCommit_afterTheRecord_inTheSameTransaction() {
         IdempotencyKey key = IdempotencyKey.of(scope, "jpa-1");
         String id = scope + "-p1";

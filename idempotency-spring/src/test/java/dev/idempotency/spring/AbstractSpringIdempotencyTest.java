@@ -87,11 +87,14 @@ abstract class AbstractSpringIdempotencyTest {
     }
 
     Outcome<String> pay(IdempotencyKey key, String paymentId, AtomicInteger runs) {
-        return transactions.execute(status -> idempotency.execute(key, () -> {
+        // tag::transaction-template[]
+        Outcome<String> outcome = transactions.execute(status -> idempotency.execute(key, () -> {
             runs.incrementAndGet();
             writePayment(paymentId, 1250);
             return "paid " + paymentId;
         }));
+        // end::transaction-template[]
+        return outcome;
     }
 
     @Test

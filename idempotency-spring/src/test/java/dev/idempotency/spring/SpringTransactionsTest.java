@@ -65,9 +65,12 @@ class SpringTransactionsTest {
                 retries.incrementAndGet();
             }
         }).build();
-        return ManagedIdempotency.builder(engine, SpringTransactions.of(manager, pool))
+        // tag::managed[]
+        ManagedIdempotency<Connection> managed = ManagedIdempotency.builder(engine, SpringTransactions.of(manager, pool))
                 .retry(RetryPolicy.builder().maxAttempts(3).backoff(Duration.ofMillis(1), Duration.ofMillis(2)).build())
                 .build();
+        // end::managed[]
+        return managed;
     }
 
     @AfterAll
