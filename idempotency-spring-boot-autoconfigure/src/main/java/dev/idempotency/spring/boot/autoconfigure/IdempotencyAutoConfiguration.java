@@ -1,0 +1,114 @@
+package dev.idempotency.spring.boot.autoconfigure;
+
+import dev.idempotency.Idempotency;
+import dev.idempotency.IdempotencyListener;
+import dev.idempotency.ManagedIdempotency;
+import dev.idempotency.jdbc.JdbcIdempotencyStore;
+import dev.idempotency.spring.SpringIdempotency;
+import dev.idempotency.spring.SpringTransactions;
+import java.sql.Connection;
+import javax.sql.DataSource;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.transaction.PlatformTransactionManager;
+
+/**
+ * Auto-configuration of the engine on the application's {@link DataSource} (one, or one marked
+ * primary). Beans, each left out when the application defines its own of the same type:
+ *
+ * <ul>
+ *   <li>{@link JdbcIdempotencyStore}, on {@code idempotency.table};</li>
+ *   <li>{@code Idempotency<Connection>}, with the key policy of {@link IdempotencyProperties} and
+ *       every {@link IdempotencyListener} bean of the context (the metrics one included);</li>
+ *   <li>{@link SpringIdempotency}, for {@code @Transactional} methods;</li>
+ *   <li>with one {@link PlatformTransactionManager}: {@code ManagedIdempotency<Connection>} over
+ *       {@link SpringTransactions}, for transactions the library runs (retries, lease mode, batch
+ *       jobs).</li>
+ * </ul>
+ * The table is created at startup only with {@code idempotency.create-table=true}; otherwise ship
+ * the DDL with Flyway or Liquibase.
+ */
+@AutoConfiguration(afterName = {
+        "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration",
+        "org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration",
+        "org.springframework.boot.hibernate.autoconfigure.HibernateJpaAutoConfiguration",
+        "org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration" })
+@ConditionalOnClass({ SpringIdempotency.class, DataSource.class })
+@ConditionalOnSingleCandidate(DataSource.class)
+@EnableConfigurationProperties(IdempotencyProperties.class)
+public class IdempotencyAutoConfiguration {
+
+    /** Created by Spring. */
+    public IdempotencyAutoConfiguration() {
+    }
+
+    /**
+     * @param properties the settings
+     * @return the JDBC store on the configured table
+     */
+    @Bean
+    @ConditionalOnMissingBean
+    public JdbcIdempotencyStore idempotencyStore(IdempotencyProperties properties) {
+        return JdbcIdempotencyStore.builder().table(properties.getTable()).build();
+    }
+
+    /**
+     * @param store the store
+     * @param dataSource the application's data source
+     * @return what creates the table at startup
+     */
+    @Bean
+    @ConditionalOnBooleanProperty("idempotency.create-table")
+    IdempotencyTableCreator idempotencyTableCreator(JdbcIdempotencyStore store, DataSource dataSource) {
+        return new IdempotencyTableCreator(store, dataSource);
+    }
+
+    /**
+     * @param store the store
+     * @param properties the settings
+     * @param listeners the listeners of the context, in their order
+     * @param table what creates the table, when asked for: created first
+     * @return the engine
+     */
+    @Bean
+    @ConditionalOnMissingBean(Idempotency.class)
+    public Idempotency<Connection> idempotency(JdbcIdempotencyStore store, IdempotencyProperties properties,
+            ObjectProvider<IdempotencyListener> listeners, ObjectProvider<IdempotencyTableCreator> table) {
+        table.ifAvailable(creator -> { });
+        return Idempotency.builder(store)
+                .keyPolicy(properties.toKeyPolicy())
+                .listener(CompositeIdempotencyListener.of(listeners.orderedStream().toList()))
+                .build();
+    }
+
+    /**
+     * @param idempotency the engine
+     * @param dataSource the application's data source
+     * @return the engine inside the current Spring-managed transaction
+     */
+    @Bean
+    @ConditionalOnMissingBean
+    public SpringIdempotency springIdempotency(Idempotency<Connection> idempotency, DataSource dataSource) {
+        return SpringIdempotency.of(idempotency, dataSource);
+    }
+
+    /** The engine for transactions the library runs, through the application's transaction manager. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnSingleCandidate(PlatformTransactionManager.class)
+    static class Managed {
+
+        @Bean
+        @ConditionalOnMissingBean(ManagedIdempotency.class)
+        ManagedIdempotency<Connection> managedIdempotency(Idempotency<Connection> idempotency,
+                PlatformTransactionManager transactionManager, DataSource dataSource) {
+            return ManagedIdempotency.of(idempotency, SpringTransactions.of(transactionManager, dataSource));
+        }
+    }
+}

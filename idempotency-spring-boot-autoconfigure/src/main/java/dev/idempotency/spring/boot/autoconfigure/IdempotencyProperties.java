@@ -1,0 +1,160 @@
+package dev.idempotency.spring.boot.autoconfigure;
+
+import dev.idempotency.KeyPolicy;
+import java.time.Duration;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.util.unit.DataSize;
+
+/**
+ * The settings of the auto-configured engine, under {@code idempotency.*}:
+ *
+ * <pre>
+ * idempotency.table=idempotency_record        # or schema.table
+ * idempotency.retention=24h                   # how long a completed key answers retries
+ * idempotency.lock-timeout=5s                 # how long to wait for a concurrent holder of the key
+ * idempotency.max-result-size=1MB             # the largest encoded result recorded
+ * idempotency.create-table=false              # true: create the table at startup if it is missing
+ * idempotency.metrics.enabled=true            # with Micrometer: publish metrics
+ * idempotency.metrics.scope-tag=false         # true: tag metrics with the key's scope
+ * </pre>
+ *
+ * Values are checked when the engine is built: a bad one fails the application's startup with a
+ * message naming it. Mutable, as Spring binds it; not for use across threads while it is bound.
+ */
+@ConfigurationProperties("idempotency")
+public class IdempotencyProperties {
+
+    /** The table of the records: a plain identifier, or schema.table. */
+    private String table = "idempotency_record";
+
+    /** How long a completed key answers retries; after it, the key counts as new. */
+    private Duration retention = KeyPolicy.DEFAULT_RETENTION;
+
+    /** How long an attempt waits for a concurrent transaction holding the same key, before InProgress. */
+    private Duration lockTimeout = KeyPolicy.DEFAULT_LOCK_TIMEOUT;
+
+    /** The largest encoded result that is recorded; a larger one is refused before anything is written. */
+    private DataSize maxResultSize = DataSize.ofBytes(KeyPolicy.DEFAULT_MAX_RESULT_BYTES);
+
+    /** Whether to create the table, with the DDL of the detected database, at startup if it is missing. */
+    private boolean createTable;
+
+    private final Metrics metrics = new Metrics();
+
+    /** Creates the defaults. */
+    public IdempotencyProperties() {
+    }
+
+    /** @return the table name */
+    public String getTable() {
+        return table;
+    }
+
+    /** @param table the table name, or {@code schema.table} */
+    public void setTable(String table) {
+        this.table = table;
+    }
+
+    /** @return the retention */
+    public Duration getRetention() {
+        return retention;
+    }
+
+    /** @param retention how long a completed key answers retries */
+    public void setRetention(Duration retention) {
+        this.retention = retention;
+    }
+
+    /** @return the lock timeout */
+    public Duration getLockTimeout() {
+        return lockTimeout;
+    }
+
+    /** @param lockTimeout how long to wait for a concurrent holder of the key */
+    public void setLockTimeout(Duration lockTimeout) {
+        this.lockTimeout = lockTimeout;
+    }
+
+    /** @return the result size limit */
+    public DataSize getMaxResultSize() {
+        return maxResultSize;
+    }
+
+    /** @param maxResultSize the largest encoded result recorded */
+    public void setMaxResultSize(DataSize maxResultSize) {
+        this.maxResultSize = maxResultSize;
+    }
+
+    /** @return whether the table is created at startup */
+    public boolean isCreateTable() {
+        return createTable;
+    }
+
+    /** @param createTable whether to create the table at startup if it is missing */
+    public void setCreateTable(boolean createTable) {
+        this.createTable = createTable;
+    }
+
+    /** @return the metrics settings */
+    public Metrics getMetrics() {
+        return metrics;
+    }
+
+    /**
+     * @return the key policy these properties describe
+     * @throws IllegalArgumentException naming the property whose value the policy refuses
+     */
+    public KeyPolicy toKeyPolicy() {
+        int bytes = (int) Math.min(maxResultSize.toBytes(), Integer.MAX_VALUE); // the policy refuses what is too large
+        KeyPolicy.Builder policy = KeyPolicy.builder();
+        set("idempotency.retention", retention, () -> policy.retention(retention));
+        set("idempotency.lock-timeout", lockTimeout, () -> policy.lockTimeout(lockTimeout));
+        set("idempotency.max-result-size", maxResultSize, () -> policy.maxResultBytes(bytes));
+        return policy.build();
+    }
+
+    private static void set(String property, Object value, Runnable setter) {
+        try {
+            setter.run();
+        } catch (IllegalArgumentException | NullPointerException e) {
+            throw new IllegalArgumentException(property + " = " + value + " is refused: " + e.getMessage(), e);
+        }
+    }
+
+    /** The metrics settings, under {@code idempotency.metrics.*}. */
+    public static class Metrics {
+
+        /** Whether to publish metrics when Micrometer and a MeterRegistry are present. */
+        private boolean enabled = true;
+
+        /**
+         * Whether to tag metrics with the key's scope. Off by default: scopes are often one per
+         * tenant, and a tag per tenant can multiply the number of time series without bound.
+         */
+        private boolean scopeTag;
+
+        /** Creates the defaults. */
+        public Metrics() {
+        }
+
+        /** @return whether metrics are published */
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        /** @param enabled whether to publish metrics */
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
+
+        /** @return whether metrics carry the key's scope */
+        public boolean isScopeTag() {
+            return scopeTag;
+        }
+
+        /** @param scopeTag whether to tag metrics with the key's scope */
+        public void setScopeTag(boolean scopeTag) {
+            this.scopeTag = scopeTag;
+        }
+    }
+}

@@ -1,0 +1,94 @@
+package dev.idempotency.spring.boot.autoconfigure;
+
+import dev.idempotency.IdempotencyKey;
+import dev.idempotency.IdempotencyListener;
+import dev.idempotency.Outcome;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.Timer;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.Objects;
+
+/**
+ * Publishes what the engine reports to a Micrometer {@link MeterRegistry}:
+ *
+ * <ul>
+ *   <li>{@value #EXECUTIONS}, a timer per outcome: tag {@code outcome} = {@code executed},
+ *       {@code replayed}, {@code in_progress}, {@code mismatch}, {@code failed} (a recorded final
+ *       failure), or {@code error} (an exception reached the caller);</li>
+ *   <li>{@value #ERRORS}, a counter per error type: tag {@code error} = the simple name of the
+ *       exception's class (the work's own, or the library's such as {@code TransactionRequiredException});</li>
+ *   <li>{@value #RETRIES}, a counter of conflicts retried by a {@code ManagedIdempotency}, tag
+ *       {@code error} as above.</li>
+ * </ul>
+ * The key's id is never a tag: ids are unbounded. The key's scope is one (tag {@code scope}) only
+ * when asked for ({@code idempotency.metrics.scope-tag=true}), since scopes are often one per tenant.
+ *
+ * <p>Thread-safe, as the registry is.
+ */
+public final class MicrometerIdempotencyListener implements IdempotencyListener {
+
+    /** The timer of attempts, by outcome. */
+    public static final String EXECUTIONS = "idempotency.executions";
+    /** The counter of exceptions that reached the caller, by type. */
+    public static final String ERRORS = "idempotency.errors";
+    /** The counter of whole-transaction retries after a conflict, by type. */
+    public static final String RETRIES = "idempotency.retries";
+
+    private final MeterRegistry registry;
+    private final boolean scopeTag;
+
+    /**
+     * @param registry where the meters go
+     * @param scopeTag whether to tag each meter with the key's scope
+     */
+    public MicrometerIdempotencyListener(MeterRegistry registry, boolean scopeTag) {
+        this.registry = Objects.requireNonNull(registry, "registry");
+        this.scopeTag = scopeTag;
+    }
+
+    @Override
+    public void onOutcome(IdempotencyKey key, Outcome.Status status, Duration elapsed) {
+        timer(key, status.name().toLowerCase(Locale.ROOT)).record(elapsed);
+    }
+
+    @Override
+    public void onError(IdempotencyKey key, Throwable failure, Duration elapsed) {
+        timer(key, "error").record(elapsed);
+        counter(ERRORS, "Exceptions of idempotent executions that reached the caller, by type", key, failure).increment();
+    }
+
+    @Override
+    public void onRetry(IdempotencyKey key, int attempt, Throwable failure, Duration backoff) {
+        counter(RETRIES, "Transactions run again after a conflict the database resolved by aborting them", key, failure)
+                .increment();
+    }
+
+    private Timer timer(IdempotencyKey key, String outcome) {
+        return Timer.builder(EXECUTIONS)
+                .description("Idempotent executions, from the start of execute to the outcome, by outcome")
+                .tags(tags(key).and("outcome", outcome))
+                .register(registry);
+    }
+
+    private Counter counter(String name, String description, IdempotencyKey key, Throwable failure) {
+        return Counter.builder(name).description(description).tags(tags(key).and("error", errorType(failure)))
+                .register(registry);
+    }
+
+    private Tags tags(IdempotencyKey key) {
+        return scopeTag ? Tags.of("scope", key.scope()) : Tags.empty();
+    }
+
+    private static String errorType(Throwable failure) {
+        String simple = failure.getClass().getSimpleName();
+        return simple.isEmpty() ? failure.getClass().getName() : simple;
+    }
+
+    @Override
+    public String toString() {
+        return "MicrometerIdempotencyListener[" + registry + (scopeTag ? ", scope tag" : "") + "]";
+    }
+}
