@@ -3,7 +3,7 @@ package dev.idempotency.http;
 import java.util.Objects;
 
 /**
- * What the layer answers to one request, and why.
+ * What the layer answers to one request, and why. Immutable and thread-safe.
  *
  * @param response the response to send
  * @param kind how the layer came to it

@@ -13,6 +13,8 @@ import org.jspecify.annotations.Nullable;
  * whatever its status. If it throws, nothing is recorded and the lease ends at once, so that a retry
  * runs it again without waiting.
  *
+ * <p>The server calls it from many threads at once: it must be thread-safe.
+ *
  * @param <X> the checked exception it may throw
  */
 @FunctionalInterface

@@ -10,6 +10,8 @@ package dev.idempotency.http;
  * and a retry runs it again.
  *
  * @param <C> the transaction type (a JDBC {@code Connection}, a Jdbi {@code Handle}, ...)
+ * <p>The server calls it from many threads at once: it must be thread-safe.
+ *
  * @param <X> the checked exception it may throw
  */
 @FunctionalInterface

@@ -211,6 +211,48 @@ abstract class AbstractHttpTest {
     }
 
     @Test
+    void aFinalFailureIsRecordedAnswered500WithoutItsMessageAndReplayed() throws Exception {
+        String key = key();
+        HttpResponse<String> first = send(request("/final/payments", "shop-a", key).POST(body("declined-final")).build());
+        HttpResponse<String> retry = send(request("/final/payments", "shop-a", key).POST(body("declined-final")).build());
+
+        assertThat(first.statusCode()).isEqualTo(500);
+        assertThat(first.body()).contains(HttpIdempotency.PROBLEM_TYPES + "operation-failed", "\"idempotencyKey\":\"" + key + "\"")
+                .doesNotContain("declined");
+        assertThat(first.headers().firstValue("Idempotent-Replayed")).isEmpty();
+        assertThat(retry.statusCode()).isEqualTo(500);
+        assertThat(retry.body()).isEqualTo(first.body());
+        assertThat(retry.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+        assertThat(server.runs("shop-a", key)).isEqualTo(1);
+        assertThat(server.payments("shop-a", key)).as("the handler's write was undone to its savepoint").isZero();
+    }
+
+    @Test
+    void aLeasedAttemptThatLostItsLeaseIsAnswered409AndTheRetryGetsTheWinnersResponse() throws Exception {
+        String key = key();
+        PaymentsServer.Hold hold = hold("lost-" + key);
+        HttpRequest request = request("/short-lease/payments", "shop-a", key).POST(body("hold-first:lost-" + key)).build();
+        CompletableFuture<HttpResponse<String>> first = sendAsync(request);
+        assertThat(hold.entered.await(10, TimeUnit.SECONDS)).isTrue();
+        HttpResponse<String> winner = send(request);
+        for (int i = 0; i < 50 && winner.statusCode() == 409; i++) { // until the 300 ms lease has ended and is taken over
+            Thread.sleep(100);
+            winner = send(request);
+        }
+        hold.release.countDown();
+        HttpResponse<String> loser = first.get(30, TimeUnit.SECONDS);
+
+        assertThat(winner.statusCode()).isEqualTo(201);
+        assertThat(loser.statusCode()).isEqualTo(409);
+        assertThat(loser.headers().firstValue("Retry-After")).isPresent();
+        assertThat(loser.body()).contains("took the key over");
+        HttpResponse<String> retry = send(request);
+        assertThat(retry.body()).isEqualTo(winner.body());
+        assertThat(retry.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+        assertThat(server.runs("shop-a", key)).isEqualTo(2);
+    }
+
+    @Test
     void theServersOwnTransactionCarriesTheRecordWithTheHandlersWrites() throws Exception {
         String key = key();
         HttpResponse<String> first = send(request("/server-tx/payments", "shop-a", key).POST(body("pay")).build());

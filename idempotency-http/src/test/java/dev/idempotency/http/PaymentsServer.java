@@ -34,7 +34,8 @@ import javax.sql.DataSource;
  * one of its modes, and the same handler unprotected. The scope is the {@code X-Client} header. What
  * the handler does is chosen by the request body's first word: {@code pay} inserts a payment and
  * answers 201, {@code decline} inserts one and answers 402, {@code fail} throws, {@code fail-once}
- * throws the first time for a key, {@code hold:NAME} waits until the test releases {@code NAME}.
+ * throws the first time for a key, {@code hold:NAME} waits until the test releases {@code NAME} ({@code hold-first:NAME} only in the key's first
+ * run), {@code declined-final} throws a failure that {@code /final/payments} declares final.
  */
 final class PaymentsServer implements AutoCloseable {
 
@@ -44,6 +45,15 @@ final class PaymentsServer implements AutoCloseable {
     static final class Hold {
         final CountDownLatch entered = new CountDownLatch(1);
         final CountDownLatch release = new CountDownLatch(1);
+    }
+
+    /** A failure that the key policy of {@code /final/payments} declares final. */
+    static final class Declined extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        Declined() {
+            super("the card was declined");
+        }
     }
 
     private final DataSource dataSource;
@@ -71,6 +81,10 @@ final class PaymentsServer implements AutoCloseable {
                 .keyPolicy(KeyPolicy.builder().lockTimeout(Duration.ofSeconds(10)).build()).build(), transactions);
         ManagedIdempotency<Connection> quick = ManagedIdempotency.of(Idempotency.builder(store)
                 .keyPolicy(KeyPolicy.builder().lockTimeout(Duration.ofMillis(300)).build()).build(), transactions);
+        ManagedIdempotency<Connection> finals = ManagedIdempotency.of(Idempotency.builder(store)
+                .keyPolicy(KeyPolicy.builder().finalFailures(Declined.class).build()).build(), transactions);
+        ManagedIdempotency<Connection> shortLease = ManagedIdempotency.builder(Idempotency.of(store), transactions)
+                .leases(LeasePolicy.builder().lease(Duration.ofMillis(300)).build()).build();
         ManagedIdempotency<Connection> leased = ManagedIdempotency.builder(Idempotency.of(store), transactions)
                 .leases(LeasePolicy.builder().lease(Duration.ofSeconds(3)).build()).build();
 
@@ -86,6 +100,14 @@ final class PaymentsServer implements AutoCloseable {
         server.createContext("/leased/payments", JdkHttpHandler.builder(HttpIdempotency.builder(leased).build(), PaymentsServer::client)
                 .listener(this::faults).leased((request, attempt) -> {
                     try (Connection c = dataSource.getConnection()) { // its own commit: an effect outside the layer's transactions
+                        return pay(request, c);
+                    }
+                }));
+        server.createContext("/final/payments", JdkHttpHandler.builder(HttpIdempotency.builder(finals).build(), PaymentsServer::client)
+                .transactional(this::pay));
+        server.createContext("/short-lease/payments", JdkHttpHandler.builder(HttpIdempotency.builder(shortLease).build(),
+                PaymentsServer::client).leased((request, attempt) -> {
+                    try (Connection c = dataSource.getConnection()) {
                         return pay(request, c);
                     }
                 }));
@@ -120,9 +142,9 @@ final class PaymentsServer implements AutoCloseable {
         String client = request.header("X-Client").orElseThrow();
         String key = request.header("Idempotency-Key").orElse(null);
         String runKey = client + "/" + key;
-        runs.computeIfAbsent(runKey, k -> new AtomicInteger()).incrementAndGet();
-        if (body.startsWith("hold:")) {
-            Hold hold = holds.get(body.substring("hold:".length()).strip());
+        int run = runs.computeIfAbsent(runKey, k -> new AtomicInteger()).incrementAndGet();
+        if (body.startsWith("hold:") || (body.startsWith("hold-first:") && run == 1)) {
+            Hold hold = holds.get(body.substring(body.indexOf(':') + 1).strip());
             hold.entered.countDown();
             if (!hold.release.await(30, TimeUnit.SECONDS)) {
                 throw new IllegalStateException("never released");
@@ -131,6 +153,10 @@ final class PaymentsServer implements AutoCloseable {
         if (body.startsWith("fail-once") && failedOnce.add(runKey)) {
             insert(tx, client, key, body); // written, then rolled back with the failure
             throw new IllegalStateException("the handler fails once for " + runKey);
+        }
+        if (body.equals("declined-final")) {
+            insert(tx, client, key, body); // undone to the savepoint before the handler
+            throw new Declined();
         }
         if (body.equals("fail")) {
             throw new IllegalStateException("the handler fails");

@@ -1,0 +1,45 @@
+package dev.idempotency.examples.http;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Runs the HTTP demonstration and checks the numbers it prints: more payments than operations unprotected, one each protected. */
+class HttpPaymentsDemoTest {
+
+    @Test
+    void lostAnswersMakeDuplicatePaymentsUnprotectedAndExactlyOnePerOperationProtected(@TempDir Path dir) throws Exception {
+        ByteArrayOutputStream printed = new ByteArrayOutputStream();
+        HttpPaymentsDemo.Row[] rows = HttpPaymentsDemo.run(HttpPaymentsDemo.Options.parse("--operations", "9", "--fault", "close",
+                "--lose-every", "3", "--dir", dir.toString()), new PrintStream(printed, true, StandardCharsets.UTF_8));
+
+        HttpPaymentsDemo.Row unprotected = rows[0];
+        HttpPaymentsDemo.Row protectedRow = rows[1];
+        assertThat(unprotected.endpoint()).isEqualTo("/unprotected/payments");
+        assertThat(unprotected.requestsSent()).as("every third answer lost, each lost one retried").isGreaterThan(9);
+        assertThat(unprotected.paymentsCreated()).as("a payment per request").isEqualTo(unprotected.requestsSent()).isGreaterThan(9);
+        assertThat(unprotected.distinctIdsReceived()).as("the client saw one payment per operation").isEqualTo(9);
+        assertThat(protectedRow.endpoint()).isEqualTo("/payments");
+        assertThat(protectedRow.requestsSent()).isGreaterThan(9);
+        assertThat(protectedRow.paymentsCreated()).as("exactly one payment per operation").isEqualTo(9);
+        assertThat(protectedRow.distinctIdsReceived()).isEqualTo(9);
+        assertThat(printed.toString(StandardCharsets.UTF_8))
+                .contains("POST /unprotected/payments", "POST /payments", "distinct payment ids received")
+                .contains("Protected:   9 payments for 9 operations");
+    }
+
+    @Test
+    void answersSentAfterTheClientsTimeoutAreLostTheSameWay(@TempDir Path dir) throws Exception {
+        HttpPaymentsDemo.Row[] rows = HttpPaymentsDemo.run(HttpPaymentsDemo.Options.parse("--operations", "2", "--fault", "late",
+                "--lose-every", "2", "--dir", dir.toString()), new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8));
+
+        assertThat(rows[0].paymentsCreated()).isGreaterThan(2);
+        assertThat(rows[1].paymentsCreated()).isEqualTo(2);
+        assertThat(rows[1].distinctIdsReceived()).isEqualTo(2);
+    }
+}
