@@ -52,11 +52,12 @@ public class IdempotencyAutoConfiguration {
     /**
      * @param properties the settings
      * @return the JDBC store on the configured table
+     * @throws IllegalArgumentException naming {@code idempotency.table} if the name is not a plain identifier
      */
     @Bean
     @ConditionalOnMissingBean
     public JdbcIdempotencyStore idempotencyStore(IdempotencyProperties properties) {
-        return JdbcIdempotencyStore.builder().table(properties.getTable()).build();
+        return properties.toStore();
     }
 
     /**

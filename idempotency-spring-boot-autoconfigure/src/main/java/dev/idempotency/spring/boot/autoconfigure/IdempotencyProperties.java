@@ -1,6 +1,7 @@
 package dev.idempotency.spring.boot.autoconfigure;
 
 import dev.idempotency.KeyPolicy;
+import dev.idempotency.jdbc.JdbcIdempotencyStore;
 import java.time.Duration;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.util.unit.DataSize;
@@ -111,6 +112,17 @@ public class IdempotencyProperties {
         set("idempotency.lock-timeout", lockTimeout, () -> policy.lockTimeout(lockTimeout));
         set("idempotency.max-result-size", maxResultSize, () -> policy.maxResultBytes(bytes));
         return policy.build();
+    }
+
+    /**
+     * @return a JDBC store on the configured table
+     * @throws IllegalArgumentException naming {@code idempotency.table} if the name is not a plain
+     *     identifier, or is a reserved word
+     */
+    public JdbcIdempotencyStore toStore() {
+        JdbcIdempotencyStore.Builder store = JdbcIdempotencyStore.builder();
+        set("idempotency.table", table, () -> store.table(table));
+        return store.build();
     }
 
     private static void set(String property, Object value, Runnable setter) {

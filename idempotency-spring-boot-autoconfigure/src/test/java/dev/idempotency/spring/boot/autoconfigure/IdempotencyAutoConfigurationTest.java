@@ -90,7 +90,11 @@ class IdempotencyAutoConfigurationTest {
             assertThat(context.getStartupFailure()).rootCause().isInstanceOf(IllegalArgumentException.class);
             assertThat(context.getStartupFailure()).hasStackTraceContaining("idempotency.lock-timeout = PT-1S is refused");
         });
-        runner.withPropertyValues("idempotency.table=order").run(context -> assertThat(context).hasFailed());
+        runner.withPropertyValues("idempotency.table=order").run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(context.getStartupFailure()).hasStackTraceContaining("idempotency.table = order is refused")
+                    .hasStackTraceContaining("reserved word");
+        });
     }
 
     @Test
