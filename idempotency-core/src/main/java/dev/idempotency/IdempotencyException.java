@@ -72,7 +72,8 @@ public abstract class IdempotencyException extends RuntimeException {
             return "null";
         }
         StringBuilder b = new StringBuilder(Math.min(s.length(), 300));
-        for (int i = 0; i < s.length() && b.length() < 300; i++) {
+        int i = 0;
+        for (; i < s.length() && b.length() < 300; i++) {
             char c = s.charAt(i);
             if (c < 0x20 || c == 0x7f || (c >= 0x80 && c < 0xa0)) {
                 b.append(String.format("\\u%04x", (int) c));
@@ -80,7 +81,7 @@ public abstract class IdempotencyException extends RuntimeException {
                 b.append(c);
             }
         }
-        if (b.length() >= 300) {
+        if (i < s.length()) {
             b.append("...");
         }
         return b.toString();

@@ -38,7 +38,10 @@ class BatchJobTest {
     @Test
     void itemsRunInChunksAndASecondRunExecutesNothing() {
         List<JobProgress> seen = new ArrayList<>();
+        long started = System.nanoTime();
         JobProgress first = job(seen).run(Stream.of(1, 2, 3, 4, 5), 5);
+        Duration around = Duration.ofNanos(System.nanoTime() - started);
+        assertThat(seen).extracting(JobProgress::elapsed).allSatisfy(elapsed -> assertThat(elapsed).isBetween(Duration.ZERO, around));
         assertThat(first.chunks()).isEqualTo(3);
         assertThat(first.executed()).isEqualTo(4);
         assertThat(first.failed()).isEqualTo(1);

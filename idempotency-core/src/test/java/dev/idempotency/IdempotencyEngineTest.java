@@ -147,6 +147,29 @@ class IdempotencyEngineTest {
     }
 
     @Test
+    void theListenerHearsHowLongTheCallTookNeverMoreThanTheCallerSaw() {
+        List<Duration> heard = new ArrayList<>();
+        Idempotency<FakeTx> engine = Idempotency.builder(store).clock(() -> T0).listener(new IdempotencyListener() {
+            @Override
+            public void onOutcome(IdempotencyKey key, Outcome.Status status, Duration elapsed) {
+                heard.add(elapsed);
+            }
+
+            @Override
+            public void onError(IdempotencyKey key, Throwable failure, Duration elapsed) {
+                heard.add(elapsed);
+            }
+        }).build();
+        long started = System.nanoTime();
+        committed(engine, () -> "r");
+        assertThatThrownBy(() -> engine.execute(IdempotencyKey.of("k2"), store.begin(), () -> {
+            throw new IllegalStateException("boom");
+        })).hasMessage("boom");
+        Duration around = Duration.ofNanos(System.nanoTime() - started);
+        assertThat(heard).hasSize(2).allSatisfy(elapsed -> assertThat(elapsed).isBetween(Duration.ZERO, around));
+    }
+
+    @Test
     void aWorkThatThrowsLeavesNoClaimAndAFailedReleaseIsSuppressed() {
         Idempotency<FakeTx> engine = engine();
         FakeTx tx = store.begin();

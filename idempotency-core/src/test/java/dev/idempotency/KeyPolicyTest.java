@@ -54,6 +54,26 @@ class KeyPolicyTest {
     }
 
     @Test
+    void theDocumentedLimitsThemselvesAreAccepted() {
+        KeyPolicy widest = KeyPolicy.builder().maxIdLength(KeyPolicy.DEFAULT_MAX_ID_LENGTH).maxScopeLength(KeyPolicy.DEFAULT_MAX_SCOPE_LENGTH)
+                .retention(KeyPolicy.MAX_RETENTION).maxResultBytes(16 * 1024 * 1024).build();
+        assertThat(widest.retention()).isEqualTo(KeyPolicy.MAX_RETENTION);
+        assertThat(widest.maxScopeLength()).isEqualTo(64);
+        assertThat(widest.maxResultBytes()).isEqualTo(16 * 1024 * 1024);
+        KeyPolicy narrowest = KeyPolicy.builder().maxIdLength(1).maxScopeLength(1).retention(Duration.ofMillis(1)).maxResultBytes(0).build();
+        assertThat(narrowest.maxIdLength()).isEqualTo(1);
+        assertThat(narrowest.maxScopeLength()).isEqualTo(1);
+        assertThat(narrowest.retention()).isEqualTo(Duration.ofMillis(1));
+        assertThat(narrowest.maxResultBytes()).isZero();
+        assertThat(narrowest.validate(IdempotencyKey.of("s", "k")).id()).isEqualTo("k");
+        assertThatThrownBy(() -> narrowest.validate(IdempotencyKey.of("sc", "k"))).hasMessageContaining("scope is 2 characters long");
+        assertThatThrownBy(() -> KeyPolicy.builder().retention(KeyPolicy.MAX_RETENTION.plusMillis(1))).hasMessageContaining("retention");
+        assertThatThrownBy(() -> KeyPolicy.builder().maxIdLength(0)).hasMessageContaining("maxIdLength");
+        assertThatThrownBy(() -> KeyPolicy.builder().maxScopeLength(65)).hasMessageContaining("maxScopeLength");
+        assertThatThrownBy(() -> KeyPolicy.builder().maxResultBytes(16 * 1024 * 1024 + 1)).hasMessageContaining("maxResultBytes");
+    }
+
+    @Test
     void finalFailuresMatchSubtypesAndPredicates() {
         KeyPolicy p = KeyPolicy.builder().finalFailures(IOException.class).finalFailureIf(t -> "final".equals(t.getMessage())).build();
         assertThat(p.isFinalFailure(new java.io.FileNotFoundException())).isTrue();

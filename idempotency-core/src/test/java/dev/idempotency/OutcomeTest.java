@@ -33,6 +33,10 @@ class OutcomeTest {
         assertThat(new Outcome.Mismatch<Integer>(key).valueOr(-1)).isEqualTo(-1);
         assertThat(new Outcome.Mismatch<Integer>(key).hasValue()).isFalse();
         assertThat(new Outcome.Executed<Integer>(key, null).hasValue()).isTrue();
+        assertThat(new Outcome.Executed<>(key, 1).isExecuted()).isTrue();
+        assertThat(new Outcome.Replayed<>(key, 1, Instant.EPOCH).isExecuted()).isFalse();
+        assertThat(new Outcome.Failed<Integer>(key, "T", null, Instant.EPOCH, false).isExecuted()).isFalse();
+        assertThat(new Outcome.Mismatch<Integer>(key).isExecuted()).isFalse();
     }
 
     /** The example of the {@link Outcome} Javadoc, as written there: it answers every status without throwing. */
