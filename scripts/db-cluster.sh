@@ -350,7 +350,7 @@ pg_pair_start() { # mode: sync | async
   # The primary starts alone: a commit waits for a synchronous standby, so it names none until the
   # standby streams.
   pg_cluster_start primary ""
-  pg_cluster_psql primary <<SQL >&2 || die "could not create the PostgreSQL role/database '$DB_USER'/'$DB_NAME'"
+  pg_cluster_psql primary <<SQL >/dev/null || die "could not create the PostgreSQL role/database '$DB_USER'/'$DB_NAME'"
 CREATE ROLE $DB_USER LOGIN CREATEDB PASSWORD '$DB_PASSWORD';
 CREATE DATABASE $DB_NAME OWNER $DB_USER;
 SELECT pg_create_physical_replication_slot('standby');

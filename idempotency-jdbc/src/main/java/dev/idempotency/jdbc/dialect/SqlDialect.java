@@ -155,6 +155,19 @@ public abstract class SqlDialect {
      * @throws SQLException if a statement fails for another reason than a duplicate or a lock timeout
      */
     public Claim claim(Connection c, TableName table, ClaimRequest request) throws SQLException {
+        return claimReadingFirst(c, table, request);
+    }
+
+    /**
+     * The claim described at {@link #claim}: read the record, then insert it or take it over.
+     *
+     * @param c the caller's connection, in a transaction
+     * @param table the table
+     * @param request the attempt
+     * @return the claim
+     * @throws SQLException if a statement fails for another reason than a duplicate or a lock timeout
+     */
+    protected final Claim claimReadingFirst(Connection c, TableName table, ClaimRequest request) throws SQLException {
         for (int round = 0; round < 3; round++) {
             StoredRecord found = select(c, table, request.key());
             if (found != null && found.expiresAt().isAfter(request.now())) {
