@@ -485,7 +485,7 @@ cmd_cluster_status() {
 }
 
 cluster_usage() {
-  sed -n '2,38p' "$0" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,38p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
   exit 2
 }
 

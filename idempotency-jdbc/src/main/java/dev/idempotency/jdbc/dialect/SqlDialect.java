@@ -909,6 +909,11 @@ public abstract class SqlDialect {
     private record LeaseRow(Fingerprint fingerprint, Long leaseUntil, int attempts, String ownerToken, RecoveryPoint recoveryPoint) {
     }
 
+    private static @Nullable Instant leaseUntil(ResultSet rs, int column) throws SQLException {
+        long millis = rs.getLong(column);
+        return rs.wasNull() ? null : Instant.ofEpochMilli(millis);
+    }
+
     /**
      * Reads a record from the current row, starting at column {@code first} in {@link #COLUMNS} order.
      *
@@ -917,11 +922,6 @@ public abstract class SqlDialect {
      * @return the record
      * @throws SQLException if reading fails
      */
-    private static @Nullable Instant leaseUntil(ResultSet rs, int column) throws SQLException {
-        long millis = rs.getLong(column);
-        return rs.wasNull() ? null : Instant.ofEpochMilli(millis);
-    }
-
     protected StoredRecord readRecord(ResultSet rs, int first) throws SQLException {
         IdempotencyKey key = IdempotencyKey.of(rs.getString(first), rs.getString(first + 1));
         long completed = rs.getLong(first + 7);
