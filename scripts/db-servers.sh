@@ -49,8 +49,9 @@ MARIADB_LOG="$BASE/mariadb.log"
 
 START_TIMEOUT=30                   # seconds to wait for a server to accept connections
 
-log() { printf '[db-servers] %s\n' "$*" >&2; }
-die() { printf '[db-servers] ERROR: %s\n' "$*" >&2; exit 1; }
+LOG_TAG="${LOG_TAG:-db-servers}"  # scripts/db-cluster.sh sources this file for its helpers
+log() { printf '[%s] %s\n' "$LOG_TAG" "$*" >&2; }
+die() { printf '[%s] ERROR: %s\n' "$LOG_TAG" "$*" >&2; exit 1; }
 
 is_root() { [[ "$(id -u)" -eq 0 ]]; }
 
@@ -493,4 +494,6 @@ main() {
   esac
 }
 
-main "$@"
+if [[ "${BASH_SOURCE[0]}" == "$0" ]]; then
+  main "$@"
+fi

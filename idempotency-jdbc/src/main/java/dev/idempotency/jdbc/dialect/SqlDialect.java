@@ -155,6 +155,19 @@ public abstract class SqlDialect {
      * @throws SQLException if a statement fails for another reason than a duplicate or a lock timeout
      */
     public Claim claim(Connection c, TableName table, ClaimRequest request) throws SQLException {
+        return claimReadingFirst(c, table, request);
+    }
+
+    /**
+     * The claim described at {@link #claim}: read the record, then insert it or take it over.
+     *
+     * @param c the caller's connection, in a transaction
+     * @param table the table
+     * @param request the attempt
+     * @return the claim
+     * @throws SQLException if a statement fails for another reason than a duplicate or a lock timeout
+     */
+    protected final Claim claimReadingFirst(Connection c, TableName table, ClaimRequest request) throws SQLException {
         for (int round = 0; round < 3; round++) {
             StoredRecord found = select(c, table, request.key());
             if (found != null && found.expiresAt().isAfter(request.now())) {
@@ -896,6 +909,11 @@ public abstract class SqlDialect {
     private record LeaseRow(Fingerprint fingerprint, Long leaseUntil, int attempts, String ownerToken, RecoveryPoint recoveryPoint) {
     }
 
+    private static @Nullable Instant leaseUntil(ResultSet rs, int column) throws SQLException {
+        long millis = rs.getLong(column);
+        return rs.wasNull() ? null : Instant.ofEpochMilli(millis);
+    }
+
     /**
      * Reads a record from the current row, starting at column {@code first} in {@link #COLUMNS} order.
      *
@@ -904,11 +922,6 @@ public abstract class SqlDialect {
      * @return the record
      * @throws SQLException if reading fails
      */
-    private static @Nullable Instant leaseUntil(ResultSet rs, int column) throws SQLException {
-        long millis = rs.getLong(column);
-        return rs.wasNull() ? null : Instant.ofEpochMilli(millis);
-    }
-
     protected StoredRecord readRecord(ResultSet rs, int first) throws SQLException {
         IdempotencyKey key = IdempotencyKey.of(rs.getString(first), rs.getString(first + 1));
         long completed = rs.getLong(first + 7);

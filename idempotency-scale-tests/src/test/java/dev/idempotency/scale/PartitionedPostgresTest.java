@@ -1,0 +1,240 @@
+package dev.idempotency.scale;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.idempotency.Idempotency;
+import dev.idempotency.IdempotencyKey;
+import dev.idempotency.IdempotencyStoreException;
+import dev.idempotency.KeyPolicy;
+import dev.idempotency.ManagedIdempotency;
+import dev.idempotency.Outcome;
+import dev.idempotency.RetryPolicy;
+import dev.idempotency.jdbc.JdbcIdempotencyStore;
+import dev.idempotency.jdbc.JdbcTransactions;
+import dev.idempotency.jdbc.dialect.PartitionedPostgresDialect;
+import dev.idempotency.jdbc.dialect.TableName;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * The record table partitioned by expiry day ({@link PartitionedPostgresDialect}) on the PostgreSQL
+ * server of {@code scripts/db-servers.sh}: one execution per key under concurrent claims although
+ * the table has no unique key on it, records in their day's partition, purge by dropping the days
+ * that ended, the bounded purge across partitions, and READ COMMITTED required.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class PartitionedPostgresTest {
+
+    private static final int KEYS = 40;
+    private static final int SENDERS = 6;
+
+    private HikariDataSource pool;
+    private TableName table;
+    private JdbcIdempotencyStore store;
+    private final AtomicLong clockMillis = new AtomicLong(Instant.parse("2030-03-10T12:00:00Z").toEpochMilli());
+    private final InstantSource clock = () -> Instant.ofEpochMilli(clockMillis.get());
+
+    @BeforeAll
+    void open() throws SQLException {
+        pool = Cluster.pool(Cluster.env("IDEMPOTENCY_PG_URL"), "IDEMPOTENCY_PG", SENDERS + 2, Map.of());
+        table = TableName.of("idem_by_day_" + UUID.randomUUID().toString().substring(0, 8));
+        // tag::setup[]
+        store = JdbcIdempotencyStore.builder().table(table).dialect(new PartitionedPostgresDialect()).build();
+        store.createTableIfMissing(pool);
+        try (Connection c = pool.getConnection()) { // auto-commit: each partition is created at once
+            PartitionedPostgresDialect.createPartitions(c, table, clock.instant(), clock.instant().plus(Duration.ofDays(3)));
+        }
+        // end::setup[]
+        try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
+            s.executeUpdate("CREATE TABLE IF NOT EXISTS work_by_day (id BIGSERIAL PRIMARY KEY, k VARCHAR(200) NOT NULL)");
+        }
+    }
+
+    @AfterAll
+    void close() throws SQLException {
+        if (pool != null) {
+            try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
+                s.execute("DROP TABLE IF EXISTS " + table);
+            }
+            pool.close();
+        }
+    }
+
+    private Idempotency<Connection> engine(Duration retention) {
+        return engine(retention, clock);
+    }
+
+    private Idempotency<Connection> engine(Duration retention, InstantSource clock) {
+        return Idempotency.builder(store).clock(clock).keyPolicy(KeyPolicy.builder().retention(retention).build()).build();
+    }
+
+    private long count(String sql, String arg) throws SQLException {
+        try (Connection c = pool.getConnection(); PreparedStatement s = c.prepareStatement(sql)) {
+            s.setString(1, arg);
+            try (ResultSet rs = s.executeQuery()) {
+                rs.next();
+                return rs.getLong(1);
+            }
+        }
+    }
+
+    @Test
+    void concurrentClaimsOfOneKeyRunItOnceAlthoughNoUniqueKeyGuardsIt() throws Exception {
+        // A clock that moves on every reading: concurrent claims of one key carry different expiries, so
+        // that the primary key (scope, key_id, expires_at) cannot be what refuses the second record.
+        AtomicLong ticks = new AtomicLong(clockMillis.get());
+        InstantSource ticking = () -> Instant.ofEpochMilli(ticks.getAndIncrement());
+        ManagedIdempotency<Connection> managed = ManagedIdempotency.builder(engine(Duration.ofHours(24), ticking), JdbcTransactions.of(pool))
+                .retry(RetryPolicy.builder().maxAttempts(10).build()).build();
+        String prefix = "race-" + UUID.randomUUID().toString().substring(0, 8) + "-";
+        ExecutorService senders = Executors.newFixedThreadPool(SENDERS);
+        try {
+            for (int k = 0; k < KEYS; k++) {
+                String key = prefix + k;
+                CyclicBarrier start = new CyclicBarrier(SENDERS);
+                List<Future<Outcome<String>>> sent = new ArrayList<>();
+                for (int i = 0; i < SENDERS; i++) {
+                    sent.add(senders.submit(() -> {
+                        start.await(10, TimeUnit.SECONDS);
+                        return managed.execute(IdempotencyKey.of("day", key), tx -> {
+                            try (PreparedStatement s = tx.prepareStatement("INSERT INTO work_by_day (k) VALUES (?)")) {
+                                s.setString(1, key);
+                                s.executeUpdate();
+                            }
+                            return UUID.randomUUID().toString();
+                        });
+                    }));
+                }
+                List<String> values = new ArrayList<>();
+                for (Future<Outcome<String>> f : sent) {
+                    values.add(f.get(60, TimeUnit.SECONDS).value());
+                }
+                assertThat(values).as("every sender of %s is given the one execution's value", key).containsOnly(values.get(0));
+                assertThat(count("SELECT COUNT(*) FROM work_by_day WHERE k = ?", key)).as("executions of %s", key).isEqualTo(1);
+                assertThat(count("SELECT COUNT(*) FROM " + table + " WHERE key_id = ?", key)).as("records of %s", key).isEqualTo(1);
+            }
+        } finally {
+            senders.shutdownNow();
+        }
+        assertThat(count("SELECT COUNT(*) FROM " + table + "_default WHERE key_id LIKE ?", prefix + "%"))
+                .as("records in the default partition").isZero();
+    }
+
+    @Test
+    void expiredDaysArePurgedByDroppingTheirPartitionAndTheBoundedPurgeStillWorks() throws Exception {
+        String scope = "purge-" + UUID.randomUUID().toString().substring(0, 8);
+        Instant start = clock.instant();
+        // 30 records expiring on the first day (retention 1 hour), 30 on the third day (retention 2 days).
+        for (Duration retention : List.of(Duration.ofHours(1), Duration.ofDays(2))) {
+            Idempotency<Connection> engine = engine(retention);
+            for (int i = 0; i < 30; i++) {
+                try (Connection c = pool.getConnection()) {
+                    c.setAutoCommit(false);
+                    engine.execute(IdempotencyKey.of(scope, retention + "-" + i), c, () -> "r");
+                    c.commit();
+                }
+            }
+        }
+        String firstDay = table.simpleName() + "_p" + start.toString().substring(0, 10).replace("-", "");
+        assertThat(count("SELECT COUNT(*) FROM " + firstDay + " WHERE scope = ?", scope)).isEqualTo(30);
+
+        try (Connection c = pool.getConnection()) {
+            c.setAutoCommit(false);
+            assertThat(PartitionedPostgresDialect.dropExpiredPartitions(c, table, start, Duration.ofSeconds(1)))
+                    .as("no day has ended yet").isEmpty();
+            // The bounded purge, row by row, across partitions: the first day's records have expired 2 hours later.
+            assertThat(store.purgeExpired(c, start.plus(Duration.ofHours(2)), 10)).isEqualTo(10);
+            c.commit();
+            // tag::drop[]
+            List<String> dropped = PartitionedPostgresDialect.dropExpiredPartitions(c, table,
+                    start.truncatedTo(ChronoUnit.DAYS).plus(Duration.ofDays(1)), Duration.ofSeconds(1));
+            c.commit();
+            // end::drop[]
+            assertThat(dropped).containsExactly(firstDay);
+        }
+        assertThat(count("SELECT COUNT(*) FROM " + table + " WHERE scope = ?", scope)).as("the later day's records stay").isEqualTo(30);
+        assertThat(count("SELECT COUNT(*) FROM pg_class WHERE relname = ?", firstDay)).isZero();
+
+        // A key of the dropped day is new again; one of the later day still replays.
+        try (Connection c = pool.getConnection()) {
+            c.setAutoCommit(false);
+            Idempotency<Connection> engine = engine(Duration.ofDays(2));
+            assertThat(engine.execute(IdempotencyKey.of(scope, Duration.ofHours(1) + "-0"), c, () -> "again").isReplay()).isFalse();
+            assertThat(engine.execute(IdempotencyKey.of(scope, Duration.ofDays(2) + "-0"), c, () -> "again").isReplay()).isTrue();
+            c.rollback();
+        }
+    }
+
+    /** The figure of the sizing arithmetic in docs/scale-out.md: a record with a 1 KiB result, its share of the table and indexes. */
+    @Test
+    void theSizeOfARecordWithAOneKibResultIsMeasured() throws Exception {
+        TableName sized = TableName.of(table.simpleName() + "_sz");
+        JdbcIdempotencyStore sizedStore = JdbcIdempotencyStore.builder().table(sized).dialect(new PartitionedPostgresDialect()).build();
+        sizedStore.createTableIfMissing(pool);
+        int records = 2_000;
+        try (Connection c = pool.getConnection()) {
+            PartitionedPostgresDialect.createPartitions(c, sized, clock.instant(), clock.instant().plus(Duration.ofDays(1)));
+            c.setAutoCommit(false);
+            Idempotency<Connection> engine = Idempotency.builder(sizedStore).clock(clock).build();
+            byte[] result = new byte[1024];
+            for (int i = 0; i < records; i++) {
+                new java.util.Random(i).nextBytes(result); // incompressible, as a typical encoded response is not
+                byte[] value = result.clone();
+                engine.execute(IdempotencyKey.of("tenant-0001", UUID.randomUUID().toString()), c, () -> value);
+            }
+            c.commit();
+            c.setAutoCommit(true);
+            try (Statement s = c.createStatement()) {
+                s.execute("VACUUM ANALYZE " + sized);
+                try (ResultSet rs = s.executeQuery("SELECT SUM(pg_total_relation_size(i.inhrelid)) FROM pg_inherits i"
+                        + " WHERE i.inhparent = CAST('" + sized + "' AS regclass)")) {
+                    rs.next();
+                    long bytes = rs.getLong(1);
+                    System.out.printf("[partitioned] %d records with a 1 KiB result: %d bytes with indexes, %d bytes a record%n",
+                            records, bytes, bytes / records);
+                    assertThat(bytes / records).isBetween(1024L, 4096L);
+                }
+                s.execute("DROP TABLE " + sized);
+            }
+        }
+    }
+
+    @Test
+    void aClaimUnderRepeatableReadIsRefusedRatherThanRiskingASecondRecord() throws SQLException {
+        try (Connection c = pool.getConnection()) {
+            c.setAutoCommit(false);
+            c.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
+            try {
+                assertThatThrownBy(() -> engine(Duration.ofHours(1)).execute(IdempotencyKey.of("rr", "k"), c, () -> "x"))
+                        .isInstanceOf(IdempotencyStoreException.class)
+                        .rootCause().hasMessageContaining("needs READ COMMITTED").hasMessageContaining("REPEATABLE READ");
+            } finally {
+                c.rollback();
+                c.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
+            }
+        }
+    }
+}
