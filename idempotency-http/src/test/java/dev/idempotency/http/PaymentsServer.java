@@ -167,7 +167,7 @@ final class PaymentsServer implements AutoCloseable {
         }
         return Response.of(201)
                 .withHeader("Location", "/payments/" + id)
-                .withHeader("Set-Cookie", "session=" + UUID.randomUUID())
+                .withHeader("Set-Cookie", "sid=" + UUID.randomUUID())
                 .withHeader("X-Request-Id", UUID.randomUUID().toString())
                 .withBody("application/json", "{\"id\":\"" + id + "\",\"client\":\"" + client + "\"}");
     }
