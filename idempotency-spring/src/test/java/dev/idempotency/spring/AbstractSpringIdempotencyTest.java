@@ -7,8 +7,10 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.idempotency.Idempotency;
 import dev.idempotency.IdempotencyKey;
 import dev.idempotency.Outcome;
+import dev.idempotency.ResultCodec;
 import dev.idempotency.TransactionRequiredException;
 import dev.idempotency.jdbc.JdbcIdempotencyStore;
+import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
@@ -161,6 +163,28 @@ abstract class AbstractSpringIdempotencyTest {
         }))).isInstanceOf(IllegalArgumentException.class).hasMessage("card declined");
         assertThat(payments(scope + "-p1")).isZero();
         assertThat(records(key)).isZero();
+    }
+
+    @Test
+    void aChunkCommitsWithItsWrites_andRunsAgainOnlyItsNewItems() {
+        AtomicInteger runs = new AtomicInteger();
+        List<Outcome<String>> first = transactions.execute(status -> idempotency.executeChunk(List.of("a", "b"),
+                item -> IdempotencyKey.of(scope, item), ResultCodec.string(), item -> {
+                    runs.incrementAndGet();
+                    writePayment(scope + "-" + item, 100);
+                    return "paid " + item;
+                }));
+        List<Outcome<String>> again = transactions.execute(status -> idempotency.executeChunk(List.of("a", "b", "c"),
+                item -> IdempotencyKey.of(scope, item), ResultCodec.string(), item -> {
+                    runs.incrementAndGet();
+                    writePayment(scope + "-" + item, 100);
+                    return "paid " + item;
+                }));
+        assertThat(first).extracting(Outcome::status).containsOnly(Outcome.Status.EXECUTED);
+        assertThat(again).extracting(Outcome::status)
+                .containsExactly(Outcome.Status.REPLAYED, Outcome.Status.REPLAYED, Outcome.Status.EXECUTED);
+        assertThat(runs).hasValue(3);
+        assertThat(payments(scope + "-a") + payments(scope + "-b") + payments(scope + "-c")).isEqualTo(3);
     }
 
     @Test
