@@ -34,6 +34,8 @@ final class Cluster {
             if ("true".equalsIgnoreCase(System.getenv("CI"))) {
                 fail(message);
             }
+            // Surefire reports a class skipped in @BeforeAll as "Tests run: 0" without the reason: say it here.
+            System.err.println("[scale-tests] skipped: " + message);
             Assumptions.abort(message);
         }
         return value;

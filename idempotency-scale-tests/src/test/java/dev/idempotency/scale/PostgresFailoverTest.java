@@ -56,7 +56,6 @@ class PostgresFailoverTest {
     void withAnAsynchronousStandbyTheLossIsMeasured() throws Exception {
         int rounds = Integer.getInteger("idempotency.scale.asyncRounds", 0);
         Assumptions.assumeTrue(rounds > 0, "the asynchronous failover is measured on demand: -Didempotency.scale.asyncRounds=15");
-        Cluster.env("IDEMPOTENCY_PG_FAILOVER_URL");
         List<Round> results = new ArrayList<>();
         try {
             for (int i = 0; i < rounds; i++) {
@@ -108,10 +107,11 @@ class PostgresFailoverTest {
     }
 
     private static Round failover(String mode) throws Exception {
+        String url = Cluster.env("IDEMPOTENCY_PG_FAILOVER_URL");
         ensurePair(mode);
         // hostRecheckSeconds: how long the driver trusts what it learnt about a host ("standby"); the
         // default, 10 s, would keep the clients from the promoted standby that long.
-        try (HikariDataSource pool = Cluster.pool(Cluster.env("IDEMPOTENCY_PG_FAILOVER_URL"), "IDEMPOTENCY_PG_FAILOVER", 8,
+        try (HikariDataSource pool = Cluster.pool(url, "IDEMPOTENCY_PG_FAILOVER", 8,
                 Map.of("hostRecheckSeconds", "1", "connectTimeout", "2", "socketTimeout", "20"))) {
             JdbcIdempotencyStore.ofDefaults().createTableIfMissing(pool);
             try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
