@@ -297,10 +297,18 @@ pg_cluster_start() { # role
   touch "$(pg_cluster_log "$role")"
   chown "$PG_OS_USER": "$(pg_cluster_log "$role")" 2>/dev/null || true
   log "starting PostgreSQL $role on 127.0.0.1:$(pg_cluster_port "$role") (log: $(pg_cluster_log "$role"))"
-  if ! pg_ctl_as "$role" -l "$(pg_cluster_log "$role")" -o "$opts" -w -t "$START_TIMEOUT" start >&2; then
-    show_log_tail "$(pg_cluster_log "$role")"
-    die "PostgreSQL $role did not start on port $(pg_cluster_port "$role") (port already in use?)"
-  fi
+  local attempt
+  for attempt in 1 2 3; do
+    if pg_ctl_as "$role" -l "$(pg_cluster_log "$role")" -o "$opts" -w -t "$START_TIMEOUT" start >&2; then
+      return 0
+    fi
+    # A port in the ephemeral range may be held for a moment by a client's end of a connection.
+    tail -n 5 "$(pg_cluster_log "$role")" | grep -q 'Address already in use' || break
+    log "port $(pg_cluster_port "$role") busy; trying again ($attempt)"
+    sleep 2
+  done
+  show_log_tail "$(pg_cluster_log "$role")"
+  die "PostgreSQL $role did not start on port $(pg_cluster_port "$role") (port already in use?)"
 }
 
 pg_cluster_stop() { # role

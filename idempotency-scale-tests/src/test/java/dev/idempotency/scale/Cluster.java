@@ -28,11 +28,14 @@ final class Cluster {
     static String env(String name) {
         String value = System.getenv(name);
         if (value == null || value.isBlank()) {
-            String message = name + " is not set: run the suite with scripts/test, which starts the cluster, or start it with"
-                    + " env_lines=\"$(scripts/db-cluster.sh start)\" && eval \"$env_lines\" and run the tests in that shell";
+            String script = name.matches("IDEMPOTENCY_PG_(URL|USER|PASSWORD)") ? "scripts/db-servers.sh" : "scripts/db-cluster.sh";
+            String message = name + " is not set: run the suite with scripts/test, which starts the databases, or start them with"
+                    + " env_lines=\"$(" + script + " start)\" && eval \"$env_lines\" and run the tests in that shell";
             if ("true".equalsIgnoreCase(System.getenv("CI"))) {
                 fail(message);
             }
+            // Surefire reports a class skipped in @BeforeAll as "Tests run: 0" without the reason: say it here.
+            System.err.println("[scale-tests] skipped: " + message);
             Assumptions.abort(message);
         }
         return value;

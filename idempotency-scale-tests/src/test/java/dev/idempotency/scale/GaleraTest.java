@@ -286,8 +286,8 @@ class GaleraTest {
             }
         }
         System.out.printf("[galera] node 3 SIGKILLed under load (6 clients): %d keys acknowledged before, %d after; longest time"
-                        + " without an acknowledgement %d ms; %d attempts failed and were sent again; %d keys abandoned unanswered"
+                        + " without an acknowledgement %d ms; %d attempts failed and were sent again (%s); %d keys abandoned unanswered"
                         + " at the end (each ran at most once); rejoin by IST %d ms; no acknowledged key lost, none run twice%n",
-                before, after, stall, load.failedAttempts(), load.abandoned().size(), rejoin);
+                before, after, stall, load.failedAttempts(), load.failureKinds(), load.abandoned().size(), rejoin);
     }
 }

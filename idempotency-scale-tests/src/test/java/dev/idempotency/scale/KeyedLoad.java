@@ -72,7 +72,7 @@ final class KeyedLoad {
                         pause(20); // InProgress: the first attempt's transaction is still open somewhere
                     }
                 } catch (Exception e) {
-                    if (failedAttempts.incrementAndGet() <= 3) {
+                    if (failedAttempts.incrementAndGet() <= 5) {
                         failures.add(e);
                     }
                     pause(50);
@@ -113,9 +113,15 @@ final class KeyedLoad {
         return failedAttempts.get();
     }
 
-    /** @return the first few failures, to show what the clients saw */
-    List<Throwable> sampleFailures() {
-        return List.copyOf(failures);
+    /** @return what the first few failed attempts threw, and why, to show what the clients saw */
+    String failureKinds() {
+        return failures.stream().map(f -> {
+            Throwable root = f;
+            while (root.getCause() != null && root.getCause() != root) {
+                root = root.getCause();
+            }
+            return f.getClass().getSimpleName() + (root == f ? "" : " caused by " + root.getClass().getSimpleName());
+        }).distinct().collect(java.util.stream.Collectors.joining(", "));
     }
 
     /** @return the longest time in milliseconds, between {@code fromNanos} and {@code toNanos}, in which no key was acknowledged */

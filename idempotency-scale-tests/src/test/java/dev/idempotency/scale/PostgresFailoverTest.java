@@ -35,12 +35,12 @@ import org.junit.jupiter.api.Test;
 class PostgresFailoverTest {
 
     /** What one failover did to the clients' keys. */
-    record Round(String mode, int acknowledged, int lost, int replayed, long failoverMillis, int failedAttempts) {
+    record Round(String mode, int acknowledged, int lost, int replayed, long failoverMillis, int failedAttempts, String failures) {
         @Override
         public String toString() {
             return String.format("%s standby: %d keys acknowledged, %d lost (run again by their retry), %d replayed;"
-                    + " no acknowledgement for %d ms around the failover; %d attempts failed and were sent again",
-                    mode, acknowledged, lost, replayed, failoverMillis, failedAttempts);
+                    + " no acknowledgement for %d ms around the failover; %d attempts failed and were sent again (%s)",
+                    mode, acknowledged, lost, replayed, failoverMillis, failedAttempts, failures);
         }
     }
 
@@ -56,7 +56,6 @@ class PostgresFailoverTest {
     void withAnAsynchronousStandbyTheLossIsMeasured() throws Exception {
         int rounds = Integer.getInteger("idempotency.scale.asyncRounds", 0);
         Assumptions.assumeTrue(rounds > 0, "the asynchronous failover is measured on demand: -Didempotency.scale.asyncRounds=15");
-        Cluster.env("IDEMPOTENCY_PG_FAILOVER_URL");
         List<Round> results = new ArrayList<>();
         try {
             for (int i = 0; i < rounds; i++) {
@@ -64,9 +63,15 @@ class PostgresFailoverTest {
                 System.out.println("[postgresql] round " + (i + 1) + ": " + round);
                 results.add(round);
             }
-        } finally {
-            Cluster.control("pg-rebuild", "sync"); // as scripts/test leaves it for the other tests
+        } catch (Exception | AssertionError e) {
+            try {
+                Cluster.control("pg-rebuild", "sync");
+            } catch (Exception | AssertionError rebuild) {
+                e.addSuppressed(rebuild);
+            }
+            throw e;
         }
+        Cluster.control("pg-rebuild", "sync"); // as scripts/test leaves it for the other tests
         long losing = results.stream().filter(r -> r.lost() > 0).count();
         int lost = results.stream().mapToInt(Round::lost).sum();
         int acknowledged = results.stream().mapToInt(Round::acknowledged).sum();
@@ -102,10 +107,11 @@ class PostgresFailoverTest {
     }
 
     private static Round failover(String mode) throws Exception {
+        String url = Cluster.env("IDEMPOTENCY_PG_FAILOVER_URL");
         ensurePair(mode);
         // hostRecheckSeconds: how long the driver trusts what it learnt about a host ("standby"); the
         // default, 10 s, would keep the clients from the promoted standby that long.
-        try (HikariDataSource pool = Cluster.pool(Cluster.env("IDEMPOTENCY_PG_FAILOVER_URL"), "IDEMPOTENCY_PG_FAILOVER", 8,
+        try (HikariDataSource pool = Cluster.pool(url, "IDEMPOTENCY_PG_FAILOVER", 8,
                 Map.of("hostRecheckSeconds", "1", "connectTimeout", "2", "socketTimeout", "20"))) {
             JdbcIdempotencyStore.ofDefaults().createTableIfMissing(pool);
             try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
@@ -140,7 +146,7 @@ class PostgresFailoverTest {
                     lost++;
                 }
             }
-            return new Round(mode, load.acknowledged().size(), lost, replayed, pause, load.failedAttempts());
+            return new Round(mode, load.acknowledged().size(), lost, replayed, pause, load.failedAttempts(), load.failureKinds());
         }
     }
 

@@ -26,10 +26,15 @@ abstract class JdbcStoreContract extends IdempotencyStoreContract<Connection> {
     /** @return a pool on the database under test, with at least 10 connections */
     abstract HikariDataSource createPool() throws Exception;
 
+    /** @param store a builder on {@link #TABLE} @return the builder of the store under test */
+    JdbcIdempotencyStore.Builder configure(JdbcIdempotencyStore.Builder store) {
+        return store;
+    }
+
     @Override
     protected IdempotencyStore<Connection> createStore(InstantSource clock) throws Exception {
         pool = createPool();
-        JdbcIdempotencyStore store = JdbcIdempotencyStore.builder().table(TABLE).build();
+        JdbcIdempotencyStore store = configure(JdbcIdempotencyStore.builder().table(TABLE)).build();
         store.createTableIfMissing(pool);
         return store;
     }
