@@ -14,11 +14,13 @@
 #
 # Settings (environment):
 #   IDEMPOTENCY_DB_DIR         base directory for data, sockets and logs (default /tmp/idempotency-db)
-#   IDEMPOTENCY_PG_PORT        PostgreSQL TCP port on 127.0.0.1        (default 55432)
-#   IDEMPOTENCY_MARIADB_PORT   MariaDB TCP port on 127.0.0.1           (default 33306)
+#   IDEMPOTENCY_PG_PORT        PostgreSQL TCP port on 127.0.0.1        (default 15432)
+#   IDEMPOTENCY_MARIADB_PORT   MariaDB TCP port on 127.0.0.1           (default 13306)
 #   IDEMPOTENCY_DB_DURABLE     1 keeps each server's default durability (fsync at commit), for
 #                              benchmarks that should pay for a real commit (default: off)
 #
+# The default ports lie below Linux's range of ephemeral client ports (32768-60999), so that no
+# client connection of the machine can be holding them when a server starts.
 # Both servers listen on 127.0.0.1 only; user "idem", password "idem", database "idem".
 # Data is throwaway: fsync is off on both servers unless IDEMPOTENCY_DB_DURABLE=1. Meant to be run as root (it installs
 # packages and runs PostgreSQL as the "postgres" user); a non-root user who already has
@@ -31,8 +33,8 @@ export DEBIAN_FRONTEND=noninteractive
 export LC_ALL=C
 
 BASE="${IDEMPOTENCY_DB_DIR:-/tmp/idempotency-db}"
-PG_PORT="${IDEMPOTENCY_PG_PORT:-55432}"
-MARIADB_PORT="${IDEMPOTENCY_MARIADB_PORT:-33306}"
+PG_PORT="${IDEMPOTENCY_PG_PORT:-15432}"
+MARIADB_PORT="${IDEMPOTENCY_MARIADB_PORT:-13306}"
 DURABLE="${IDEMPOTENCY_DB_DURABLE:-0}"
 DB_NAME=idem
 DB_USER=idem
