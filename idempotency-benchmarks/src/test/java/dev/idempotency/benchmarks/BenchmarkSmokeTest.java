@@ -86,6 +86,10 @@ class BenchmarkSmokeTest {
         assertThat(markdown).contains("| H2 (memory) | ", "INSERT > COMMIT", "Reproduce with `scripts/bench`", "### Beside the peers")
                 .doesNotContain("failed");
 
+        List<String> interleaved = Interleaved.run(Database.H2_MEM, 2, 2, 10);
+        assertThat(interleaved).hasSize(Interleaved.OPERATIONS.size())
+                .allSatisfy(line -> assertThat(Double.parseDouble(line.split("\t")[2])).isPositive());
+
         List<StatementCounts.Row> batch = StatementCounts.countBatch(Database.H2_MEM, 3, 100, new ArrayList<>());
         assertThat(batch).extracting(StatementCounts.Row::operation).containsExactlyElementsOf(StatementCounts.BATCH_OPERATIONS);
         assertThat(batch).allSatisfy(row -> assertThat(row.error()).isEmpty());
