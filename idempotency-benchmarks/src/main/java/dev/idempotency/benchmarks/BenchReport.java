@@ -178,6 +178,8 @@ public final class BenchReport {
                     .append(" |\n");
         }
 
+        peersTable(md);
+
         String ct = "ContentionBenchmark.";
         md.append("\n### ").append(Database.THREADS).append(" threads at once\n\n")
                 .append("Transactions per second (higher is better). *Distinct keys*: every transaction a fresh key."
@@ -230,7 +232,7 @@ public final class BenchReport {
                 .append("| database | operation | statements | savepoint calls | commits | sequence | mean µs per call |\n")
                 .append("|---|---|---:|---:|---:|---|---|\n");
         for (String db : dbs) {
-            for (String op : List.of("baseline", "firstExecution", "replay", "purgeBatch")) {
+            for (String op : StatementCounts.OPERATIONS) {
                 StatementCounts.Row r = count(db, op);
                 if (r == null) {
                     continue;
@@ -365,6 +367,43 @@ public final class BenchReport {
         };
     }
 
+    /** The peers' operations and the library's, as the peers table shows them, in order. */
+    private static final List<String> PEER_COLUMNS = List.of("baseline", "reservationBaseline", "springFirst", "springDuplicate",
+            "camelFirst", "camelDuplicate", "firstExecution", "managedFirstExecution", "reservationFirstExecution", "replay",
+            "managedReplay");
+
+    private void peersTable(StringBuilder md) {
+        String tx = "TransactionBenchmark.";
+        md.append("\n### Beside the peers\n\n")
+                .append("Mean µs per operation in the same run, and in brackets the ratio to the one-`INSERT` baseline."
+                        + " *Spring*: Spring Integration `JdbcMetadataStore.putIfAbsent` in a Spring transaction of its own;"
+                        + " *Camel*: Camel `JdbcMessageIdRepository.add` (its own transaction); each followed, for a new key,"
+                        + " by the baseline's business transaction, and for a duplicate by nothing. *Library*: `execute` in"
+                        + " the caller's transaction; *managed*: `ManagedIdempotency.execute` over `JdbcTransactions`, the"
+                        + " transaction the library runs. *Reservation*: a conditional stock `UPDATE` and a reservation"
+                        + " `INSERT`, alone and wrapped in `execute`.\n\n")
+                .append("| database | baseline | reservation | Spring first | Spring duplicate | Camel first | Camel duplicate"
+                        + " | library first | managed first | reservation + library | library replay | managed replay"
+                        + " | library first / Spring first | managed first / Spring first |\n")
+                .append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+        for (String db : dbs) {
+            double base = score(tx + "baseline", db);
+            md.append("| ").append(title(db));
+            for (String op : PEER_COLUMNS) {
+                double v = score(tx + op, db);
+                md.append(" | ").append(fixed(v));
+                if (!Double.isNaN(v) && !op.equals("baseline")) {
+                    double against = op.equals("reservationFirstExecution") ? score(tx + "reservationBaseline", db) : base;
+                    md.append(" (").append(ratio(v, against)).append(")");
+                }
+            }
+            double spring = score(tx + "springFirst", db);
+            md.append(" | ").append(ratio(score(tx + "firstExecution", db), spring))
+                    .append(" | ").append(ratio(score(tx + "managedFirstExecution", db), spring)).append(" |\n");
+        }
+        md.append("\n*Reservation + library* is in brackets against the reservation alone.\n");
+    }
+
     private String target(String db, String op, double limit) {
         double base = score("TransactionBenchmark.baseline", db);
         double value = score("TransactionBenchmark." + op, db);
@@ -398,6 +437,12 @@ public final class BenchReport {
         return switch (op) {
             case "firstExecution" -> "first execution";
             case "purgeBatch" -> "purge (one batch of 100)";
+            case "managedFirstExecution" -> "first execution, managed";
+            case "reservationBaseline" -> "reservation";
+            case "springFirst" -> "Spring first";
+            case "springDuplicate" -> "Spring duplicate";
+            case "camelFirst" -> "Camel first";
+            case "camelDuplicate" -> "Camel duplicate";
             default -> op;
         };
     }

@@ -4,9 +4,11 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.idempotency.Idempotency;
 import dev.idempotency.IdempotencyKey;
 import dev.idempotency.IdempotencyStoreException;
+import dev.idempotency.ManagedIdempotency;
 import dev.idempotency.Outcome;
 import dev.idempotency.ResultCodec;
 import dev.idempotency.jdbc.JdbcIdempotencyStore;
+import dev.idempotency.jdbc.JdbcTransactions;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -43,13 +45,25 @@ final class Fixture implements AutoCloseable {
     /** The scope of every key. */
     static final String SCOPE = "bench";
 
+    /** The stock of the reservation baseline: {@value #SKUS} items, each with more stock than a run takes. */
+    static final String STOCK = "bench_stock";
+    /** The reservations of the reservation baseline. */
+    static final String RESERVATIONS = "bench_reservation";
+    /** Items in stock. */
+    static final int SKUS = 1000;
+
     private static final String INSERT_ORDER = "INSERT INTO " + ORDERS + " (id, amount, note) VALUES (?, ?, ?)";
+    private static final String TAKE_STOCK = "UPDATE " + STOCK + " SET available = available - ? WHERE sku = ? AND available >= ?";
+    private static final String INSERT_RESERVATION = "INSERT INTO " + RESERVATIONS + " (id, sku, quantity) VALUES (?, ?, ?)";
 
     final Database database;
     final HikariDataSource pool;
     final OffsetClock clock = new OffsetClock();
     final Idempotency<Connection> engine;
+    /** The same engine in the mode where it runs the transactions itself. */
+    final ManagedIdempotency<Connection> managed;
     private final DataSource dataSource;
+    private final Peers peers;
     private final Path dir;
     private final String prefix = UUID.randomUUID().toString().substring(0, 8);
     private final AtomicLong ids = new AtomicLong();
@@ -62,6 +76,8 @@ final class Fixture implements AutoCloseable {
         this.dataSource = wrap.apply(pool);
         JdbcIdempotencyStore store = JdbcIdempotencyStore.builder().table(TABLE).build();
         this.engine = Idempotency.builder(store).clock(clock).build();
+        this.managed = ManagedIdempotency.of(engine, JdbcTransactions.of(dataSource));
+        this.peers = new Peers(database, dataSource);
     }
 
     /**
@@ -111,10 +127,26 @@ final class Fixture implements AutoCloseable {
         try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
             s.execute("DROP TABLE IF EXISTS " + ORDERS);
             s.execute("DROP TABLE IF EXISTS " + TABLE);
+            s.execute("DROP TABLE IF EXISTS " + STOCK);
+            s.execute("DROP TABLE IF EXISTS " + RESERVATIONS);
             s.execute("CREATE TABLE " + ORDERS + " (id BIGINT NOT NULL PRIMARY KEY, amount BIGINT NOT NULL,"
                     + " note VARCHAR(64) NOT NULL)");
+            s.execute("CREATE TABLE " + STOCK + " (sku BIGINT NOT NULL PRIMARY KEY, available BIGINT NOT NULL)");
+            s.execute("CREATE TABLE " + RESERVATIONS + " (id BIGINT NOT NULL PRIMARY KEY, sku BIGINT NOT NULL,"
+                    + " quantity INT NOT NULL)");
             c.commit();
+            try (PreparedStatement stock = c.prepareStatement("INSERT INTO " + STOCK + " (sku, available) VALUES (?, ?)")) {
+                for (int sku = 0; sku < SKUS; sku++) {
+                    stock.setLong(1, sku);
+                    stock.setLong(2, Long.MAX_VALUE / 2);
+                    stock.addBatch();
+                }
+                stock.executeBatch();
+            }
+            c.commit();
+            peers.createTables(c);
         }
+        peers.start();
         ((JdbcIdempotencyStore) engine.store()).createTableIfMissing(pool);
     }
 
@@ -145,6 +177,119 @@ final class Fixture implements AutoCloseable {
             s.executeUpdate();
         }
         return id;
+    }
+
+    /**
+     * The realistic business change: reserve one unit of an item, a conditional {@code UPDATE} of
+     * its stock and an {@code INSERT} of the reservation.
+     */
+    private long reserve(Connection c) throws SQLException {
+        long id = ids.incrementAndGet();
+        long sku = id % SKUS;
+        try (PreparedStatement take = c.prepareStatement(TAKE_STOCK)) {
+            take.setLong(1, 1);
+            take.setLong(2, sku);
+            take.setLong(3, 1);
+            if (take.executeUpdate() != 1) {
+                throw new IllegalStateException("item " + sku + " is out of stock");
+            }
+        }
+        try (PreparedStatement s = c.prepareStatement(INSERT_RESERVATION)) {
+            s.setLong(1, id);
+            s.setLong(2, sku);
+            s.setInt(3, 1);
+            s.executeUpdate();
+        }
+        return id;
+    }
+
+    /**
+     * The realistic baseline: an inventory reservation (conditional stock update and reservation
+     * insert), committed.
+     *
+     * @return the reservation's id
+     * @throws SQLException if it fails
+     */
+    long reservationBaseline() throws SQLException {
+        try (Connection c = dataSource.getConnection()) {
+            long id = reserve(c);
+            c.commit();
+            return id;
+        }
+    }
+
+    /**
+     * The reservation wrapped in the library with a fresh key, in the caller's transaction.
+     *
+     * @return the outcome, {@code Executed}
+     * @throws SQLException if it fails
+     */
+    Outcome<Long> reservationFirstExecution() throws SQLException {
+        try (Connection c = dataSource.getConnection()) {
+            Outcome<Long> outcome = engine.execute(freshKey(), c, () -> reserve(c));
+            c.commit();
+            return executed(outcome);
+        }
+    }
+
+    /**
+     * A first execution in the mode where the library runs the transaction itself
+     * ({@link ManagedIdempotency} over {@link JdbcTransactions}).
+     *
+     * @return the outcome, {@code Executed}
+     * @throws SQLException if it fails
+     */
+    Outcome<Long> managedFirstExecution() throws SQLException {
+        return executed(managed.execute(freshKey(), this::insertOrder));
+    }
+
+    /**
+     * A replay in the mode where the library runs the transaction itself.
+     *
+     * @param key a key recorded by {@link #recordKeys(int)}
+     * @return the outcome, {@code Replayed}
+     * @throws SQLException if it fails
+     */
+    Outcome<Long> managedReplay(IdempotencyKey key) throws SQLException {
+        Outcome<Long> outcome = managed.execute(key, this::insertOrder);
+        if (!(outcome instanceof Outcome.Replayed)) {
+            throw new IllegalStateException("recorded key " + key + " gave " + outcome + " instead of Replayed");
+        }
+        return outcome;
+    }
+
+    private static Outcome<Long> executed(Outcome<Long> outcome) {
+        if (!(outcome instanceof Outcome.Executed)) {
+            throw new IllegalStateException("a fresh key gave " + outcome + " instead of Executed");
+        }
+        return outcome;
+    }
+
+    /**
+     * A peer's first execution: the peer marks a fresh key in a transaction of its own, then the
+     * business transaction runs (the baseline's).
+     *
+     * @param peer which peer
+     * @return the order's id
+     * @throws SQLException if it fails
+     */
+    long peerFirst(Peers.Peer peer) throws SQLException {
+        if (!peers.mark(peer, freshKey().id())) {
+            throw new IllegalStateException(peer + " found a fresh key already marked");
+        }
+        return baseline();
+    }
+
+    /**
+     * A peer's duplicate: the peer finds the key marked, and the business transaction does not run.
+     *
+     * @param peer which peer
+     * @param key a key marked by {@link #recordKeys(int)}
+     */
+    void peerDuplicate(Peers.Peer peer, IdempotencyKey key) {
+        if (peers.mark(peer, key.id())) {
+            throw new IllegalStateException(peer + " did not find recorded key " + key);
+        }
     }
 
     /**
@@ -250,6 +395,11 @@ final class Fixture implements AutoCloseable {
             Outcome<Long> outcome = execute(recordedKey(i));
             if (!(outcome instanceof Outcome.Executed)) {
                 throw new IllegalStateException("recording " + recordedKey(i) + " gave " + outcome);
+            }
+            for (Peers.Peer peer : Peers.Peer.values()) {
+                if (peers.supports(peer)) {
+                    peers.mark(peer, recordedKey(i).id());
+                }
             }
         }
     }

@@ -25,6 +25,10 @@ import java.util.StringJoiner;
  */
 public final class StatementCounts {
 
+    /** The operations {@link #count} counts, in order. */
+    static final List<String> OPERATIONS = List.of("baseline", "firstExecution", "replay", "managedFirstExecution",
+            "reservationBaseline", "springFirst", "springDuplicate", "camelFirst", "camelDuplicate", "purgeBatch");
+
     /** The first field of a line that gives a database's product and version. */
     static final String VERSION = "#version";
 
@@ -121,7 +125,7 @@ public final class StatementCounts {
     static List<Row> count(Database database, int ops, List<String> meta) {
         List<Row> rows = new ArrayList<>();
         CountingDataSource counter = new CountingDataSource();
-        Fixture fixture = open(database, counter, List.of("baseline", "firstExecution", "replay", "purgeBatch"), rows);
+        Fixture fixture = open(database, counter, OPERATIONS, rows);
         if (fixture == null) {
             return rows;
         }
@@ -132,6 +136,14 @@ public final class StatementCounts {
             rows.add(count(database, "firstExecution", fixture, counter, ops, 0, (f, i) -> f.firstExecution()));
             rows.add(count(database, "replay", fixture, counter, ops, recorded,
                     (f, i) -> f.replay(Fixture.recordedKey(i % recorded))));
+            rows.add(count(database, "managedFirstExecution", fixture, counter, ops, 0, (f, i) -> f.managedFirstExecution()));
+            rows.add(count(database, "reservationBaseline", fixture, counter, ops, 0, (f, i) -> f.reservationBaseline()));
+            rows.add(count(database, "springFirst", fixture, counter, ops, 0, (f, i) -> f.peerFirst(Peers.Peer.SPRING)));
+            rows.add(count(database, "springDuplicate", fixture, counter, ops, 0,
+                    (f, i) -> f.peerDuplicate(Peers.Peer.SPRING, Fixture.recordedKey(i % recorded))));
+            rows.add(count(database, "camelFirst", fixture, counter, ops, 0, (f, i) -> f.peerFirst(Peers.Peer.CAMEL)));
+            rows.add(count(database, "camelDuplicate", fixture, counter, ops, 0,
+                    (f, i) -> f.peerDuplicate(Peers.Peer.CAMEL, Fixture.recordedKey(i % recorded))));
             int batch = 100;
             rows.add(count(database, "purgeBatch", fixture, counter, 5, -batch, (f, i) -> {
                 if (f.purgeOnce(batch) != batch) {

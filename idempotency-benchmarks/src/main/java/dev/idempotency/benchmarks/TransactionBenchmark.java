@@ -22,7 +22,11 @@ import org.openjdk.jmh.annotations.Warmup;
  * One transaction at a time: a plain business insert, the same insert through the library with a
  * fresh key, and a replay of a recorded key (the work does not run). Each borrows a pooled
  * connection, runs and commits. Their times are comparable within one run: the report gives the
- * ratios to the baseline.
+ * ratios to the baseline. Beside them, in the same run: the library in the mode where it runs the
+ * transaction itself; a realistic business change (an inventory reservation) with and without the
+ * library; and the peers a user would pick instead ({@link Peers}), each marking the key in a
+ * transaction of its own before the baseline's business transaction, with a fresh key and with a
+ * duplicate.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
@@ -32,12 +36,16 @@ import org.openjdk.jmh.annotations.Warmup;
 @Fork(1)
 public class TransactionBenchmark {
 
-    /** Keys recorded before the run, replayed in turn. */
+    /** Keys recorded before the run by default, replayed in turn. */
     static final int RECORDED = 1000;
 
     /** The database, as in {@code Database.id()}. */
     @Param({"h2mem", "h2file", "sqlite", "postgresql", "mariadb"})
     public String db;
+
+    /** Keys recorded before the run (by the library and by each peer), replayed in turn; fewer for a smoke run. */
+    @Param({"" + RECORDED})
+    public int recorded;
 
     private Fixture fixture;
 
@@ -45,7 +53,7 @@ public class TransactionBenchmark {
     @Setup(Level.Trial)
     public void open() throws SQLException {
         fixture = Fixture.open(Database.byId(db));
-        fixture.recordKeys(RECORDED);
+        fixture.recordKeys(recorded);
     }
 
     /** Closes the pool. */
@@ -59,9 +67,9 @@ public class TransactionBenchmark {
     public static class Recorded {
         private int next;
 
-        IdempotencyKey next() {
+        IdempotencyKey next(int recorded) {
             IdempotencyKey key = Fixture.recordedKey(next);
-            next = (next + 1) % RECORDED;
+            next = (next + 1) % recorded;
             return key;
         }
     }
@@ -78,9 +86,61 @@ public class TransactionBenchmark {
         return fixture.firstExecution();
     }
 
-    /** @param recorded the next key @return the outcome, {@code Replayed} @throws SQLException if it fails */
+    /** @param keys the next key @return the outcome, {@code Replayed} @throws SQLException if it fails */
     @Benchmark
-    public Outcome<Long> replay(Recorded recorded) throws SQLException {
-        return fixture.replay(recorded.next());
+    public Outcome<Long> replay(Recorded keys) throws SQLException {
+        return fixture.replay(keys.next(recorded));
+    }
+
+    /** @return the outcome, {@code Executed}, in a transaction the library runs @throws SQLException if it fails */
+    @Benchmark
+    public Outcome<Long> managedFirstExecution() throws SQLException {
+        return fixture.managedFirstExecution();
+    }
+
+    /**
+     * @param keys the next key
+     * @return the outcome, {@code Replayed}, in a transaction the library runs
+     * @throws SQLException if it fails
+     */
+    @Benchmark
+    public Outcome<Long> managedReplay(Recorded keys) throws SQLException {
+        return fixture.managedReplay(keys.next(recorded));
+    }
+
+    /** @return the reservation's id @throws SQLException if it fails */
+    @Benchmark
+    public long reservationBaseline() throws SQLException {
+        return fixture.reservationBaseline();
+    }
+
+    /** @return the outcome, {@code Executed} @throws SQLException if it fails */
+    @Benchmark
+    public Outcome<Long> reservationFirstExecution() throws SQLException {
+        return fixture.reservationFirstExecution();
+    }
+
+    /** @return the order id @throws SQLException if it fails */
+    @Benchmark
+    public long springFirst() throws SQLException {
+        return fixture.peerFirst(Peers.Peer.SPRING);
+    }
+
+    /** @param keys the next key */
+    @Benchmark
+    public void springDuplicate(Recorded keys) {
+        fixture.peerDuplicate(Peers.Peer.SPRING, keys.next(recorded));
+    }
+
+    /** @return the order id @throws SQLException if it fails */
+    @Benchmark
+    public long camelFirst() throws SQLException {
+        return fixture.peerFirst(Peers.Peer.CAMEL);
+    }
+
+    /** @param keys the next key */
+    @Benchmark
+    public void camelDuplicate(Recorded keys) {
+        fixture.peerDuplicate(Peers.Peer.CAMEL, keys.next(recorded));
     }
 }

@@ -29,6 +29,7 @@ class BenchmarkSmokeTest {
         Options options = new OptionsBuilder()
                 .include(BenchmarkSmokeTest.class.getPackageName() + "\\.")
                 .param("db", "h2mem")
+                .param("recorded", "20")
                 .param("rows", "2000")
                 .param("batch", "500")
                 .param("items", "1000")
@@ -52,6 +53,10 @@ class BenchmarkSmokeTest {
         }
         assertThat(names).containsExactlyInAnyOrder(
                 "TransactionBenchmark.baseline", "TransactionBenchmark.firstExecution", "TransactionBenchmark.replay",
+                "TransactionBenchmark.managedFirstExecution", "TransactionBenchmark.managedReplay",
+                "TransactionBenchmark.reservationBaseline", "TransactionBenchmark.reservationFirstExecution",
+                "TransactionBenchmark.springFirst", "TransactionBenchmark.springDuplicate",
+                "TransactionBenchmark.camelFirst", "TransactionBenchmark.camelDuplicate",
                 "ContentionBenchmark.baseline", "ContentionBenchmark.distinctKeys", "ContentionBenchmark.hotKey",
                 "PurgeBenchmark.purgeAll", "BatchBenchmark.baseline", "BatchBenchmark.perItemExecute", "BatchBenchmark.chunkApi");
 
@@ -77,8 +82,13 @@ class BenchmarkSmokeTest {
         report.readCounts(tsv);
         String markdown = report.markdown("scripts/bench");
 
-        assertThat(markdown).contains("| H2 (memory) | ", "INSERT > COMMIT", "Reproduce with `scripts/bench`")
+        assertThat(counts).extracting(StatementCounts.Row::operation).containsExactlyElementsOf(StatementCounts.OPERATIONS);
+        assertThat(markdown).contains("| H2 (memory) | ", "INSERT > COMMIT", "Reproduce with `scripts/bench`", "### Beside the peers")
                 .doesNotContain("failed");
+
+        List<String> interleaved = Interleaved.run(Database.H2_MEM, 2, 2, 10);
+        assertThat(interleaved).hasSize(Interleaved.OPERATIONS.size())
+                .allSatisfy(line -> assertThat(Double.parseDouble(line.split("\t")[2])).isPositive());
 
         List<StatementCounts.Row> batch = StatementCounts.countBatch(Database.H2_MEM, 3, 100, new ArrayList<>());
         assertThat(batch).extracting(StatementCounts.Row::operation).containsExactlyElementsOf(StatementCounts.BATCH_OPERATIONS);

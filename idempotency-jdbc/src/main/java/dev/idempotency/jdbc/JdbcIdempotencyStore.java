@@ -167,6 +167,11 @@ public final class JdbcIdempotencyStore implements LeasingStore<Connection> {
                 throw new ResultOverPacketLimitException(completion.key(), completion.result().length, o.statementBytes(),
                         o.limitBytes(), o.setting());
             }
+            OwnedTransactions.Slot owned = OwnedTransactions.of(tx);
+            if (owned != null && !owned.hasPending() && d.completesWithCommit()) {
+                owned.defer(d, table, completion); // sent with the COMMIT, by JdbcTransactions
+                return;
+            }
             rows = d.complete(tx, table, completion);
         } catch (SQLException e) {
             throw translate(d, completion.key(), "record the result", e);

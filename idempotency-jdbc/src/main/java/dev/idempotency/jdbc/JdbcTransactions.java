@@ -3,6 +3,7 @@ package dev.idempotency.jdbc;
 import dev.idempotency.IdempotencyStoreException;
 import dev.idempotency.TransactionConflictException;
 import dev.idempotency.TxWork;
+import dev.idempotency.spi.Completion;
 import dev.idempotency.spi.TransactionRunner;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -17,6 +18,11 @@ import javax.sql.DataSource;
  * {@link IdempotencyStoreException} (a {@link TransactionConflictException} for a
  * conflict the database resolved by aborting the transaction, such as a serialization failure or a
  * MariaDB Galera certification failure at {@code COMMIT}).
+ *
+ * <p>Where the dialect allows it ({@link dev.idempotency.jdbc.dialect.SqlDialect#completesWithCommit()}:
+ * PostgreSQL), the result that {@link JdbcIdempotencyStore} records in such a transaction is sent
+ * together with the {@code COMMIT}, in one round trip; if its record were not found, the statement
+ * fails before the {@code COMMIT} runs, and the transaction is rolled back.
  *
  * <p>The isolation level is the data source's own. Immutable and thread-safe.
  */
@@ -45,6 +51,7 @@ public final class JdbcTransactions implements TransactionRunner<Connection> {
     public <T, X extends Exception> T inTransaction(TxWork<Connection, T, X> work) throws X {
         Objects.requireNonNull(work, "work");
         Connection c = begin();
+        OwnedTransactions.begin(c);
         try {
             T result;
             try {
@@ -56,6 +63,7 @@ public final class JdbcTransactions implements TransactionRunner<Connection> {
             commit(c);
             return result;
         } finally {
+            OwnedTransactions.end(c);
             close(c);
         }
     }
@@ -89,11 +97,37 @@ public final class JdbcTransactions implements TransactionRunner<Connection> {
     }
 
     private static void commit(Connection c) {
+        OwnedTransactions.Slot owned = OwnedTransactions.end(c);
+        if (owned != null && owned.hasPending()) {
+            commitWithCompletion(c, owned);
+            return;
+        }
         try {
             c.commit();
         } catch (SQLException e) {
             IdempotencyStoreException failure = RetryableFailures.isRetryable(e) ? new TransactionConflictException(null, e)
                     : new IdempotencyStoreException(null, "the commit failed; nothing of the transaction was kept", e);
+            rollback(c, failure);
+            throw failure;
+        }
+    }
+
+    /** Sends the completion the store left and the {@code COMMIT} in one round trip. */
+    private static void commitWithCompletion(Connection c, OwnedTransactions.Slot owned) {
+        Completion done = owned.completion();
+        try {
+            owned.dialect().completeAndCommit(c, owned.table(), done);
+        } catch (SQLException e) {
+            IdempotencyStoreException failure;
+            if (owned.dialect().isRecordMissing(e)) {
+                failure = new IdempotencyStoreException(done.key(), "the claimed record was not found when recording the result"
+                        + " in table '" + owned.table() + "' (was it deleted concurrently?); nothing of the transaction was kept", e);
+            } else if (RetryableFailures.isRetryable(e)) {
+                failure = new TransactionConflictException(done.key(), e);
+            } else {
+                failure = new IdempotencyStoreException(done.key(), "recording the result and committing failed; nothing of the"
+                        + " transaction was kept", e);
+            }
             rollback(c, failure);
             throw failure;
         }

@@ -543,7 +543,7 @@ public abstract class AbstractIsolationTest {
     }
 
     /** Closes a connection whose session settings a test changed, and keeps it out of the pool. */
-    private void closeAndEvict(Connection c) throws SQLException {
+    protected void closeAndEvict(Connection c) throws SQLException {
         c.close();
         dataSource().evictConnection(c);
     }

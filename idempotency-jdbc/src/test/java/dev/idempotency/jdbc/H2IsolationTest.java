@@ -1,9 +1,20 @@
 package dev.idempotency.jdbc;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import com.zaxxer.hikari.HikariDataSource;
+import dev.idempotency.Idempotency;
+import dev.idempotency.IdempotencyKey;
+import dev.idempotency.KeyPolicy;
+import dev.idempotency.Outcome;
 import java.sql.Connection;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
 
 /** Isolation, time zones, lock timeout and cost on embedded H2. */
 class H2IsolationTest extends AbstractIsolationTest {
@@ -65,5 +76,44 @@ class H2IsolationTest extends AbstractIsolationTest {
         return true;
     }
 
+    /**
+     * H2's own {@code LOCK_TIMEOUT} (here 300 ms, set on the waiter's session) no longer cuts the
+     * policy's wait short: the waiter waits for the holder, which commits after about a second, and
+     * replays its result instead of giving {@code InProgress} after 300 ms. The session's own lock
+     * timeout is as it was afterwards.
+     */
+    @Test
+    void thePolicysLockTimeoutIsHonouredWhenH2sOwnIsShorter() throws Exception {
+        Idempotency<Connection> patient = engine(KeyPolicy.builder().lockTimeout(Duration.ofSeconds(20)).build());
+        IdempotencyKey key = IdempotencyKey.of("iso", "h2-lock-timeout");
+        Connection waiter = dataSource().getConnection();
+        try (Connection holder = dataSource().getConnection()) {
+            holder.setAutoCommit(false);
+            assertThat(patient.execute(key, holder, () -> work(holder, key)).isExecuted()).isTrue();
+            try (Statement s = waiter.createStatement()) {
+                s.execute("SET LOCK_TIMEOUT 300");
+            }
+            waiter.setAutoCommit(false);
+            CompletableFuture<Void> commitLater = CompletableFuture.runAsync(() -> {
+                try {
+                    holder.commit();
+                } catch (SQLException e) {
+                    throw new IllegalStateException(e);
+                }
+            }, CompletableFuture.delayedExecutor(1, TimeUnit.SECONDS));
 
+            Outcome<String> o = patient.execute(key, waiter, () -> work(waiter, key));
+            waiter.commit();
+            commitLater.get(30, TimeUnit.SECONDS);
+
+            assertThat(o.status()).as("waited past H2's 300 ms for the holder's commit").isEqualTo(Outcome.Status.REPLAYED);
+            try (Statement s = waiter.createStatement(); ResultSet rs = s.executeQuery("SELECT LOCK_TIMEOUT()")) {
+                rs.next();
+                assertThat(rs.getInt(1)).as("the session's own lock timeout, restored").isEqualTo(300);
+            }
+        } finally {
+            closeAndEvict(waiter);
+        }
+        assertThat(executions).hasValue(1);
+    }
 }

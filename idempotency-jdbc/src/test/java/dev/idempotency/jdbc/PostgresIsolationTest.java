@@ -1,11 +1,14 @@
 package dev.idempotency.jdbc;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.idempotency.Idempotency;
 import dev.idempotency.IdempotencyKey;
+import dev.idempotency.IdempotencyStoreException;
 import dev.idempotency.KeyPolicy;
+import dev.idempotency.ManagedIdempotency;
 import dev.idempotency.Outcome;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -67,14 +70,17 @@ class PostgresIsolationTest extends AbstractIsolationTest {
 
     // ---- PostgreSQL only -------------------------------------------------------------------------
 
+    /** Something run on the test's thread while its round trips are counted. */
+    @FunctionalInterface
+    private interface Counted {
+        void run() throws Exception;
+    }
+
     /**
-     * Cross-checks the counting wrapper with the wire: pgjdbc logs every Sync message it sends (one
-     * per round trip) at FINEST. The {@code BEGIN} of a transaction travels with its first statement.
+     * Counts the round trips {@code body} makes on this thread: pgjdbc logs every Sync message it
+     * sends (one per round trip) at FINEST.
      */
-    @Test
-    void theWireCarriesOneRoundTripPerCountedStatement() throws Exception {
-        Idempotency<Connection> engine = engine(KeyPolicy.ofDefaults());
-        IdempotencyKey key = IdempotencyKey.of("iso", "round-trips");
+    private static int roundTrips(Counted body) throws Exception {
         AtomicInteger syncs = new AtomicInteger();
         Thread me = Thread.currentThread();
         Logger pgjdbc = Logger.getLogger("org.postgresql");
@@ -96,25 +102,84 @@ class PostgresIsolationTest extends AbstractIsolationTest {
             }
         };
         handler.setLevel(Level.ALL);
-        try (Connection c = dataSource().getConnection()) {
-            c.setAutoCommit(false);
-            engine.execute(IdempotencyKey.of("iso", "warm-up"), c, () -> "w");
-            c.commit();
-            pgjdbc.setLevel(Level.FINEST);
-            pgjdbc.addHandler(handler);
-            engine.execute(key, c, () -> "v");
-            int first = syncs.getAndSet(0);
-            c.commit();
-            syncs.set(0);
-            assertThat(engine.execute(key, c, () -> "not run").status()).isEqualTo(Outcome.Status.REPLAYED);
-            int replay = syncs.getAndSet(0);
-            c.commit();
-            System.out.printf("PostgreSQL wire (Sync messages): a first execution costs %d round trips, a replay %d%n", first, replay);
-            assertThat(first).isEqualTo(PostgresStoreTest.STATEMENTS_PER_FIRST_EXECUTION);
-            assertThat(replay).isEqualTo(PostgresStoreTest.STATEMENTS_PER_REPLAY);
+        pgjdbc.setLevel(Level.FINEST);
+        pgjdbc.addHandler(handler);
+        try {
+            body.run();
         } finally {
             pgjdbc.removeHandler(handler);
             pgjdbc.setLevel(level);
         }
+        return syncs.get();
+    }
+
+    /**
+     * Cross-checks the counting wrapper with the wire. The {@code BEGIN} of a transaction travels
+     * with its first statement.
+     */
+    @Test
+    void theWireCarriesOneRoundTripPerCountedStatement() throws Exception {
+        Idempotency<Connection> engine = engine(KeyPolicy.ofDefaults());
+        IdempotencyKey key = IdempotencyKey.of("iso", "round-trips");
+        try (Connection c = dataSource().getConnection()) {
+            c.setAutoCommit(false);
+            engine.execute(IdempotencyKey.of("iso", "warm-up"), c, () -> "w");
+            c.commit();
+            int first = roundTrips(() -> engine.execute(key, c, () -> "v"));
+            c.commit();
+            int[] replay = new int[1];
+            replay[0] = roundTrips(() -> assertThat(engine.execute(key, c, () -> "not run").status()).isEqualTo(Outcome.Status.REPLAYED));
+            c.commit();
+            System.out.printf("PostgreSQL wire (Sync messages): a first execution costs %d round trips, a replay %d%n", first, replay[0]);
+            assertThat(first).isEqualTo(PostgresStoreTest.STATEMENTS_PER_FIRST_EXECUTION);
+            assertThat(replay[0]).isEqualTo(PostgresStoreTest.STATEMENTS_PER_REPLAY);
+        }
+    }
+
+    /**
+     * In a transaction the library runs, the result travels with the {@code COMMIT}: a first
+     * execution costs three round trips in all (claim, the work's statement, completion and
+     * commit), the record is completed and the work committed, and a replay finds the result.
+     */
+    @Test
+    void aTransactionTheLibraryRunsSendsTheResultWithItsCommit() throws Exception {
+        ManagedIdempotency<Connection> managed = ManagedIdempotency.of(engine(KeyPolicy.ofDefaults()),
+                JdbcTransactions.of(dataSource()));
+        managed.execute(IdempotencyKey.of("iso", "managed-warm-up"), c -> work(c, IdempotencyKey.of("iso", "managed-warm-up")));
+        IdempotencyKey key = IdempotencyKey.of("iso", "managed-round-trips");
+        Object[] outcome = new Object[1];
+        int trips = roundTrips(() -> outcome[0] = managed.execute(key, c -> work(c, key)));
+        System.out.printf("PostgreSQL wire (Sync messages): a first execution in a transaction the library runs costs %d round"
+                + " trips, commit included%n", trips);
+        assertThat(trips).isEqualTo(3);
+        assertThat(outcome[0]).isInstanceOf(Outcome.Executed.class);
+        assertThat(Tx.count(dataSource(), "SELECT COUNT(*) FROM iso_record WHERE key_id = 'managed-round-trips'"
+                + " AND status = 'COMPLETED' AND result IS NOT NULL")).isEqualTo(1);
+        assertThat(Tx.count(dataSource(), "SELECT COUNT(*) FROM iso_effect WHERE k = '" + key + "'")).isEqualTo(1);
+        Outcome<String> again = managed.execute(key, c -> work(c, key));
+        assertThat(again.status()).isEqualTo(Outcome.Status.REPLAYED);
+        assertThat(again.value()).isEqualTo(((Outcome<?>) outcome[0]).value());
+        assertThat(executions).hasValue(2); // the warm-up and the first execution
+    }
+
+    /**
+     * The completion sent with the {@code COMMIT} must not let the commit through when it records
+     * nothing: a work that deletes its own claim leaves no record to complete, and then neither the
+     * work's change nor anything else of the transaction is committed.
+     */
+    @Test
+    void aResultSentWithTheCommitThatFindsNoRecordCommitsNothing() throws Exception {
+        ManagedIdempotency<Connection> managed = ManagedIdempotency.of(engine(KeyPolicy.ofDefaults()),
+                JdbcTransactions.of(dataSource()));
+        IdempotencyKey key = IdempotencyKey.of("iso", "managed-lost-record");
+        assertThatThrownBy(() -> managed.execute(key, c -> {
+            String receipt = work(c, key);
+            try (Statement s = c.createStatement()) {
+                s.executeUpdate("DELETE FROM iso_record WHERE key_id = 'managed-lost-record'");
+            }
+            return receipt;
+        })).isInstanceOf(IdempotencyStoreException.class).hasMessageContaining("claimed record was not found");
+        assertThat(Tx.count(dataSource(), "SELECT COUNT(*) FROM iso_effect WHERE k = '" + key + "'")).isZero();
+        assertThat(Tx.count(dataSource(), "SELECT COUNT(*) FROM iso_record WHERE key_id = 'managed-lost-record'")).isZero();
     }
 }

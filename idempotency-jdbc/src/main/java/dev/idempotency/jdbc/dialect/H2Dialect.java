@@ -1,6 +1,12 @@
 package dev.idempotency.jdbc.dialect;
 
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.SQLException;
+import java.time.Duration;
 
 /**
  * H2 2.x. Uses the standard claim of {@link SqlDialect}: a first execution costs a {@code SELECT},
@@ -8,9 +14,14 @@ import java.sql.SQLException;
  *
  * <p>H2 rolls back a failed statement alone, so a duplicate-key insert (a concurrent claim that
  * committed) is met without a savepoint and leaves the transaction usable. A concurrent claim that
- * is still open is waited for up to the policy's lock timeout (as a query timeout, restored
- * afterwards) and at most H2's own {@code LOCK_TIMEOUT} (2 seconds unless the URL or session sets
- * it), whichever ends first; either gives {@code InProgress}, and the transaction stays usable.
+ * is still open is waited for up to the policy's lock timeout, to the millisecond, whatever H2's own
+ * {@code LOCK_TIMEOUT} (2 seconds unless the URL or session sets it): on an embedded database the
+ * statement runs with the session's lock timeout set to the policy's, in memory, and the session's
+ * own value is restored at once (no statement is sent for it, and the caller's setting is what it was
+ * before and after). A wait that runs out gives {@code InProgress}, and the transaction stays usable.
+ * Over H2's TCP server, where the session is remote, the wait is bounded as the base class does, by
+ * the query timeout (whole seconds, two {@code SET QUERY_TIMEOUT} commands around the statement), and
+ * at most by H2's {@code LOCK_TIMEOUT}.
  *
  * <p>A missing table is reported by H2 in three ways, all read as missing: 42S02 (error 42102)
  * when other tables exist, 42S04 (42104) on a database with no table at all, and 42S03 (42103)
@@ -44,6 +55,113 @@ public class H2Dialect extends SqlDialect {
     @Override
     protected boolean failedStatementAbortsTransaction() {
         return false;
+    }
+
+    /**
+     * On an embedded database, sets the session's lock timeout to the policy's for the statement
+     * (milliseconds; zero waits for no lock), in memory, and restores it afterwards; else as the base
+     * class does.
+     */
+    @Override
+    protected <T> T withLockTimeout(PreparedStatement s, Duration timeout, Execution<T> execution) throws SQLException {
+        Connection physical = physical(s.getConnection());
+        EmbeddedSession session = EMBEDDED.get(physical.getClass());
+        Object local = session.of(physical);
+        if (local == null) {
+            return super.withLockTimeout(s, timeout, execution);
+        }
+        int previous = session.lockTimeout(local);
+        session.lockTimeout(local, (int) Math.min(Integer.MAX_VALUE, timeout.toMillis()));
+        try {
+            return execution.run();
+        } finally {
+            session.lockTimeout(local, previous);
+        }
+    }
+
+    /** @return the driver's own connection behind a pool's proxy */
+    private static Connection physical(Connection c) throws SQLException {
+        return c.isWrapperFor(Connection.class) ? c.unwrap(Connection.class) : c;
+    }
+
+    /** How to reach the lock timeout of an embedded H2 session, per class of connection. */
+    private static final ClassValue<EmbeddedSession> EMBEDDED = new ClassValue<>() {
+        @Override
+        protected EmbeddedSession computeValue(Class<?> type) {
+            return EmbeddedSession.of(type);
+        }
+    };
+
+    /**
+     * H2's public session API, reached by reflection so that this library needs no H2 at compile
+     * time: {@code JdbcConnection.getSession()}, and on a {@code SessionLocal} (an embedded database)
+     * {@code getLockTimeout()} and {@code setLockTimeout(int)}, which also applies to the open
+     * transaction. Any other connection or session (H2's TCP client, another H2 version without
+     * these methods) has no handles, and the base class's query timeout is used.
+     */
+    private static final class EmbeddedSession {
+        private static final EmbeddedSession NONE = new EmbeddedSession(null, null, null, null);
+
+        private final Class<?> sessionLocal;
+        private final MethodHandle getSession;
+        private final MethodHandle getLockTimeout;
+        private final MethodHandle setLockTimeout;
+
+        private EmbeddedSession(Class<?> sessionLocal, MethodHandle getSession, MethodHandle getLockTimeout,
+                                MethodHandle setLockTimeout) {
+            this.sessionLocal = sessionLocal;
+            this.getSession = getSession;
+            this.getLockTimeout = getLockTimeout;
+            this.setLockTimeout = setLockTimeout;
+        }
+
+        static EmbeddedSession of(Class<?> connectionType) {
+            if (!"org.h2.jdbc.JdbcConnection".equals(connectionType.getName())) {
+                return NONE;
+            }
+            try {
+                MethodHandles.Lookup lookup = MethodHandles.publicLookup();
+                Class<?> sessionLocal = Class.forName("org.h2.engine.SessionLocal", false, connectionType.getClassLoader());
+                MethodHandle getSession = lookup.unreflect(connectionType.getMethod("getSession"))
+                        .asType(MethodType.methodType(Object.class, Connection.class));
+                MethodHandle get = lookup.findVirtual(sessionLocal, "getLockTimeout", MethodType.methodType(int.class))
+                        .asType(MethodType.methodType(int.class, Object.class));
+                MethodHandle set = lookup.findVirtual(sessionLocal, "setLockTimeout", MethodType.methodType(void.class, int.class))
+                        .asType(MethodType.methodType(void.class, Object.class, int.class));
+                return new EmbeddedSession(sessionLocal, getSession, get, set);
+            } catch (ReflectiveOperationException | RuntimeException unavailable) {
+                return NONE;
+            }
+        }
+
+        /** @return the connection's embedded session, or {@code null} if it has none */
+        Object of(Connection physical) {
+            if (getSession == null) {
+                return null;
+            }
+            try {
+                Object session = (Object) getSession.invokeExact(physical);
+                return sessionLocal.isInstance(session) ? session : null;
+            } catch (Throwable unavailable) {
+                return null;
+            }
+        }
+
+        int lockTimeout(Object session) {
+            try {
+                return (int) getLockTimeout.invokeExact(session);
+            } catch (Throwable e) {
+                throw new IllegalStateException("could not read the H2 session's lock timeout", e);
+            }
+        }
+
+        void lockTimeout(Object session, int millis) {
+            try {
+                setLockTimeout.invokeExact(session, millis);
+            } catch (Throwable e) {
+                throw new IllegalStateException("could not set the H2 session's lock timeout", e);
+            }
+        }
     }
 
     @Override

@@ -6,11 +6,15 @@ import dev.idempotency.spi.ClaimRequest;
 import dev.idempotency.spi.Completion;
 import dev.idempotency.spi.RecordStatus;
 import dev.idempotency.spi.StoredRecord;
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Savepoint;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -26,7 +30,10 @@ import java.util.Set;
  * counting connection and on the wire): a first execution costs <b>2</b> statements, the claim
  * and the completing {@code UPDATE}; a replay or a mismatch costs <b>1</b>, the claim. Taking
  * over an expired record is a first execution (2). Only a claim that waited for a concurrent
- * claimer that then committed runs once more, under READ COMMITTED (+1).
+ * claimer that then committed runs once more, under READ COMMITTED (+1). In a transaction that
+ * {@code JdbcTransactions} runs, the completing {@code UPDATE} travels with the {@code COMMIT}
+ * ({@link #completeAndCommit}): a first execution there costs one round trip for the claim, the
+ * work's own, and one for the result and the commit together.
  *
  * <p><b>The claim</b> is one statement: {@code INSERT ... ON CONFLICT DO NOTHING} (a duplicate is a
  * row count, never an error, so the caller's transaction is never aborted by it), an
@@ -37,8 +44,9 @@ import java.util.Set;
  * concurrent replays of one key would queue behind each other. Here a replay takes no lock.
  *
  * <p>A concurrent claim that is still open is waited for (by the insert, or by the take-over),
- * bounded by the policy's lock timeout through {@link java.sql.Statement#setQueryTimeout} (whole
- * seconds; pgjdbc cancels the statement from a timer and changes no session setting). A wait that
+ * bounded by the policy's lock timeout to the millisecond through pgjdbc's
+ * {@code PgStatement.setQueryTimeoutMs} (pgjdbc cancels the statement from a timer and changes no
+ * session setting; another driver gets {@link java.sql.Statement#setQueryTimeout}, whole seconds). A wait that
  * runs out gives {@code InProgress}, and <b>the transaction is then aborted</b> (SQLState 57014):
  * roll it back. A claimer that committed while this statement waited is invisible to the
  * statement's snapshot: under READ COMMITTED the claim runs once more with a fresh snapshot and
@@ -192,6 +200,113 @@ public class PostgresDialect extends SqlDialect {
                         + " CAST(? AS VARCHAR), CAST(? AS BYTEA), CAST(? AS BIGINT), CAST(? AS BIGINT))"))
                 + ") AS v (scope, key_id, status, codec, result, completed_at, expires_at)"
                 + " WHERE t.scope = v.scope AND t.key_id = v.key_id");
+    }
+
+    /**
+     * As the base class, to the millisecond where the statement is pgjdbc's (its public
+     * {@code getQueryTimeoutMs} and {@code setQueryTimeoutMs}, reached by reflection so that this
+     * library needs no pgjdbc at compile time); zero waits one millisecond, as JDBC reads zero as "no
+     * limit".
+     */
+    @Override
+    protected <T> T withLockTimeout(PreparedStatement s, Duration timeout, Execution<T> execution) throws SQLException {
+        PreparedStatement physical = s.isWrapperFor(PreparedStatement.class) ? s.unwrap(PreparedStatement.class) : s;
+        MillisecondTimeout ms = MILLISECONDS.get(physical.getClass());
+        if (ms == MillisecondTimeout.NONE) {
+            return super.withLockTimeout(s, timeout, execution);
+        }
+        long previous = ms.get(physical);
+        ms.set(physical, Math.max(1, timeout.toMillis()));
+        try {
+            return execution.run();
+        } finally {
+            ms.set(physical, previous);
+        }
+    }
+
+    private static final ClassValue<MillisecondTimeout> MILLISECONDS = new ClassValue<>() {
+        @Override
+        protected MillisecondTimeout computeValue(Class<?> type) {
+            return MillisecondTimeout.of(type);
+        }
+    };
+
+    /** pgjdbc's query timeout in milliseconds, per class of statement; {@link #NONE} for other drivers. */
+    private static final class MillisecondTimeout {
+        static final MillisecondTimeout NONE = new MillisecondTimeout(null, null);
+
+        private final MethodHandle getter;
+        private final MethodHandle setter;
+
+        private MillisecondTimeout(MethodHandle getter, MethodHandle setter) {
+            this.getter = getter;
+            this.setter = setter;
+        }
+
+        static MillisecondTimeout of(Class<?> statementType) {
+            if (!statementType.getName().startsWith("org.postgresql.")) {
+                return NONE;
+            }
+            try {
+                MethodHandles.Lookup lookup = MethodHandles.publicLookup();
+                MethodHandle get = lookup.unreflect(statementType.getMethod("getQueryTimeoutMs"))
+                        .asType(MethodType.methodType(long.class, PreparedStatement.class));
+                MethodHandle set = lookup.unreflect(statementType.getMethod("setQueryTimeoutMs", long.class))
+                        .asType(MethodType.methodType(void.class, PreparedStatement.class, long.class));
+                return new MillisecondTimeout(get, set);
+            } catch (ReflectiveOperationException | RuntimeException unavailable) {
+                return NONE;
+            }
+        }
+
+        long get(PreparedStatement s) throws SQLException {
+            try {
+                return (long) getter.invokeExact(s);
+            } catch (SQLException | RuntimeException | Error e) {
+                throw e;
+            } catch (Throwable e) {
+                throw new SQLException("could not read the statement's query timeout", e);
+            }
+        }
+
+        void set(PreparedStatement s, long millis) throws SQLException {
+            try {
+                setter.invokeExact(s, millis);
+            } catch (SQLException | RuntimeException | Error e) {
+                throw e;
+            } catch (Throwable e) {
+                throw new SQLException("could not set the statement's query timeout", e);
+            }
+        }
+    }
+
+    @Override
+    public boolean completesWithCommit() {
+        return true;
+    }
+
+    /**
+     * One round trip: the completing {@code UPDATE}, wrapped so that it divides by the number of rows
+     * it updated (a record not found fails it with 22012, division by zero, and the server then
+     * skips the rest up to the round trip's end, the {@code COMMIT} included), then {@code COMMIT}:
+     * pgjdbc sends the two statements of one prepared statement with a single Sync. Its own
+     * {@code commit()} afterwards sends nothing, the transaction being over.
+     */
+    @Override
+    public void completeAndCommit(Connection c, TableName table, Completion done) throws SQLException {
+        try (PreparedStatement s = c.prepareStatement("WITH done AS (UPDATE " + table + " SET status = ?, result_codec = ?,"
+                + " result = ?, completed_at = ?, expires_at = ? WHERE scope = ? AND key_id = ? RETURNING 1)"
+                + " SELECT 1 / CAST((SELECT count(*) FROM done) AS INTEGER); COMMIT")) {
+            bindCompletion(s, done);
+            s.execute();
+        }
+        c.commit();
+    }
+
+    /** 22012, division by zero: the completion of {@link #completeAndCommit} found no record. */
+    @Override
+    public boolean isRecordMissing(SQLException e) {
+        return "22012".equals(e.getSQLState()) || super.isRecordMissing(e);
     }
 
     @Override

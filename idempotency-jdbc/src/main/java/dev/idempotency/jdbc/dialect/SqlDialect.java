@@ -357,15 +357,65 @@ public abstract class SqlDialect {
     public int complete(Connection c, TableName table, Completion done) throws SQLException {
         try (PreparedStatement s = c.prepareStatement("UPDATE " + table + " SET status = ?, result_codec = ?, result = ?,"
                 + " completed_at = ?, expires_at = ? WHERE scope = ? AND key_id = ?")) {
-            s.setString(1, done.status().name());
-            s.setString(2, done.codec());
-            bindResult(s, 3, done.result());
-            s.setLong(4, done.completedAt().toEpochMilli());
-            s.setLong(5, done.expiresAt().toEpochMilli());
-            s.setString(6, done.key().scope());
-            s.setString(7, done.key().id());
+            bindCompletion(s, done);
             return s.executeUpdate();
         }
+    }
+
+    /**
+     * Binds status, codec, result, completed and expires, then scope and key id, in that order, from
+     * index 1: the parameters of the completing {@code UPDATE}.
+     *
+     * @param s the statement
+     * @param done what to record
+     * @throws SQLException if binding fails
+     */
+    protected void bindCompletion(PreparedStatement s, Completion done) throws SQLException {
+        s.setString(1, done.status().name());
+        s.setString(2, done.codec());
+        bindResult(s, 3, done.result());
+        s.setLong(4, done.completedAt().toEpochMilli());
+        s.setLong(5, done.expiresAt().toEpochMilli());
+        s.setString(6, done.key().scope());
+        s.setString(7, done.key().id());
+    }
+
+    /**
+     * @return whether {@link #completeAndCommit} sends the completion and the {@code COMMIT} in one
+     *     round trip; if so, a transaction that {@code JdbcTransactions} runs records its result that
+     *     way. The base: no
+     */
+    public boolean completesWithCommit() {
+        return false;
+    }
+
+    /**
+     * Records the outcome in the claimed record and commits the transaction. The base runs
+     * {@link #complete} and then {@link Connection#commit()}, and commits nothing if the record is
+     * not found; a dialect that can sends both in one round trip, and must also fail before the
+     * {@code COMMIT} runs if the record is not found.
+     *
+     * @param c the connection, in a transaction that the library runs
+     * @param table the table
+     * @param done what to record
+     * @throws SQLException if the update or the commit fails; {@link #isRecordMissing} tells a record not found
+     */
+    public void completeAndCommit(Connection c, TableName table, Completion done) throws SQLException {
+        if (complete(c, table, done) != 1) {
+            throw new SQLException("the claimed record was not found", RECORD_MISSING);
+        }
+        c.commit();
+    }
+
+    /** SQLState of {@link #completeAndCommit}'s failure when the claimed record is not found (no data). */
+    protected static final String RECORD_MISSING = "02000";
+
+    /**
+     * @param e a failure of {@link #completeAndCommit}
+     * @return whether it reports that the claimed record was not found
+     */
+    public boolean isRecordMissing(SQLException e) {
+        return RECORD_MISSING.equals(e.getSQLState());
     }
 
     /**

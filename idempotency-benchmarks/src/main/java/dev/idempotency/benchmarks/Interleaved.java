@@ -1,0 +1,168 @@
+package dev.idempotency.benchmarks;
+
+import java.io.PrintWriter;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * The side-by-side comparison, interleaved: the operations of {@link TransactionBenchmark} (the
+ * baselines, the library, the peers) run in turn, a short burst of each per round, many rounds, in
+ * one thread. A machine whose load changes from second to second (other builds, other benchmarks)
+ * then weighs on every operation alike, where JMH, running one benchmark after another, lets a busy
+ * minute fall on one of them only. Each operation's figure is the median of its per-round mean; each
+ * ratio is the median of the per-round ratios to the baseline of the same round. Beside the elapsed
+ * time, the client thread's CPU time is measured too: on an embedded database, where an operation
+ * waits for nothing, it is the operation's cost without the time other processes take from it.
+ *
+ * <p>{@code java -cp benchmarks.jar dev.idempotency.benchmarks.Interleaved [--db h2mem,postgresql,mariadb]
+ * [--rounds 40] [--burst 25] [--out interleaved.tsv]}: one tab-separated line per database and
+ * operation: {@code db, operation, median µs, median ratio to baseline, rounds, median CPU µs,
+ * median CPU ratio to baseline}.
+ */
+public final class Interleaved {
+
+    /** The operations compared, in the order they run within a round. */
+    static final List<String> OPERATIONS = List.of("baseline", "springFirst", "camelFirst", "firstExecution",
+            "managedFirstExecution", "springDuplicate", "camelDuplicate", "replay", "managedReplay", "reservationBaseline",
+            "reservationFirstExecution");
+
+    private Interleaved() {
+    }
+
+    /** One operation, given the fixture and its index within the run (for recorded keys). */
+    @FunctionalInterface
+    private interface Op {
+        void run(Fixture f, int i) throws Exception;
+    }
+
+    private static Op op(String name, int recorded) {
+        return switch (name) {
+            case "baseline" -> (f, i) -> f.baseline();
+            case "springFirst" -> (f, i) -> f.peerFirst(Peers.Peer.SPRING);
+            case "camelFirst" -> (f, i) -> f.peerFirst(Peers.Peer.CAMEL);
+            case "firstExecution" -> (f, i) -> f.firstExecution();
+            case "managedFirstExecution" -> (f, i) -> f.managedFirstExecution();
+            case "springDuplicate" -> (f, i) -> f.peerDuplicate(Peers.Peer.SPRING, Fixture.recordedKey(i % recorded));
+            case "camelDuplicate" -> (f, i) -> f.peerDuplicate(Peers.Peer.CAMEL, Fixture.recordedKey(i % recorded));
+            case "replay" -> (f, i) -> f.replay(Fixture.recordedKey(i % recorded));
+            case "managedReplay" -> (f, i) -> f.managedReplay(Fixture.recordedKey(i % recorded));
+            case "reservationBaseline" -> (f, i) -> f.reservationBaseline();
+            case "reservationFirstExecution" -> (f, i) -> f.reservationFirstExecution();
+            default -> throw new IllegalArgumentException("unknown operation " + name);
+        };
+    }
+
+    /**
+     * @param args {@code --db list}, {@code --rounds n}, {@code --burst n}, {@code --out file}
+     * @throws Exception if a database fails
+     */
+    public static void main(String[] args) throws Exception {
+        String dbs = "h2mem,postgresql,mariadb";
+        int rounds = 40;
+        int burst = 25;
+        Path out = null;
+        for (int i = 0; i < args.length; i++) {
+            switch (args[i]) {
+                case "--db" -> dbs = args[++i];
+                case "--rounds" -> rounds = Integer.parseInt(args[++i]);
+                case "--burst" -> burst = Integer.parseInt(args[++i]);
+                case "--out" -> out = Path.of(args[++i]);
+                default -> throw new IllegalArgumentException("unknown argument " + args[i]
+                        + "; use --db h2mem,postgresql,mariadb --rounds 40 --burst 25 --out interleaved.tsv");
+            }
+        }
+        List<String> lines = new ArrayList<>();
+        for (String id : dbs.split(",")) {
+            lines.addAll(run(Database.byId(id), rounds, burst, TransactionBenchmark.RECORDED));
+        }
+        if (out == null) {
+            lines.forEach(System.out::println);
+        } else {
+            try (PrintWriter w = new PrintWriter(Files.newBufferedWriter(out, StandardCharsets.UTF_8))) {
+                lines.forEach(w::println);
+            }
+        }
+    }
+
+    /**
+     * @param database the database
+     * @param rounds rounds measured (after three of warm-up)
+     * @param burst runs of each operation per round
+     * @param recorded keys recorded before the run, by the library and each peer, for the duplicates
+     * @return one line per operation: db, operation, median µs, median ratio to the baseline, rounds
+     * @throws Exception if an operation fails
+     */
+    static List<String> run(Database database, int rounds, int burst, int recorded) throws Exception {
+        Map<String, double[]> micros = new LinkedHashMap<>();
+        Map<String, double[]> cpu = new LinkedHashMap<>();
+        try (Fixture fixture = Fixture.open(database)) {
+            fixture.recordKeys(recorded);
+            int[] next = new int[1];
+            for (int warm = 0; warm < 3; warm++) { // warm-up rounds, not kept
+                for (String name : OPERATIONS) {
+                    time(fixture, op(name, recorded), burst, next, new double[1]);
+                }
+            }
+            for (String name : OPERATIONS) {
+                micros.put(name, new double[rounds]);
+                cpu.put(name, new double[rounds]);
+            }
+            for (int r = 0; r < rounds; r++) {
+                // Rotate the order each round, so that no operation always follows the same one.
+                for (int k = 0; k < OPERATIONS.size(); k++) {
+                    String name = OPERATIONS.get((k + r) % OPERATIONS.size());
+                    double[] cpuMicros = new double[1];
+                    micros.get(name)[r] = time(fixture, op(name, recorded), burst, next, cpuMicros);
+                    cpu.get(name)[r] = cpuMicros[0];
+                }
+            }
+        }
+        List<String> lines = new ArrayList<>();
+        for (String name : OPERATIONS) {
+            String against = name.equals("reservationFirstExecution") ? "reservationBaseline" : "baseline";
+            lines.add(String.join("\t", database.id(), name, String.format(Locale.ROOT, "%.1f", median(micros.get(name))),
+                    String.format(Locale.ROOT, "%.3f", medianRatio(micros.get(name), micros.get(against))), Integer.toString(rounds),
+                    String.format(Locale.ROOT, "%.1f", median(cpu.get(name))),
+                    String.format(Locale.ROOT, "%.3f", medianRatio(cpu.get(name), cpu.get(against)))));
+        }
+        return lines;
+    }
+
+    private static double medianRatio(double[] values, double[] against) {
+        double[] ratios = new double[values.length];
+        for (int r = 0; r < values.length; r++) {
+            ratios[r] = values[r] / against[r];
+        }
+        return median(ratios);
+    }
+
+    private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
+
+    /** @return the mean elapsed µs of {@code burst} runs of the operation; the mean CPU µs into {@code cpuMicros[0]} */
+    private static double time(Fixture fixture, Op op, int burst, int[] next, double[] cpuMicros) throws Exception {
+        long cpuStarted = THREADS.getCurrentThreadCpuTime();
+        long started = System.nanoTime();
+        for (int i = 0; i < burst; i++) {
+            op.run(fixture, next[0]++);
+        }
+        long elapsed = System.nanoTime() - started;
+        cpuMicros[0] = (THREADS.getCurrentThreadCpuTime() - cpuStarted) / 1000.0 / burst;
+        return elapsed / 1000.0 / burst;
+    }
+
+    private static double median(double[] values) {
+        double[] sorted = values.clone();
+        Arrays.sort(sorted);
+        int n = sorted.length;
+        return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+    }
+}

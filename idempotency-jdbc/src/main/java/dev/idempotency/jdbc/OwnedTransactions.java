@@ -1,0 +1,68 @@
+package dev.idempotency.jdbc;
+
+import dev.idempotency.jdbc.dialect.SqlDialect;
+import dev.idempotency.jdbc.dialect.TableName;
+import dev.idempotency.spi.Completion;
+import java.sql.Connection;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The connections whose transaction {@link JdbcTransactions} runs, from its begin to its close, and
+ * for each the completion that {@link JdbcIdempotencyStore#complete} left for the commit to send
+ * (where the dialect sends a completion and the {@code COMMIT} in one round trip). A caller's own
+ * connection is never here: on it, the store records the result at once. Keyed by identity (pool
+ * proxies do not override {@code equals}). Thread-safe.
+ */
+final class OwnedTransactions {
+
+    private static final Map<Connection, Slot> OWNED = new ConcurrentHashMap<>();
+
+    private OwnedTransactions() {
+    }
+
+    /** What one owned transaction's commit must send first, if anything. Used by one thread at a time. */
+    static final class Slot {
+        private SqlDialect dialect;
+        private TableName table;
+        private Completion completion;
+
+        /** @return whether a completion waits for the commit */
+        boolean hasPending() {
+            return completion != null;
+        }
+
+        SqlDialect dialect() {
+            return dialect;
+        }
+
+        TableName table() {
+            return table;
+        }
+
+        Completion completion() {
+            return completion;
+        }
+
+        void defer(SqlDialect d, TableName t, Completion c) {
+            dialect = d;
+            table = t;
+            completion = c;
+        }
+    }
+
+    /** @param c a connection whose transaction {@link JdbcTransactions} has just begun */
+    static void begin(Connection c) {
+        OWNED.put(c, new Slot());
+    }
+
+    /** @param c a connection @return its slot while {@link JdbcTransactions} runs its transaction, else {@code null} */
+    static Slot of(Connection c) {
+        return OWNED.get(c);
+    }
+
+    /** @param c a connection whose transaction has ended @return its slot, or {@code null} */
+    static Slot end(Connection c) {
+        return OWNED.remove(c);
+    }
+}
