@@ -20,15 +20,17 @@ import org.junit.jupiter.api.io.TempDir;
  * CONTRACT 7, "process killed at any point": client JVMs ({@link FaultClient#main}) run the workload
  * on a small key space shared by all of them (so that their threads wait for each other's claims and
  * replay each other's results), and are killed with SIGKILL at random moments, over and over: each
- * slot starts a child, waits until its pool is up, lets it run for a random 0 to
+ * slot starts a child, waits until its first attempt has ended, lets it run for a random 0 to
  * {@value #MAX_LIFE_MS} ms and kills it, then starts the next. After the last kill, every key is
  * retried and the histories are checked ({@link FaultRun#check}).
  *
  * <p>Every build: {@value #KILLS} kills per database (a child JVM costs about half a second of
  * CPU to start, which bounds what fits in the build's time); PostgreSQL and MariaDB run four JVMs of eight
- * threads at once, SQLite two of four (one writer at a time: more only queue), H2 one of eight (an H2
- * file is opened by one process at a time). Deep setting ({@code -Didempotency.faults.deep=true}):
- * {@value #DEEP_KILLS} kills per database; {@code -Didempotency.faults.kills=N} sets any number.
+ * threads at once, SQLite two of four (one writer at a time: more only queue), H2 one JVM of one
+ * thread (an H2 file is opened by one process at a time; see {@link #h2File}). Deep setting ({@code -Didempotency.faults.deep=true}):
+ * {@value #DEEP_KILLS} kills per database; {@code -Didempotency.faults.kills=N} sets any number, and
+ * {@code -Didempotency.faults.minutes=M} ends the killing after M minutes if the number is not reached
+ * by then (the check runs either way, on what was done).
  */
 class ClientKillTest {
 
@@ -50,7 +52,9 @@ class ClientKillTest {
 
     @Test
     void h2File(@TempDir Path dir) throws Exception {
-        kill(FaultDatabase.h2File(dir), dir, 1, 8, KEYS);
+        // One thread: with several, H2 lets a thread see (and replay) a commit that another thread's commit() has not yet
+        // written to the file, so a kill at that moment loses a result already answered (docs/reliability.md).
+        kill(FaultDatabase.h2File(dir), dir, 1, 1, KEYS);
     }
 
     @Test
@@ -60,11 +64,13 @@ class ClientKillTest {
 
     private static void kill(FaultDatabase db, Path dir, int jvms, int threads, int keys) throws Exception {
         int target = Integer.getInteger("idempotency.faults.kills", FaultRun.DEEP ? DEEP_KILLS : KILLS);
+        Long minutes = Long.getLong("idempotency.faults.minutes");
         FaultRun run = new FaultRun(db, dir);
         try (HikariDataSource setup = db.pool(2)) {
             Workload.createTables(setup, run.store);
         }
         long started = System.nanoTime();
+        long limit = minutes == null ? Long.MAX_VALUE : minutes * 60_000_000_000L;
         AtomicInteger kills = new AtomicInteger();
         AtomicInteger children = new AtomicInteger();
         List<Thread> slots = new ArrayList<>();
@@ -72,7 +78,7 @@ class ClientKillTest {
         for (int s = 0; s < jvms; s++) {
             Thread slot = new Thread(() -> {
                 try {
-                    while (kills.get() < target) {
+                    while (kills.get() < target && System.nanoTime() - started < limit) {
                         killOne(run, "c" + children.incrementAndGet(), keys, threads);
                         kills.incrementAndGet();
                     }
@@ -96,7 +102,7 @@ class ClientKillTest {
         }
     }
 
-    /** Starts a child, waits for its pool, lets it run a random while, kills it (SIGKILL) and waits for its end. */
+    /** Starts a child, waits until it works, lets it run a random while, kills it (SIGKILL) and waits for its end. */
     private static void killOne(FaultRun run, String name, int keys, int threads) throws IOException, InterruptedException {
         FaultDatabase db = run.db;
         Process child = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),

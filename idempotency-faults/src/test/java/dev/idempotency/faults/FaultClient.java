@@ -10,7 +10,10 @@ import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import javax.sql.DataSource;
 
@@ -56,6 +59,7 @@ final class FaultClient {
     private final String scope;
     private final Faults faults;
     private final AtomicLong executions = new AtomicLong();
+    private final List<Exception> failures = new CopyOnWriteArrayList<>();
 
     FaultClient(String name, DataSource ds, JdbcIdempotencyStore store, KeyPolicy policy, History history, String scope, Faults faults) {
         this.name = name;
@@ -101,6 +105,9 @@ final class FaultClient {
             return true;
         } catch (Exception e) {
             rollbackQuietly(c);
+            if (failures.size() < 100) {
+                failures.add(e);
+            }
             history.record(HistoryEvent.fail(name, key, e));
             return false;
         } finally {
@@ -108,12 +115,18 @@ final class FaultClient {
         }
     }
 
+    /** @return the first hundred exceptions this client's attempts ended with, for their messages */
+    List<Exception> failures() {
+        return List.copyOf(failures);
+    }
+
     /** Attempts {@code key} until the client is answered, pausing a little between attempts. */
     void untilAnswered(String key, Duration patience) throws InterruptedException {
         long deadline = System.nanoTime() + patience.toNanos();
         while (!attempt(key)) {
             if (System.nanoTime() > deadline) {
-                throw new AssertionError("key " + key + " got no answer within " + patience + " (client " + name + ")");
+                throw new AssertionError("key " + key + " got no answer within " + patience + " (client " + name + ")",
+                        failures.isEmpty() ? null : failures.get(failures.size() - 1));
             }
             Thread.sleep(ThreadLocalRandom.current().nextInt(5, 50));
         }
@@ -147,7 +160,8 @@ final class FaultClient {
 
     /**
      * The child JVM that {@code ClientKillTest} kills: runs attempts on random keys of a small, shared
-     * key space from several threads until it is killed. Prints {@code ready} once its pool is up.
+     * key space from several threads until it is killed. Prints {@code ready} once its first attempt
+     * has ended, so that the test's kill lands among attempts rather than in the JVM's start-up.
      *
      * <p>Arguments: JDBC URL, user ({@code -} for none), password, client name, history file, key
      * scope, number of keys, threads.
@@ -162,13 +176,17 @@ final class FaultClient {
             ds.getConnection().close();
             FaultClient client = new FaultClient(name, ds, JdbcIdempotencyStore.ofDefaults(), KeyPolicy.ofDefaults(), history, args[5],
                     Faults.NONE);
-            System.out.println("ready");
-            System.out.flush();
+            AtomicBoolean working = new AtomicBoolean();
             Thread[] workers = new Thread[threads];
             for (int t = 0; t < threads; t++) {
                 workers[t] = new Thread(() -> {
                     while (true) {
                         client.attempt(key(ThreadLocalRandom.current().nextInt(keys)));
+                        if (working.compareAndSet(false, true)) {
+                            // Warm: from now on a kill lands among attempts, not in the JVM's start-up.
+                            System.out.println("ready");
+                            System.out.flush();
+                        }
                     }
                 }, name + "-" + t);
                 workers[t].start();

@@ -61,6 +61,18 @@ record FaultDatabase(String name, String url, String user, String password, bool
     }
 
     HikariDataSource pool(int size) {
+        return new HikariDataSource(config(size));
+    }
+
+    /** @return a pool that starts even if the database cannot be opened, and waits at most 2 s for a connection */
+    HikariDataSource lazyPool(int size) {
+        HikariConfig config = config(size);
+        config.setInitializationFailTimeout(-1);
+        config.setConnectionTimeout(2_000);
+        return new HikariDataSource(config);
+    }
+
+    private HikariConfig config(int size) {
         HikariConfig config = new HikariConfig();
         config.setJdbcUrl(url);
         if (user != null) {
@@ -69,7 +81,7 @@ record FaultDatabase(String name, String url, String user, String password, bool
         }
         config.setMaximumPoolSize(size);
         config.setConnectionTimeout(30_000);
-        return new HikariDataSource(config);
+        return config;
     }
 
     @Override

@@ -30,6 +30,9 @@ final class FaultRun {
     /** Exceptions a client may see when its process, connection or server fails: the library's, and the driver's own. */
     static final Predicate<String> INFRASTRUCTURE_FAILURES = type -> isA(type, IdempotencyException.class) || isA(type, SQLException.class);
 
+    /** Exceptions of the library only: a failure of one of its own statements never reaches the caller raw. */
+    static final Predicate<String> LIBRARY_FAILURES = type -> isA(type, IdempotencyException.class);
+
     final FaultDatabase db;
     final Path dir;
     final String scope = "f-" + UUID.randomUUID().toString().substring(0, 8);
@@ -45,7 +48,11 @@ final class FaultRun {
     }
 
     FaultClient client(String name, DataSource ds, History history, FaultClient.Faults faults) {
-        return new FaultClient(name, ds, store, KeyPolicy.ofDefaults(), history, scope, faults);
+        return client(name, ds, KeyPolicy.ofDefaults(), history, faults);
+    }
+
+    FaultClient client(String name, DataSource ds, KeyPolicy policy, History history, FaultClient.Faults faults) {
+        return new FaultClient(name, ds, store, policy, history, scope, faults);
     }
 
     /**

@@ -71,13 +71,30 @@ class HistoryCheckerTest {
                 .anySatisfy(v -> assertThat(v).startsWith("acknowledged lost: key k1 was answered a-1"));
     }
 
+    /**
+     * Found by the deep client-kill run on an H2 file with eight threads: a replay answered a result
+     * whose commit was visible but not yet written, the process was killed, and a later attempt ran the
+     * work again. The first answer in file order was the surviving one, and the lost one went unreported.
+     */
+    @Test
+    void aLostReplayIsReportedWhicheverAnswerComesFirst() {
+        HistoryChecker.Report report = checker.check(List.of(
+                        HistoryEvent.ack("c67", "k73", true, "c67-7"), HistoryEvent.ack("c8", "k73", false, "c8-3")),
+                state(Map.of("k73", List.of("c67-7")), Map.of("k73", completed("c67-7"))));
+
+        assertThat(report.violations()).contains("acknowledged lost: key k73 was answered c8-3 but the database holds record"
+                + " Record[status=COMPLETED, value=c67-7] and business rows [c67-7]");
+        assertThat(report.counts()).containsEntry("acknowledged lost", 1);
+    }
+
     @Test
     void aRetryAnsweredWithAnotherValueIsNotAReplay() {
         HistoryChecker.Report report = checker.check(List.of(
                         HistoryEvent.ack("a", "k1", true, "a-1"), HistoryEvent.ack("b", "k1", false, "x")),
                 state(Map.of("k1", List.of("a-1")), Map.of("k1", completed("a-1"))));
 
-        assertThat(report.violations()).singleElement().asString().startsWith("retry not replayed: key k1 was answered with different values");
+        assertThat(report.violations()).first().asString().startsWith("retry not replayed: key k1 was answered with different values");
+        assertThat(report.violations()).anySatisfy(v -> assertThat(v).startsWith("acknowledged lost: key k1 was answered x"));
     }
 
     @Test
