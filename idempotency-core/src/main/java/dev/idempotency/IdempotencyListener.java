@@ -44,4 +44,17 @@ public interface IdempotencyListener {
      */
     default void onRetry(IdempotencyKey key, int attempt, Throwable failure, Duration backoff) {
     }
+
+    /**
+     * The store found that its database acknowledges commits before they are durable (H2's
+     * {@code WRITE_DELAY}, SQLite's {@code synchronous=OFF}, PostgreSQL's
+     * {@code synchronous_commit=off}, ...): a crash can then lose a commit after it returned, the
+     * key's record with it, and a retry runs the work again. Told once per store, on the thread of
+     * the call that found it.
+     *
+     * @param database the database, as the store's dialect names it
+     * @param setting the setting and how to make commits durable
+     */
+    default void onNonDurableCommits(String database, String setting) {
+    }
 }

@@ -2,6 +2,7 @@ package dev.idempotency.jdbc;
 
 import dev.idempotency.IdempotencyException;
 import dev.idempotency.IdempotencyKey;
+import dev.idempotency.IdempotencyListener;
 import dev.idempotency.IdempotencyStoreException;
 import dev.idempotency.MissingTableException;
 import dev.idempotency.TransactionConflictException;
@@ -27,7 +28,10 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicBoolean;
 import javax.sql.DataSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Keeps key records in one table, read and written through the caller's own
@@ -45,16 +49,36 @@ import javax.sql.DataSource;
  * ({@link SqlDialect#ddlResource()}, for Flyway or Liquibase) or with
  * {@link #createTableIfMissing(Connection)}.
  *
- * <p>Immutable and thread-safe; share one instance.
+ * <p>The record is only as durable as the caller's commit. On the first connection it is given, the
+ * store asks the database whether it acknowledges commits before they are durable
+ * ({@link SqlDialect#nonDurableCommits}: H2's {@code WRITE_DELAY}, SQLite's {@code synchronous=OFF},
+ * PostgreSQL's {@code fsync=off} or {@code synchronous_commit=off}, MariaDB's
+ * {@code innodb_flush_log_at_trx_commit} other than 1). If it does, the store warns once, through
+ * SLF4J and {@link IdempotencyListener#onNonDurableCommits}, and goes on; built with
+ * {@link Builder#requireDurableCommits(boolean) requireDurableCommits(true)}, it refuses every call
+ * with {@link NonDurableCommitsException} instead, before anything is written. The answer is kept
+ * for the life of the store: a setting changed later, or per session, is not seen.
+ *
+ * <p>Thread-safe; share one instance. Its configuration is immutable; it remembers only the answer
+ * about durability.
  */
 public final class JdbcIdempotencyStore implements LeasingStore<Connection> {
 
+    private static final Logger log = LoggerFactory.getLogger(JdbcIdempotencyStore.class);
+
     private final TableName table;
     private final SqlDialect dialect;
+    private final boolean requireDurableCommits;
+    private final IdempotencyListener listener;
+    /** The database's answer about durability: {@code null} until asked; empty if commits are durable. */
+    private volatile Optional<String> nonDurableCommits;
+    private final AtomicBoolean warned = new AtomicBoolean();
 
     private JdbcIdempotencyStore(Builder b) {
         this.table = b.table;
         this.dialect = b.dialect;
+        this.requireDurableCommits = b.requireDurableCommits;
+        this.listener = b.listener;
     }
 
     /** @return a store on table {@value SqlDialect#DEFAULT_TABLE} with the dialect detected per connection */
@@ -323,13 +347,42 @@ public final class JdbcIdempotencyStore implements LeasingStore<Connection> {
     }
 
     private SqlDialect dialectFor(Connection c, IdempotencyKey key) {
-        if (dialect != null) {
-            return dialect;
+        SqlDialect d = dialect;
+        if (d == null) {
+            try {
+                d = Dialects.detect(c);
+            } catch (SQLException e) {
+                throw new IdempotencyStoreException(key, "could not read the database's metadata to choose a dialect", e);
+            }
         }
-        try {
-            return Dialects.detect(c);
-        } catch (SQLException e) {
-            throw new IdempotencyStoreException(key, "could not read the database's metadata to choose a dialect", e);
+        checkDurability(c, d, key);
+        return d;
+    }
+
+    /** Asks the database once whether its commits are durable; warns once, or refuses in strict mode. */
+    private void checkDurability(Connection c, SqlDialect d, IdempotencyKey key) {
+        Optional<String> answer = nonDurableCommits;
+        if (answer == null) {
+            try {
+                answer = d.nonDurableCommits(c);
+            } catch (SQLException e) {
+                log.warn("Could not ask {} whether it acknowledges commits before they are durable ({}); not asked again", d.name(),
+                        e.toString());
+                answer = Optional.empty();
+            }
+            nonDurableCommits = answer;
+            if (answer.isPresent() && warned.compareAndSet(false, true)) {
+                log.warn("Idempotency records in table '{}' are only as durable as the commit, and commits are not durable: {}{}",
+                        table, answer.get(), requireDurableCommits ? "; this store refuses to run (requireDurableCommits)" : "");
+                try {
+                    listener.onNonDurableCommits(d.name(), answer.get());
+                } catch (RuntimeException e) {
+                    log.warn("IdempotencyListener.onNonDurableCommits threw; ignored", e);
+                }
+            }
+        }
+        if (requireDurableCommits && answer.isPresent()) {
+            throw new NonDurableCommitsException(key, answer.get());
         }
     }
 
@@ -372,15 +425,39 @@ public final class JdbcIdempotencyStore implements LeasingStore<Connection> {
 
     @Override
     public String toString() {
-        return "JdbcIdempotencyStore[table=" + table + ", dialect=" + (dialect == null ? "detected" : dialect.name()) + "]";
+        return "JdbcIdempotencyStore[table=" + table + ", dialect=" + (dialect == null ? "detected" : dialect.name())
+                + (requireDurableCommits ? ", requireDurableCommits" : "") + "]";
     }
 
     /** Builds a {@link JdbcIdempotencyStore}. Not thread-safe; the store it builds is. */
     public static final class Builder {
         private TableName table = TableName.DEFAULT;
         private SqlDialect dialect;
+        private boolean requireDurableCommits;
+        private IdempotencyListener listener = IdempotencyListener.NONE;
 
         private Builder() {
+        }
+
+        /**
+         * @param require {@code true} to refuse, with {@link NonDurableCommitsException} before anything
+         *     is written, a database that acknowledges commits before they are durable; {@code false}
+         *     (the default) to warn once and go on
+         * @return this builder
+         */
+        public Builder requireDurableCommits(boolean require) {
+            this.requireDurableCommits = require;
+            return this;
+        }
+
+        /**
+         * @param listener told once if the database acknowledges commits before they are durable
+         *     ({@link IdempotencyListener#onNonDurableCommits}); pass the engine's listener
+         * @return this builder
+         */
+        public Builder listener(IdempotencyListener listener) {
+            this.listener = Objects.requireNonNull(listener, "listener");
+            return this;
         }
 
         /**

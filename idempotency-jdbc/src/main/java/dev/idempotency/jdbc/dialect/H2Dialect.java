@@ -7,6 +7,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.Optional;
 
 /**
  * H2 2.x. Uses the standard claim of {@link SqlDialect}: a first execution costs a {@code SELECT},
@@ -174,5 +175,20 @@ public class H2Dialect extends SqlDialect {
     @Override
     public boolean isReadOnly(SQLException e) {
         return e.getErrorCode() == 90097 || super.isReadOnly(e);
+    }
+
+    /**
+     * {@code WRITE_DELAY} above 0 (500 ms by default for a file database): H2 acknowledges a commit
+     * and writes it to the file up to that long after, so a killed process loses the commits of its
+     * last moments. An in-memory database reports 0.
+     */
+    @Override
+    public Optional<String> nonDurableCommits(Connection c) throws SQLException {
+        String delay = queryText(c, "SELECT SETTING_VALUE FROM INFORMATION_SCHEMA.SETTINGS WHERE SETTING_NAME = 'WRITE_DELAY'");
+        if (delay == null || delay.strip().equals("0")) {
+            return Optional.empty();
+        }
+        return Optional.of("H2 WRITE_DELAY=" + delay.strip() + ": a commit is written to the file up to " + delay.strip()
+                + " ms after it returns, so a process killed in that time loses it; add ;WRITE_DELAY=0 to the JDBC URL");
     }
 }

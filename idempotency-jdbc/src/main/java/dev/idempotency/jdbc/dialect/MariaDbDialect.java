@@ -260,4 +260,19 @@ public class MariaDbDialect extends SqlDialect {
     protected boolean failedStatementAbortsTransaction() {
         return false;
     }
+
+    /**
+     * {@code innodb_flush_log_at_trx_commit} other than 1: InnoDB writes (0) or flushes (2) its log
+     * about once a second instead of at each commit, so a crash of the server (0) or of its machine
+     * (0, 2) loses up to a second of acknowledged commits.
+     */
+    @Override
+    public Optional<String> nonDurableCommits(Connection c) throws SQLException {
+        String flush = queryText(c, "SELECT @@innodb_flush_log_at_trx_commit");
+        if (flush == null || flush.strip().equals("1")) {
+            return Optional.empty();
+        }
+        return Optional.of(name() + " innodb_flush_log_at_trx_commit=" + flush.strip() + ": the log is flushed about once a"
+                + " second, not at each commit, so a crash loses the last acknowledged commits; set it to 1");
+    }
 }

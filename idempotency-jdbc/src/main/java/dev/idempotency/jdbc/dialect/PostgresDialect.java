@@ -21,6 +21,7 @@ import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -318,5 +319,22 @@ public class PostgresDialect extends SqlDialect {
             s.setLong(2, now.toEpochMilli());
             return s.executeUpdate();
         }
+    }
+
+    /**
+     * {@code fsync=off} (nothing is forced to the disk) or {@code synchronous_commit=off} (a commit
+     * returns before its WAL is flushed): a crash of the server loses acknowledged commits.
+     */
+    @Override
+    public Optional<String> nonDurableCommits(Connection c) throws SQLException {
+        if ("off".equalsIgnoreCase(queryText(c, "SHOW fsync"))) {
+            return Optional.of("PostgreSQL fsync=off: nothing is forced to the disk, so a crash of the server can lose"
+                    + " committed transactions; set fsync=on");
+        }
+        if ("off".equalsIgnoreCase(queryText(c, "SHOW synchronous_commit"))) {
+            return Optional.of("PostgreSQL synchronous_commit=off: a commit returns before it is flushed, so a crash of the"
+                    + " server loses the last ones; set synchronous_commit=on (or local, remote_write, remote_apply)");
+        }
+        return Optional.empty();
     }
 }

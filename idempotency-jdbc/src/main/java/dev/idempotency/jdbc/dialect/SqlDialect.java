@@ -135,6 +135,34 @@ public abstract class SqlDialect {
     }
 
     /**
+     * Asks the database whether it acknowledges a commit before the commit is durable: then a
+     * crash (of the process, for an embedded database; of the server or its machine, for a server)
+     * can lose a transaction after its commit returned, its key's record with it, and the retry runs
+     * the work again. The record is only as durable as the commit (CONTRACT 7). Only reads; must not
+     * fail on a database that has no such setting. The base knows no setting and answers empty.
+     *
+     * @param c a connection to the database, possibly in the caller's transaction
+     * @return the setting and how to make commits durable, if commits are acknowledged early; empty
+     *     if they are durable or the database cannot tell
+     * @throws SQLException if the database cannot be asked
+     */
+    public Optional<String> nonDurableCommits(Connection c) throws SQLException {
+        return Optional.empty();
+    }
+
+    /**
+     * @param c a connection
+     * @param sql a query of one row and one column
+     * @return that value as text, or {@code null}
+     * @throws SQLException if the query fails
+     */
+    protected static String queryText(Connection c, String sql) throws SQLException {
+        try (PreparedStatement s = c.prepareStatement(sql); ResultSet rs = s.executeQuery()) {
+            return rs.next() ? rs.getString(1) : null;
+        }
+    }
+
+    /**
      * @return whether a failed statement aborts the whole transaction (PostgreSQL); if so, a
      *     duplicate-key insert is run under a savepoint unless the dialect overrides the claim
      */

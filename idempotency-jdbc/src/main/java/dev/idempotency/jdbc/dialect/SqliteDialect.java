@@ -5,8 +5,10 @@ import dev.idempotency.spi.ClaimRequest;
 import dev.idempotency.spi.StoredRecord;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
+import java.util.Optional;
 
 /**
  * SQLite 3.35 or later, through the xerial {@code sqlite-jdbc} driver, on a file in write-ahead-log
@@ -149,5 +151,26 @@ public class SqliteDialect extends SqlDialect {
         String m = e.getMessage();
         int end = m == null || !m.startsWith("[") ? -1 : m.indexOf(']');
         return end < 0 ? "" : m.substring(1, end);
+    }
+
+    /**
+     * {@code PRAGMA synchronous=OFF} on a file database: SQLite hands a commit to the operating
+     * system without waiting for it to reach the disk, so a crash of the machine loses it.
+     */
+    @Override
+    public Optional<String> nonDurableCommits(Connection c) throws SQLException {
+        String synchronous = queryText(c, "PRAGMA synchronous");
+        if (!"0".equals(synchronous)) {
+            return Optional.empty();
+        }
+        String file;
+        try (PreparedStatement s = c.prepareStatement("PRAGMA database_list"); ResultSet rs = s.executeQuery()) {
+            file = rs.next() ? rs.getString(3) : null;
+        }
+        if (file == null || file.isEmpty()) {
+            return Optional.empty(); // in memory: nothing is durable, nothing is promised
+        }
+        return Optional.of("SQLite synchronous=OFF: a commit returns before it reaches the disk, so a crash of the machine"
+                + " loses it; use synchronous=NORMAL (with journal_mode=WAL) or FULL");
     }
 }
