@@ -76,7 +76,6 @@ public class PaymentsApplication {
         }
     }
 
-    // snippet: controller
     @RestController
     static class Payments {
 
@@ -86,6 +85,7 @@ public class PaymentsApplication {
             this.jdbc = jdbc;
         }
 
+        // tag::controller[]
         @PostMapping("/payments")
         @Idempotent // the insert and the 201 below commit together; a retry with the same key gets this 201 back
         ResponseEntity<String> pay(@RequestParam("customer") String customer, @RequestParam("cents") String cents, Principal shop) {
@@ -95,12 +95,12 @@ public class PaymentsApplication {
             String id = UUID.randomUUID().toString();
             jdbc.update("insert into mvc_payment (id, shop, customer, cents) values (?, ?, ?, ?)",
                     id, shop.getName(), customer, Long.parseLong(cents));
-            misbehave(customer);
+            misbehave(customer); // the tests' faults: throw after the insert, or hold the transaction open
             return ResponseEntity.created(URI.create("/payments/" + id))
                     .contentType(MediaType.APPLICATION_JSON)
                     .body("{\"id\":\"" + id + "\",\"customer\":\"" + customer + "\",\"cents\":" + cents + "}");
         }
-        // end snippet
+        // end::controller[]
 
         @GetMapping("/payments")
         @Idempotent // a safe method: the key header is ignored and nothing is recorded
