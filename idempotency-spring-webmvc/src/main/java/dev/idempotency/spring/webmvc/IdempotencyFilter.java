@@ -181,9 +181,12 @@ public class IdempotencyFilter extends OncePerRequestFilter implements Ordered {
         }
         if (answer.kind() == HttpAnswer.Kind.EXECUTED || answer.kind() == HttpAnswer.Kind.UNKEYED) {
             capture.copyBodyToResponse(); // the response as the handler wrote it: status and headers are already there
-        } else {
-            write(response, answer.response());
+            return;
         }
+        if (answer.kind() == HttpAnswer.Kind.FAILED && !response.isCommitted()) {
+            response.reset(); // the handler ran and threw a final failure: nothing of its response may show
+        }
+        write(response, answer.response());
     }
 
     /** The handler's work, with the filter chain's exceptions. */
@@ -232,11 +235,16 @@ public class IdempotencyFilter extends OncePerRequestFilter implements Ordered {
         return Response.of(capture.getStatus(), headers, capture.getContentAsByteArray());
     }
 
-    /** Writes an answer the handler did not write: a replay or the layer's own. */
+    /**
+     * Writes an answer the handler did not write: a replay or the layer's own. Headers that earlier
+     * filters set (CORS, security) stay; the answer's own replace any of the same name.
+     */
     private static void write(HttpServletResponse response, Response answer) throws IOException {
-        response.reset();
         response.setStatus(answer.status());
-        answer.headers().forEach((name, values) -> values.forEach(value -> response.addHeader(name, value)));
+        answer.headers().forEach((name, values) -> {
+            response.setHeader(name, values.get(0));
+            values.subList(1, values.size()).forEach(value -> response.addHeader(name, value));
+        });
         byte[] body = answer.body();
         response.setContentLength(body.length);
         response.getOutputStream().write(body);

@@ -70,6 +70,7 @@ abstract class AbstractIdempotentMvcTest {
         assertRan(first, 201);
         assertReplayOf(retry, first);
         assertThat(first.headers().firstValue("Location")).isPresent();
+        assertThat(retry.headers().firstValue("X-Authenticated-As")).hasValue("shop-a"); // earlier filters' headers stay
         assertThat(payments(customer)).isEqualTo(1);
     }
 
@@ -117,6 +118,7 @@ abstract class AbstractIdempotentMvcTest {
             HttpResponse<byte[]> duplicate = send(pay("shop-a", key, customer, "100"));
             assertProblem(duplicate, 409, "key-in-progress");
             assertThat(duplicate.headers().firstValue("Retry-After")).hasValue("1");
+            assertThat(duplicate.headers().firstValue("X-Authenticated-As")).hasValue("shop-a");
         } finally {
             PaymentsApplication.release.countDown();
         }

@@ -62,6 +62,7 @@ public class PaymentsApplication {
             }
             String user = new String(Base64.getDecoder().decode(header.substring(6)), StandardCharsets.UTF_8).split(":", 2)[0];
             Principal principal = () -> user;
+            response.setHeader("X-Authenticated-As", user); // a header of an earlier filter, as CORS and security headers are
             chain.doFilter(new HttpServletRequestWrapper(request) {
                 @Override
                 public Principal getUserPrincipal() {
