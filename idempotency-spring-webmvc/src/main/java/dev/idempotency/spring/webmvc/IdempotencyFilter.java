@@ -16,6 +16,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -47,7 +48,8 @@ import org.springframework.web.util.ContentCachingResponseWrapper;
  * handler is annotated: it asks Spring MVC's handler mappings, as the {@code DispatcherServlet} will,
  * with the lookup's request attributes kept apart from the request.
  *
- * <p><b>Per request.</b>
+ * <p><b>Per request.</b> A safe method (GET, HEAD, OPTIONS, TRACE) passes through untouched: its
+ * key means nothing and nothing is recorded. Any other:
  * <ol>
  *   <li>The scope ({@link IdempotencyScope}); none: 401, problem {@code unauthenticated}.</li>
  *   <li>The body is read, up to {@code maxRequestBytes} (1 MiB by default; more: 413, problem
@@ -78,6 +80,8 @@ public class IdempotencyFilter extends OncePerRequestFilter implements Ordered {
     public static final int DEFAULT_ORDER = 0;
     /** The largest request body read by default, in bytes: 1 MiB. */
     public static final int DEFAULT_MAX_REQUEST_BYTES = 1 << 20;
+
+    private static final Set<String> SAFE_METHODS = Set.of("GET", "HEAD", "OPTIONS", "TRACE");
 
     private static final Logger log = LoggerFactory.getLogger(IdempotencyFilter.class);
 
@@ -141,6 +145,10 @@ public class IdempotencyFilter extends OncePerRequestFilter implements Ordered {
     @Override
     protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
             throws ServletException, IOException {
+        if (SAFE_METHODS.contains(request.getMethod())) { // changes nothing: the key means nothing, nothing is recorded
+            chain.doFilter(request, response);
+            return;
+        }
         String client = scope.scopeOf(request);
         if (client == null) {
             write(response, Problems.of(401, HttpIdempotency.PROBLEM_TYPES + "unauthenticated", "Unauthenticated",
