@@ -1,0 +1,33 @@
+package dev.idempotency.spring.webmvc;
+
+import jakarta.servlet.http.HttpServletRequest;
+import java.security.Principal;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The scope of a request's key: the authenticated client (or its tenant), so that one client's key
+ * never replays another client's response. The default, {@link #userPrincipal()}, is the name of
+ * {@link HttpServletRequest#getUserPrincipal()}, which Spring Security and the servlet container's
+ * own authentication set. Define a bean of this type to choose another (a tenant header that an
+ * earlier filter has verified, say).
+ *
+ * <p>Implementations must be thread-safe: one serves every request.
+ */
+@FunctionalInterface
+public interface IdempotencyScope {
+
+    /**
+     * @param request the request, after authentication
+     * @return the scope, or {@code null} if the request has no authenticated client: it is answered
+     *     401 and its handler does not run
+     */
+    @Nullable String scopeOf(HttpServletRequest request);
+
+    /** @return the name of the request's authenticated principal; {@code null} without one */
+    static IdempotencyScope userPrincipal() {
+        return request -> {
+            Principal principal = request.getUserPrincipal();
+            return principal == null ? null : principal.getName();
+        };
+    }
+}

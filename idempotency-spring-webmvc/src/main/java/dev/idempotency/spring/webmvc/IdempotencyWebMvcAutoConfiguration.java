@@ -1,0 +1,84 @@
+package dev.idempotency.spring.webmvc;
+
+import dev.idempotency.Idempotency;
+import dev.idempotency.ManagedIdempotency;
+import dev.idempotency.RetryPolicy;
+import dev.idempotency.http.HttpIdempotency;
+import dev.idempotency.spring.SpringTransactions;
+import dev.idempotency.spring.boot.autoconfigure.IdempotencyAutoConfiguration;
+import java.sql.Connection;
+import javax.sql.DataSource;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
+import org.springframework.context.annotation.Bean;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.util.function.SingletonSupplier;
+import org.springframework.web.servlet.DispatcherServlet;
+import org.springframework.web.servlet.HandlerMapping;
+
+/**
+ * Auto-configuration of {@link Idempotent} controller methods in a servlet web application with the
+ * engine of {@link IdempotencyAutoConfiguration} and one transaction manager. Beans, each left out
+ * when the application defines its own of the same type:
+ *
+ * <ul>
+ *   <li>{@link IdempotencyScope}: the authenticated principal's name;</li>
+ *   <li>{@code HttpIdempotency<?>}: the HTTP layer's defaults, on a {@link ManagedIdempotency} over
+ *       {@link SpringTransactions} with the application's transaction manager and no retries (a
+ *       servlet request cannot be dispatched twice; the client retries);</li>
+ *   <li>{@link IdempotencyFilter}: registered by Boot for every request, applied to the annotated
+ *       handlers only, in the order {@link IdempotencyFilter#DEFAULT_ORDER} (after Spring Security).</li>
+ * </ul>
+ */
+@AutoConfiguration(after = IdempotencyAutoConfiguration.class)
+@ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
+@ConditionalOnClass({ DispatcherServlet.class, HttpIdempotency.class })
+@ConditionalOnBean(Idempotency.class)
+@ConditionalOnSingleCandidate(PlatformTransactionManager.class)
+public class IdempotencyWebMvcAutoConfiguration {
+
+    /** Created by Spring. */
+    public IdempotencyWebMvcAutoConfiguration() {
+    }
+
+    /** @return the authenticated principal's name as the scope of every key */
+    @Bean
+    @ConditionalOnMissingBean
+    public IdempotencyScope idempotencyScope() {
+        return IdempotencyScope.userPrincipal();
+    }
+
+    /**
+     * @param engine the engine
+     * @param transactionManager the application's transaction manager
+     * @param dataSource the application's data source
+     * @return the HTTP layer, its transactions through the transaction manager, without retries
+     */
+    @Bean
+    @ConditionalOnMissingBean(HttpIdempotency.class)
+    public HttpIdempotency<Connection> httpIdempotency(Idempotency<Connection> engine, PlatformTransactionManager transactionManager,
+            DataSource dataSource) {
+        ManagedIdempotency<Connection> managed = ManagedIdempotency.builder(engine, SpringTransactions.of(transactionManager, dataSource))
+                .retry(RetryPolicy.none())
+                .build();
+        return HttpIdempotency.builder(managed).build();
+    }
+
+    /**
+     * @param layer the HTTP layer
+     * @param scope the scope of a request's key
+     * @param mappings the application's handler mappings, looked up at the first request
+     * @return the filter that applies {@link Idempotent}
+     */
+    @Bean
+    @ConditionalOnMissingBean
+    public IdempotencyFilter idempotencyFilter(HttpIdempotency<?> layer, IdempotencyScope scope, ObjectProvider<HandlerMapping> mappings) {
+        return new IdempotencyFilter(layer, scope, SingletonSupplier.of(() -> mappings.orderedStream().toList()),
+                IdempotencyFilter.DEFAULT_MAX_REQUEST_BYTES, IdempotencyFilter.DEFAULT_ORDER);
+    }
+}

@@ -1,0 +1,245 @@
+package dev.idempotency.spring.webmvc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.jdbc.core.JdbcTemplate;
+
+/**
+ * {@link Idempotent} over real HTTP: {@link PaymentsApplication} on embedded Tomcat on 127.0.0.1, a
+ * random port, the JDK's HTTP client; every row of the HTTP layer's table once. Subclasses name the
+ * database.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+abstract class AbstractIdempotentMvcTest {
+
+    private ConfigurableApplicationContext context;
+    private JdbcTemplate jdbc;
+    private URI base;
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
+
+    /** @return Boot properties naming the database ({@code spring.datasource.*}) */
+    abstract List<String> databaseProperties();
+
+    @BeforeAll
+    void start() {
+        List<String> properties = new ArrayList<>(databaseProperties());
+        properties.addAll(List.of("server.address=127.0.0.1", "server.port=0", "idempotency.create-table=true",
+                "idempotency.lock-timeout=1s", "spring.main.banner-mode=off"));
+        context = new SpringApplicationBuilder(PaymentsApplication.class).properties(properties.toArray(String[]::new)).run();
+        jdbc = context.getBean(JdbcTemplate.class);
+        jdbc.execute("create table if not exists mvc_payment (id varchar(36) primary key, shop varchar(64) not null,"
+                + " customer varchar(64) not null, cents bigint not null)");
+        base = URI.create("http://127.0.0.1:" + context.getEnvironment().getProperty("local.server.port"));
+    }
+
+    @AfterAll
+    void stop() {
+        if (context != null) {
+            context.close();
+        }
+    }
+
+    @Test
+    void thePaymentRetriedCreatesOnePaymentAndTheRetryGetsTheFirstResponseByteForByte() throws Exception {
+        String customer = unique("alice");
+        String key = UUID.randomUUID().toString();
+        HttpResponse<byte[]> first = send(pay("shop-a", key, customer, "1250"));
+        HttpResponse<byte[]> retry = send(pay("shop-a", key, customer, "1250"));
+
+        assertRan(first, 201);
+        assertReplayOf(retry, first);
+        assertThat(first.headers().firstValue("Location")).isPresent();
+        assertThat(retry.headers().firstValue("X-Authenticated-As")).hasValue("shop-a"); // earlier filters' headers stay
+        assertThat(payments(customer)).isEqualTo(1);
+    }
+
+    @Test
+    void aSafeMethodIgnoresTheKeyAndRecordsNothing() throws Exception {
+        String customer = unique("carol");
+        HttpRequest get = authorized("shop-a", URI.create(base + "/payments?customer=" + customer))
+                .header("Idempotency-Key", "get-1").GET().build();
+        HttpResponse<byte[]> first = send(get);
+        send(pay("shop-a", UUID.randomUUID().toString(), customer, "100"));
+        HttpResponse<byte[]> second = send(get);
+        assertThat(text(first)).isEqualTo("0");
+        assertThat(text(second)).isEqualTo("1"); // not a replay of the first
+        assertThat(second.headers().firstValue("Idempotent-Replayed")).isEmpty();
+    }
+
+    @Test
+    void noKeyIs400KeyMissingAndRunsNothing() throws Exception {
+        String customer = unique("dave");
+        HttpResponse<byte[]> response = send(authorized("shop-a", URI.create(base + "/payments"))
+                .header("Content-Type", "application/x-www-form-urlencoded")
+                .POST(HttpRequest.BodyPublishers.ofString("customer=" + customer + "&cents=100")).build());
+        assertProblem(response, 400, "key-missing");
+        assertThat(payments(customer)).isZero();
+    }
+
+    @Test
+    void aMalformedKeyIs400KeyMalformedAndRunsNothing() throws Exception {
+        String customer = unique("erin");
+        assertProblem(send(pay("shop-a", "has space", customer, "100")), 400, "key-malformed");
+        assertProblem(send(pay("shop-a", "x".repeat(256), customer, "100")), 400, "key-malformed");
+        assertThat(payments(customer)).isZero();
+    }
+
+    @Test
+    void aDuplicateWhileTheFirstRunsIs409WithRetryAfterThenTheReplay() throws Exception {
+        String customer = unique("slow");
+        String key = UUID.randomUUID().toString();
+        PaymentsApplication.entered = new CountDownLatch(1);
+        PaymentsApplication.release = new CountDownLatch(1);
+        CompletableFuture<HttpResponse<byte[]>> first = http.sendAsync(pay("shop-a", key, customer, "100"),
+                HttpResponse.BodyHandlers.ofByteArray());
+        try {
+            assertThat(PaymentsApplication.entered.await(20, TimeUnit.SECONDS)).isTrue();
+            HttpResponse<byte[]> duplicate = send(pay("shop-a", key, customer, "100"));
+            assertProblem(duplicate, 409, "key-in-progress");
+            assertThat(duplicate.headers().firstValue("Retry-After")).hasValue("1");
+            assertThat(duplicate.headers().firstValue("X-Authenticated-As")).hasValue("shop-a");
+        } finally {
+            PaymentsApplication.release.countDown();
+        }
+        assertThat(first.get(20, TimeUnit.SECONDS).statusCode()).isEqualTo(201);
+        assertReplayOf(send(pay("shop-a", key, customer, "100")), first.get());
+        assertThat(payments(customer)).isEqualTo(1);
+    }
+
+    @Test
+    void theKeyReusedForAnotherRequestIs422AndTheFirstStillReplays() throws Exception {
+        String customer = unique("frank");
+        String key = UUID.randomUUID().toString();
+        HttpResponse<byte[]> first = send(pay("shop-a", key, customer, "100"));
+        assertProblem(send(pay("shop-a", key, customer, "999")), 422, "key-reused");
+        assertReplayOf(send(pay("shop-a", key, customer, "100")), first);
+        assertThat(payments(customer)).isEqualTo(1);
+    }
+
+    @Test
+    void aStatusTheHandlerDecidesIsRecordedAndReplayed() throws Exception {
+        String customer = unique("gina");
+        String key = UUID.randomUUID().toString();
+        HttpResponse<byte[]> first = send(pay("shop-a", key, customer, "0"));
+        HttpResponse<byte[]> retry = send(pay("shop-a", key, customer, "0"));
+        assertRan(first, 400);
+        assertReplayOf(retry, first);
+    }
+
+    /** Thrown and left to the container (500), or resolved by Spring MVC into an error response (503). */
+    @ParameterizedTest
+    @CsvSource({ "flaky, 500", "refused, 503" })
+    void aHandlerThatThrowsRecordsNothingAndTheRetryRunsIt(String kind, int status) throws Exception {
+        String customer = unique(kind);
+        String key = UUID.randomUUID().toString();
+        (kind.equals("flaky") ? PaymentsApplication.FLAKY : PaymentsApplication.REFUSED).set(1);
+        HttpResponse<byte[]> failed = send(pay("shop-a", key, customer, "100"));
+        assertThat(failed.statusCode()).isEqualTo(status);
+        assertThat(payments(customer)).isZero(); // the insert rolled back with the key's claim
+        assertRan(send(pay("shop-a", key, customer, "100")), 201);
+        assertThat(payments(customer)).isEqualTo(1);
+    }
+
+    @Test
+    void oneClientsKeySentByAnotherRunsAsTheOthersOwn() throws Exception {
+        String customer = unique("henry");
+        String key = UUID.randomUUID().toString();
+        HttpResponse<byte[]> a = send(pay("shop-a", key, customer, "100"));
+        HttpResponse<byte[]> b = send(pay("shop-b", key, customer, "100"));
+        assertRan(b, 201);
+        assertThat(b.body()).isNotEqualTo(a.body());
+        assertThat(payments(customer)).isEqualTo(2);
+    }
+
+    @Test
+    void withoutAnAuthenticatedClientIs401AndRunsNothing_butASafeMethodPasses() throws Exception {
+        String customer = unique("ivan");
+        HttpResponse<byte[]> response = send(HttpRequest.newBuilder(URI.create(base + "/payments"))
+                .header("Idempotency-Key", UUID.randomUUID().toString())
+                .header("Content-Type", "application/x-www-form-urlencoded")
+                .POST(HttpRequest.BodyPublishers.ofString("customer=" + customer + "&cents=100")).build());
+        assertProblem(response, 401, "unauthenticated");
+        assertThat(payments(customer)).isZero();
+        HttpResponse<byte[]> get = send(HttpRequest.newBuilder(URI.create(base + "/payments?customer=" + customer)).GET().build());
+        assertThat(get.statusCode()).isEqualTo(200); // a safe method needs no client: nothing is recorded for it
+    }
+
+    @Test
+    void aMethodWithoutTheAnnotationIsLeftAlone() throws Exception {
+        HttpResponse<byte[]> response = send(HttpRequest.newBuilder(URI.create(base + "/unprotected/payments"))
+                .POST(HttpRequest.BodyPublishers.noBody()).build());
+        assertThat(response.statusCode()).isEqualTo(200);
+        assertThat(text(response)).isEqualTo("not idempotent");
+    }
+
+    private HttpRequest pay(String shop, String key, String customer, String cents) {
+        return authorized(shop, URI.create(base + "/payments"))
+                .header("Idempotency-Key", key)
+                .header("Content-Type", "application/x-www-form-urlencoded")
+                .POST(HttpRequest.BodyPublishers.ofString("customer=" + customer + "&cents=" + cents))
+                .build();
+    }
+
+    private static HttpRequest.Builder authorized(String shop, URI uri) {
+        String credentials = Base64.getEncoder().encodeToString((shop + ":secret").getBytes(StandardCharsets.UTF_8));
+        return HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(30)).header("Authorization", "Basic " + credentials);
+    }
+
+    private HttpResponse<byte[]> send(HttpRequest request) throws Exception {
+        return http.send(request, HttpResponse.BodyHandlers.ofByteArray());
+    }
+
+    private static String text(HttpResponse<byte[]> response) {
+        return new String(response.body(), StandardCharsets.UTF_8);
+    }
+
+    /** The handler ran for this request: its own response, not a replay. */
+    private static void assertRan(HttpResponse<byte[]> response, int status) {
+        assertThat(response.statusCode()).as(text(response)).isEqualTo(status);
+        assertThat(response.headers().firstValue("Idempotent-Replayed")).isEmpty();
+    }
+
+    /** The first response again, byte for byte, with the replayed headers and {@code Idempotent-Replayed: true}. */
+    private static void assertReplayOf(HttpResponse<byte[]> retry, HttpResponse<byte[]> first) {
+        assertThat(retry.statusCode()).isEqualTo(first.statusCode());
+        assertThat(retry.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+        assertThat(retry.body()).isEqualTo(first.body());
+        assertThat(retry.headers().firstValue("Location")).isEqualTo(first.headers().firstValue("Location"));
+        assertThat(retry.headers().firstValue("Content-Type")).isEqualTo(first.headers().firstValue("Content-Type"));
+    }
+
+    private static void assertProblem(HttpResponse<byte[]> response, int status, String type) {
+        assertThat(response.statusCode()).as(text(response)).isEqualTo(status);
+        assertThat(response.headers().firstValue("Content-Type")).hasValueSatisfying(t -> assertThat(t).startsWith("application/problem+json"));
+        assertThat(text(response)).contains("\"type\":\"https://github.com/idempotency/idempotency-java/blob/main/docs/http.md#" + type + "\"");
+    }
+
+    private int payments(String customer) {
+        return jdbc.queryForObject("select count(*) from mvc_payment where customer = ?", Integer.class, customer);
+    }
+
+    private static String unique(String customer) {
+        return customer + "-" + UUID.randomUUID().toString().substring(0, 8);
+    }
+}

@@ -1,0 +1,13 @@
+package dev.idempotency.spring.webmvc;
+
+import java.util.List;
+import java.util.UUID;
+
+/** {@link Idempotent} over HTTP on an in-memory H2 database. */
+class H2IdempotentMvcTest extends AbstractIdempotentMvcTest {
+
+    @Override
+    List<String> databaseProperties() {
+        return List.of("spring.datasource.url=jdbc:h2:mem:" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1");
+    }
+}

@@ -1,0 +1,67 @@
+package dev.idempotency.spring.webmvc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.idempotency.http.HttpIdempotency;
+import dev.idempotency.spring.boot.autoconfigure.IdempotencyAutoConfiguration;
+import java.util.List;
+import java.util.UUID;
+import javax.sql.DataSource;
+import org.h2.jdbcx.JdbcDataSource;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
+import org.springframework.mock.web.MockHttpServletRequest;
+
+/** The auto-configuration's beans, and its backing off for the application's own, in contexts of their own. */
+class IdempotencyWebMvcAutoConfigurationTest {
+
+    private static final AutoConfigurations CONFIGURATIONS = AutoConfigurations.of(DataSourceAutoConfiguration.class,
+            DataSourceTransactionManagerAutoConfiguration.class, IdempotencyAutoConfiguration.class,
+            IdempotencyWebMvcAutoConfiguration.class);
+
+    private final WebApplicationContextRunner web = new WebApplicationContextRunner()
+            .withConfiguration(CONFIGURATIONS)
+            .withPropertyValues("spring.datasource.url=jdbc:h2:mem:" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1");
+
+    @Test
+    void aServletApplicationGetsTheFilterTheLayerAndThePrincipalAsScope() {
+        web.run(context -> {
+            assertThat(context).hasSingleBean(IdempotencyFilter.class).hasSingleBean(HttpIdempotency.class)
+                    .hasSingleBean(IdempotencyScope.class);
+            assertThat(context.getBean(IdempotencyFilter.class).getOrder()).isEqualTo(IdempotencyFilter.DEFAULT_ORDER);
+            MockHttpServletRequest request = new MockHttpServletRequest("POST", "/payments");
+            assertThat(context.getBean(IdempotencyScope.class).scopeOf(request)).isNull();
+            request.setUserPrincipal(() -> "shop-a");
+            assertThat(context.getBean(IdempotencyScope.class).scopeOf(request)).isEqualTo("shop-a");
+        });
+    }
+
+    @Test
+    void theApplicationsOwnScopeAndLayerWin() {
+        IdempotencyScope tenant = request -> request.getHeader("X-Tenant");
+        HttpIdempotency<?> layer = HttpIdempotency.builder(dev.idempotency.jdbc.Idempotent.managed(new JdbcDataSource())).keyRequired(false).build();
+        web.withBean(IdempotencyScope.class, () -> tenant).withBean(HttpIdempotency.class, () -> layer).run(context -> {
+            assertThat(context.getBean(IdempotencyScope.class)).isSameAs(tenant);
+            assertThat(context.getBean(HttpIdempotency.class)).isSameAs(layer);
+            assertThat(context).hasSingleBean(IdempotencyFilter.class);
+        });
+    }
+
+    @Test
+    void theApplicationsOwnFilterWins() {
+        IdempotencyFilter own = new IdempotencyFilter(HttpIdempotency.builder(dev.idempotency.jdbc.Idempotent.managed(new JdbcDataSource())).build(),
+                IdempotencyScope.userPrincipal(), List::of, 1024, 5);
+        web.withBean(IdempotencyFilter.class, () -> own).run(context -> assertThat(context.getBean(IdempotencyFilter.class)).isSameAs(own));
+    }
+
+    @Test
+    void nothingOutsideAServletApplication() {
+        new ApplicationContextRunner().withConfiguration(CONFIGURATIONS)
+                .withPropertyValues("spring.datasource.url=jdbc:h2:mem:" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1")
+                .run(context -> assertThat(context).hasSingleBean(DataSource.class).doesNotHaveBean(IdempotencyFilter.class));
+    }
+}
