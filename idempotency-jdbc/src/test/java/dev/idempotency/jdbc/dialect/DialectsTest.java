@@ -45,12 +45,13 @@ class DialectsTest {
     }
 
     /**
-     * JDBC query timeouts are whole seconds and zero means none: a lock timeout is rounded up, to at
+     * JDBC query timeouts are whole seconds and zero means none: where a dialect has no finer way (here
+     * the PostgreSQL dialect on a statement that is not pgjdbc's), a lock timeout is rounded up, to at
      * least one second, and the statement's previous timeout is set back afterwards.
      */
     @Test
     void theLockTimeoutIsRoundedUpToWholeSecondsAndTheStatementsOwnIsRestored() throws SQLException {
-        H2Dialect dialect = new H2Dialect();
+        SqlDialect dialect = new PostgresDialect();
         try (Connection c = DriverManager.getConnection("jdbc:h2:mem:dialects-timeout"); PreparedStatement s = c.prepareStatement("VALUES 1")) {
             s.setQueryTimeout(7);
             assertThat(queryTimeoutWhileRunning(dialect, s, Duration.ZERO)).isEqualTo(1);
