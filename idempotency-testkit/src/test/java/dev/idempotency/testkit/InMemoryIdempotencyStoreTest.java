@@ -114,6 +114,16 @@ class InMemoryIdempotencyStoreTest {
         assertThat(store).hasToString("InMemoryIdempotencyStore[1 records]");
     }
 
+    /** Every method gives the store's lock back: another thread can use the store after it. */
+    @Test
+    void anotherThreadCanUseTheStoreAfterEachMethod() throws Exception {
+        InMemoryIdempotencyStore.Transaction tx = store.begin();
+        store.size();
+        store.releaseLease(tx, KEY, TOKEN);
+        store.rollback(tx);
+        assertThat(CompletableFuture.supplyAsync(store::size).get(30, java.util.concurrent.TimeUnit.SECONDS)).isZero();
+    }
+
     @Test
     void aPurgeSeesItsOwnTransactionsExpiredRecord() {
         InMemoryIdempotencyStore.Transaction tx = store.begin();

@@ -83,7 +83,7 @@ class DialectsTest {
         SQLException serialization = new SQLException("transaction rollback: serialization failure", "40001");
         assertThat(dialect.isTransactionConflict(serialization)).isTrue();
         assertThat(dialect.isLockTimeout(serialization)).isFalse();
-        try (Connection c = DriverManager.getConnection("jdbc:hsqldb:mem:dialects-errors", "SA", ""); Statement s = c.createStatement()) {
+        try (Connection c = DriverManager.getConnection("jdbc:hsqldb:mem:dialects-errors-" + java.util.UUID.randomUUID(), "SA", ""); Statement s = c.createStatement()) {
             s.execute("CREATE TABLE t (k INT PRIMARY KEY)");
             s.execute("INSERT INTO t VALUES 1");
             SQLException duplicate = failure(() -> s.execute("INSERT INTO t VALUES 1"));
