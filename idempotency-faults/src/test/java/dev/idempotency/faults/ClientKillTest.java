@@ -34,11 +34,11 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class ClientKillTest {
 
-    static final int KILLS = 20;
+    static final int KILLS = 50;
     static final int DEEP_KILLS = 1_000;
     static final int MAX_LIFE_MS = 400;
-    /** Keys shared by every client of a run: few enough that threads meet on them, enough that most attempts execute. */
-    static final int KEYS = 100;
+    /** Keys shared by every client of a run: few enough that threads meet on them, enough that kills still land in first executions late in the run. */
+    static final int KEYS = 1_000;
 
     @Test
     void postgres(@TempDir Path dir) throws Exception {
