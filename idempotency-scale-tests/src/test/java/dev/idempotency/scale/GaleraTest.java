@@ -215,7 +215,16 @@ class GaleraTest {
                                     c.commit();
                                     return outcome.value();
                                 } catch (Exception e) {
-                                    c.rollback();
+                                    try {
+                                        c.rollback();
+                                    } catch (SQLException rollbackFailure) {
+                                        // Galera reports a transaction it aborted for a replicated write on the next
+                                        // statement, ROLLBACK included (1213): the transaction is gone either way.
+                                        if (!RetryableFailures.isRetryable(rollbackFailure)) {
+                                            e.addSuppressed(rollbackFailure);
+                                            throw e;
+                                        }
+                                    }
                                     if (!RetryableFailures.isRetryable(e) || attempt == 9) {
                                         throw e;
                                     }
