@@ -89,20 +89,26 @@ class PaymentImportCrashTest {
         List<Long> rowsAfterKill = new ArrayList<>();
         int kills = 0;
         int finishedBeforeTheKill = 0;
+        // A run that finishes the whole job leaves nothing for the next kill to land in: the run after it
+        // starts the job afresh (empty tables), so that every round can be killed in the middle of work.
+        boolean fresh = true;
         for (int round = 0; kills < KILLS; round++) {
             assertThat(round).as("rounds to deliver %d kills (seed %d)", KILLS, seed).isLessThan(KILLS * 3);
             Path log = dir.resolve("run-" + round + ".log");
-            Process job = start(dir, extra, round == 0, log);
+            Process job = start(dir, extra, fresh, log);
+            fresh = false;
             boolean afterWork = round % 2 == 1;
             long delay = random.nextInt((afterWork ? MAX_DELAY_AFTER_WORK_MILLIS : MAX_DELAY_MILLIS) + 1);
             if (!waitFor(job, log, afterWork ? EXECUTED : START)) {
                 finishedBeforeTheKill++;
                 assertThat(job.exitValue()).as("exit of run %d: %s", round, Files.readString(log)).isZero();
+                fresh = true;
                 continue;
             }
             if (job.waitFor(delay, TimeUnit.MILLISECONDS)) {
                 finishedBeforeTheKill++;
                 assertThat(job.exitValue()).as("exit of run %d: %s", round, Files.readString(log)).isZero();
+                fresh = true;
                 continue;
             }
             job.destroyForcibly(); // SIGKILL: no shutdown hook, no rollback from the client, no flush
