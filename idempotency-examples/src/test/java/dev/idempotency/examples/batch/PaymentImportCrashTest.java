@@ -1,7 +1,6 @@
 package dev.idempotency.examples.batch;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assertions.fail;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -17,7 +16,7 @@ import java.util.List;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.Assumptions;
+import dev.idempotency.examples.PostgresEnvironment;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -57,17 +56,9 @@ class PaymentImportCrashTest {
 
     @Test
     void killedAtRandomOnPostgresqlAndRunAgainBooksEachInstructionOnce(@TempDir Path dir) throws Exception {
-        String url = System.getenv("IDEMPOTENCY_PG_URL");
-        if (url == null || url.isBlank()) {
-            String message = "IDEMPOTENCY_PG_URL is not set: run the suite with scripts/test, which starts the server,"
-                    + " or set IDEMPOTENCY_PG_URL, _USER and _PASSWORD to a server of your own";
-            if ("true".equalsIgnoreCase(System.getenv("CI"))) {
-                fail(message);
-            }
-            Assumptions.abort(message);
-        }
+        String url = PostgresEnvironment.url();
         crashAndRecover("postgresql", dir, List.of("--postgres"),
-                () -> DriverManager.getConnection(url, System.getenv("IDEMPOTENCY_PG_USER"), System.getenv("IDEMPOTENCY_PG_PASSWORD")));
+                () -> DriverManager.getConnection(url, PostgresEnvironment.user(), PostgresEnvironment.password()));
     }
 
     /** Opens a connection to the job's database from this JVM. */

@@ -33,7 +33,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
-import org.junit.jupiter.api.Assumptions;
+import dev.idempotency.examples.PostgresEnvironment;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -82,16 +82,8 @@ class ChargeCrashTest {
     /** PostgreSQL: the server of the environment ({@code IDEMPOTENCY_PG_URL}, {@code _USER}, {@code _PASSWORD}). */
     @Test
     void postgres(@TempDir Path dir) throws Exception {
-        String url = System.getenv("IDEMPOTENCY_PG_URL");
-        if (url == null || url.isBlank()) {
-            String message = "IDEMPOTENCY_PG_URL is not set: run the suite with scripts/test, which starts the server,"
-                    + " or set IDEMPOTENCY_PG_URL, _USER and _PASSWORD to a server of your own";
-            if ("true".equalsIgnoreCase(System.getenv("CI"))) {
-                fail(message);
-            }
-            Assumptions.abort(message);
-        }
-        new Crashes(new Database("PostgreSQL", url, System.getenv("IDEMPOTENCY_PG_USER"), System.getenv("IDEMPOTENCY_PG_PASSWORD")),
+        String url = PostgresEnvironment.url();
+        new Crashes(new Database("PostgreSQL", url, PostgresEnvironment.user(), PostgresEnvironment.password()),
                 dir).run();
     }
 
