@@ -172,7 +172,8 @@ public abstract class AbstractIsolationTest {
         };
     }
 
-    private Connection open(int isolation) throws SQLException {
+    /** @param isolation the level @return a pooled connection in a transaction at that level */
+    protected Connection open(int isolation) throws SQLException {
         Connection c = dataSource().getConnection();
         c.setAutoCommit(false);
         c.setTransactionIsolation(isolation);

@@ -13,6 +13,7 @@ import dev.idempotency.Outcome;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.logging.Handler;
 import java.util.logging.Level;
@@ -181,5 +182,63 @@ class PostgresIsolationTest extends AbstractIsolationTest {
         })).isInstanceOf(IdempotencyStoreException.class).hasMessageContaining("claimed record was not found");
         assertThat(Tx.count(dataSource(), "SELECT COUNT(*) FROM iso_effect WHERE k = '" + key + "'")).isZero();
         assertThat(Tx.count(dataSource(), "SELECT COUNT(*) FROM iso_record WHERE key_id = 'managed-lost-record'")).isZero();
+    }
+
+    /**
+     * The claim bounds its own lock wait by setting {@code lock_timeout} inside its statement, and
+     * sets it back at the statement's end: after a claim that inserts, one that replays, and in
+     * a later transaction, the caller's value (a {@code SET LOCAL} one, then the session's) is what
+     * it was.
+     */
+    @Test
+    void aClaimLeavesTheCallersLockTimeoutAsItWas() throws Exception {
+        Idempotency<Connection> engine = engine(KeyPolicy.builder().lockTimeout(Duration.ofMillis(250)).build());
+        IdempotencyKey key = IdempotencyKey.of("iso", "lock-timeout-untouched");
+        Connection c = open(Connection.TRANSACTION_READ_COMMITTED);
+        try {
+            try (Statement s = c.createStatement()) {
+                s.execute("SET LOCAL lock_timeout = '4321ms'");
+            }
+            assertThat(engine.execute(key, c, () -> work(c, key)).isExecuted()).isTrue();
+            assertThat(Tx.text(c, "SELECT current_setting('lock_timeout')")).as("after a claim that inserted").isEqualTo("4321ms");
+            assertThat(engine.execute(key, c, () -> work(c, key)).status()).isEqualTo(Outcome.Status.REPLAYED);
+            assertThat(Tx.text(c, "SELECT current_setting('lock_timeout')")).as("after a claim that found the record")
+                    .isEqualTo("4321ms");
+            c.commit();
+            String sessions = Tx.text(c, "SELECT current_setting('lock_timeout')");
+            assertThat(engine.execute(key, c, () -> work(c, key)).status()).isEqualTo(Outcome.Status.REPLAYED);
+            assertThat(Tx.text(c, "SELECT current_setting('lock_timeout')")).as("the session's own").isEqualTo(sessions);
+            c.commit();
+        } finally {
+            c.rollback();
+            closeAndEvict(c);
+        }
+    }
+
+    /**
+     * The claim's lock wait ends at the policy's timeout in milliseconds, not rounded up to a second:
+     * a claimer with 300 ms meets a holder that stays open, and gets {@code InProgress} well before a
+     * second has passed.
+     */
+    @Test
+    void aClaimsLockWaitEndsAtThePolicysMilliseconds() throws Exception {
+        Idempotency<Connection> patient = engine(KeyPolicy.ofDefaults());
+        Idempotency<Connection> impatient = engine(KeyPolicy.builder().lockTimeout(Duration.ofMillis(300)).build());
+        IdempotencyKey key = IdempotencyKey.of("iso", "lock-timeout-millis");
+        try (Connection holder = open(Connection.TRANSACTION_READ_COMMITTED);
+             Connection waiter = open(Connection.TRANSACTION_READ_COMMITTED)) {
+            try {
+                assertThat(patient.execute(key, holder, () -> work(holder, key)).isExecuted()).isTrue();
+                long started = System.nanoTime();
+                Outcome<String> o = impatient.execute(key, waiter, () -> work(waiter, key));
+                long waitedMillis = (System.nanoTime() - started) / 1_000_000;
+                assertThat(o).isEqualTo(new Outcome.InProgress<>(key));
+                assertThat(waitedMillis).as("waited the policy's 300 ms, not a whole second").isBetween(250L, 900L);
+            } finally {
+                waiter.rollback();
+                holder.rollback();
+            }
+        }
+        assertThat(executions).hasValue(1);
     }
 }

@@ -44,4 +44,12 @@ final class Tx {
             return rs.getInt(1);
         }
     }
+
+    /** @return the first column of the query's first row, read on the caller's own connection */
+    static String text(Connection c, String sql) throws SQLException {
+        try (var s = c.createStatement(); var rs = s.executeQuery(sql)) {
+            rs.next();
+            return rs.getString(1);
+        }
+    }
 }

@@ -45,11 +45,15 @@ import java.util.Set;
  * concurrent replays of one key would queue behind each other. Here a replay takes no lock.
  *
  * <p>A concurrent claim that is still open is waited for (by the insert, or by the take-over),
- * bounded by the policy's lock timeout to the millisecond through pgjdbc's
- * {@code PgStatement.setQueryTimeoutMs} (pgjdbc cancels the statement from a timer and changes no
- * session setting; another driver gets {@link java.sql.Statement#setQueryTimeout}, whole seconds). A wait that
- * runs out gives {@code InProgress}, and <b>the transaction is then aborted</b> (SQLState 57014):
- * roll it back. A claimer that committed while this statement waited is invisible to the
+ * bounded by the policy's lock timeout to the millisecond by the claim statement itself: its first
+ * step sets {@code lock_timeout} for the transaction ({@code set_config(..., true)}, as
+ * {@code SET LOCAL} does) after reading the caller's value, and its last column sets that value
+ * back, so the caller's setting is unchanged once the statement returns, with no extra round trip
+ * and no timer in the driver. A wait that runs out gives {@code InProgress}, and <b>the
+ * transaction is then aborted</b> (SQLState 55P03; the setting goes with the rollback): roll it
+ * back. The other statements that can wait (a chunk's insert, the lease operations) bound their
+ * wait with pgjdbc's {@code PgStatement.setQueryTimeoutMs} (a cancelling timer; 57014), or with
+ * {@link java.sql.Statement#setQueryTimeout}, whole seconds, on another driver. A claimer that committed while this statement waited is invisible to the
  * statement's snapshot: under READ COMMITTED the claim runs once more with a fresh snapshot and
  * replays; under REPEATABLE READ and SERIALIZABLE PostgreSQL reports a serialization failure
  * (40001), which reaches the caller as {@code TransactionConflictException}: roll back and retry,
@@ -83,13 +87,19 @@ public class PostgresDialect extends SqlDialect {
 
     @Override
     public Claim claim(Connection c, TableName table, ClaimRequest r) throws SQLException {
-        String sql = "WITH ins AS (INSERT INTO " + table + " (scope, key_id, fingerprint, status, created_at, expires_at)"
-                + " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (scope, key_id) DO NOTHING RETURNING 1),"
+        // The lock timeout is set by the statement itself, for its own waits, and set back at its end:
+        // cfg runs first (the insert reads it), the last column runs after the insert and the take-over.
+        String sql = "WITH cfg AS (SELECT current_setting('lock_timeout') AS before,"
+                + " set_config('lock_timeout', '" + lockTimeoutMillis(r.lockTimeout()) + "', true) AS now),"
+                + " ins AS (INSERT INTO " + table + " (scope, key_id, fingerprint, status, created_at, expires_at)"
+                + " SELECT CAST(? AS VARCHAR), CAST(? AS VARCHAR), CAST(? AS VARCHAR), CAST(? AS VARCHAR), CAST(? AS BIGINT),"
+                + " CAST(? AS BIGINT) FROM cfg ON CONFLICT (scope, key_id) DO NOTHING RETURNING 1),"
                 + " upd AS (UPDATE " + table + " SET fingerprint = ?, status = ?, result_codec = NULL, result = NULL,"
                 + " created_at = ?, completed_at = NULL, expires_at = ?"
                 + " WHERE scope = ? AND key_id = ? AND expires_at <= ? AND NOT EXISTS (SELECT 1 FROM ins) RETURNING 1)"
                 + " SELECT (SELECT count(*) FROM ins) + (SELECT count(*) FROM upd), "
                 + R_COLUMNS
+                + ", set_config('lock_timeout', (SELECT before FROM cfg), true)"
                 + " FROM (VALUES (1)) AS one (x) LEFT JOIN " + table + " r ON r.scope = ? AND r.key_id = ?";
         for (int round = 0; round < 3; round++) {
             try (PreparedStatement s = c.prepareStatement(sql)) {
@@ -104,7 +114,7 @@ public class PostgresDialect extends SqlDialect {
                 s.setString(14, r.key().scope());
                 s.setString(15, r.key().id());
                 StoredRecord found;
-                try (ResultSet rs = withLockTimeout(s, r.lockTimeout(), s::executeQuery)) {
+                try (ResultSet rs = s.executeQuery()) {
                     rs.next();
                     if (rs.getInt(1) > 0) {
                         return Claim.acquired();
@@ -124,6 +134,16 @@ public class PostgresDialect extends SqlDialect {
             }
         }
         throw new SQLException("the key's record kept changing under concurrent claims", "40001");
+    }
+
+    /**
+     * @param timeout the policy's lock timeout
+     * @return it in whole milliseconds for {@code lock_timeout}: at least 1 (0 would mean no limit),
+     *     at most {@link Integer#MAX_VALUE} (PostgreSQL's maximum)
+     */
+    static long lockTimeoutMillis(Duration timeout) {
+        long millis = timeout.compareTo(Duration.ofMillis(Integer.MAX_VALUE)) >= 0 ? Integer.MAX_VALUE : timeout.toMillis();
+        return Math.max(1, millis);
     }
 
     /**
