@@ -446,6 +446,75 @@ public abstract class SqlDialect {
         return RECORD_MISSING.equals(e.getSQLState());
     }
 
+    // ---- write-last mode -----------------------------------------------------------------------------
+
+    /**
+     * Writes the key's record, complete with {@code done}, after the work has run in the
+     * transaction ({@code IdempotencyStore.writeLast}): an unexpired record refuses the write, an
+     * expired one is replaced. The base claims the key with {@link #claim} (so each dialect's tested
+     * claim decides who wins a race, and waits as it does) and, if acquired, records {@code done} with
+     * {@link #complete}: two statements on a first execution.
+     *
+     * @param c the connection, in a transaction whose work has run
+     * @param table the table
+     * @param r the key, fingerprint, time and lock timeout
+     * @param done the outcome to record
+     * @return {@link Claim.Acquired} if written; {@link Claim.Existing} or {@link Claim.Busy} if not
+     *     (the caller rolls the transaction back)
+     * @throws SQLException if a statement fails for another reason than a duplicate or a lock
+     *     timeout; {@link #isRecordMissing} tells a record that vanished between the claim and its completion
+     */
+    public Claim writeLast(Connection c, TableName table, ClaimRequest r, Completion done) throws SQLException {
+        Claim claim = claim(c, table, r);
+        if (claim instanceof Claim.Acquired && complete(c, table, done) != 1) {
+            throw new SQLException("the record claimed for the write-last completion was not found", RECORD_MISSING);
+        }
+        return claim;
+    }
+
+    /**
+     * @return whether {@link #writeLastAndCommit} sends the write and the {@code COMMIT} in one round
+     *     trip; if so, a write-last transaction that {@code JdbcTransactions} runs is committed that
+     *     way. The base: no
+     */
+    public boolean writesLastWithCommit() {
+        return false;
+    }
+
+    /**
+     * Writes the key's record as {@link #writeLast} does and commits, if the write succeeds; a
+     * dialect that can sends both in one round trip, and must then fail before the {@code COMMIT}
+     * runs if the key has a record. The base runs {@link #writeLast} and then {@link Connection#commit()}.
+     *
+     * @param c the connection, in a transaction that the library runs, whose work has run
+     * @param table the table
+     * @param r the key, fingerprint, time and lock timeout
+     * @param done the outcome to record
+     * @return {@link Claim.Acquired} if written and committed; {@link Claim.Existing} with the record
+     *     found, or {@link Claim.Busy}, if refused: nothing was committed, and the caller rolls back
+     * @throws SQLException if a statement or the commit fails otherwise
+     */
+    public Claim writeLastAndCommit(Connection c, TableName table, ClaimRequest r, Completion done) throws SQLException {
+        Claim claim = writeLast(c, table, r, done);
+        if (claim instanceof Claim.Acquired) {
+            c.commit();
+        }
+        return claim;
+    }
+
+    /**
+     * Reads the key's record as the connection's transaction sees it.
+     *
+     * @param c the connection
+     * @param table the table
+     * @param key the key
+     * @return the record, if there is one
+     * @throws SQLException if the query fails
+     */
+    public Optional<StoredRecord> find(Connection c, TableName table, IdempotencyKey key) throws SQLException {
+        return Optional.ofNullable(select(c, table, key));
+    }
+
     /**
      * How large the statement that records {@code done} would be, against the largest statement the
      * connection's server accepts: checked before anything is sent, because a statement over that
