@@ -322,21 +322,12 @@ public class PostgresDialect extends SqlDialect {
      */
     @Override
     public Claim writeLastAndCommit(Connection c, TableName table, ClaimRequest r, Completion done) throws SQLException {
-        try (PreparedStatement s = c.prepareStatement("WITH w AS (INSERT INTO " + table + " AS t (scope, key_id, fingerprint,"
-                + " status, result_codec, result, created_at, completed_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+        try (PreparedStatement s = c.prepareStatement("WITH w AS (" + completedRecordInsert(table)
                 + " ON CONFLICT (scope, key_id) DO UPDATE SET fingerprint = EXCLUDED.fingerprint, status = EXCLUDED.status,"
                 + " result_codec = EXCLUDED.result_codec, result = EXCLUDED.result, created_at = EXCLUDED.created_at,"
-                + " completed_at = EXCLUDED.completed_at, expires_at = EXCLUDED.expires_at WHERE t.expires_at <= ? RETURNING 1)"
-                + " SELECT 1 / CAST((SELECT count(*) FROM w) AS INTEGER); COMMIT")) {
-            s.setString(1, r.key().scope());
-            s.setString(2, r.key().id());
-            s.setString(3, r.fingerprint().value());
-            s.setString(4, done.status().name());
-            s.setString(5, done.codec());
-            bindResult(s, 6, done.result());
-            s.setLong(7, r.now().toEpochMilli());
-            s.setLong(8, done.completedAt().toEpochMilli());
-            s.setLong(9, done.expiresAt().toEpochMilli());
+                + " completed_at = EXCLUDED.completed_at, expires_at = EXCLUDED.expires_at WHERE " + table + ".expires_at <= ?"
+                + " RETURNING 1) SELECT 1 / CAST((SELECT count(*) FROM w) AS INTEGER); COMMIT")) {
+            bindCompletedRecord(s, r, done);
             s.setLong(10, r.now().toEpochMilli());
             withLockTimeout(s, r.lockTimeout(), s::execute);
         } catch (SQLException e) {

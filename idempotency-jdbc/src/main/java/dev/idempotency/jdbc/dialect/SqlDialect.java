@@ -371,6 +371,28 @@ public abstract class SqlDialect {
         }
     }
 
+    /**
+     * Runs an update that writes the key's record or finds it held, waiting for a concurrent holder
+     * up to the lock timeout.
+     *
+     * @param s the statement, bound
+     * @param lockTimeout the lock timeout
+     * @param acquiredRows the update count that means "written"
+     * @return {@link Claim#acquired()} if it wrote, {@link Claim#busy()} if the wait ran out, or
+     *     {@code null} if the key has a record
+     * @throws SQLException if the update fails otherwise
+     */
+    protected final @Nullable Claim writeOrNull(PreparedStatement s, Duration lockTimeout, int acquiredRows) throws SQLException {
+        try {
+            return withLockTimeout(s, lockTimeout, s::executeUpdate) == acquiredRows ? Claim.acquired() : null;
+        } catch (SQLException e) {
+            if (isLockTimeout(e)) {
+                return Claim.busy();
+            }
+            throw e;
+        }
+    }
+
     // ---- completion, release, purge --------------------------------------------------------------
 
     /**
@@ -470,6 +492,37 @@ public abstract class SqlDialect {
             throw new SQLException("the record claimed for the write-last completion was not found", RECORD_MISSING);
         }
         return claim;
+    }
+
+    /**
+     * @param table the table
+     * @return {@code INSERT INTO table (...) VALUES (...)} of a completed record, the columns that
+     *     {@link #bindCompletedRecord} binds
+     */
+    protected static String completedRecordInsert(TableName table) {
+        return "INSERT INTO " + table + " (scope, key_id, fingerprint, status, result_codec, result, created_at, completed_at,"
+                + " expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)";
+    }
+
+    /**
+     * Binds a completed record for {@link #completedRecordInsert}, from index 1: scope, key id,
+     * fingerprint, status, codec, result, created (the request's now), completed and expires.
+     *
+     * @param s the statement
+     * @param r the key, fingerprint and time
+     * @param done the outcome
+     * @throws SQLException if binding fails
+     */
+    protected void bindCompletedRecord(PreparedStatement s, ClaimRequest r, Completion done) throws SQLException {
+        s.setString(1, r.key().scope());
+        s.setString(2, r.key().id());
+        s.setString(3, r.fingerprint().value());
+        s.setString(4, done.status().name());
+        s.setString(5, done.codec());
+        bindResult(s, 6, done.result());
+        s.setLong(7, r.now().toEpochMilli());
+        s.setLong(8, done.completedAt().toEpochMilli());
+        s.setLong(9, done.expiresAt().toEpochMilli());
     }
 
     /**
