@@ -39,6 +39,10 @@ import org.slf4j.LoggerFactory;
  * result. Each retry reaches the listener ({@link IdempotencyListener#onRetry}). An
  * {@code InProgress} outcome rolls its transaction back.
  *
+ * <p><b>Write-last mode</b> ({@link #executeWritingLast(IdempotencyKey, TxWork)}), opt-in, for work
+ * that is only database writes and harmless to run twice: the work first, then the completed record,
+ * then the commit; a duplicate runs the work and rolls it back before it replays. See that method.
+ *
  * <p><b>Lease mode</b> ({@link #lease}, {@link #run}), for an operation in phases (see
  * {@link Phases}):
  * <ol>

@@ -155,8 +155,10 @@ public abstract class AbstractWriteLastTest {
     void aFirstExecutionCommitsTheWorkWithTheRecordAndARetryRunsTheWorkRollsItBackAndReplays() throws Exception {
         ManagedIdempotency<Connection> m = managed();
         IdempotencyKey key = key();
-        Outcome<String> first = m.executeWritingLast(key, c -> effect(c, key, "first"));
-        Outcome<String> retry = m.executeWritingLast(key, c -> effect(c, key, "second"));
+        // tag::write-last[]
+        Outcome<String> first = m.executeWritingLast(key, c -> effect(c, key, "first")); // the work, then the record, one commit
+        Outcome<String> retry = m.executeWritingLast(key, c -> effect(c, key, "second")); // runs, is rolled back, replays "first"
+        // end::write-last[]
         assertThat(first).isInstanceOf(Outcome.Executed.class).extracting(Outcome::value).isEqualTo("first");
         assertThat(retry).isInstanceOf(Outcome.Replayed.class).extracting(Outcome::value).isEqualTo("first");
         assertThat(runs).hasValue(2); // the retry ran the work, then rolled it back
