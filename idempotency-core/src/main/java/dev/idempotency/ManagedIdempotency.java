@@ -306,6 +306,7 @@ public final class ManagedIdempotency<C> {
 
     private <T, X extends Exception> Outcome<T> writingLast(IdempotencyKey key, Fingerprint fingerprint, ResultCodec<T> codec,
                                                             TxWork<C, T, X> work) throws X {
+        Objects.requireNonNull(key, "key");
         long started = System.nanoTime();
         try {
             engine.policy().validate(key);
