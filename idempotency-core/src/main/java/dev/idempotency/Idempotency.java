@@ -563,6 +563,11 @@ public final class Idempotency<C> {
         return encoded;
     }
 
+    /** The codec that records {@code value}: the one given, or the built-in one for its type. */
+    ResultCodec<?> codecForRecord(IdempotencyKey key, ResultCodec<?> codec, Object value) {
+        return codec != null ? codec : chooseCodec(key, value);
+    }
+
     boolean isFinalFailure(Exception failure) {
         return isFinal(failure);
     }

@@ -1,6 +1,11 @@
 package dev.idempotency;
 
 import dev.idempotency.internal.FailureRecords;
+import dev.idempotency.spi.Claim;
+import dev.idempotency.spi.ClaimRequest;
+import dev.idempotency.spi.Completion;
+import dev.idempotency.spi.IdempotencyStore;
+import dev.idempotency.spi.LastWriteRefusedException;
 import dev.idempotency.spi.LeaseClaim;
 import dev.idempotency.spi.LeaseRequest;
 import dev.idempotency.spi.LeasedCompletion;
@@ -33,6 +38,10 @@ import org.slf4j.LoggerFactory;
  * {@link RetryPolicy}'s attempts, after a pause with jitter, and the retry replays the winner's
  * result. Each retry reaches the listener ({@link IdempotencyListener#onRetry}). An
  * {@code InProgress} outcome rolls its transaction back.
+ *
+ * <p><b>Write-last mode</b> ({@link #executeWritingLast(IdempotencyKey, TxWork)}), opt-in, for work
+ * that is only database writes and harmless to run twice: the work first, then the completed record,
+ * then the commit; a duplicate runs the work and rolls it back before it replays. See that method.
  *
  * <p><b>Lease mode</b> ({@link #lease}, {@link #run}), for an operation in phases (see
  * {@link Phases}):
@@ -187,6 +196,220 @@ public final class ManagedIdempotency<C> {
                 return outcome;
             }
         });
+    }
+
+    // ---- write-last mode, opt-in -------------------------------------------------------------------
+
+    /**
+     * Write-last mode: runs {@code work} first and writes the key's record last, complete with its
+     * result, in a transaction of the library's own that it commits; for work whose effects are all
+     * in that transaction. A first execution costs the work's own transaction plus one write (on
+     * PostgreSQL through {@code JdbcTransactions}, sent with the {@code COMMIT} in the same round
+     * trip), where {@link #execute(IdempotencyKey, TxWork)} first claims the key and only then runs
+     * the work. Protocol:
+     * <ol>
+     *   <li>Validate the key; an invalid key throws {@link InvalidKeyException} before any access.</li>
+     *   <li>Begin a transaction and check it ({@link dev.idempotency.spi.IdempotencyStore#checkTransaction}).
+     *       Nothing about the key is read.</li>
+     *   <li>Run the work in it. If it throws, the transaction is rolled back and the exception reaches
+     *       the caller unchanged: nothing is recorded, and a retry runs the work again. If the policy
+     *       declares the exception final, the transaction is rolled back too, and the failure is
+     *       recorded by steps 4 and 5 in a transaction of its own, where no work runs. (No savepoint is
+     *       taken: a first execution pays nothing for final failures.)</li>
+     *   <li>Write the record, complete ({@link dev.idempotency.spi.IdempotencyStore#writeLast}), and
+     *       commit. The write is refused if the key has an unexpired record, so that such a
+     *       transaction never commits; an expired record is replaced by the same write. A concurrent
+     *       first execution of the key that is still open is waited for, up to the policy's lock
+     *       timeout: if it commits, this write is refused; if it rolls back, this one goes on.</li>
+     *   <li>Written and committed: {@link Outcome.Executed} (or {@link Outcome.Failed}, for a final
+     *       failure). Refused: the transaction is rolled back, <b>the work's writes with it</b>, and
+     *       the record found answers as in {@link #execute(IdempotencyKey, TxWork)}: its result
+     *       replayed, {@link Outcome.Mismatch} for another fingerprint, its recorded failure replayed,
+     *       {@link Outcome.InProgress} for a key held in lease mode or past the lock timeout.</li>
+     * </ol>
+     * A conflict that the database resolves by aborting the transaction is retried whole, as in
+     * {@link #execute(IdempotencyKey, TxWork)}.
+     *
+     * <p><b>What it promises:</b> the same as {@link #execute(IdempotencyKey, TxWork)} for what is
+     * committed: at most one transaction per key commits, with the key's record and the work's
+     * writes together, and every retry while the record is kept answers with that transaction's
+     * outcome. Nothing of the work is visible to other transactions before the commit.
+     *
+     * <p><b>What it does not:</b> a retry, and a concurrent duplicate, <b>run the work</b> before
+     * they find the record, and only then roll it back and replay. So the work must have no effect
+     * outside its transaction: no message sent, no HTTP call, no file written, no non-transactional
+     * sequence or counter relied on (a sequence value it took stays taken), and nothing that takes
+     * long or locks much, since every duplicate pays for it. Effects outside the database belong in
+     * {@link #run lease mode}. The mode needs the library to own the commit, so it exists only here,
+     * over a {@link TransactionRunner}, and not in {@link Idempotency}, whose caller commits: a
+     * transaction of the caller's own cannot be given to it.
+     *
+     * @param key the key
+     * @param work the business change, given the open transaction; it must not commit or roll back
+     * @param <T> the result type
+     * @param <X> the work's checked exception
+     * @return the outcome; never {@code null}
+     * @throws X the work's own exception, unchanged (the transaction was rolled back)
+     * @throws InvalidKeyException if the policy refuses the key
+     * @throws TransactionConflictException if every attempt ended in a conflict
+     * @throws ResultCodecException if no built-in codec fits the result, or a replay cannot be decoded
+     * @throws ResultTooLargeException if the encoded result is over the policy's limit
+     * @throws IdempotencyStoreException if the store or the database fails
+     */
+    public <T, X extends Exception> Outcome<T> executeWritingLast(IdempotencyKey key, TxWork<C, T, X> work) throws X {
+        return writingLast(key, Fingerprint.NONE, null, work);
+    }
+
+    /**
+     * As {@link #executeWritingLast(IdempotencyKey, TxWork)}, with a request fingerprint.
+     *
+     * @param key the key
+     * @param fingerprint the request's fingerprint
+     * @param work the business change
+     * @param <T> the result type
+     * @param <X> the work's checked exception
+     * @return the outcome; never {@code null}
+     * @throws X the work's own exception, unchanged
+     * @throws InvalidKeyException if the policy refuses the key
+     * @throws TransactionConflictException if every attempt ended in a conflict
+     * @throws ResultCodecException if no built-in codec fits the result, or a replay cannot be decoded
+     * @throws ResultTooLargeException if the encoded result is over the policy's limit
+     * @throws IdempotencyStoreException if the store or the database fails
+     */
+    public <T, X extends Exception> Outcome<T> executeWritingLast(IdempotencyKey key, Fingerprint fingerprint,
+                                                                  TxWork<C, T, X> work) throws X {
+        return writingLast(key, Objects.requireNonNull(fingerprint, "fingerprint"), null, work);
+    }
+
+    /**
+     * As {@link #executeWritingLast(IdempotencyKey, TxWork)}: the complete form, with a fingerprint
+     * and a codec.
+     *
+     * @param key the key
+     * @param fingerprint the request's fingerprint
+     * @param codec encodes the result for the record and decodes it for a replay
+     * @param work the business change
+     * @param <T> the result type
+     * @param <X> the work's checked exception
+     * @return the outcome; never {@code null}
+     * @throws X the work's own exception, unchanged
+     * @throws InvalidKeyException if the policy refuses the key
+     * @throws TransactionConflictException if every attempt ended in a conflict
+     * @throws ResultCodecException if the result cannot be encoded, or a replay cannot be decoded
+     * @throws ResultTooLargeException if the encoded result is over the policy's limit
+     * @throws IdempotencyStoreException if the store or the database fails
+     */
+    public <T, X extends Exception> Outcome<T> executeWritingLast(IdempotencyKey key, Fingerprint fingerprint, ResultCodec<T> codec,
+                                                                  TxWork<C, T, X> work) throws X {
+        return writingLast(key, Objects.requireNonNull(fingerprint, "fingerprint"), Objects.requireNonNull(codec, "codec"), work);
+    }
+
+    private <T, X extends Exception> Outcome<T> writingLast(IdempotencyKey key, Fingerprint fingerprint, ResultCodec<T> codec,
+                                                            TxWork<C, T, X> work) throws X {
+        Objects.requireNonNull(key, "key");
+        long started = System.nanoTime();
+        try {
+            engine.policy().validate(key);
+            Objects.requireNonNull(work, "work");
+            Outcome<T> outcome = withRetries(key, () -> writeLastTransaction(key, fingerprint, codec, work));
+            engine.outcomeReached(key, outcome.status(), started);
+            return outcome;
+        } catch (Throwable t) {
+            engine.errorReached(key, t, started);
+            throw t;
+        }
+    }
+
+    private <T, X extends Exception> Outcome<T> writeLastTransaction(IdempotencyKey key, Fingerprint fingerprint, ResultCodec<T> codec,
+                                                                     TxWork<C, T, X> work) throws X {
+        Written<T> failure;
+        try {
+            return writtenLast(key, fingerprint, codec, tx -> runBeforeWriting(tx, key, codec, work));
+        } catch (FinalFailure carried) {
+            @SuppressWarnings("unchecked")
+            Written<T> recorded = (Written<T>) carried.written;
+            failure = recorded;
+        }
+        log.debug("Key {}: the work failed with a final failure; it was rolled back, and the failure is recorded", key);
+        return writtenLast(key, fingerprint, codec, tx -> failure);
+    }
+
+    /**
+     * One write-last transaction: {@code body} runs (the work, or nothing), then the record it returns
+     * is written and the transaction committed; a refused write rolls back and answers from what held
+     * the key.
+     */
+    private <T, X extends Exception> Outcome<T> writtenLast(IdempotencyKey key, Fingerprint fingerprint, ResultCodec<T> codec,
+                                                            TxWork<C, Written<T>, X> body) throws X {
+        Claim found;
+        try {
+            return transactions.inTransaction(tx -> {
+                IdempotencyStore<C> store = engine.store();
+                store.checkTransaction(tx, key);
+                Written<T> written = body.apply(tx);
+                Instant now = engine.now();
+                KeyPolicy policy = engine.policy();
+                Claim claim = store.writeLast(tx, new ClaimRequest(key, fingerprint, now, now.plus(policy.retention()),
+                        policy.lockTimeout()), written.completion);
+                if (!(claim instanceof Claim.Acquired)) {
+                    throw new RollBack(claim); // the work's writes must not commit
+                }
+                return written.outcome;
+            });
+        } catch (RollBack rolledBack) {
+            found = (Claim) rolledBack.carried;
+        } catch (LastWriteRefusedException refused) {
+            found = refused.found();
+        }
+        if (found instanceof Claim.Existing existing) {
+            log.debug("Key {}: already recorded; the work was rolled back", key);
+            return engine.outcomeOfRecord(key, fingerprint, codec, existing.record());
+        }
+        log.debug("Key {} is held by another transaction past the lock timeout of {}; the work was rolled back", key,
+                engine.policy().lockTimeout());
+        return new Outcome.InProgress<>(key);
+    }
+
+    /**
+     * Runs the work and says what to record and answer; a final failure leaves the transaction as a
+     * {@link FinalFailure}, so that it is rolled back whole and the failure recorded in another.
+     */
+    private <T, X extends Exception> Written<T> runBeforeWriting(C tx, IdempotencyKey key, ResultCodec<T> codec,
+                                                                 TxWork<C, T, X> work) throws X {
+        KeyPolicy policy = engine.policy();
+        T value;
+        try {
+            value = work.apply(tx);
+        } catch (Exception failure) {
+            if (!policy.hasFinalFailures() || !engine.isFinalFailure(failure)) {
+                throw failure;
+            }
+            FailureRecords.Failure recorded = FailureRecords.of(failure, policy.maxResultBytes());
+            Instant at = engine.now();
+            throw new FinalFailure(new Written<>(new Completion(key, RecordStatus.FAILED, FailureRecords.CODEC, recorded.encode(), at,
+                    at.plus(policy.retention())), new Outcome.Failed<>(key, recorded.type(), recorded.message(), at, false)));
+        }
+        engine.store().checkTransaction(tx, key); // the work must not have ended the transaction: its writes would have no record
+        ResultCodec<?> used = engine.codecForRecord(key, codec, value);
+        byte[] encoded = engine.encodeForRecord(key, used, value);
+        Instant at = engine.now();
+        return new Written<>(new Completion(key, RecordStatus.COMPLETED, used.name(), encoded, at, at.plus(policy.retention())),
+                new Outcome.Executed<>(key, value));
+    }
+
+    /** Carries a final failure's record out of the transaction it rolls back. */
+    private static final class FinalFailure extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+        private final transient Written<?> written;
+
+        FinalFailure(Written<?> written) {
+            super("rolled back after a final failure", null, false, false);
+            this.written = written;
+        }
+    }
+
+    /** What a write-last transaction records, and what it answers once that is committed. */
+    private record Written<T>(Completion completion, Outcome<T> outcome) {
     }
 
     /**

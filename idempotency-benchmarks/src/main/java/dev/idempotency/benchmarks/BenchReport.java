@@ -179,6 +179,7 @@ public final class BenchReport {
         }
 
         peersTable(md);
+        writeLastTable(md);
 
         String ct = "ContentionBenchmark.";
         md.append("\n### ").append(Database.THREADS).append(" threads at once\n\n")
@@ -404,6 +405,26 @@ public final class BenchReport {
         md.append("\n*Reservation + library* is in brackets against the reservation alone.\n");
     }
 
+    private void writeLastTable(StringBuilder md) {
+        String tx = "TransactionBenchmark.";
+        md.append("\n### Write-last mode\n\n")
+                .append("`ManagedIdempotency.executeWritingLast`: the work first, then the completed record, written with the"
+                        + " commit (in one round trip on PostgreSQL). Mean µs, and in brackets the ratio to the baseline of the"
+                        + " same run; target on PostgreSQL: first at most 1.2 × the baseline. A replay runs the work and rolls it"
+                        + " back before it answers.\n\n")
+                .append("| database | baseline | write-last first | write-last replay | managed first |\n")
+                .append("|---|---:|---:|---:|---:|\n");
+        for (String db : dbs) {
+            double base = score(tx + "baseline", db);
+            md.append("| ").append(title(db)).append(" | ").append(fixed(base));
+            for (String op : List.of("writeLastFirst", "writeLastReplay", "managedFirstExecution")) {
+                double v = score(tx + op, db);
+                md.append(" | ").append(fixed(v)).append(Double.isNaN(v) ? "" : " (" + ratio(v, base) + ")");
+            }
+            md.append(" |\n");
+        }
+    }
+
     private String target(String db, String op, double limit) {
         double base = score("TransactionBenchmark.baseline", db);
         double value = score("TransactionBenchmark." + op, db);
@@ -443,6 +464,8 @@ public final class BenchReport {
             case "springDuplicate" -> "Spring duplicate";
             case "camelFirst" -> "Camel first";
             case "camelDuplicate" -> "Camel duplicate";
+            case "writeLastFirst" -> "write-last first";
+            case "writeLastReplay" -> "write-last replay";
             default -> op;
         };
     }

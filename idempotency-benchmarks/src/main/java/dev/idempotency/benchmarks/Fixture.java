@@ -251,11 +251,37 @@ final class Fixture implements AutoCloseable {
      * @throws SQLException if it fails
      */
     Outcome<Long> managedReplay(IdempotencyKey key) throws SQLException {
-        Outcome<Long> outcome = managed.execute(key, this::insertOrder);
+        return replayed(key, managed.execute(key, this::insertOrder));
+    }
+
+    private static Outcome<Long> replayed(IdempotencyKey key, Outcome<Long> outcome) {
         if (!(outcome instanceof Outcome.Replayed)) {
             throw new IllegalStateException("recorded key " + key + " gave " + outcome + " instead of Replayed");
         }
         return outcome;
+    }
+
+    /**
+     * A first execution in write-last mode ({@link ManagedIdempotency#executeWritingLast}): the work
+     * runs first, then the completed record is written and committed.
+     *
+     * @return the outcome, {@code Executed}
+     * @throws SQLException if it fails
+     */
+    Outcome<Long> writeLastFirst() throws SQLException {
+        return executed(managed.executeWritingLast(freshKey(), this::insertOrder));
+    }
+
+    /**
+     * A replay in write-last mode: the work runs, the write finds the record, the transaction is
+     * rolled back and the record replayed.
+     *
+     * @param key a key recorded by {@link #recordKeys(int)}
+     * @return the outcome, {@code Replayed}
+     * @throws SQLException if it fails
+     */
+    Outcome<Long> writeLastReplay(IdempotencyKey key) throws SQLException {
+        return replayed(key, managed.executeWritingLast(key, this::insertOrder));
     }
 
     private static Outcome<Long> executed(Outcome<Long> outcome) {

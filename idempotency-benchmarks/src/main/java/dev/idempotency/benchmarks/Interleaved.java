@@ -33,7 +33,7 @@ public final class Interleaved {
     /** The operations compared, in the order they run within a round. */
     static final List<String> OPERATIONS = List.of("baseline", "springFirst", "camelFirst", "firstExecution",
             "managedFirstExecution", "springDuplicate", "camelDuplicate", "replay", "managedReplay", "reservationBaseline",
-            "reservationFirstExecution");
+            "reservationFirstExecution", "writeLastFirst", "writeLastReplay");
 
     private Interleaved() {
     }
@@ -57,6 +57,8 @@ public final class Interleaved {
             case "managedReplay" -> (f, i) -> f.managedReplay(Fixture.recordedKey(i % recorded));
             case "reservationBaseline" -> (f, i) -> f.reservationBaseline();
             case "reservationFirstExecution" -> (f, i) -> f.reservationFirstExecution();
+            case "writeLastFirst" -> (f, i) -> f.writeLastFirst();
+            case "writeLastReplay" -> (f, i) -> f.writeLastReplay(Fixture.recordedKey(i % recorded));
             default -> throw new IllegalArgumentException("unknown operation " + name);
         };
     }

@@ -27,7 +27,8 @@ public final class StatementCounts {
 
     /** The operations {@link #count} counts, in order. */
     static final List<String> OPERATIONS = List.of("baseline", "firstExecution", "replay", "managedFirstExecution",
-            "reservationBaseline", "springFirst", "springDuplicate", "camelFirst", "camelDuplicate", "purgeBatch");
+            "reservationBaseline", "springFirst", "springDuplicate", "camelFirst", "camelDuplicate", "writeLastFirst", "writeLastReplay",
+            "purgeBatch");
 
     /** The first field of a line that gives a database's product and version. */
     static final String VERSION = "#version";
@@ -144,6 +145,9 @@ public final class StatementCounts {
             rows.add(count(database, "camelFirst", fixture, counter, ops, 0, (f, i) -> f.peerFirst(Peers.Peer.CAMEL)));
             rows.add(count(database, "camelDuplicate", fixture, counter, ops, 0,
                     (f, i) -> f.peerDuplicate(Peers.Peer.CAMEL, Fixture.recordedKey(i % recorded))));
+            rows.add(count(database, "writeLastFirst", fixture, counter, ops, 0, (f, i) -> f.writeLastFirst()));
+            rows.add(count(database, "writeLastReplay", fixture, counter, ops, 0,
+                    (f, i) -> f.writeLastReplay(Fixture.recordedKey(i % recorded))));
             int batch = 100;
             rows.add(count(database, "purgeBatch", fixture, counter, 5, -batch, (f, i) -> {
                 if (f.purgeOnce(batch) != batch) {

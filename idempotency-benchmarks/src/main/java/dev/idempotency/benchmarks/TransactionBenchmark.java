@@ -26,7 +26,7 @@ import org.openjdk.jmh.annotations.Warmup;
  * transaction itself; a realistic business change (an inventory reservation) with and without the
  * library; and the peers a user would pick instead ({@link Peers}), each marking the key in a
  * transaction of its own before the baseline's business transaction, with a fresh key and with a
- * duplicate.
+ * duplicate. And write-last mode ({@code ManagedIdempotency.executeWritingLast}), first and replay.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
@@ -142,5 +142,21 @@ public class TransactionBenchmark {
     @Benchmark
     public void camelDuplicate(Recorded keys) {
         fixture.peerDuplicate(Peers.Peer.CAMEL, keys.next(recorded));
+    }
+
+    /** @return the outcome, {@code Executed}, in write-last mode @throws SQLException if it fails */
+    @Benchmark
+    public Outcome<Long> writeLastFirst() throws SQLException {
+        return fixture.writeLastFirst();
+    }
+
+    /**
+     * @param keys the next key
+     * @return the outcome, {@code Replayed}, in write-last mode (the work ran and was rolled back)
+     * @throws SQLException if it fails
+     */
+    @Benchmark
+    public Outcome<Long> writeLastReplay(Recorded keys) throws SQLException {
+        return fixture.writeLastReplay(keys.next(recorded));
     }
 }

@@ -60,6 +60,7 @@ class BenchmarkSmokeTest {
                 "TransactionBenchmark.reservationBaseline", "TransactionBenchmark.reservationFirstExecution",
                 "TransactionBenchmark.springFirst", "TransactionBenchmark.springDuplicate",
                 "TransactionBenchmark.camelFirst", "TransactionBenchmark.camelDuplicate",
+                "TransactionBenchmark.writeLastFirst", "TransactionBenchmark.writeLastReplay",
                 "ContentionBenchmark.baseline", "ContentionBenchmark.distinctKeys", "ContentionBenchmark.hotKey",
                 "PurgeBenchmark.purgeAll", "BatchBenchmark.baseline", "BatchBenchmark.perItemExecute", "BatchBenchmark.chunkApi");
 

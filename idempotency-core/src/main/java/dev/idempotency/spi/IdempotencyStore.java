@@ -103,6 +103,41 @@ public interface IdempotencyStore<C> {
     void complete(C tx, Completion completion);
 
     /**
+     * Writes the key's record, complete with its outcome, in a transaction whose work has already
+     * run: the write of {@link dev.idempotency.ManagedIdempotency#executeWritingLast write-last mode},
+     * which runs the work first and writes the record last, in a transaction the library commits.
+     * The promises of {@link #claim} hold for it: of all transactions claiming or writing one key, at
+     * most one gets {@link Claim.Acquired}; the others wait for it (up to the request's lock timeout)
+     * and then see its committed record, or write the key themselves if it rolled back. An expired
+     * record is replaced.
+     *
+     * <p>A store may leave the write to the commit of a {@link TransactionRunner} of its own that
+     * sends it in the same round trip as the {@code COMMIT}: it then answers {@link Claim.Acquired}
+     * at once, and that runner's commit, if the key turns out to be held, rolls back and throws
+     * {@link LastWriteRefusedException} with what it found.
+     *
+     * <p>The default claims the key ({@link #claim}) and, if acquired, completes it at once
+     * ({@link #complete}): correct for every store that keeps the promises of those two, at the cost
+     * of two writes; a store that can write the completed record in one statement overrides it.
+     *
+     * @param tx the transaction, whose work has run; the caller rolls it back unless this returns
+     *     {@link Claim.Acquired}
+     * @param request the key, fingerprint, time and lock timeout, as for a claim
+     * @param completion the outcome to record, for the same key
+     * @return {@link Claim.Acquired} if the record is written in {@code tx} (or left to its commit);
+     *     {@link Claim.Existing} with an unexpired record of another transaction, committed;
+     *     {@link Claim.Busy} if another open transaction held the key past the lock timeout
+     * @throws IdempotencyStoreException if the store fails
+     */
+    default Claim writeLast(C tx, ClaimRequest request, Completion completion) {
+        Claim claim = claim(tx, request);
+        if (claim instanceof Claim.Acquired) {
+            complete(tx, completion);
+        }
+        return claim;
+    }
+
+    /**
      * Undoes this transaction's claim after the work failed, so that nothing is recorded even if
      * the caller commits.
      *

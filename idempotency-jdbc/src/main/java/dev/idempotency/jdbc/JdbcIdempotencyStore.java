@@ -185,12 +185,7 @@ public final class JdbcIdempotencyStore implements LeasingStore<Connection> {
         SqlDialect d = dialectFor(tx, completion.key());
         int rows;
         try {
-            Optional<SqlDialect.PacketOverflow> overflow = d.packetOverflow(tx, completion);
-            if (overflow.isPresent()) {
-                SqlDialect.PacketOverflow o = overflow.get();
-                throw new ResultOverPacketLimitException(completion.key(), completion.result().length, o.statementBytes(),
-                        o.limitBytes(), o.setting());
-            }
+            refuseOverPacketLimit(d, tx, completion);
             OwnedTransactions.Slot owned = OwnedTransactions.of(tx);
             if (owned != null && !owned.hasPending() && d.completesWithCommit()) {
                 owned.defer(d, table, completion); // sent with the COMMIT, by JdbcTransactions
@@ -203,6 +198,47 @@ public final class JdbcIdempotencyStore implements LeasingStore<Connection> {
         if (rows != 1) {
             throw new IdempotencyStoreException(completion.key(), "the claimed record was not found when recording the result ("
                     + rows + " rows updated in table '" + table + "'); was it deleted concurrently?", null);
+        }
+    }
+
+    /** Checks, before anything is sent, that the statement recording {@code completion} fits the server's packet limit. */
+    private static void refuseOverPacketLimit(SqlDialect d, Connection tx, Completion completion) throws SQLException {
+        Optional<SqlDialect.PacketOverflow> overflow = d.packetOverflow(tx, completion);
+        if (overflow.isPresent()) {
+            SqlDialect.PacketOverflow o = overflow.get();
+            throw new ResultOverPacketLimitException(completion.key(), completion.result().length, o.statementBytes(),
+                    o.limitBytes(), o.setting());
+        }
+    }
+
+    /**
+     * Writes the completed record of a write-last transaction. In a transaction that
+     * {@link JdbcTransactions} runs, on a dialect that sends the write with the {@code COMMIT}
+     * ({@link SqlDialect#writesLastWithCommit()}: PostgreSQL), the write is left to the commit and
+     * {@link Claim.Acquired} answered at once; the commit then throws
+     * {@link dev.idempotency.spi.LastWriteRefusedException} if the key has a record. Otherwise the
+     * dialect writes it now ({@link SqlDialect#writeLast}).
+     */
+    @Override
+    public Claim writeLast(Connection tx, ClaimRequest request, Completion completion) {
+        SqlDialect d = dialectFor(tx, request.key());
+        try {
+            refuseOverPacketLimit(d, tx, completion);
+            OwnedTransactions.Slot owned = OwnedTransactions.of(tx);
+            if (owned != null && !owned.hasPending() && d.writesLastWithCommit()) {
+                owned.deferWriteLast(d, table, request, completion); // sent with the COMMIT, by JdbcTransactions
+                return Claim.acquired();
+            }
+            return d.writeLast(tx, table, request, completion);
+        } catch (SQLException e) {
+            if (d.isRecordMissing(e)) {
+                throw new IdempotencyStoreException(request.key(), "the record claimed to write the result was not found in"
+                        + " table '" + table + "' (was it deleted concurrently?)", e);
+            }
+            throw translate(d, request.key(), "write the key's record", e);
+        } catch (IllegalArgumentException corrupt) {
+            throw new IdempotencyStoreException(request.key(), "the key's record in table '" + table
+                    + "' holds a value this library did not write (" + corrupt.getMessage() + ")", corrupt);
         }
     }
 

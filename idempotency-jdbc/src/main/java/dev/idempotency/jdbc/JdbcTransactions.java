@@ -3,7 +3,9 @@ package dev.idempotency.jdbc;
 import dev.idempotency.IdempotencyStoreException;
 import dev.idempotency.TransactionConflictException;
 import dev.idempotency.TxWork;
+import dev.idempotency.spi.Claim;
 import dev.idempotency.spi.Completion;
+import dev.idempotency.spi.LastWriteRefusedException;
 import dev.idempotency.spi.TransactionRunner;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -22,7 +24,11 @@ import javax.sql.DataSource;
  * <p>Where the dialect allows it ({@link dev.idempotency.jdbc.dialect.SqlDialect#completesWithCommit()}:
  * PostgreSQL), the result that {@link JdbcIdempotencyStore} records in such a transaction is sent
  * together with the {@code COMMIT}, in one round trip; if its record were not found, the statement
- * fails before the {@code COMMIT} runs, and the transaction is rolled back.
+ * fails before the {@code COMMIT} runs, and the transaction is rolled back. So is the record of a
+ * write-last transaction ({@link dev.idempotency.ManagedIdempotency#executeWritingLast}), where the
+ * dialect allows it ({@link dev.idempotency.jdbc.dialect.SqlDialect#writesLastWithCommit()}): if the
+ * key has a record, the commit rolls back and throws
+ * {@link LastWriteRefusedException}, which the engine answers from.
  *
  * <p>The isolation level is the data source's own. Immutable and thread-safe.
  */
@@ -98,6 +104,10 @@ public final class JdbcTransactions implements TransactionRunner<Connection> {
 
     private static void commit(Connection c) {
         OwnedTransactions.Slot owned = OwnedTransactions.end(c);
+        if (owned != null && owned.writeLast() != null) {
+            commitWritingLast(c, owned);
+            return;
+        }
         if (owned != null && owned.hasPending()) {
             commitWithCompletion(c, owned);
             return;
@@ -130,6 +140,30 @@ public final class JdbcTransactions implements TransactionRunner<Connection> {
             }
             rollback(c, failure);
             throw failure;
+        }
+    }
+
+    /**
+     * Sends the write-last record the store left and the {@code COMMIT} in one round trip; a refusal
+     * (the key has a record, or is held past the lock timeout) rolls back and throws
+     * {@link LastWriteRefusedException} with what was found.
+     */
+    private static void commitWritingLast(Connection c, OwnedTransactions.Slot owned) {
+        Completion done = owned.completion();
+        Claim claim;
+        try {
+            claim = owned.dialect().writeLastAndCommit(c, owned.table(), owned.writeLast(), done);
+        } catch (SQLException e) {
+            IdempotencyStoreException failure = RetryableFailures.isRetryable(e) ? new TransactionConflictException(done.key(), e)
+                    : new IdempotencyStoreException(done.key(), "writing the key's record and committing failed; nothing of the"
+                    + " transaction was kept", e);
+            rollback(c, failure);
+            throw failure;
+        }
+        if (!(claim instanceof Claim.Acquired)) {
+            LastWriteRefusedException refused = new LastWriteRefusedException(done.key(), claim, null);
+            rollback(c, refused);
+            throw refused;
         }
     }
 

@@ -2,6 +2,7 @@ package dev.idempotency.jdbc;
 
 import dev.idempotency.jdbc.dialect.SqlDialect;
 import dev.idempotency.jdbc.dialect.TableName;
+import dev.idempotency.spi.ClaimRequest;
 import dev.idempotency.spi.Completion;
 import java.sql.Connection;
 import java.util.Map;
@@ -10,7 +11,8 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * The connections whose transaction {@link JdbcTransactions} runs, from its begin to its close, and
  * for each the completion that {@link JdbcIdempotencyStore#complete} left for the commit to send
- * (where the dialect sends a completion and the {@code COMMIT} in one round trip). A caller's own
+ * (where the dialect sends a completion and the {@code COMMIT} in one round trip), or the
+ * write-last record that {@link JdbcIdempotencyStore#writeLast} left to it. A caller's own
  * connection is never here: on it, the store records the result at once. Keyed by identity (pool
  * proxies do not override {@code equals}). Thread-safe.
  */
@@ -26,6 +28,7 @@ final class OwnedTransactions {
         private SqlDialect dialect;
         private TableName table;
         private Completion completion;
+        private ClaimRequest writeLast;
 
         /** @return whether a completion waits for the commit */
         boolean hasPending() {
@@ -44,10 +47,20 @@ final class OwnedTransactions {
             return completion;
         }
 
+        /** @return the request of a write-last record that waits for the commit, or {@code null} for a completion */
+        ClaimRequest writeLast() {
+            return writeLast;
+        }
+
         void defer(SqlDialect d, TableName t, Completion c) {
             dialect = d;
             table = t;
             completion = c;
+        }
+
+        void deferWriteLast(SqlDialect d, TableName t, ClaimRequest r, Completion c) {
+            defer(d, t, c);
+            writeLast = r;
         }
     }
 

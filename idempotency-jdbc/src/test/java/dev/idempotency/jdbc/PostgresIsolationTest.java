@@ -73,7 +73,7 @@ class PostgresIsolationTest extends AbstractIsolationTest {
 
     /** Something run on the test's thread while its round trips are counted. */
     @FunctionalInterface
-    private interface Counted {
+    interface Counted {
         void run() throws Exception;
     }
 
@@ -81,7 +81,7 @@ class PostgresIsolationTest extends AbstractIsolationTest {
      * Counts the round trips {@code body} makes on this thread: pgjdbc logs every Sync message it
      * sends (one per round trip) at FINEST.
      */
-    private static int roundTrips(Counted body) throws Exception {
+    static int roundTrips(Counted body) throws Exception {
         AtomicInteger syncs = new AtomicInteger();
         Thread me = Thread.currentThread();
         Logger pgjdbc = Logger.getLogger("org.postgresql");

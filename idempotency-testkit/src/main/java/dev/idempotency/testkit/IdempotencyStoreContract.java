@@ -28,6 +28,9 @@ import dev.idempotency.TransactionConflictException;
 import dev.idempotency.TransactionRequiredException;
 import dev.idempotency.TxWork;
 import dev.idempotency.Work;
+import dev.idempotency.spi.Claim;
+import dev.idempotency.spi.ClaimRequest;
+import dev.idempotency.spi.Completion;
 import dev.idempotency.spi.IdempotencyStore;
 import dev.idempotency.spi.LeaseClaim;
 import dev.idempotency.spi.LeaseRequest;
@@ -992,6 +995,92 @@ public abstract class IdempotencyStoreContract<C> {
     }
 
     /** A retry of {@code key} alone, rolled back, replays {@code value}; a record found still in progress breaks {@code promise}. */
+    // ---- write-last: IdempotencyStore.writeLast ------------------------------------------------------
+
+    /**
+     * The store's write-last primitive: the completed record is written only where the key has no
+     * unexpired record, holds only once committed, and the normal mode replays it.
+     */
+    @Test
+    void writeLastWritesOnlyANewKeyAndHoldsOnlyOnceCommitted() throws Exception {
+        Promise p = Promise.WRITE_LAST;
+        IdempotencyKey key = IdempotencyKey.of("write-last", "k1");
+        assertThat(writeLast(key, A, "rolled-back", false)).as(p.broken("A first write was not written")).isInstanceOf(Claim.Acquired.class);
+        assertThat(writeLast(key, A, "first", true)).as(p.broken("A write after a rolled-back one was refused: the rolled-back"
+                + " record was kept")).isInstanceOf(Claim.Acquired.class);
+        Claim second = writeLast(key, B, "second", false);
+        assertThat(second).as(p.broken("A second write of a recorded key was not refused with the record")).isInstanceOf(Claim.Existing.class);
+        StoredRecord found = ((Claim.Existing) second).record();
+        assertThat(found.status()).as(p.broken("The record found")).isEqualTo(RecordStatus.COMPLETED);
+        assertThat(found.fingerprint()).as(p.broken("The record found has another fingerprint")).isEqualTo(A);
+        assertThat(new String(found.result(), StandardCharsets.UTF_8)).as(p.broken("The record found has another result")).isEqualTo("first");
+        assertOutcome(p, inTx(idem, key, A, new Counting("retry"), true), Outcome.Status.REPLAYED, "first");
+    }
+
+    /** An expired record is replaced by the write, in the same call. */
+    @Test
+    void writeLastReplacesAnExpiredRecord() throws Exception {
+        Promise p = Promise.WRITE_LAST;
+        IdempotencyKey key = IdempotencyKey.of("write-last", "expired");
+        writeLast(key, A, "first", true);
+        clock.advance(RETENTION);
+        assertThat(writeLast(key, B, "late", true)).as(p.broken("The write over an expired record was refused"))
+                .isInstanceOf(Claim.Acquired.class);
+        assertOutcome(p, inTx(idem, key, B, new Counting("retry"), true), Outcome.Status.REPLAYED, "late");
+    }
+
+    /** A write waits for an open transaction that holds the key, then finds its record, or writes if it rolled back. */
+    @Test
+    void writeLastWaitsForAnOpenHolderOfTheKey() throws Exception {
+        Promise p = Promise.WRITE_LAST;
+        for (boolean holderCommits : List.of(true, false)) {
+            IdempotencyKey key = IdempotencyKey.of("write-last", holderCommits ? "holder-commits" : "holder-rolls-back");
+            C holder = open();
+            Future<Claim> waiter;
+            try {
+                assertOutcome(p, idem.execute(key, A, holder, new Counting("holder")), Outcome.Status.EXECUTED, "holder");
+                waiter = threads.submit(() -> writeLast(key, A, "waiter", true));
+                Thread.sleep(100); // lets the waiter reach the store; the answer is the same if it does not
+            } catch (Throwable t) {
+                rollbackQuietly(holder, t);
+                throw t;
+            }
+            if (holderCommits) {
+                commit(holder);
+                assertThat(await(p, waiter)).as(p.broken("A write that met an open holder which then committed was not refused"))
+                        .isInstanceOf(Claim.Existing.class);
+                assertOutcome(p, inTx(idem, key, A, new Counting("retry"), true), Outcome.Status.REPLAYED, "holder");
+            } else {
+                rollback(holder);
+                assertThat(await(p, waiter)).as(p.broken("A write that met an open holder which then rolled back was refused"))
+                        .isInstanceOf(Claim.Acquired.class);
+                assertOutcome(p, inTx(idem, key, A, new Counting("retry"), true), Outcome.Status.REPLAYED, "waiter");
+            }
+        }
+    }
+
+    /** One {@link IdempotencyStore#writeLast} of a string result, in a transaction of its own, committed if written and asked to. */
+    private Claim writeLast(IdempotencyKey key, Fingerprint fingerprint, String value, boolean commit) throws Exception {
+        Instant now = clock.instant();
+        ResultCodec<String> codec = ResultCodec.string();
+        ClaimRequest request = new ClaimRequest(key, fingerprint, now, now.plus(RETENTION), LOCK_TIMEOUT);
+        Completion done = new Completion(key, RecordStatus.COMPLETED, codec.name(), codec.encode(value), now, now.plus(RETENTION));
+        C tx = open();
+        Claim claim;
+        try {
+            claim = store.writeLast(tx, request, done);
+        } catch (Throwable t) {
+            rollbackQuietly(tx, t);
+            throw t;
+        }
+        if (commit && claim instanceof Claim.Acquired) {
+            commit(tx);
+        } else {
+            rollback(tx);
+        }
+        return claim;
+    }
+
     private void assertReplayed(Promise promise, IdempotencyKey key, String value) throws Exception {
         Outcome<String> outcome;
         try {

@@ -111,6 +111,10 @@ enum Promise {
     LEASED_RESUME("CONTRACT 4 (resume)",
             "an attempt that takes over a claim whose prepare phase committed must not run prepare again: its call must receive the"
                     + " recorded value"),
+    WRITE_LAST("CONTRACT 3 (write-last)",
+            "writeLast must write the completed record only if the key has no unexpired record, wait for an open holder of the key"
+                    + " and then find its committed record (or write if it rolled back), replace an expired record, and keep nothing of a"
+                    + " transaction that rolls back"),
     LEASE_LOST("CONTRACT 4 (lease lost)",
             "an attempt whose lease was taken over must get LeaseLostException when it finishes, and none of its finishing writes"
                     + " may be recorded; the new owner's result stands");

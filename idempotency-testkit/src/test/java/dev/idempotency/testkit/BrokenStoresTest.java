@@ -106,6 +106,12 @@ class BrokenStoresTest {
     }
 
     @Test
+    void writeLastThatIgnoresTheRecordItFindsFails() {
+        assertFails(WriteLastIgnoresRecord.class, "writeLastWritesOnlyANewKeyAndHoldsOnlyOnceCommitted", Promise.WRITE_LAST);
+        assertFails(WriteLastIgnoresRecord.class, "writeLastWaitsForAnOpenHolderOfTheKey", Promise.WRITE_LAST);
+    }
+
+    @Test
     void checkThenInsertWithoutAtomicityFails() {
         assertFails(CheckThenInsert.class, null, Promise.HOLDER_COMMITS);
         assertFails(CheckThenInsert.class, CONCURRENCY, Promise.AT_MOST_ONCE);
@@ -380,6 +386,20 @@ class BrokenStoresTest {
                 @Override
                 public Claim claim(InMemoryIdempotencyStore.Transaction tx, ClaimRequest r) {
                     return withAskersFingerprint(inner.claim(tx, r), r, record -> true);
+                }
+            };
+        }
+    }
+
+    /** Answers "written" to a write-last that found the key recorded: the duplicate's transaction would commit. */
+    static class WriteLastIgnoresRecord extends OnInMemory {
+        @Override
+        IdempotencyStore<InMemoryIdempotencyStore.Transaction> broken() {
+            return new ForwardingStore(inner) {
+                @Override
+                public Claim writeLast(InMemoryIdempotencyStore.Transaction tx, ClaimRequest r, Completion done) {
+                    Claim claim = super.writeLast(tx, r, done);
+                    return claim instanceof Claim.Existing ? Claim.acquired() : claim;
                 }
             };
         }

@@ -126,6 +126,27 @@ public class MariaDbDialect extends SqlDialect {
     }
 
     /**
+     * Inserts the completed record first, one statement on a first execution:
+     * {@code INSERT ... ON DUPLICATE KEY UPDATE attempts = attempts + 1}, which waits for a concurrent
+     * writer of the key that is still open (bounded as the claim's wait is) and counts 1 if it
+     * inserted, 2 if the key has a record. Only then does the claim run ({@link SqlDialect#writeLast}),
+     * which finds that record with a locking read, or takes it over if it has expired. Inserting first
+     * costs a write lock on a duplicate, which a claim avoids; here the duplicate's transaction is
+     * rolled back at once anyway.
+     */
+    @Override
+    public Claim writeLast(Connection c, TableName table, ClaimRequest r, Completion done) throws SQLException {
+        try (PreparedStatement s = c.prepareStatement(completedRecordInsert(table) + " ON DUPLICATE KEY UPDATE attempts = attempts + 1")) {
+            bindCompletedRecord(s, r, done);
+            Claim written = writeOrNull(s, r.lockTimeout(), 1);
+            if (written != null) {
+                return written;
+            }
+        }
+        return super.writeLast(c, table, r, done);
+    }
+
+    /**
      * Under READ COMMITTED (or READ UNCOMMITTED) a locking read that finds no row takes no lock, and
      * its wait for an open claim leaves no gap lock when that claim rolls back; under the stricter
      * levels it would take gap locks, which make two new claims of one key deadlock.

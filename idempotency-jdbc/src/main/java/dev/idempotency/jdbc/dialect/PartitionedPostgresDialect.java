@@ -75,6 +75,15 @@ public class PartitionedPostgresDialect extends PostgresDialect {
                 "TABLE IF NOT EXISTS " + partitionName(table, "default"));
     }
 
+    /**
+     * No: the table does not refuse a second record of one key, so a write-last record goes through
+     * the claim, under its advisory lock ({@link SqlDialect#writeLast}).
+     */
+    @Override
+    public boolean writesLastWithCommit() {
+        return false;
+    }
+
     @Override
     public Claim claim(Connection c, TableName table, ClaimRequest request) throws SQLException {
         try (PreparedStatement s = c.prepareStatement(

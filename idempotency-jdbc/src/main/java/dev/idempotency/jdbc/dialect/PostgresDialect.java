@@ -324,6 +324,55 @@ public class PostgresDialect extends SqlDialect {
         c.commit();
     }
 
+    @Override
+    public boolean writesLastWithCommit() {
+        return true;
+    }
+
+    /**
+     * One round trip: an {@code INSERT} of the completed record that, on a conflict, replaces the
+     * record only if it has expired ({@code ON CONFLICT DO UPDATE ... WHERE expires_at <= now}),
+     * wrapped so that it divides by the number of rows it wrote (an unexpired record fails it with
+     * 22012, and the server skips the rest of the round trip, the {@code COMMIT} included), then
+     * {@code COMMIT}, all after {@code SET LOCAL lock_timeout} to the policy's lock timeout, in
+     * milliseconds. The insert waits for a concurrent writer of the key that is still open, up to the
+     * lock timeout (55P03 then, and nothing committed); if that writer commits, its row is the
+     * conflict. After a refusal the transaction is rolled back here, and the record read in a fresh
+     * snapshot. Under REPEATABLE READ and SERIALIZABLE a record committed after the snapshot fails the
+     * insert with 40001, a conflict: the retry finds it.
+     */
+    @Override
+    public Claim writeLastAndCommit(Connection c, TableName table, ClaimRequest r, Completion done) throws SQLException {
+        // SET LOCAL bounds this transaction's lock waits from here to its end, in the same round trip: no
+        // cancelling timer, which could race the COMMIT, and nothing left in the session afterwards.
+        try (PreparedStatement s = c.prepareStatement("SET LOCAL lock_timeout = " + Math.max(1, r.lockTimeout().toMillis())
+                + "; WITH w AS (" + completedRecordInsert(table)
+                + " ON CONFLICT (scope, key_id) DO UPDATE SET fingerprint = EXCLUDED.fingerprint, status = EXCLUDED.status,"
+                + " result_codec = EXCLUDED.result_codec, result = EXCLUDED.result, created_at = EXCLUDED.created_at,"
+                + " completed_at = EXCLUDED.completed_at, expires_at = EXCLUDED.expires_at WHERE " + table + ".expires_at <= ?"
+                + " RETURNING 1) SELECT 1 / CAST((SELECT count(*) FROM w) AS INTEGER); COMMIT")) {
+            bindCompletedRecord(s, r, done);
+            s.setLong(10, r.now().toEpochMilli());
+            s.execute();
+        } catch (SQLException e) {
+            boolean busy = isLockTimeout(e);
+            if (!busy && !"22012".equals(e.getSQLState())) {
+                throw e;
+            }
+            c.rollback();
+            if (busy) {
+                return Claim.busy();
+            }
+            StoredRecord found = select(c, table, r.key());
+            if (found == null || !found.expiresAt().isAfter(r.now())) {
+                throw new SQLException("the key's record changed between the refused write and its read", "40001", e);
+            }
+            return Claim.existing(found);
+        }
+        c.commit();
+        return Claim.acquired();
+    }
+
     /** 22012, division by zero: the completion of {@link #completeAndCommit} found no record. */
     @Override
     public boolean isRecordMissing(SQLException e) {

@@ -371,6 +371,28 @@ public abstract class SqlDialect {
         }
     }
 
+    /**
+     * Runs an update that writes the key's record or finds it held, waiting for a concurrent holder
+     * up to the lock timeout.
+     *
+     * @param s the statement, bound
+     * @param lockTimeout the lock timeout
+     * @param acquiredRows the update count that means "written"
+     * @return {@link Claim#acquired()} if it wrote, {@link Claim#busy()} if the wait ran out, or
+     *     {@code null} if the key has a record
+     * @throws SQLException if the update fails otherwise
+     */
+    protected final @Nullable Claim writeOrNull(PreparedStatement s, Duration lockTimeout, int acquiredRows) throws SQLException {
+        try {
+            return withLockTimeout(s, lockTimeout, s::executeUpdate) == acquiredRows ? Claim.acquired() : null;
+        } catch (SQLException e) {
+            if (isLockTimeout(e)) {
+                return Claim.busy();
+            }
+            throw e;
+        }
+    }
+
     // ---- completion, release, purge --------------------------------------------------------------
 
     /**
@@ -444,6 +466,106 @@ public abstract class SqlDialect {
      */
     public boolean isRecordMissing(SQLException e) {
         return RECORD_MISSING.equals(e.getSQLState());
+    }
+
+    // ---- write-last mode -----------------------------------------------------------------------------
+
+    /**
+     * Writes the key's record, complete with {@code done}, after the work has run in the
+     * transaction ({@code IdempotencyStore.writeLast}): an unexpired record refuses the write, an
+     * expired one is replaced. The base claims the key with {@link #claim} (so each dialect's tested
+     * claim decides who wins a race, and waits as it does) and, if acquired, records {@code done} with
+     * {@link #complete}: two statements on a first execution.
+     *
+     * @param c the connection, in a transaction whose work has run
+     * @param table the table
+     * @param r the key, fingerprint, time and lock timeout
+     * @param done the outcome to record
+     * @return {@link Claim.Acquired} if written; {@link Claim.Existing} or {@link Claim.Busy} if not
+     *     (the caller rolls the transaction back)
+     * @throws SQLException if a statement fails for another reason than a duplicate or a lock
+     *     timeout; {@link #isRecordMissing} tells a record that vanished between the claim and its completion
+     */
+    public Claim writeLast(Connection c, TableName table, ClaimRequest r, Completion done) throws SQLException {
+        Claim claim = claim(c, table, r);
+        if (claim instanceof Claim.Acquired && complete(c, table, done) != 1) {
+            throw new SQLException("the record claimed for the write-last completion was not found", RECORD_MISSING);
+        }
+        return claim;
+    }
+
+    /**
+     * @param table the table
+     * @return {@code INSERT INTO table (...) VALUES (...)} of a completed record, the columns that
+     *     {@link #bindCompletedRecord} binds
+     */
+    protected static String completedRecordInsert(TableName table) {
+        return "INSERT INTO " + table + " (scope, key_id, fingerprint, status, result_codec, result, created_at, completed_at,"
+                + " expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)";
+    }
+
+    /**
+     * Binds a completed record for {@link #completedRecordInsert}, from index 1: scope, key id,
+     * fingerprint, status, codec, result, created (the request's now), completed and expires.
+     *
+     * @param s the statement
+     * @param r the key, fingerprint and time
+     * @param done the outcome
+     * @throws SQLException if binding fails
+     */
+    protected void bindCompletedRecord(PreparedStatement s, ClaimRequest r, Completion done) throws SQLException {
+        s.setString(1, r.key().scope());
+        s.setString(2, r.key().id());
+        s.setString(3, r.fingerprint().value());
+        s.setString(4, done.status().name());
+        s.setString(5, done.codec());
+        bindResult(s, 6, done.result());
+        s.setLong(7, r.now().toEpochMilli());
+        s.setLong(8, done.completedAt().toEpochMilli());
+        s.setLong(9, done.expiresAt().toEpochMilli());
+    }
+
+    /**
+     * @return whether {@link #writeLastAndCommit} sends the write and the {@code COMMIT} in one round
+     *     trip; if so, a write-last transaction that {@code JdbcTransactions} runs is committed that
+     *     way. The base: no
+     */
+    public boolean writesLastWithCommit() {
+        return false;
+    }
+
+    /**
+     * Writes the key's record as {@link #writeLast} does and commits, if the write succeeds; a
+     * dialect that can sends both in one round trip, and must then fail before the {@code COMMIT}
+     * runs if the key has a record. The base runs {@link #writeLast} and then {@link Connection#commit()}.
+     *
+     * @param c the connection, in a transaction that the library runs, whose work has run
+     * @param table the table
+     * @param r the key, fingerprint, time and lock timeout
+     * @param done the outcome to record
+     * @return {@link Claim.Acquired} if written and committed; {@link Claim.Existing} with the record
+     *     found, or {@link Claim.Busy}, if refused: nothing was committed, and the caller rolls back
+     * @throws SQLException if a statement or the commit fails otherwise
+     */
+    public Claim writeLastAndCommit(Connection c, TableName table, ClaimRequest r, Completion done) throws SQLException {
+        Claim claim = writeLast(c, table, r, done);
+        if (claim instanceof Claim.Acquired) {
+            c.commit();
+        }
+        return claim;
+    }
+
+    /**
+     * Reads the key's record as the connection's transaction sees it.
+     *
+     * @param c the connection
+     * @param table the table
+     * @param key the key
+     * @return the record, if there is one
+     * @throws SQLException if the query fails
+     */
+    public Optional<StoredRecord> find(Connection c, TableName table, IdempotencyKey key) throws SQLException {
+        return Optional.ofNullable(select(c, table, key));
     }
 
     /**

@@ -79,14 +79,10 @@ public class SqliteDialect extends SqlDialect {
                 + " expires_at = excluded.expires_at WHERE expires_at <= ?")) {
             bindClaim(s, r);
             s.setLong(7, r.now().toEpochMilli());
-            if (withLockTimeout(s, r.lockTimeout(), s::executeUpdate) == 1) {
-                return Claim.acquired();
+            Claim claimed = writeOrNull(s, r.lockTimeout(), 1);
+            if (claimed != null) {
+                return claimed;
             }
-        } catch (SQLException e) {
-            if (isLockTimeout(e)) {
-                return Claim.busy();
-            }
-            throw e;
         }
         // This transaction holds the write lock: the unexpired record cannot change or vanish now.
         StoredRecord found = select(c, table, r.key());

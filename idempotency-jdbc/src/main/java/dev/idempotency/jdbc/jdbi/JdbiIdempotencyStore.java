@@ -90,6 +90,11 @@ public final class JdbiIdempotencyStore implements LeasingStore<Handle> {
     }
 
     @Override
+    public Claim writeLast(Handle tx, ClaimRequest request, Completion completion) {
+        return jdbc.writeLast(tx.getConnection(), request, completion);
+    }
+
+    @Override
     public List<Claim> claimAll(Handle tx, List<ClaimRequest> requests) {
         return jdbc.claimAll(tx.getConnection(), requests);
     }

@@ -8,6 +8,7 @@ import dev.idempotency.Fingerprint;
 import dev.idempotency.Idempotency;
 import dev.idempotency.IdempotencyKey;
 import dev.idempotency.KeyPolicy;
+import dev.idempotency.ManagedIdempotency;
 import dev.idempotency.Outcome;
 import dev.idempotency.TransactionRequiredException;
 import dev.idempotency.jdbc.JdbcIdempotencyStore;
@@ -100,6 +101,20 @@ abstract class AbstractJdbiTest {
         assertThat(first).isEqualTo(new Outcome.Executed<>(key, "receipt-1"));
         assertThat(retry.status()).isEqualTo(Outcome.Status.REPLAYED);
         assertThat(retry.value()).isEqualTo("receipt-1");
+        assertThat(effects()).isEqualTo(1);
+    }
+
+    /** Write-last mode over {@link JdbiTransactions}: the work first, the record last; a retry's work is rolled back. */
+    @Test
+    void writeLastThroughJdbiCommitsOnceAndARetryRollsItsWorkBackAndReplays() {
+        ManagedIdempotency<Handle> managed = ManagedIdempotency.of(idem, JdbiTransactions.of(jdbi));
+        IdempotencyKey key = key("write-last");
+        Outcome<String> first = managed.executeWritingLast(key, h -> work(h, key));
+        Outcome<String> retry = managed.executeWritingLast(key, h -> work(h, key));
+        assertThat(first).isEqualTo(new Outcome.Executed<>(key, "receipt-1"));
+        assertThat(retry.status()).isEqualTo(Outcome.Status.REPLAYED);
+        assertThat(retry.value()).isEqualTo("receipt-1");
+        assertThat(executions).hasValue(2);
         assertThat(effects()).isEqualTo(1);
     }
 

@@ -1,0 +1,9 @@
+package dev.idempotency.jdbc;
+
+/** Write-last mode on Hsqldb. */
+class HsqldbWriteLastTest extends AbstractWriteLastTest {
+
+    HsqldbWriteLastTest() {
+        super(() -> TestDatabases.pool("jdbc:hsqldb:mem:writelast;hsqldb.tx=mvcc", "SA", "", 24));
+    }
+}

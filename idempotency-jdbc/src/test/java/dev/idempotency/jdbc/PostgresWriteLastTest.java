@@ -1,0 +1,41 @@
+package dev.idempotency.jdbc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.idempotency.IdempotencyKey;
+import dev.idempotency.ManagedIdempotency;
+import dev.idempotency.Outcome;
+import java.sql.Connection;
+import org.junit.jupiter.api.Test;
+
+/** Write-last mode on the PostgreSQL server of the environment, and its round trips on the wire. */
+class PostgresWriteLastTest extends AbstractWriteLastTest {
+
+    PostgresWriteLastTest() {
+        super(TestDatabases::postgres);
+    }
+
+    /**
+     * A first execution costs the work's own round trips plus one, in which the record's
+     * {@code INSERT} travels with the {@code COMMIT}: here two, the work's statement and that one.
+     */
+    @Test
+    void aFirstExecutionSendsTheRecordWithTheCommitInOneRoundTrip() throws Exception {
+        ManagedIdempotency<Connection> m = managed();
+        IdempotencyKey warmUp = key();
+        m.executeWritingLast(warmUp, c -> effect(c, warmUp, "warm"));
+        m.executeWritingLast(warmUp, c -> effect(c, warmUp, "warm again"));
+        IdempotencyKey key = key();
+        Object[] outcome = new Object[1];
+        int first = PostgresIsolationTest.roundTrips(() -> outcome[0] = m.executeWritingLast(key, c -> effect(c, key, "v")));
+        Object[] replay = new Object[1];
+        int again = PostgresIsolationTest.roundTrips(() -> replay[0] = m.executeWritingLast(key, c -> effect(c, key, "w")));
+        System.out.printf("PostgreSQL wire (Sync messages), write-last: a first execution costs %d round trips, commit"
+                + " included; a replay %d%n", first, again);
+        assertThat(outcome[0]).isInstanceOf(Outcome.Executed.class);
+        assertThat(replay[0]).isInstanceOf(Outcome.Replayed.class);
+        assertThat(first).isEqualTo(2);
+        assertThat(effects(key)).isEqualTo(1);
+        assertThat(record(key)).containsExactly("COMPLETED", "v");
+    }
+}
