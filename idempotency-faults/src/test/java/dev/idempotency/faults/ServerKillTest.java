@@ -26,7 +26,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * CONTRACT 7, "database down": the database server is killed with SIGKILL, with its every process,
- * under load, {@value #KILLS} times per run ({@value #DEEP_KILLS} deep), and started again (crash
+ * under load, {@value #KILLS} times per run ({@value #DEEP_KILLS} deep, any number with
+ * {@code -Didempotency.faults.serverKills=N}), and started again (crash
  * recovery); the clients, threads on a HikariCP pool, see their errors, reconnect through the pool and
  * go on. Then the histories are checked: nothing acknowledged is lost, nothing ran twice, nothing is
  * stuck.
@@ -41,7 +42,7 @@ import org.junit.jupiter.api.io.TempDir;
 class ServerKillTest {
 
     static final int KILLS = 5;
-    static final int DEEP_KILLS = 50;
+    static final int DEEP_KILLS = 25;
     static final int THREADS = 4;
     static final int PORTS_FROM = 17_000;
     static final int PORTS_TO = 17_999;
@@ -98,7 +99,7 @@ class ServerKillTest {
     }
 
     private void killUnderLoad(FaultDatabase db, Path dir, Path pidFile) throws Exception {
-        int kills = FaultRun.DEEP ? DEEP_KILLS : KILLS;
+        int kills = Integer.getInteger("idempotency.faults.serverKills", FaultRun.DEEP ? DEEP_KILLS : KILLS);
         FaultRun run = new FaultRun(db, dir);
         long started = System.nanoTime();
         try (HikariDataSource ds = db.pool(THREADS); History history = run.history("load")) {
