@@ -10,8 +10,10 @@ import java.util.Objects;
  *
  * @param effects for each key that has any, the values of its business rows, one per committed execution
  * @param records for each key that has one, its record
+ * @param external for a workload with effects outside the database (lease mode), the effects the
+ *     external service really made for each key, one value each; {@code null} for a workload without
  */
-record DatabaseState(Map<String, List<String>> effects, Map<String, Record> records) {
+record DatabaseState(Map<String, List<String>> effects, Map<String, Record> records, Map<String, List<String>> external) {
 
     /**
      * @param status the record's status ({@code IN_PROGRESS}, {@code COMPLETED}, {@code FAILED})
@@ -26,9 +28,24 @@ record DatabaseState(Map<String, List<String>> effects, Map<String, Record> reco
     DatabaseState {
         effects = Map.copyOf(effects);
         records = Map.copyOf(records);
+        external = external == null ? null : Map.copyOf(external);
+    }
+
+    /** The state of a workload whose effects are all in the database. */
+    DatabaseState(Map<String, List<String>> effects, Map<String, Record> records) {
+        this(effects, records, null);
     }
 
     List<String> effectsOf(String key) {
         return effects.getOrDefault(key, List.of());
+    }
+
+    /** @return whether the workload makes effects outside the database, to be checked as well */
+    boolean hasExternal() {
+        return external != null;
+    }
+
+    List<String> externalOf(String key) {
+        return external == null ? List.of() : external.getOrDefault(key, List.of());
     }
 }

@@ -1,10 +1,14 @@
 package dev.idempotency.faults;
 
 import com.zaxxer.hikari.HikariDataSource;
+import dev.idempotency.Fingerprint;
 import dev.idempotency.Idempotency;
 import dev.idempotency.IdempotencyKey;
 import dev.idempotency.KeyPolicy;
+import dev.idempotency.ManagedIdempotency;
 import dev.idempotency.Outcome;
+import dev.idempotency.Phases;
+import dev.idempotency.ResultCodec;
 import dev.idempotency.jdbc.JdbcIdempotencyStore;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -15,6 +19,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BiFunction;
+import java.util.function.Function;
 import javax.sql.DataSource;
 
 /**
@@ -52,22 +58,64 @@ final class FaultClient {
         void at(Step step, String key, Connection c) throws Exception;
     }
 
+    /**
+     * What one attempt does, up to the commit of its outcome: the transactional protocol in a
+     * transaction of the client's own, a leased operation in phases, or a chunk of keys. An
+     * {@code InProgress} outcome leaves nothing committed.
+     */
+    @FunctionalInterface
+    interface Operation {
+        /**
+         * @param keys the keys of the attempt: one, or a chunk's
+         * @return one outcome per key, in order, each committed (or rolled back if {@code InProgress})
+         */
+        List<Outcome<String>> run(List<String> keys) throws Exception;
+    }
+
     private final String name;
-    private final DataSource ds;
-    private final Idempotency<Connection> idem;
     private final History history;
-    private final String scope;
-    private final Faults faults;
     private final AtomicLong executions = new AtomicLong();
     private final List<Exception> failures = new CopyOnWriteArrayList<>();
+    private final Operation operation;
 
+    /** A client of the transactional mode: {@code execute} in a transaction it begins and commits itself, with {@code faults} at each step. */
     FaultClient(String name, DataSource ds, JdbcIdempotencyStore store, KeyPolicy policy, History history, String scope, Faults faults) {
         this.name = name;
-        this.ds = ds;
-        this.idem = Idempotency.builder(store).keyPolicy(policy).build();
         this.history = history;
-        this.scope = scope;
-        this.faults = faults;
+        Idempotency<Connection> idem = Idempotency.builder(store).keyPolicy(policy).build();
+        this.operation = keys -> List.of(transactional(ds, idem, scope, faults, keys.get(0)));
+    }
+
+    /** A client whose attempts run {@code operation}, given the client's next unique value of an execution. */
+    private FaultClient(String name, History history, Function<FaultClient, Operation> operation) {
+        this.name = name;
+        this.history = history;
+        this.operation = operation.apply(this);
+    }
+
+    /**
+     * @param phases the leased operation of a key, given the client (for {@link #nextValue()}) and the key
+     * @return a client of lease mode: each attempt runs the key's phases under a lease with {@code managed}
+     */
+    static FaultClient leased(String name, ManagedIdempotency<Connection> managed, History history, String scope,
+                              BiFunction<FaultClient, String, Phases<Connection, String, Exception>> phases) {
+        return new FaultClient(name, history, client -> keys -> List.of(
+                managed.run(IdempotencyKey.of(scope, keys.get(0)), Fingerprint.NONE, phases.apply(client, keys.get(0)))));
+    }
+
+    /** @return a client of batch chunks: each attempt runs its keys as one chunk ({@code executeChunk}), the work one business row per key */
+    static FaultClient chunks(String name, ManagedIdempotency<Connection> managed, History history, String scope) {
+        return new FaultClient(name, history, client -> keys -> managed.executeChunk(keys, k -> IdempotencyKey.of(scope, k),
+                k -> Fingerprint.NONE, ResultCodec.string(), (tx, k) -> {
+                    String value = client.nextValue();
+                    Workload.insertEffect(tx, scope, k, value);
+                    return value;
+                }));
+    }
+
+    /** @return a value no other execution of any client of the run has: the client's name and a counter */
+    String nextValue() {
+        return name + "-" + executions.incrementAndGet();
     }
 
     /**
@@ -76,7 +124,54 @@ final class FaultClient {
      * @return whether the client got its answer (an {@code ACK})
      */
     boolean attempt(String key) {
-        history.record(HistoryEvent.invoke(name, key));
+        return attempt(List.of(key));
+    }
+
+    /**
+     * One attempt on several keys at once (a chunk), written down key by key: an {@code INVOKE} each,
+     * then each key's answer, or a {@code FAIL} each if the attempt failed.
+     *
+     * @return whether every key got its answer
+     */
+    boolean attempt(List<String> keys) {
+        for (String key : keys) {
+            history.record(HistoryEvent.invoke(name, key));
+        }
+        List<Outcome<String>> outcomes;
+        try {
+            outcomes = operation.run(keys);
+            if (outcomes.size() != keys.size()) {
+                throw new IllegalStateException(outcomes.size() + " outcomes for " + keys.size() + " keys");
+            }
+        } catch (Exception e) {
+            if (failures.size() < 100) {
+                failures.add(e);
+            }
+            for (String key : keys) {
+                history.record(HistoryEvent.fail(name, key, e));
+            }
+            return false;
+        }
+        boolean answered = true;
+        for (int i = 0; i < keys.size(); i++) {
+            Outcome<String> outcome = outcomes.get(i);
+            if (outcome instanceof Outcome.InProgress<String>) {
+                history.record(HistoryEvent.busy(name, keys.get(i)));
+                answered = false;
+            } else if (outcome.hasValue()) {
+                history.record(HistoryEvent.ack(name, keys.get(i), outcome.isExecuted(), outcome.value()));
+            } else {
+                // Not an exception: an outcome the workload cannot produce is a violation, not an expected failure.
+                history.record(new HistoryEvent(name, HistoryEvent.Type.FAIL, keys.get(i), "unexpected outcome " + outcome.status()));
+                answered = false;
+            }
+        }
+        return answered;
+    }
+
+    /** The transactional protocol with a fault hook at each step; commits, or rolls back an {@code InProgress}. */
+    private Outcome<String> transactional(DataSource ds, Idempotency<Connection> idem, String scope, Faults faults, String key)
+            throws Exception {
         Connection c = null;
         try {
             c = ds.getConnection();
@@ -85,31 +180,22 @@ final class FaultClient {
             faults.at(Step.BEFORE_CLAIM, key, tx);
             Outcome<String> outcome = idem.execute(IdempotencyKey.of(scope, key), tx, () -> {
                 faults.at(Step.AFTER_CLAIM, key, tx);
-                String value = name + "-" + executions.incrementAndGet();
+                String value = nextValue();
                 Workload.insertEffect(tx, scope, key, value);
                 faults.at(Step.DURING_WORK, key, tx);
                 return value;
             });
             if (outcome instanceof Outcome.InProgress<String>) {
                 tx.rollback();
-                history.record(HistoryEvent.busy(name, key));
-                return false;
-            }
-            if (!outcome.hasValue()) {
-                throw new IllegalStateException("an outcome the workload cannot produce: " + outcome);
+                return outcome;
             }
             faults.at(Step.AFTER_COMPLETION, key, tx);
             faults.at(Step.COMMIT, key, tx);
             tx.commit();
-            history.record(HistoryEvent.ack(name, key, outcome.isExecuted(), outcome.value()));
-            return true;
+            return outcome;
         } catch (Exception e) {
             rollbackQuietly(c);
-            if (failures.size() < 100) {
-                failures.add(e);
-            }
-            history.record(HistoryEvent.fail(name, key, e));
-            return false;
+            throw e;
         } finally {
             closeQuietly(c);
         }
@@ -158,30 +244,74 @@ final class FaultClient {
         return "k" + i;
     }
 
+    /** The workloads a child JVM runs ({@link #main}). */
+    enum Mode {
+        /** The transactional mode: {@code execute} in the client's own transaction. */
+        TRANSACTIONAL,
+        /** Lease mode with phases ({@link LeaseWorkload}): prepare, an external call keyed by the downstream key, finish. */
+        LEASE,
+        /** Batch chunks of {@value #CHUNK} random keys ({@code executeChunk}). */
+        CHUNK
+    }
+
+    /** Keys per chunk of {@link Mode#CHUNK}. */
+    static final int CHUNK = 8;
+
     /**
-     * The child JVM that {@code ClientKillTest} kills: runs attempts on random keys of a small, shared
-     * key space from several threads until it is killed. Prints {@code ready} once its first attempt
-     * has ended, so that the test's kill lands among attempts rather than in the JVM's start-up.
+     * @param mode the workload
+     * @param ds the clients' pool
+     * @param scope the run's key scope
+     * @param runDir the run's folder, where lease mode's external effects are kept ({@link LeaseWorkload#effects})
+     * @param lease the lease of lease mode and of the chunks' engine
+     * @return a factory of the clients of {@code mode}
+     */
+    static Factory factory(Mode mode, DataSource ds, String scope, Path runDir, Duration lease) {
+        JdbcIdempotencyStore store = JdbcIdempotencyStore.ofDefaults();
+        return switch (mode) {
+            case TRANSACTIONAL -> (name, history) -> new FaultClient(name, ds, store, KeyPolicy.ofDefaults(), history, scope, Faults.NONE);
+            case LEASE -> (name, history) -> leased(name, LeaseWorkload.managed(ds, store, lease), history, scope,
+                    (client, key) -> LeaseWorkload.phases(client, scope, key, LeaseWorkload.effects(runDir)));
+            case CHUNK -> (name, history) -> chunks(name, LeaseWorkload.managed(ds, store, lease), history, scope);
+        };
+    }
+
+    /** Makes a client of one workload. */
+    @FunctionalInterface
+    interface Factory {
+        FaultClient client(String name, History history);
+    }
+
+    /**
+     * The child JVM that the kill tests kill: runs attempts of its {@link Mode} on random keys of a
+     * small, shared key space from several threads until it is killed. Prints {@code ready} once its
+     * first attempt has ended, so that the test's kill lands among attempts rather than in the JVM's
+     * start-up.
      *
-     * <p>Arguments: JDBC URL, user ({@code -} for none), password, client name, history file, key
-     * scope, number of keys, threads.
+     * <p>Arguments: mode, JDBC URL, user ({@code -} for none), password, client name, history file,
+     * key scope, number of keys, threads, the run's folder, the lease in milliseconds.
      */
     public static void main(String[] args) throws Exception {
-        String user = "-".equals(args[1]) ? null : args[1];
-        FaultDatabase db = new FaultDatabase("child", args[0], user, user == null ? null : args[2], true);
-        String name = args[3];
-        int keys = Integer.parseInt(args[6]);
-        int threads = Integer.parseInt(args[7]);
-        try (HikariDataSource ds = db.pool(threads); History history = History.append(Path.of(args[4]))) {
+        Mode mode = Mode.valueOf(args[0]);
+        String user = "-".equals(args[2]) ? null : args[2];
+        FaultDatabase db = new FaultDatabase("child", args[1], user, user == null ? null : args[3], true);
+        String name = args[4];
+        int keys = Integer.parseInt(args[7]);
+        int threads = Integer.parseInt(args[8]);
+        try (HikariDataSource ds = db.pool(threads); History history = History.append(Path.of(args[5]))) {
             ds.getConnection().close();
-            FaultClient client = new FaultClient(name, ds, JdbcIdempotencyStore.ofDefaults(), KeyPolicy.ofDefaults(), history, args[5],
-                    Faults.NONE);
+            FaultClient client = factory(mode, ds, args[6], Path.of(args[9]), Duration.ofMillis(Long.parseLong(args[10])))
+                    .client(name, history);
             AtomicBoolean working = new AtomicBoolean();
             Thread[] workers = new Thread[threads];
             for (int t = 0; t < threads; t++) {
                 workers[t] = new Thread(() -> {
                     while (true) {
-                        client.attempt(key(ThreadLocalRandom.current().nextInt(keys)));
+                        if (mode == Mode.CHUNK) {
+                            client.attempt(ThreadLocalRandom.current().ints(0, keys).distinct().limit(Math.min(CHUNK, keys))
+                                    .mapToObj(FaultClient::key).toList());
+                        } else {
+                            client.attempt(key(ThreadLocalRandom.current().nextInt(keys)));
+                        }
                         if (working.compareAndSet(false, true)) {
                             // Warm: from now on a kill lands among attempts, not in the JVM's start-up.
                             System.out.println("ready");

@@ -56,7 +56,8 @@ final class FaultRun {
     }
 
     /**
-     * The last pass and the check; prints the figures and fails on any violation.
+     * The last pass and the check, for the transactional workload ({@link Workload}); prints the
+     * figures and fails on any violation.
      *
      * @param ds a pool on the database, with every fault over
      * @param expected the exception types that clients may have seen
@@ -64,19 +65,42 @@ final class FaultRun {
      * @return the report
      */
     HistoryChecker.Report check(DataSource ds, Predicate<String> expected, String what) throws IOException, SQLException, InterruptedException {
+        return check(expected, what, (name, history) -> client(name, ds, history, FaultClient.Faults.NONE),
+                () -> Workload.read(ds, store, scope));
+    }
+
+    /**
+     * The last pass and the check, for any workload: once the faults are over, a client of the
+     * workload ({@code recovery}, on a pool with every fault over) retries every key the run touched until it is answered, waiting out
+     * the leases of killed holders; then the histories are set against the state.
+     *
+     * @param expected the exception types that clients may have seen
+     * @param what a line on the faults injected, for the figures
+     * @param recovery makes the client of the last pass
+     * @param state reads what the database (and the service outside it) holds
+     * @return the report
+     */
+    HistoryChecker.Report check(Predicate<String> expected, String what, FaultClient.Factory recovery, State state)
+            throws IOException, SQLException, InterruptedException {
         Set<String> keys = new TreeSet<>();
         History.readAll(dir).forEach(e -> keys.add(e.key()));
         try (History last = history("zz-recovery")) {
-            FaultClient recovery = client("recovery", ds, last, FaultClient.Faults.NONE);
+            FaultClient client = recovery.client("recovery", last);
             for (String key : keys) {
-                recovery.untilAnswered(key, Duration.ofSeconds(30));
+                client.untilAnswered(key, Duration.ofSeconds(30));
             }
         }
         List<HistoryEvent> history = History.readAll(dir);
-        HistoryChecker.Report report = new HistoryChecker(expected).check(history, Workload.read(ds, store, scope));
+        HistoryChecker.Report report = new HistoryChecker(expected).check(history, state.read());
         System.out.printf("%s [%s]: %s; %s%n", what, db.name(), report, scope);
         assertThat(report.violations()).as("violations of the guarantee on %s after %s", db.name(), what).isEmpty();
         return report;
+    }
+
+    /** Reads the state a run left. */
+    @FunctionalInterface
+    interface State {
+        DatabaseState read() throws SQLException;
     }
 
     private static boolean isA(String className, Class<?> type) {

@@ -23,6 +23,9 @@ import java.util.function.Predicate;
  *       says the work ran ({@code EXECUTED}); the others are replays.</li>
  *   <li><b>Nothing half-written:</b> a business row has its completed record, and a completed record
  *       its business row, with the same value.</li>
+ *   <li><b>Effects outside the database once</b> (lease mode): the external service made at most one
+ *       effect per key, and a completed key's effect is the one its record holds; no effect for a key
+ *       whose record is not completed.</li>
  *   <li><b>Nothing stuck:</b> no record is left {@code IN_PROGRESS} once its holders are gone.</li>
  *   <li><b>No surprise:</b> every exception that reached a client is of an expected type.</li>
  * </ol>
@@ -62,7 +65,11 @@ final class HistoryChecker {
         }
         keys.addAll(state.effects().keySet());
         keys.addAll(state.records().keySet());
+        if (state.hasExternal()) {
+            keys.addAll(state.external().keySet());
+        }
         int duplicates = 0;
+        int externalDuplicates = 0;
         int lost = 0;
         int stuck = 0;
         int executedAcks = 0;
@@ -88,6 +95,17 @@ final class HistoryChecker {
             if (completed && !effects.isEmpty() && !effects.contains(record.value())) {
                 violations.add("half-written: key " + key + " records " + record.value() + " but its business row holds " + effects);
             }
+            List<String> external = state.externalOf(key);
+            if (external.size() > 1) {
+                externalDuplicates++;
+                violations.add("external effect repeated: key " + key + " made " + external.size() + " effects outside the database " + external);
+            }
+            if (state.hasExternal() && completed && !external.contains(record.value())) {
+                violations.add("half-written: key " + key + " records " + record.value() + " but the external effects are " + external);
+            }
+            if (!external.isEmpty() && !completed) {
+                violations.add("half-written: key " + key + " made the external effect " + external + " but its record is " + record);
+            }
             List<HistoryEvent> answers = acks.getOrDefault(key, List.of());
             if (answers.isEmpty()) {
                 continue;
@@ -107,10 +125,11 @@ final class HistoryChecker {
                 violations.add("executed twice: key " + key + " was answered EXECUTED " + executed + " times");
             }
             for (String told : values) {
-                if (!completed || !told.equals(record.value()) || !effects.contains(told)) {
+                if (!completed || !told.equals(record.value()) || !effects.contains(told)
+                        || (state.hasExternal() && !external.contains(told))) {
                     lost++;
                     violations.add("acknowledged lost: key " + key + " was answered " + told + " but the database holds record " + record
-                            + " and business rows " + effects);
+                            + " and business rows " + effects + (state.hasExternal() ? ", the external effects are " + external : ""));
                 }
             }
         }
@@ -124,6 +143,10 @@ final class HistoryChecker {
         counts.put("indeterminate attempts", Math.max(0, invokes - executedAcks - replayedAcks - busy
                 - failures.values().stream().mapToInt(Integer::intValue).sum()));
         counts.put("duplicates", duplicates);
+        if (state.hasExternal()) {
+            counts.put("external effects", state.external().values().stream().mapToInt(List::size).sum());
+            counts.put("external duplicates", externalDuplicates);
+        }
         counts.put("acknowledged lost", lost);
         counts.put("stuck", stuck);
         return new Report(counts, failures, violations);

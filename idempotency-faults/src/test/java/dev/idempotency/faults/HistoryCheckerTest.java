@@ -127,6 +127,67 @@ class HistoryCheckerTest {
     }
 
     @Test
+    void aLeasedOperationWithOneEffectOutsideTheDatabasePasses() {
+        HistoryChecker.Report report = checker.check(List.of(
+                        HistoryEvent.invoke("a", "k1"), // killed after the call: resumed by b, the service replayed its effect
+                        HistoryEvent.invoke("b", "k1"), HistoryEvent.ack("b", "k1", true, "a-1/a-2")),
+                new DatabaseState(Map.of("k1", List.of("a-1/a-2")), Map.of("k1", completed("a-1/a-2")), Map.of("k1", List.of("a-1/a-2"))));
+
+        assertThat(report.violations()).isEmpty();
+        assertThat(report.counts()).containsEntry("external effects", 1).containsEntry("external duplicates", 0);
+    }
+
+    @Test
+    void anEffectMadeTwiceOutsideTheDatabaseIsReported() {
+        // A call repeated after a take-over under another downstream key: the service made a second effect.
+        HistoryChecker.Report report = checker.check(List.of(HistoryEvent.ack("b", "k1", true, "a-1/b-1")),
+                new DatabaseState(Map.of("k1", List.of("a-1/b-1")), Map.of("k1", completed("a-1/b-1")),
+                        Map.of("k1", List.of("a-1/a-2", "a-1/b-1"))));
+
+        assertThat(report.violations()).containsExactly(
+                "external effect repeated: key k1 made 2 effects outside the database [a-1/a-2, a-1/b-1]");
+        assertThat(report.counts()).containsEntry("external duplicates", 1);
+    }
+
+    @Test
+    void aCompletedKeyWithoutItsEffectOutsideTheDatabaseIsHalfWrittenAndItsAnswerLost() {
+        HistoryChecker.Report report = checker.check(List.of(HistoryEvent.ack("a", "k1", true, "a-1/a-2")),
+                new DatabaseState(Map.of("k1", List.of("a-1/a-2")), Map.of("k1", completed("a-1/a-2")), Map.of()));
+
+        assertThat(report.violations()).containsExactly(
+                "half-written: key k1 records a-1/a-2 but the external effects are []",
+                "acknowledged lost: key k1 was answered a-1/a-2 but the database holds record Record[status=COMPLETED, value=a-1/a-2]"
+                        + " and business rows [a-1/a-2], the external effects are []");
+    }
+
+    @Test
+    void anEffectOutsideTheDatabaseOfAKeyNotCompletedIsHalfWritten() {
+        HistoryChecker.Report report = checker.check(List.of(HistoryEvent.invoke("a", "k1")),
+                new DatabaseState(Map.of(), Map.of("k1", new DatabaseState.Record("IN_PROGRESS", null)), Map.of("k1", List.of("a-1/a-2"))));
+
+        assertThat(report.violations()).containsExactly("stuck: key k1 is left IN_PROGRESS",
+                "half-written: key k1 made the external effect [a-1/a-2] but its record is Record[status=IN_PROGRESS, value=null]");
+    }
+
+    @Test
+    void aPrepareRunAgainLeavesASecondBusinessRow() {
+        // A take-over that ran the committed prepare again instead of resuming it: its first row stays pending.
+        HistoryChecker.Report report = checker.check(List.of(HistoryEvent.ack("b", "k1", true, "a-1/a-2")),
+                new DatabaseState(Map.of("k1", List.of("pending a-1", "a-1/a-2")), Map.of("k1", completed("a-1/a-2")),
+                        Map.of("k1", List.of("a-1/a-2"))));
+
+        assertThat(report.violations()).containsExactly("duplicate: key k1 has 2 business rows [pending a-1, a-1/a-2]");
+    }
+
+    @Test
+    void anAnswerOfAnOutcomeTheWorkloadCannotProduceIsReported() {
+        HistoryChecker.Report report = checker.check(List.of(new HistoryEvent("a", HistoryEvent.Type.FAIL, "k1", "unexpected outcome MISMATCH")),
+                state(Map.of(), Map.of()));
+
+        assertThat(report.violations()).containsExactly("unexpected exception: key k1 (client a) got unexpected outcome MISMATCH");
+    }
+
+    @Test
     void historiesAreReadBackFileByFileAndALineCutByAKillIsIgnored(@TempDir Path dir) throws Exception {
         try (History h = History.append(dir.resolve("a.history"))) {
             h.record(HistoryEvent.invoke("a", "k1"));

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import com.zaxxer.hikari.HikariDataSource;
 import java.io.IOException;
+import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -25,12 +26,14 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * CONTRACT 7, "database down": the database server is killed with SIGKILL, with its every process,
- * under load, {@value #KILLS} times per run ({@value #DEEP_KILLS} deep), and started again (crash
+ * under load, {@value #KILLS} times per run ({@value #DEEP_KILLS} deep, any number with
+ * {@code -Didempotency.faults.serverKills=N}), and started again (crash
  * recovery); the clients, threads on a HikariCP pool, see their errors, reconnect through the pool and
  * go on. Then the histories are checked: nothing acknowledged is lost, nothing ran twice, nothing is
  * stuck.
  *
- * <p>The servers are a dedicated PostgreSQL and MariaDB of this test's own, on free ports and in a
+ * <p>The servers are a dedicated PostgreSQL and MariaDB of this test's own, on free ports of a fixed
+ * range outside the ephemeral one ({@link #freePort}), in a
  * folder of their own, started by {@code scripts/db-servers.sh} with durable settings
  * ({@code IDEMPOTENCY_DB_DURABLE=1}: a killed server must not lose acknowledged commits), and stopped
  * and deleted at the end: the shared servers the other tests use are never touched. Needs what the
@@ -39,8 +42,10 @@ import org.junit.jupiter.api.io.TempDir;
 class ServerKillTest {
 
     static final int KILLS = 5;
-    static final int DEEP_KILLS = 50;
+    static final int DEEP_KILLS = 25;
     static final int THREADS = 4;
+    static final int PORTS_FROM = 17_000;
+    static final int PORTS_TO = 17_999;
 
     private static Path base;
     private static Map<String, String> env;
@@ -51,8 +56,9 @@ class ServerKillTest {
         // Not under JUnit's private temporary folder: the postgres user must be able to reach it.
         base = Files.createTempDirectory("idempotency-faults-servers", PosixFilePermissions.asFileAttribute(
                 PosixFilePermissions.fromString("rwxr-xr-x")));
-        env = new HashMap<>(Map.of("IDEMPOTENCY_DB_DIR", base.toString(), "IDEMPOTENCY_PG_PORT", Integer.toString(freePort()),
-                "IDEMPOTENCY_MARIADB_PORT", Integer.toString(freePort()), "IDEMPOTENCY_DB_DURABLE", "1"));
+        int pgPort = freePort(-1);
+        env = new HashMap<>(Map.of("IDEMPOTENCY_DB_DIR", base.toString(), "IDEMPOTENCY_PG_PORT", Integer.toString(pgPort),
+                "IDEMPOTENCY_MARIADB_PORT", Integer.toString(freePort(pgPort)), "IDEMPOTENCY_DB_DURABLE", "1"));
         String out = script(script, "start");
         if (out == null) {
             String message = "could not start dedicated servers with " + script + " (see its output above): the server-kill test needs"
@@ -93,7 +99,7 @@ class ServerKillTest {
     }
 
     private void killUnderLoad(FaultDatabase db, Path dir, Path pidFile) throws Exception {
-        int kills = FaultRun.DEEP ? DEEP_KILLS : KILLS;
+        int kills = Integer.getInteger("idempotency.faults.serverKills", FaultRun.DEEP ? DEEP_KILLS : KILLS);
         FaultRun run = new FaultRun(db, dir);
         long started = System.nanoTime();
         try (HikariDataSource ds = db.pool(THREADS); History history = run.history("load")) {
@@ -153,10 +159,27 @@ class ServerKillTest {
         return p.waitFor() == 0 ? out : null;
     }
 
-    private static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
+    /**
+     * A port for a dedicated server, free now, from {@value #PORTS_FROM} to {@value #PORTS_TO}: below
+     * the ephemeral range (Linux: 32768 to 60999), so that while a killed server is down, no client's
+     * outgoing connection can be given its port and keep it from starting again.
+     *
+     * @param taken a port already chosen, not to be chosen again (-1 for none)
+     */
+    static int freePort(int taken) {
+        int start = ThreadLocalRandom.current().nextInt(PORTS_FROM, PORTS_TO + 1);
+        for (int i = 0; i <= PORTS_TO - PORTS_FROM; i++) {
+            int port = PORTS_FROM + (start - PORTS_FROM + i) % (PORTS_TO - PORTS_FROM + 1);
+            if (port == taken) {
+                continue;
+            }
+            try (ServerSocket s = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
+                return s.getLocalPort();
+            } catch (IOException inUse) {
+                // try the next one
+            }
         }
+        throw new AssertionError("no free port from " + PORTS_FROM + " to " + PORTS_TO + " for a dedicated server");
     }
 
     private static void pause(long millis) {

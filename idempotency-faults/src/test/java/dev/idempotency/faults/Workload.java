@@ -27,10 +27,14 @@ final class Workload {
     }
 
     static void createTables(DataSource ds, JdbcIdempotencyStore store) throws SQLException {
+        createTables(ds, store, EFFECTS, "effect VARCHAR(200) NOT NULL");
+    }
+
+    /** Creates the store's table and a business table {@code table} of scope, key and {@code columns}, if missing. */
+    static void createTables(DataSource ds, JdbcIdempotencyStore store, String table, String columns) throws SQLException {
         store.createTableIfMissing(ds);
         try (Connection c = ds.getConnection(); Statement s = c.createStatement()) {
-            s.execute("CREATE TABLE IF NOT EXISTS " + EFFECTS + " (scope VARCHAR(64) NOT NULL, key_id VARCHAR(255) NOT NULL,"
-                    + " effect VARCHAR(200) NOT NULL)");
+            s.execute("CREATE TABLE IF NOT EXISTS " + table + " (scope VARCHAR(64) NOT NULL, key_id VARCHAR(255) NOT NULL, " + columns + ")");
             if (!c.getAutoCommit()) {
                 c.commit();
             }
@@ -50,31 +54,38 @@ final class Workload {
     /** @return the business rows and records of {@code scope} */
     static DatabaseState read(DataSource ds, JdbcIdempotencyStore store, String scope) throws SQLException {
         Map<String, List<String>> effects = new HashMap<>();
-        Map<String, DatabaseState.Record> records = new HashMap<>();
-        try (Connection c = ds.getConnection()) {
-            try (PreparedStatement s = c.prepareStatement("SELECT key_id, effect FROM " + EFFECTS + " WHERE scope = ?")) {
-                s.setString(1, scope);
-                try (ResultSet rs = s.executeQuery()) {
-                    while (rs.next()) {
-                        effects.computeIfAbsent(rs.getString(1), k -> new ArrayList<>()).add(rs.getString(2));
-                    }
-                }
-            }
-            try (PreparedStatement s = c.prepareStatement("SELECT key_id, status, result FROM " + store.table().qualified()
-                    + " WHERE scope = ?")) {
-                s.setString(1, scope);
-                try (ResultSet rs = s.executeQuery()) {
-                    while (rs.next()) {
-                        byte[] result = rs.getBytes(3);
-                        records.put(rs.getString(1), new DatabaseState.Record(rs.getString(2),
-                                result == null ? null : new String(result, StandardCharsets.UTF_8)));
-                    }
+        try (Connection c = ds.getConnection();
+             PreparedStatement s = c.prepareStatement("SELECT key_id, effect FROM " + EFFECTS + " WHERE scope = ?")) {
+            s.setString(1, scope);
+            try (ResultSet rs = s.executeQuery()) {
+                while (rs.next()) {
+                    effects.computeIfAbsent(rs.getString(1), k -> new ArrayList<>()).add(rs.getString(2));
                 }
             }
             if (!c.getAutoCommit()) {
                 c.rollback();
             }
         }
-        return new DatabaseState(effects, records);
+        return new DatabaseState(effects, records(ds, store, scope));
+    }
+
+    /** @return the idempotency records of {@code scope}, by key */
+    static Map<String, DatabaseState.Record> records(DataSource ds, JdbcIdempotencyStore store, String scope) throws SQLException {
+        Map<String, DatabaseState.Record> records = new HashMap<>();
+        try (Connection c = ds.getConnection();
+             PreparedStatement s = c.prepareStatement("SELECT key_id, status, result FROM " + store.table().qualified() + " WHERE scope = ?")) {
+            s.setString(1, scope);
+            try (ResultSet rs = s.executeQuery()) {
+                while (rs.next()) {
+                    byte[] result = rs.getBytes(3);
+                    records.put(rs.getString(1), new DatabaseState.Record(rs.getString(2),
+                            result == null ? null : new String(result, StandardCharsets.UTF_8)));
+                }
+            }
+            if (!c.getAutoCommit()) {
+                c.rollback();
+            }
+        }
+        return records;
     }
 }
