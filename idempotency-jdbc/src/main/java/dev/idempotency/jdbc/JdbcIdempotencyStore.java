@@ -171,6 +171,7 @@ public final class JdbcIdempotencyStore implements LeasingStore<Connection> {
     public Claim claim(Connection tx, ClaimRequest request) {
         SqlDialect d = dialectFor(tx, request.key());
         try {
+            sendPendingCompletion(tx);
             return d.claim(tx, table, request);
         } catch (SQLException e) {
             throw translate(d, request.key(), "claim the key", e);
@@ -195,6 +196,26 @@ public final class JdbcIdempotencyStore implements LeasingStore<Connection> {
         } catch (SQLException e) {
             throw translate(d, completion.key(), "record the result", e);
         }
+        requireOneRecord(completion, rows);
+    }
+
+    /**
+     * Sends now a completion left for the commit of a transaction {@link JdbcTransactions} runs, before
+     * that transaction claims another key: a later claim of the same key in the same transaction must
+     * find the result recorded (and replay it), as it would have without the deferral.
+     */
+    private void sendPendingCompletion(Connection tx) throws SQLException {
+        OwnedTransactions.Slot owned = OwnedTransactions.of(tx);
+        if (owned == null || !owned.hasPending() || owned.writeLast() != null) {
+            return;
+        }
+        Completion pending = owned.completion();
+        int rows = owned.dialect().complete(tx, owned.table(), pending);
+        owned.clear();
+        requireOneRecord(pending, rows);
+    }
+
+    private void requireOneRecord(Completion completion, int rows) {
         if (rows != 1) {
             throw new IdempotencyStoreException(completion.key(), "the claimed record was not found when recording the result ("
                     + rows + " rows updated in table '" + table + "'); was it deleted concurrently?", null);
@@ -250,6 +271,7 @@ public final class JdbcIdempotencyStore implements LeasingStore<Connection> {
         IdempotencyKey first = requests.get(0).key();
         SqlDialect d = dialectFor(tx, first);
         try {
+            sendPendingCompletion(tx);
             return d.claimAll(tx, table, requests);
         } catch (SQLException e) {
             throw translate(d, first, "claim a chunk of " + requests.size() + " keys (from the first)", e);

@@ -58,6 +58,14 @@ final class OwnedTransactions {
             completion = c;
         }
 
+        /** Forgets the deferred completion, once it has been sent. */
+        void clear() {
+            dialect = null;
+            table = null;
+            completion = null;
+            writeLast = null;
+        }
+
         void deferWriteLast(SqlDialect d, TableName t, ClaimRequest r, Completion c) {
             defer(d, t, c);
             writeLast = r;

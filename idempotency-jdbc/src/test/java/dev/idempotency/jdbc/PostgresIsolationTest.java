@@ -14,6 +14,7 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.logging.Handler;
 import java.util.logging.Level;
@@ -239,6 +240,26 @@ class PostgresIsolationTest extends AbstractIsolationTest {
                 holder.rollback();
             }
         }
+        assertThat(executions).hasValue(1);
+    }
+
+    /**
+     * In a transaction the library runs, the result waits for the {@code COMMIT}; a second execution
+     * of the same key in that transaction must still find it recorded and replay it, not meet its own
+     * record in progress.
+     */
+    @Test
+    void aKeyExecutedTwiceInOneTransactionTheLibraryRunsReplaysTheSecondTime() throws Exception {
+        Idempotency<Connection> engine = engine(KeyPolicy.ofDefaults());
+        IdempotencyKey key = IdempotencyKey.of("iso", "twice-in-one-managed-transaction");
+        List<Outcome<String>> outcomes = JdbcTransactions.of(dataSource()).inTransaction(c -> List.of(
+                engine.execute(key, c, () -> work(c, key)),
+                engine.execute(key, c, () -> work(c, key))));
+        assertThat(outcomes.get(0).isExecuted()).isTrue();
+        assertThat(outcomes.get(1).status()).isEqualTo(Outcome.Status.REPLAYED);
+        assertThat(outcomes.get(1).value()).isEqualTo(outcomes.get(0).value());
+        assertThat(Tx.count(dataSource(), "SELECT COUNT(*) FROM iso_record WHERE key_id = 'twice-in-one-managed-transaction'"
+                + " AND status = 'COMPLETED'")).isEqualTo(1);
         assertThat(executions).hasValue(1);
     }
 }
