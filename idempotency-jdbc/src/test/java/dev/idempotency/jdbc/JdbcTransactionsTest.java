@@ -129,4 +129,113 @@ class JdbcTransactionsTest {
         assertThat(bookings("refused")).isZero();
         assertThat(managed.execute(key, tx -> "now").value()).as("the key is free: nothing was recorded").isEqualTo("now");
     }
+
+    // ---- failure paths of the transactions it runs ---------------------------------------------------
+
+    /**
+     * One physical connection handed out again and again, whose {@code close()} gives it back without
+     * resetting it (as a pool that does not roll back on return), and whose {@code rollback} and
+     * {@code setAutoCommit} may be made to fail; {@link #closes} counts the connections given back.
+     */
+    private final class OneConnection {
+        final Connection real;
+        final AtomicInteger closes = new AtomicInteger();
+        volatile boolean failRollback;
+        volatile boolean failBegin;
+
+        OneConnection() throws SQLException {
+            real = java.sql.DriverManager.getConnection("jdbc:h2:mem:transactions-one;DB_CLOSE_DELAY=-1");
+            try (Statement s = real.createStatement()) {
+                s.executeUpdate("CREATE TABLE IF NOT EXISTS booking (id VARCHAR(64) NOT NULL)");
+            }
+        }
+
+        DataSource dataSource() {
+            return (DataSource) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {DataSource.class}, (p, m, a) -> {
+                if (!m.getName().equals("getConnection")) {
+                    throw new UnsupportedOperationException(m.getName());
+                }
+                return Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {Connection.class}, (cp, cm, ca) -> {
+                    switch (cm.getName()) {
+                        case "close":
+                            closes.incrementAndGet();
+                            return null;
+                        case "rollback":
+                            if (failRollback) {
+                                throw new SQLException("the connection to the server was lost (injected at rollback)", "08006");
+                            }
+                            break;
+                        case "setAutoCommit":
+                            if (failBegin) {
+                                throw new SQLException("the connection to the server was lost (injected at begin)", "08006");
+                            }
+                            break;
+                        default:
+                            break;
+                    }
+                    return invoke(real, cm, ca);
+                });
+            });
+        }
+
+        int rowsSeen(String id) throws SQLException {
+            try (Statement s = real.createStatement(); java.sql.ResultSet rs = s.executeQuery("SELECT COUNT(*) FROM booking WHERE id = '" + id + "'")) {
+                rs.next();
+                return rs.getInt(1);
+            }
+        }
+    }
+
+    @Test
+    void aWorkThatThrowsIsRolledBackBeforeItsConnectionIsGivenBack() throws Exception {
+        OneConnection one = new OneConnection();
+        try {
+            JdbcTransactions transactions = JdbcTransactions.of(one.dataSource());
+            IllegalStateException thrown = new IllegalStateException("the work failed");
+            assertThatThrownBy(() -> transactions.inTransaction(tx -> {
+                try (Statement s = tx.createStatement()) {
+                    s.executeUpdate("INSERT INTO booking (id) VALUES ('thrown')");
+                }
+                throw thrown;
+            })).isSameAs(thrown);
+            assertThat(one.closes).as("the connection is given back").hasValue(1);
+            assertThat(one.rowsSeen("thrown")).as("even a connection that is not reset holds nothing of the failed work").isZero();
+        } finally {
+            one.real.close();
+        }
+    }
+
+    @Test
+    void aRollbackThatFailsTooIsAddedToTheWorksFailure() throws Exception {
+        OneConnection one = new OneConnection();
+        try {
+            one.failRollback = true;
+            IllegalStateException thrown = new IllegalStateException("the work failed");
+            assertThatThrownBy(() -> JdbcTransactions.of(one.dataSource()).inTransaction(tx -> {
+                throw thrown;
+            })).isSameAs(thrown);
+            assertThat(thrown.getSuppressed()).singleElement().isInstanceOf(SQLException.class)
+                    .extracting(Throwable::getMessage).asString().contains("injected at rollback");
+            assertThat(one.closes).hasValue(1);
+        } finally {
+            one.real.rollback();
+            one.real.close();
+        }
+    }
+
+    @Test
+    void aTransactionThatCannotBeginIsReportedAndItsConnectionGivenBack() throws Exception {
+        OneConnection one = new OneConnection();
+        try {
+            one.failBegin = true;
+            AtomicInteger runs = new AtomicInteger();
+            assertThatThrownBy(() -> JdbcTransactions.of(one.dataSource()).inTransaction(tx -> runs.incrementAndGet()))
+                    .isInstanceOf(dev.idempotency.IdempotencyStoreException.class).hasMessageContaining("could not begin a transaction")
+                    .hasRootCauseMessage("the connection to the server was lost (injected at begin)");
+            assertThat(runs).as("the work never ran").hasValue(0);
+            assertThat(one.closes).as("the connection is given back").hasValue(1);
+        } finally {
+            one.real.close();
+        }
+    }
 }

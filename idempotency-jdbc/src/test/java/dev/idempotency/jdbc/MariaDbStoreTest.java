@@ -82,7 +82,15 @@ class MariaDbStoreTest extends AbstractJdbcStoreTest {
             })).isInstanceOf(ResultTooLargeException.class).isInstanceOf(ResultOverPacketLimitException.class)
                     .hasMessageContaining("max_allowed_packet of " + packet + " bytes")
                     .hasMessageContaining("Nothing was sent")
-                    .satisfies(e -> assertThat(((ResultTooLargeException) e).size()).isEqualTo(sixteenMiB));
+                    .satisfies(e -> assertThat(((ResultTooLargeException) e).size()).isEqualTo(sixteenMiB))
+                    .satisfies(e -> {
+                        ResultOverPacketLimitException over = (ResultOverPacketLimitException) e;
+                        assertThat(over.packetLimit()).isEqualTo(packet);
+                        assertThat(over.limit()).isEqualTo((int) packet);
+                        assertThat(over.statementBytes()).isGreaterThanOrEqualTo(sixteenMiB);
+                        assertThat(over.getMessage()).as("names the key").contains(key.id())
+                                .contains("up to " + over.statementBytes() + " bytes");
+                    });
             String quotes = "'".repeat(sixteenMiB / 2 + 1); // within the packet as bytes, over it once escaped
             assertThatThrownBy(() -> generous.execute(quoted, c, () -> quotes)).isInstanceOf(ResultOverPacketLimitException.class);
             assertThat(c.isValid(2)).as("the connection survives").isTrue();

@@ -253,9 +253,28 @@ class BrokenStoresTest {
     private record Run(TestExecutionSummary summary, List<String> messages) {
     }
 
+    /**
+     * The seed of the broken contracts' random properties, unless one is given with
+     * {@code -Didempotency.testkit.seed}: a random property finds a broken store with most seeds, not
+     * with all (at quick effort the lease property missed {@link MismatchTakenOver} with 1 seed in
+     * 300), and a proof that the contract catches a bug must not depend on the draw. The mutation
+     * runs fix the same seed.
+     */
+    private static final String SEED = "20250101";
+
     private static Run run(DiscoverySelector selector) {
+        boolean seedGiven = System.getProperty(IdempotencyStoreContract.SEED_PROPERTY) != null;
+        if (!seedGiven) {
+            System.setProperty(IdempotencyStoreContract.SEED_PROPERTY, SEED);
+        }
         SummaryGeneratingListener listener = new SummaryGeneratingListener();
-        LauncherFactory.create().execute(LauncherDiscoveryRequestBuilder.request().selectors(selector).build(), listener);
+        try {
+            LauncherFactory.create().execute(LauncherDiscoveryRequestBuilder.request().selectors(selector).build(), listener);
+        } finally {
+            if (!seedGiven) {
+                System.clearProperty(IdempotencyStoreContract.SEED_PROPERTY);
+            }
+        }
         List<String> messages = new ArrayList<>();
         for (TestExecutionSummary.Failure f : listener.getSummary().getFailures()) {
             StringBuilder m = new StringBuilder(f.getTestIdentifier().getDisplayName()).append(": ");

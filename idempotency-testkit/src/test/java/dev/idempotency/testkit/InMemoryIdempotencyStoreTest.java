@@ -12,10 +12,13 @@ import dev.idempotency.spi.ClaimRequest;
 import dev.idempotency.spi.Completion;
 import dev.idempotency.spi.TxSavepoint;
 import dev.idempotency.spi.LeaseRequest;
+import dev.idempotency.spi.LeasedCompletion;
 import dev.idempotency.spi.RecordStatus;
+import dev.idempotency.spi.RecoveryPoint;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
@@ -114,14 +117,37 @@ class InMemoryIdempotencyStoreTest {
         assertThat(store).hasToString("InMemoryIdempotencyStore[1 records]");
     }
 
-    /** Every method gives the store's lock back: another thread can use the store after it. */
+    /**
+     * Every method gives the store's lock back: another thread can use the store after each one (a
+     * method that kept it would leave that thread waiting for ever).
+     */
     @Test
     void anotherThreadCanUseTheStoreAfterEachMethod() throws Exception {
+        LeaseRequest lease = new LeaseRequest(KEY, A, TOKEN, Duration.ofMinutes(1), Duration.ofHours(1), Duration.ofSeconds(1));
         InMemoryIdempotencyStore.Transaction tx = store.begin();
-        store.size();
-        store.releaseLease(tx, KEY, TOKEN);
-        store.rollback(tx);
-        assertThat(CompletableFuture.supplyAsync(store::size).get(30, java.util.concurrent.TimeUnit.SECONDS)).isZero();
+        List<Runnable> methods = List.of(store::size, () -> store.checkTransaction(tx, KEY),
+                () -> store.claim(tx, claimUntil(NOW.plusSeconds(60), Duration.ofSeconds(1))), () -> store.release(tx, KEY),
+                () -> store.claim(tx, claimUntil(NOW.plusSeconds(60), Duration.ofSeconds(1))), () -> {
+                    TxSavepoint savepoint = store.savepoint(tx);
+                    store.complete(tx, completion());
+                    savepoint.rollback();
+                }, () -> store.complete(tx, completion()), () -> store.purgeExpired(tx, NOW, 10),
+                () -> store.claimLease(tx, new LeaseRequest(IdempotencyKey.of("orders", "leased"), A, TOKEN, lease.lease(),
+                        lease.retention(), lease.lockTimeout())),
+                () -> store.extendLease(tx, IdempotencyKey.of("orders", "leased"), TOKEN, Duration.ofMinutes(2)),
+                () -> store.checkpoint(tx, IdempotencyKey.of("orders", "leased"), TOKEN, new RecoveryPoint("string", new byte[] {1})),
+                () -> store.completeLeased(tx, TOKEN, new LeasedCompletion(IdempotencyKey.of("orders", "leased"), RecordStatus.COMPLETED,
+                        "string", new byte[] {2}, Duration.ofHours(1))),
+                () -> store.releaseLease(tx, IdempotencyKey.of("orders", "leased"), TOKEN), () -> store.commit(tx),
+                () -> store.transactions().inTransaction(t -> store.claimLease(t, lease)), () -> {
+                    InMemoryIdempotencyStore.Transaction rolledBack = store.begin();
+                    store.rollback(rolledBack);
+                });
+        for (int i = 0; i < methods.size(); i++) {
+            methods.get(i).run();
+            assertThat(CompletableFuture.supplyAsync(store::size).get(30, java.util.concurrent.TimeUnit.SECONDS))
+                    .as("the store's size, read by another thread after method %d", i + 1).isNotNegative();
+        }
     }
 
     @Test

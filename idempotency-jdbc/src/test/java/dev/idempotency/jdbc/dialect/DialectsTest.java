@@ -96,11 +96,13 @@ class DialectsTest {
         }
     }
 
-    private interface Failing {
+    /** A statement expected to fail. */
+    interface Failing {
         void run() throws SQLException;
     }
 
-    private static SQLException failure(Failing statement) {
+    /** @return the failure of {@code statement}, which must fail */
+    static SQLException failure(Failing statement) {
         try {
             statement.run();
         } catch (SQLException e) {

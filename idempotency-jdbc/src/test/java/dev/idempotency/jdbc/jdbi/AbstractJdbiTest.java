@@ -25,6 +25,7 @@ import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.Jdbi;
 import org.jdbi.v3.core.transaction.TransactionIsolationLevel;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -226,5 +227,39 @@ abstract class AbstractJdbiTest {
         now.updateAndGet(t -> t.plus(KeyPolicy.DEFAULT_RETENTION));
         int purged = jdbi.inTransaction(h -> idem.purgeExpired(h, 10));
         assertThat(purged).isEqualTo(1);
+    }
+
+    /**
+     * A handle inside a transaction on a read-only connection passes Jdbi's own check; the JDBC store's
+     * check refuses it before anything is written. Where the driver takes {@code setReadOnly} as a hint
+     * it does not report, there is nothing to refuse.
+     */
+    @Test
+    void aHandleOnAReadOnlyConnectionIsRefusedAndNothingIsWritten() throws Exception {
+        IdempotencyKey key = key("read-only");
+        try (Handle h = jdbi.open()) {
+            h.getConnection().setReadOnly(true);
+            try {
+                Assumptions.assumeTrue(h.getConnection().isReadOnly(), "the driver does not report setReadOnly(true)");
+                h.begin();
+                assertThatThrownBy(() -> idem.execute(key, h, () -> work(h, key))).isInstanceOf(TransactionRequiredException.class)
+                        .hasMessageContaining("read-only").hasMessageContaining("Nothing was written");
+                h.rollback();
+            } finally {
+                h.getConnection().setReadOnly(false);
+            }
+        }
+        assertThat(executions).hasValue(0);
+    }
+
+    /** Jdbi wraps the driver's failures: a conflict stays retryable through the wrapping, anything else does not. */
+    @Test
+    void jdbiTransactionsRetryConflictsOnly() {
+        JdbiTransactions transactions = JdbiTransactions.of(jdbi);
+        java.sql.SQLException conflict = new java.sql.SQLException("could not serialize access", "40001");
+        assertThat(transactions.isRetryable(new org.jdbi.v3.core.statement.UnableToExecuteStatementException(conflict, null))).isTrue();
+        java.sql.SQLException duplicate = new java.sql.SQLException("duplicate key", "23505");
+        assertThat(transactions.isRetryable(new org.jdbi.v3.core.statement.UnableToExecuteStatementException(duplicate, null))).isFalse();
+        assertThat(transactions.isRetryable(new IllegalStateException("a bug"))).isFalse();
     }
 }
