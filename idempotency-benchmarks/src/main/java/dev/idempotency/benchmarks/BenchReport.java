@@ -392,7 +392,7 @@ public final class BenchReport {
             md.append("| ").append(title(db));
             for (String op : PEER_COLUMNS) {
                 double v = score(tx + op, db);
-                md.append(" | ").append(fixed(v));
+                md.append(" | ").append(Double.isNaN(v) ? "–" : fixed(v)); // – : the operation does not run there (Spring on SQLite)
                 if (!Double.isNaN(v) && !op.equals("baseline")) {
                     double against = op.equals("reservationFirstExecution") ? score(tx + "reservationBaseline", db) : base;
                     md.append(" (").append(ratio(v, against)).append(")");
