@@ -405,11 +405,16 @@ public abstract class SqlDialect {
      * @throws SQLException if the update fails
      */
     public int complete(Connection c, TableName table, Completion done) throws SQLException {
-        try (PreparedStatement s = c.prepareStatement("UPDATE " + table + " SET status = ?, result_codec = ?, result = ?,"
-                + " completed_at = ?, expires_at = ? WHERE scope = ? AND key_id = ?")) {
+        try (PreparedStatement s = c.prepareStatement(completionUpdate(table))) {
             bindCompletion(s, done);
             return s.executeUpdate();
         }
+    }
+
+    /** @return the completing {@code UPDATE}, whose parameters {@link #bindCompletion} binds */
+    private static String completionUpdate(TableName table) {
+        return "UPDATE " + table + " SET status = ?, result_codec = ?, result = ?, completed_at = ?, expires_at = ?"
+                + " WHERE scope = ? AND key_id = ?";
     }
 
     /**
@@ -790,16 +795,9 @@ public abstract class SqlDialect {
         if (completions.isEmpty()) {
             return 0;
         }
-        try (PreparedStatement s = c.prepareStatement("UPDATE " + table + " SET status = ?, result_codec = ?, result = ?,"
-                + " completed_at = ?, expires_at = ? WHERE scope = ? AND key_id = ?")) {
+        try (PreparedStatement s = c.prepareStatement(completionUpdate(table))) {
             for (Completion done : completions) {
-                s.setString(1, done.status().name());
-                s.setString(2, done.codec());
-                bindResult(s, 3, done.result());
-                s.setLong(4, done.completedAt().toEpochMilli());
-                s.setLong(5, done.expiresAt().toEpochMilli());
-                s.setString(6, done.key().scope());
-                s.setString(7, done.key().id());
+                bindCompletion(s, done);
                 s.addBatch();
             }
             int missing = 0;
