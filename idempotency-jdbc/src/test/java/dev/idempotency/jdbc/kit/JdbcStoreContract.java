@@ -2,6 +2,7 @@ package dev.idempotency.jdbc.kit;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.idempotency.jdbc.JdbcIdempotencyStore;
+import dev.idempotency.jdbc.dialect.TableName;
 import dev.idempotency.spi.IdempotencyStore;
 import dev.idempotency.testkit.IdempotencyStoreContract;
 import java.sql.Connection;
@@ -23,6 +24,9 @@ abstract class JdbcStoreContract extends IdempotencyStoreContract<Connection> {
 
     private HikariDataSource pool;
 
+    /** The table of the store under test, which {@link #configure} may have changed. */
+    private TableName table;
+
     /** @return a pool on the database under test, with at least 10 connections */
     abstract HikariDataSource createPool() throws Exception;
 
@@ -36,6 +40,7 @@ abstract class JdbcStoreContract extends IdempotencyStoreContract<Connection> {
         pool = createPool();
         JdbcIdempotencyStore store = configure(JdbcIdempotencyStore.builder().table(TABLE)).build();
         store.createTableIfMissing(pool);
+        table = store.table();
         return store;
     }
 
@@ -93,7 +98,7 @@ abstract class JdbcStoreContract extends IdempotencyStoreContract<Connection> {
     protected void reset() throws Exception {
         try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
             c.setAutoCommit(true);
-            s.executeUpdate("DELETE FROM " + TABLE);
+            s.executeUpdate("DELETE FROM " + table);
         }
     }
 
