@@ -21,12 +21,16 @@ final class CountingConnection {
      * @return the counting connection
      */
     static Connection wrap(Connection target, AtomicInteger counter) {
-        return (Connection) Proxy.newProxyInstance(CountingConnection.class.getClassLoader(), new Class<?>[] {Connection.class},
+        Connection[] self = new Connection[1];
+        self[0] = (Connection) Proxy.newProxyInstance(CountingConnection.class.getClassLoader(), new Class<?>[] {Connection.class},
                 (proxy, method, args) -> {
                     Object result = invoke(target, method, args);
                     if (result instanceof Statement statement) {
                         Class<?> type = statement instanceof PreparedStatement ? PreparedStatement.class : Statement.class;
                         InvocationHandler counted = (p, m, a) -> {
+                            if (m.getName().equals("getConnection")) {
+                                return self[0]; // a statement made through the statement's connection is counted too
+                            }
                             if (m.getName().startsWith("execute")) {
                                 counter.incrementAndGet();
                             }
@@ -36,6 +40,7 @@ final class CountingConnection {
                     }
                     return result;
                 });
+        return self[0];
     }
 
     private static Object invoke(Object target, Method method, Object[] args) throws Throwable {
