@@ -315,6 +315,45 @@ public abstract class AbstractJdbcStoreTest {
         assertThat(records()).isZero();
     }
 
+    /**
+     * With final failures declared, the engine sets a savepoint before the work; the store ends it
+     * with the attempt: released when the work returns, rolled back to for a final failure. A
+     * savepoint left open holds a subtransaction on PostgreSQL until the commit, one more per key
+     * of a long transaction.
+     */
+    @Test
+    void theSavepointOfAFinalFailurePolicyIsReleasedWhenTheWorkReturns() throws Exception {
+        Idempotency<Connection> strict = engine(KeyPolicy.builder().finalFailures(CardDeclined.class).build());
+        List<String> calls = new ArrayList<>();
+        try (Connection raw = dataSource().getConnection()) {
+            raw.setAutoCommit(false);
+            Connection c = savepointsRecorded(raw, calls);
+            assertThat(strict.execute(key("sp-done"), c, () -> "v").isExecuted()).isTrue();
+            assertThat(calls).as("a work that returns").containsExactly("setSavepoint", "releaseSavepoint");
+            calls.clear();
+            assertThat(strict.<String, CardDeclined>execute(key("sp-declined"), c, () -> {
+                throw new CardDeclined("declined");
+            })).isInstanceOf(Outcome.Failed.class);
+            assertThat(calls).as("a final failure").containsExactly("setSavepoint", "rollback");
+            raw.commit();
+        }
+    }
+
+    /** @return {@code target}, with each savepoint call's name added to {@code calls} */
+    private static Connection savepointsRecorded(Connection target, List<String> calls) {
+        return (Connection) java.lang.reflect.Proxy.newProxyInstance(Connection.class.getClassLoader(), new Class<?>[] {Connection.class},
+                (proxy, method, args) -> {
+                    if (method.getName().contains("Savepoint") || (method.getName().equals("rollback") && args != null)) {
+                        calls.add(method.getName());
+                    }
+                    try {
+                        return method.invoke(target, args);
+                    } catch (java.lang.reflect.InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                });
+    }
+
     @Test
     void everyBuiltInResultTypeAndNullRoundTripsThroughAReplay() throws Exception {
         List<Object> values = List.of("text é ✓", new byte[] {0, 1, (byte) 255}, 42, -7L, true,
