@@ -1,4 +1,4 @@
-package dev.idempotency.scale;
+package dev.idempotency.jdbc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -11,8 +11,6 @@ import dev.idempotency.KeyPolicy;
 import dev.idempotency.ManagedIdempotency;
 import dev.idempotency.Outcome;
 import dev.idempotency.RetryPolicy;
-import dev.idempotency.jdbc.JdbcIdempotencyStore;
-import dev.idempotency.jdbc.JdbcTransactions;
 import dev.idempotency.jdbc.dialect.PartitionedPostgresDialect;
 import dev.idempotency.jdbc.dialect.TableName;
 import java.sql.Connection;
@@ -26,7 +24,6 @@ import java.time.InstantSource;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
@@ -59,7 +56,7 @@ class PartitionedPostgresTest {
 
     @BeforeAll
     void open() throws SQLException {
-        pool = Cluster.pool(Cluster.env("IDEMPOTENCY_PG_URL"), "IDEMPOTENCY_PG", SENDERS + 2, Map.of());
+        pool = TestDatabases.postgres();
         table = TableName.of("idem_by_day_" + UUID.randomUUID().toString().substring(0, 8));
         // tag::setup[]
         store = JdbcIdempotencyStore.builder().table(table).dialect(new PartitionedPostgresDialect()).build();
