@@ -33,6 +33,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
@@ -635,5 +636,38 @@ public abstract class AbstractIsolationTest {
         public synchronized SQLException getCause() {
             return (SQLException) super.getCause();
         }
+    }
+
+    /** @return whether the dialect bounds a claim's lock wait to the millisecond (else in whole seconds, as documented) */
+    protected boolean lockWaitsEndToTheMillisecond() {
+        return false;
+    }
+
+    /**
+     * The claim's lock wait ends at the policy's timeout in milliseconds, not rounded up to a second:
+     * a claimer with 300 ms meets a holder that stays open, and gets {@code InProgress} well before a
+     * second has passed. Only where {@link #lockWaitsEndToTheMillisecond()}.
+     */
+    @Test
+    void aClaimsLockWaitEndsAtThePolicysMilliseconds() throws Exception {
+        Assumptions.assumeTrue(lockWaitsEndToTheMillisecond(), "this database bounds lock waits in whole seconds");
+        Idempotency<Connection> patient = engine(KeyPolicy.ofDefaults());
+        Idempotency<Connection> impatient = engine(KeyPolicy.builder().lockTimeout(Duration.ofMillis(300)).build());
+        IdempotencyKey key = IdempotencyKey.of("iso", "lock-timeout-millis");
+        try (Connection holder = open(Connection.TRANSACTION_READ_COMMITTED);
+             Connection waiter = open(Connection.TRANSACTION_READ_COMMITTED)) {
+            try {
+                assertThat(patient.execute(key, holder, () -> work(holder, key)).isExecuted()).isTrue();
+                long started = System.nanoTime();
+                Outcome<String> o = impatient.execute(key, waiter, () -> work(waiter, key));
+                long waitedMillis = (System.nanoTime() - started) / 1_000_000;
+                assertThat(o).isEqualTo(new Outcome.InProgress<>(key));
+                assertThat(waitedMillis).as("waited the policy's 300 ms, not a whole second").isBetween(250L, 990L);
+            } finally {
+                waiter.rollback();
+                holder.rollback();
+            }
+        }
+        assertThat(executions).hasValue(1);
     }
 }

@@ -29,6 +29,12 @@ class H2IsolationTest extends AbstractIsolationTest {
         return pool;
     }
 
+    /** Embedded H2: the session's lock timeout, set in milliseconds for the claim's statement. */
+    @Override
+    protected boolean lockWaitsEndToTheMillisecond() {
+        return true;
+    }
+
     /** H2's REPEATABLE READ lets other transactions' new rows appear (phantoms); SERIALIZABLE does not. */
     @Override
     protected boolean staleSnapshotDuplicateConflicts(int isolation) {

@@ -216,31 +216,9 @@ class PostgresIsolationTest extends AbstractIsolationTest {
         }
     }
 
-    /**
-     * The claim's lock wait ends at the policy's timeout in milliseconds, not rounded up to a second:
-     * a claimer with 300 ms meets a holder that stays open, and gets {@code InProgress} well before a
-     * second has passed.
-     */
-    @Test
-    void aClaimsLockWaitEndsAtThePolicysMilliseconds() throws Exception {
-        Idempotency<Connection> patient = engine(KeyPolicy.ofDefaults());
-        Idempotency<Connection> impatient = engine(KeyPolicy.builder().lockTimeout(Duration.ofMillis(300)).build());
-        IdempotencyKey key = IdempotencyKey.of("iso", "lock-timeout-millis");
-        try (Connection holder = open(Connection.TRANSACTION_READ_COMMITTED);
-             Connection waiter = open(Connection.TRANSACTION_READ_COMMITTED)) {
-            try {
-                assertThat(patient.execute(key, holder, () -> work(holder, key)).isExecuted()).isTrue();
-                long started = System.nanoTime();
-                Outcome<String> o = impatient.execute(key, waiter, () -> work(waiter, key));
-                long waitedMillis = (System.nanoTime() - started) / 1_000_000;
-                assertThat(o).isEqualTo(new Outcome.InProgress<>(key));
-                assertThat(waitedMillis).as("waited the policy's 300 ms, not a whole second").isBetween(250L, 990L);
-            } finally {
-                waiter.rollback();
-                holder.rollback();
-            }
-        }
-        assertThat(executions).hasValue(1);
+    @Override
+    protected boolean lockWaitsEndToTheMillisecond() {
+        return true;
     }
 
     /**
