@@ -240,6 +240,80 @@ public abstract class AbstractChunkTest {
         }
     }
 
+    /** @return whether an open transaction that holds one key leaves a chunk's other keys free (row locks) */
+    protected boolean otherKeysFreeWhileOneIsHeld() {
+        return true;
+    }
+
+    /** @return whether the dialect bounds a lock wait to the millisecond (else in whole seconds, as documented) */
+    protected boolean lockWaitsEndToTheMillisecond() {
+        return false;
+    }
+
+    /**
+     * An open transaction holds one key of a chunk past the chunk's lock timeout: that item answers
+     * {@code InProgress} without running, the chunk's other items run, and the transaction stays
+     * usable. Where waits end to the millisecond, the chunk waits about the timeout per statement
+     * that met the holder, not a second.
+     */
+    @Test
+    void anItemHeldPastTheLockTimeoutAnswersInProgressAndTheOthersRun() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(otherKeysFreeWhileOneIsHeld(), "one open writer locks the whole database");
+        Idempotency<Connection> impatient = Idempotency.builder(store).clock(clock).keyPolicy(KeyPolicy.builder()
+                .retention(Duration.ofDays(7)).lockTimeout(Duration.ofMillis(200)).build()).build();
+        List<Outcome<Integer>> outcomes;
+        long waitedMillis;
+        try (Connection holder = dataSource().getConnection(); Connection c = dataSource().getConnection()) {
+            holder.setAutoCommit(false);
+            c.setAutoCommit(false);
+            try {
+                idem.executeChunk(holder, items(1, 2), AbstractChunkTest::key, ResultCodec.integer(), item -> book(holder, item));
+                long started = System.nanoTime();
+                outcomes = impatient.executeChunk(c, items(0, 3), AbstractChunkTest::key, ResultCodec.integer(), item -> book(c, item));
+                waitedMillis = (System.nanoTime() - started) / 1_000_000;
+                c.commit();
+            } finally {
+                c.rollback();
+                holder.rollback();
+            }
+        }
+        assertThat(outcomes).extracting(Outcome::status)
+                .containsExactly(Outcome.Status.EXECUTED, Outcome.Status.IN_PROGRESS, Outcome.Status.EXECUTED);
+        assertThat(runs.get("item-00001")).as("the held item ran once, in the holder only").hasValue(1);
+        assertThat(Tx.count(dataSource(), "SELECT COUNT(*) FROM chunk_ledger")).as("the other items' rows committed").isEqualTo(2);
+        if (lockWaitsEndToTheMillisecond()) {
+            assertThat(waitedMillis).as("waited about 200 ms per statement that met the holder, not a second").isLessThan(1150L);
+        }
+    }
+
+    /**
+     * A claimed record deleted before the chunk records its outcomes (here by the chunk's own work,
+     * as a concurrent purge could): the chunk fails, naming the first key, and the caller's rollback
+     * leaves nothing; the rerun runs every item.
+     */
+    @Test
+    void aClaimedRecordThatVanishesBeforeTheCompletionFailsTheChunk() throws Exception {
+        assertThatThrownBy(() -> {
+            try (Connection c = dataSource().getConnection()) {
+                c.setAutoCommit(false);
+                try {
+                    idem.executeChunk(c, items(0, 3), AbstractChunkTest::key, ResultCodec.integer(), item -> {
+                        if (item.equals("item-00002")) {
+                            try (PreparedStatement s = c.prepareStatement("DELETE FROM " + TABLE + " WHERE key_id = 'item-00001'")) {
+                                s.executeUpdate();
+                            }
+                        }
+                        return book(c, item);
+                    });
+                } finally {
+                    c.rollback();
+                }
+            }
+        }).isInstanceOf(dev.idempotency.IdempotencyStoreException.class).hasMessageContaining("not found");
+        assertThat(Tx.count(dataSource(), "SELECT COUNT(*) FROM " + TABLE)).isZero();
+        assertThat(chunk(items(0, 3), true)).allMatch(Outcome::isExecuted);
+    }
+
     /** @return statements of a replayed chunk of 20 */
     protected int statementsPerReplayedChunkOf20() {
         return 1;

@@ -28,4 +28,9 @@ class H2ChunkTest extends AbstractChunkTest {
         return List.of(-1, Connection.TRANSACTION_READ_COMMITTED,
                 Connection.TRANSACTION_REPEATABLE_READ, Connection.TRANSACTION_SERIALIZABLE);
     }
+
+    @Override
+    protected boolean lockWaitsEndToTheMillisecond() {
+        return true;
+    }
 }

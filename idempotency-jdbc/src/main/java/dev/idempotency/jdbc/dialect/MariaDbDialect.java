@@ -228,15 +228,20 @@ public class MariaDbDialect extends SqlDialect {
     /**
      * Records a chunk's outcomes in one multi-table {@code UPDATE} joined to a derived table of the
      * results, per {@value #KEYS_PER_STATEMENT} keys and 4 MiB of results ({@link #completeInRowSets}),
-     * instead of a batch of one {@code UPDATE} per key. The count is of matched rows: Connector/J
-     * reports found rows, and a completed row changes anyway (its status does).
+     * instead of a batch of one {@code UPDATE} per key. The derived table is read first and each
+     * record reached through the primary key ({@code STRAIGHT_JOIN}, {@code FORCE INDEX}): left to
+     * itself, the optimizer scans a small table instead, and an {@code UPDATE} that scans locks every
+     * row it reads, so it would wait for any key another transaction holds, up to
+     * {@code innodb_lock_wait_timeout}. The count is of matched rows: Connector/J reports found rows,
+     * and a completed row changes anyway (its status does).
      */
     @Override
     public int completeAll(Connection c, TableName table, List<Completion> completions) throws SQLException {
-        return completeInRowSets(c, completions, rows -> "UPDATE " + table + " t JOIN (SELECT ? AS scope, ? AS key_id, ? AS status,"
+        return completeInRowSets(c, completions, rows -> "UPDATE (SELECT ? AS scope, ? AS key_id, ? AS status,"
                 + " ? AS codec, ? AS result, ? AS completed_at, ? AS expires_at"
                 + " UNION ALL SELECT ?, ?, ?, ?, ?, ?, ?".repeat(rows - 1)
-                + ") v ON t.scope = v.scope AND t.key_id = v.key_id SET t.status = v.status, t.result_codec = v.codec,"
+                + ") v STRAIGHT_JOIN " + table + " t FORCE INDEX (PRIMARY) ON t.scope = v.scope AND t.key_id = v.key_id"
+                + " SET t.status = v.status, t.result_codec = v.codec,"
                 + " t.result = v.result, t.completed_at = v.completed_at, t.expires_at = v.expires_at");
     }
 

@@ -107,12 +107,16 @@ public class PartitionedPostgresDialect extends PostgresDialect {
         return claimReadingFirst(c, table, request);
     }
 
-    /** Claims key by key, each as {@link #claim}: the multi-row insert relies on a unique key this table lacks. */
+    /**
+     * Claims key by key, each as {@link #claim} under a savepoint ({@link #claimInChunk}, so that a key
+     * held past the lock timeout leaves the transaction usable): the multi-row insert relies on a
+     * unique key this table lacks.
+     */
     @Override
     public List<Claim> claimAll(Connection c, TableName table, List<ClaimRequest> requests) throws SQLException {
         List<Claim> claims = new ArrayList<>(requests.size());
         for (ClaimRequest r : requests) {
-            claims.add(claim(c, table, r));
+            claims.add(claimInChunk(c, table, r));
         }
         return claims;
     }

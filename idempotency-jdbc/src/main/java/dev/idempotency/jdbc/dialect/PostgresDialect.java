@@ -163,7 +163,7 @@ public class PostgresDialect extends SqlDialect {
             Set<IdempotencyKey> inserted = insertReturning(c, table, slice);
             if (inserted == null) {
                 for (ClaimRequest r : slice) {
-                    claims.add(claim(c, table, r));
+                    claims.add(claimInChunk(c, table, r));
                 }
                 continue;
             }
@@ -176,11 +176,32 @@ public class PostgresDialect extends SqlDialect {
                 } else if (record != null && record.expiresAt().isAfter(r.now())) {
                     claims.add(Claim.existing(record));
                 } else {
-                    claims.add(claim(c, table, r));
+                    claims.add(claimInChunk(c, table, r));
                 }
             }
         }
         return claims;
+    }
+
+    /**
+     * The single claim of one key of a chunk, under a savepoint: a lock wait that runs out fails the
+     * statement, which aborts a PostgreSQL transaction, and the chunk's other keys must still be
+     * claimed. The key then answers {@link Claim.Busy} and the transaction goes on.
+     *
+     * @param c the connection, in a transaction
+     * @param table the table
+     * @param r the attempt
+     * @return the claim
+     * @throws SQLException if the claim fails otherwise
+     */
+    protected final Claim claimInChunk(Connection c, TableName table, ClaimRequest r) throws SQLException {
+        Savepoint savepoint = c.setSavepoint();
+        Claim claim = claim(c, table, r);
+        if (claim instanceof Claim.Busy) {
+            c.rollback(savepoint);
+        }
+        releaseQuietly(c, savepoint);
+        return claim;
     }
 
     /** @return the keys the insert claimed, or {@code null} if a lock wait ran out (nothing inserted) */
