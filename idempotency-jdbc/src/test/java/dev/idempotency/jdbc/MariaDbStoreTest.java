@@ -87,7 +87,9 @@ class MariaDbStoreTest extends AbstractJdbcStoreTest {
                         ResultOverPacketLimitException over = (ResultOverPacketLimitException) e;
                         assertThat(over.packetLimit()).isEqualTo(packet);
                         assertThat(over.limit()).isEqualTo((int) packet);
-                        assertThat(over.statementBytes()).isGreaterThanOrEqualTo(sixteenMiB);
+                        assertThat(over.statementBytes()).as("the documented bound: 512 bytes, the key and codec twice, the result")
+                                .isEqualTo(512L + 2L * (key.scope().length() + key.id().length()
+                                        + dev.idempotency.ResultCodec.string().name().length()) + sixteenMiB);
                         assertThat(over.getMessage()).as("names the key").contains(key.id())
                                 .contains("up to " + over.statementBytes() + " bytes");
                     });
@@ -101,6 +103,27 @@ class MariaDbStoreTest extends AbstractJdbcStoreTest {
         }
         assertThat(effects()).as("the refused attempt's work was rolled back").isZero();
         assertThat(Tx.commit(dataSource(), c -> generous.execute(key, c, () -> "not run")).value()).hasSize(sixteenMiB / 2);
+        assertThat(records()).isEqualTo(1);
+    }
+
+    /**
+     * Write-last mode meets the same limit: the completed record over {@code max_allowed_packet} is
+     * refused before it is sent, the work is rolled back, nothing is recorded, and the pool's
+     * connection is still usable for the retry.
+     */
+    @Test
+    void aWriteLastRecordOverThePacketLimitIsRefusedBeforeItIsSent() throws Exception {
+        int sixteenMiB = 16 * 1024 * 1024;
+        dev.idempotency.ManagedIdempotency<Connection> managed = dev.idempotency.ManagedIdempotency.builder(
+                engine(KeyPolicy.builder().maxResultBytes(sixteenMiB).build()), JdbcTransactions.of(dataSource())).build();
+        IdempotencyKey key = key("write-last-over-the-packet");
+        assertThatThrownBy(() -> managed.executeWritingLast(key, c -> {
+            work(c, key);
+            return "x".repeat(sixteenMiB);
+        })).isInstanceOf(ResultOverPacketLimitException.class).hasMessageContaining("Nothing was sent");
+        assertThat(effects()).as("the work was rolled back").isZero();
+        assertThat(records()).as("nothing recorded").isZero();
+        assertThat(managed.executeWritingLast(key, c -> work(c, key)).isExecuted()).as("the retry runs and records").isTrue();
         assertThat(records()).isEqualTo(1);
     }
 }

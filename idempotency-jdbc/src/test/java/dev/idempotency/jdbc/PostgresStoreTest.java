@@ -1,7 +1,11 @@
 package dev.idempotency.jdbc;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import com.zaxxer.hikari.HikariDataSource;
+import java.sql.Connection;
 import javax.sql.DataSource;
+import org.junit.jupiter.api.Test;
 
 /** The store contract on the PostgreSQL server of the environment. */
 class PostgresStoreTest extends AbstractJdbcStoreTest {
@@ -41,6 +45,41 @@ class PostgresStoreTest extends AbstractJdbcStoreTest {
     protected void closeDataSource() {
         if (pool != null) {
             pool.close();
+        }
+    }
+
+    /**
+     * PostgreSQL's DDL is transactional: on a pool whose connections start with auto-commit off,
+     * {@code createTableIfMissing(DataSource)} commits what it created, or the pool's rollback on
+     * return would undo it. The store built with an explicit dialect reports it.
+     */
+    @Test
+    void createTableIfMissingCommitsOnAPoolWithoutAutoCommit() throws Exception {
+        String name = "idempotency_ddl_" + Long.toHexString(System.nanoTime());
+        dev.idempotency.jdbc.dialect.PostgresDialect dialect = new dev.idempotency.jdbc.dialect.PostgresDialect();
+        JdbcIdempotencyStore explicit = JdbcIdempotencyStore.builder().table(name).dialect(dialect).build();
+        assertThat(explicit.dialect()).containsSame(dialect);
+        assertThat(JdbcIdempotencyStore.ofDefaults().dialect()).as("detected per connection").isEmpty();
+        DataSource withoutAutoCommit = (DataSource) java.lang.reflect.Proxy.newProxyInstance(DataSource.class.getClassLoader(),
+                new Class<?>[] {DataSource.class}, (proxy, method, args) -> {
+                    Object result;
+                    try {
+                        result = method.invoke(dataSource(), args);
+                    } catch (java.lang.reflect.InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                    if (result instanceof Connection c) {
+                        c.setAutoCommit(false);
+                    }
+                    return result;
+                });
+        try {
+            explicit.createTableIfMissing(withoutAutoCommit);
+            assertThat(Tx.count(dataSource(), "SELECT COUNT(*) FROM " + name)).as("the table exists for other connections").isZero();
+        } finally {
+            try (Connection c = dataSource().getConnection(); java.sql.Statement s = c.createStatement()) {
+                s.execute("DROP TABLE IF EXISTS " + name);
+            }
         }
     }
 }
