@@ -240,6 +240,49 @@ public abstract class AbstractChunkTest {
         }
     }
 
+    /**
+     * A chunk of two statements' worth of keys ({@code 2 × 500}): every item runs once, in input
+     * order, and the rerun replays every one.
+     */
+    @Test
+    void aChunkOfTwoStatementsWorthOfKeysRunsEachItemOnceAndTheRerunReplaysThemAll() throws Exception {
+        List<String> items = items(0, 1000);
+        List<Outcome<Integer>> first = chunk(items, true);
+        List<Outcome<Integer>> again = chunk(items, true);
+        assertThat(first).hasSize(1000).allMatch(Outcome::isExecuted);
+        assertThat(again).hasSize(1000).allMatch(o -> o.status() == Outcome.Status.REPLAYED);
+        assertThat(again).extracting(Outcome::value).containsExactlyElementsOf(
+                IntStream.range(0, 1000).boxed().collect(Collectors.toList()));
+        assertThat(Tx.count(dataSource(), "SELECT COUNT(*) FROM chunk_ledger")).isEqualTo(1000);
+    }
+
+    /**
+     * Results of 3 MiB each, 18 MiB in all: more than one completing statement may carry (4 MiB of
+     * results, well under MariaDB's default {@code max_allowed_packet} of 16 MiB, which one statement
+     * of them all would exceed), so they are recorded in several, and every one replays whole.
+     */
+    @Test
+    void aChunkWhoseResultsExceedOneStatementIsRecordedInSeveral() throws Exception {
+        int threeMiB = 3 * 1024 * 1024;
+        Idempotency<Connection> generous = Idempotency.builder(store).clock(clock)
+                .keyPolicy(KeyPolicy.builder().retention(Duration.ofDays(7)).maxResultBytes(threeMiB + 16).build()).build();
+        List<String> items = items(0, 6);
+        for (int round = 0; round < 2; round++) {
+            List<Outcome<String>> outcomes;
+            try (Connection c = dataSource().getConnection()) {
+                c.setAutoCommit(false);
+                outcomes = generous.executeChunk(c, items, AbstractChunkTest::key, ResultCodec.string(),
+                        item -> item.substring(item.length() - 1).repeat(threeMiB));
+                c.commit();
+            }
+            Outcome.Status expected = round == 0 ? Outcome.Status.EXECUTED : Outcome.Status.REPLAYED;
+            assertThat(outcomes).allMatch(o -> o.status() == expected);
+            for (int i = 0; i < items.size(); i++) {
+                assertThat(outcomes.get(i).value()).hasSize(threeMiB).startsWith(String.valueOf(i)).endsWith(String.valueOf(i));
+            }
+        }
+    }
+
     /** @return whether an open transaction that holds one key leaves a chunk's other keys free (row locks) */
     protected boolean otherKeysFreeWhileOneIsHeld() {
         return true;

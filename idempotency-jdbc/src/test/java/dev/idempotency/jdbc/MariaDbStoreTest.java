@@ -126,4 +126,20 @@ class MariaDbStoreTest extends AbstractJdbcStoreTest {
         assertThat(managed.executeWritingLast(key, c -> work(c, key)).isExecuted()).as("the retry runs and records").isTrue();
         assertThat(records()).isEqualTo(1);
     }
+
+    /** A result whose statement is, by the documented bound, exactly the packet limit is recorded: only more is refused. */
+    @Test
+    void aResultWhoseStatementIsExactlyThePacketLimitIsRecorded() throws Exception {
+        long packet;
+        try (Connection c = dataSource().getConnection(); Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT @@max_allowed_packet")) {
+            rs.next();
+            packet = rs.getLong(1);
+        }
+        IdempotencyKey key = key("at-the-packet");
+        int size = (int) (packet - 512 - 2L * (key.scope().length() + key.id().length() + dev.idempotency.ResultCodec.string().name().length()));
+        Idempotency<Connection> generous = engine(KeyPolicy.builder().maxResultBytes(size).build());
+        assertThat(Tx.commit(dataSource(), c -> generous.execute(key, c, () -> "x".repeat(size))).isExecuted()).isTrue();
+        assertThat(Tx.commit(dataSource(), c -> generous.execute(key, c, () -> "not run")).value()).hasSize(size);
+    }
 }
