@@ -142,6 +142,34 @@ class PostgresOwnedTransactionsTest {
         assertThat(count("SELECT COUNT(*) FROM " + TABLE + " WHERE key_id = ?", second)).isZero();
     }
 
+    /**
+     * The base dialect on PostgreSQL, with its own {@code completeAndCommit} and
+     * {@code writeLastAndCommit} (an update or write, then {@code commit()}) used for transactions
+     * the library runs, as a dialect of one's own may keep them: they leave the rollback of a
+     * refusal or a failure to the caller.
+     */
+    static final class DeferringBaseDialect extends dev.idempotency.jdbc.dialect.SqlDialect {
+        @Override
+        public String name() {
+            return "the base dialect, completing and writing last with the commit";
+        }
+
+        @Override
+        public String ddlResource() {
+            return "dev/idempotency/jdbc/ddl/postgresql.sql";
+        }
+
+        @Override
+        public boolean completesWithCommit() {
+            return true;
+        }
+
+        @Override
+        public boolean writesLastWithCommit() {
+            return true;
+        }
+    }
+
     /** One physical connection, handed out again and again and never reset by its {@code close()}. */
     private static final class OneConnection implements AutoCloseable {
         final Connection real;
@@ -185,8 +213,18 @@ class PostgresOwnedTransactionsTest {
      */
     @Test
     void aResultWhoseRecordVanishedFailsTheCommitAndTheConnectionIsRolledBack() throws Exception {
+        vanishedBeforeTheCommit(store);
+    }
+
+    /** As above, with the base dialect's {@code completeAndCommit}, which reports the record missing as 02000. */
+    @Test
+    void aResultWhoseRecordVanishedFailsTheBaseDialectsCommitAndTheConnectionIsRolledBack() throws Exception {
+        vanishedBeforeTheCommit(JdbcIdempotencyStore.builder().table(TABLE).dialect(new DeferringBaseDialect()).build());
+    }
+
+    private void vanishedBeforeTheCommit(JdbcIdempotencyStore under) throws Exception {
         try (OneConnection one = new OneConnection()) {
-            ManagedIdempotency<Connection> managed = ManagedIdempotency.builder(Idempotency.of(store),
+            ManagedIdempotency<Connection> managed = ManagedIdempotency.builder(Idempotency.of(under),
                     JdbcTransactions.of(one.dataSource())).retry(RetryPolicy.none()).build();
             IdempotencyKey key = key();
             assertThatThrownBy(() -> managed.execute(key, c -> {
@@ -195,6 +233,7 @@ class PostgresOwnedTransactionsTest {
                 return value;
             })).isInstanceOf(IdempotencyStoreException.class).hasMessageContaining("not found");
             assertThat(one.usable()).as("the failed transaction was rolled back").isTrue();
+            assertThat(managed.execute(key(), c -> "next").isExecuted()).as("the connection's next transaction commits").isTrue();
             assertThat(count("SELECT COUNT(*) FROM owned_effect WHERE k LIKE '%' || ?", key)).isZero();
             assertThat(managed.execute(key, c -> effect(c, key)).isExecuted()).as("the retry runs on the same connection").isTrue();
         }
@@ -230,23 +269,7 @@ class PostgresOwnedTransactionsTest {
      */
     @Test
     void aWriteLastRefusedByADialectThatLeavesTheRollbackToTheCallerKeepsNothing() throws Exception {
-        dev.idempotency.jdbc.dialect.SqlDialect deferring = new dev.idempotency.jdbc.dialect.SqlDialect() {
-            @Override
-            public String name() {
-                return "the base dialect, writing last with the commit";
-            }
-
-            @Override
-            public String ddlResource() {
-                return "dev/idempotency/jdbc/ddl/postgresql.sql";
-            }
-
-            @Override
-            public boolean writesLastWithCommit() {
-                return true;
-            }
-        };
-        JdbcIdempotencyStore own = JdbcIdempotencyStore.builder().table(TABLE).dialect(deferring).build();
+        JdbcIdempotencyStore own = JdbcIdempotencyStore.builder().table(TABLE).dialect(new DeferringBaseDialect()).build();
         try (OneConnection one = new OneConnection()) {
             ManagedIdempotency<Connection> managed = ManagedIdempotency.builder(Idempotency.of(own),
                     JdbcTransactions.of(one.dataSource())).retry(RetryPolicy.none()).build();
