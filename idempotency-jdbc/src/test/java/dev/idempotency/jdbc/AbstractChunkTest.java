@@ -257,28 +257,29 @@ public abstract class AbstractChunkTest {
     }
 
     /**
-     * Results of 3 MiB each, 18 MiB in all: more than one completing statement may carry (4 MiB of
-     * results, well under MariaDB's default {@code max_allowed_packet} of 16 MiB, which one statement
-     * of them all would exceed), so they are recorded in several, and every one replays whole.
+     * Results of 8 MiB each, 24 MiB in all: more than one completing statement may carry (4 MiB of
+     * results, or one result if it is larger, well under MariaDB's default {@code max_allowed_packet}
+     * of 16 MiB, which a statement of two of them would exceed), so they are recorded in several,
+     * and every one replays whole.
      */
     @Test
     void aChunkWhoseResultsExceedOneStatementIsRecordedInSeveral() throws Exception {
-        int threeMiB = 3 * 1024 * 1024;
+        int eightMiB = 8 * 1024 * 1024;
         Idempotency<Connection> generous = Idempotency.builder(store).clock(clock)
-                .keyPolicy(KeyPolicy.builder().retention(Duration.ofDays(7)).maxResultBytes(threeMiB + 16).build()).build();
-        List<String> items = items(0, 6);
+                .keyPolicy(KeyPolicy.builder().retention(Duration.ofDays(7)).maxResultBytes(eightMiB).build()).build();
+        List<String> items = items(0, 3);
         for (int round = 0; round < 2; round++) {
             List<Outcome<String>> outcomes;
             try (Connection c = dataSource().getConnection()) {
                 c.setAutoCommit(false);
                 outcomes = generous.executeChunk(c, items, AbstractChunkTest::key, ResultCodec.string(),
-                        item -> item.substring(item.length() - 1).repeat(threeMiB));
+                        item -> item.substring(item.length() - 1).repeat(eightMiB));
                 c.commit();
             }
             Outcome.Status expected = round == 0 ? Outcome.Status.EXECUTED : Outcome.Status.REPLAYED;
             assertThat(outcomes).allMatch(o -> o.status() == expected);
             for (int i = 0; i < items.size(); i++) {
-                assertThat(outcomes.get(i).value()).hasSize(threeMiB).startsWith(String.valueOf(i)).endsWith(String.valueOf(i));
+                assertThat(outcomes.get(i).value()).hasSize(eightMiB).startsWith(String.valueOf(i)).endsWith(String.valueOf(i));
             }
         }
     }
@@ -352,7 +353,7 @@ public abstract class AbstractChunkTest {
                     c.rollback();
                 }
             }
-        }).isInstanceOf(dev.idempotency.IdempotencyStoreException.class).hasMessageContaining("not found");
+        }).isInstanceOf(dev.idempotency.IdempotencyStoreException.class).hasMessageContaining(": 1 claimed records of the chunk were not found");
         assertThat(Tx.count(dataSource(), "SELECT COUNT(*) FROM " + TABLE)).isZero();
         assertThat(chunk(items(0, 3), true)).allMatch(Outcome::isExecuted);
     }

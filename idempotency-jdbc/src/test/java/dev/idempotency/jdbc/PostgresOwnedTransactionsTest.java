@@ -170,6 +170,24 @@ class PostgresOwnedTransactionsTest {
         }
     }
 
+    /**
+     * With the base dialect's {@code completeAndCommit}, the result sent with the commit is
+     * committed: the pool's rollback when the connection is given back finds nothing to undo, and a
+     * retry replays.
+     */
+    @Test
+    void theBaseDialectsCompleteAndCommitCommits() throws Exception {
+        JdbcIdempotencyStore own = JdbcIdempotencyStore.builder().table(TABLE).dialect(new DeferringBaseDialect()).build();
+        ManagedIdempotency<Connection> managed = ManagedIdempotency.builder(Idempotency.of(own), JdbcTransactions.of(pool)).build();
+        IdempotencyKey key = key();
+        String value = managed.execute(key, c -> effect(c, key)).value();
+        assertThat(count("SELECT COUNT(*) FROM " + TABLE + " WHERE key_id = ? AND status = 'COMPLETED'", key)).isEqualTo(1);
+        assertThat(count("SELECT COUNT(*) FROM owned_effect WHERE k LIKE '%' || ?", key)).isEqualTo(1);
+        Outcome<String> retry = managed.execute(key, c -> effect(c, key));
+        assertThat(retry.status()).isEqualTo(Outcome.Status.REPLAYED);
+        assertThat(retry.value()).isEqualTo(value);
+    }
+
     /** One physical connection, handed out again and again and never reset by its {@code close()}. */
     private static final class OneConnection implements AutoCloseable {
         final Connection real;

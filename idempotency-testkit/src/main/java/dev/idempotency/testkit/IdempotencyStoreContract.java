@@ -871,6 +871,79 @@ public abstract class IdempotencyStoreContract<C> {
     }
 
     /**
+     * CONTRACT 9 and 3.3: an open transaction holds one key of a chunk past the chunk's lock
+     * timeout. That item answers InProgress and its work does not run; the chunk does not fail (on
+     * a database where a failed statement aborts the transaction, the store must claim that key so
+     * that the transaction survives); the other items run, or answer InProgress where the store
+     * locks more than the key; the chunk's transaction commits, and once the holder has committed a
+     * rerun replays every item.
+     */
+    @Test
+    void chunkWithAKeyHeldPastTheLockTimeoutAnswersInProgressForItAndCommitsTheRest() throws Exception {
+        Promise p = Promise.CHUNK_LOCK_TIMEOUT;
+        C holder = open();
+        boolean open = true;
+        try {
+            List<Outcome<String>> held;
+            try {
+                held = idem.executeChunk(holder, items("chunk-held", A, "holder-", "k1"), Item::key, Item::fingerprint,
+                        ResultCodec.string(), new ItemRuns());
+            } catch (RuntimeException e) {
+                throw new AssertionError(p.broken("The holder's executeChunk threw " + e), e);
+            }
+            assertChunk(p, "The holder's chunk", held, "EXECUTED(holder-k1)");
+            List<Item> waiting = items("chunk-held", A, "waiter-", "k0", "k1", "k2");
+            ItemRuns waiterWork = new ItemRuns();
+            Duration bound = lockWaitBound(SHORT_LOCK_TIMEOUT).multipliedBy(waiting.size());
+            Future<List<Outcome<String>>> waiter = threads.submit(() -> {
+                C tx = open();
+                List<Outcome<String>> outcomes;
+                try {
+                    outcomes = impatient.executeChunk(tx, waiting, Item::key, Item::fingerprint, ResultCodec.string(), waiterWork);
+                } catch (Throwable t) {
+                    rollbackQuietly(tx, t);
+                    throw new AssertionError(p.broken("executeChunk of " + waiting + " threw " + t), t);
+                }
+                try {
+                    commit(tx);
+                } catch (Exception e) {
+                    throw new AssertionError(p.broken("the chunk's transaction could not commit: " + e), e);
+                }
+                return outcomes;
+            });
+            List<Outcome<String>> waited;
+            try {
+                waited = waiter.get(bound.toMillis(), TimeUnit.MILLISECONDS);
+            } catch (TimeoutException e) {
+                throw new AssertionError(p.broken("With a lock timeout of " + SHORT_LOCK_TIMEOUT.toMillis() + " ms the chunk of "
+                        + waiting.size() + " keys was still waiting after " + bound.toMillis() + " ms"), e);
+            } catch (ExecutionException e) {
+                throw e.getCause() instanceof AssertionError a ? a : new AssertionError(p.broken("The chunk failed: " + e.getCause()), e.getCause());
+            }
+            assertThat(waited).as(p.broken("one outcome per item")).hasSize(3);
+            assertThat(describe(waited.get(1))).as(p.broken("The held key's outcome")).isEqualTo("IN_PROGRESS");
+            assertThat(waiterWork.of("k1")).as(p.broken("The work ran for the held key: " + waiterWork)).isZero();
+            for (int i : new int[] {0, 2}) {
+                assertThat(describe(waited.get(i))).as(p.broken("A free key's outcome"))
+                        .isIn("EXECUTED(waiter-" + waiting.get(i).key().id() + ")", "IN_PROGRESS");
+            }
+            open = false;
+            commit(holder);
+            List<Outcome<String>> rerun = chunkInTx(p, waiting, new ItemRuns(), true);
+            assertThat(describe(rerun.get(1))).as(p.broken("The held key, once its holder committed")).isEqualTo("REPLAYED(holder-k1)");
+            for (int i : new int[] {0, 2}) {
+                String id = waiting.get(i).key().id();
+                String expected = describe(waited.get(i)).startsWith("EXECUTED") ? "REPLAYED(waiter-" + id + ")" : "EXECUTED(waiter-" + id + ")";
+                assertThat(describe(rerun.get(i))).as(p.broken("A free key in the rerun")).isEqualTo(expected);
+            }
+        } finally {
+            if (open) {
+                rollback(holder);
+            }
+        }
+    }
+
+    /**
      * CONTRACT 9: a chunk with a key twice is refused with DuplicateKeyInChunkException, even if the
      * caller commits: nothing runs and nothing is written.
      */

@@ -59,6 +59,10 @@ enum Promise {
     CHUNK_HOLDER("CONTRACT 9 (chunk waits for a holder)",
             "a chunk whose keys an open transaction holds must wait for it and, once it commits, replay its results; the work"
                     + " must not run for those keys"),
+    CHUNK_LOCK_TIMEOUT("CONTRACT 9 (chunk past the lock timeout)",
+            "a chunk one of whose keys an open transaction holds past the lock timeout must answer InProgress for that key without"
+                    + " running its work, and must not fail: the chunk's other items run (or, where the store locks more than the key,"
+                    + " answer InProgress too), and its transaction can be committed"),
     CHUNK_DUPLICATE("CONTRACT 9 (duplicate key in a chunk)",
             "a chunk with a key twice must be refused with DuplicateKeyInChunkException before anything is written: no work runs,"
                     + " and a retry without the duplicate runs every item"),

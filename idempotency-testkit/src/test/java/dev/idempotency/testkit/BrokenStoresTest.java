@@ -112,6 +112,12 @@ class BrokenStoresTest {
     }
 
     @Test
+    void aChunkThatFailsAtABusyKeyFails() {
+        assertFails(BusyKeyFailsTheChunk.class, "chunkWithAKeyHeldPastTheLockTimeoutAnswersInProgressForItAndCommitsTheRest",
+                Promise.CHUNK_LOCK_TIMEOUT);
+    }
+
+    @Test
     void checkThenInsertWithoutAtomicityFails() {
         assertFails(CheckThenInsert.class, null, Promise.HOLDER_COMMITS);
         assertFails(CheckThenInsert.class, CONCURRENCY, Promise.AT_MOST_ONCE);
@@ -419,6 +425,27 @@ class BrokenStoresTest {
                 public Claim writeLast(InMemoryIdempotencyStore.Transaction tx, ClaimRequest r, Completion done) {
                     Claim claim = super.writeLast(tx, r, done);
                     return claim instanceof Claim.Existing ? Claim.acquired() : claim;
+                }
+            };
+        }
+    }
+
+    /**
+     * Fails a whole chunk when one of its keys is held past the lock timeout, as a PostgreSQL store
+     * does whose timed-out statement aborted the transaction before the chunk's next claim.
+     */
+    static class BusyKeyFailsTheChunk extends OnInMemory {
+        @Override
+        IdempotencyStore<InMemoryIdempotencyStore.Transaction> broken() {
+            return new ForwardingStore(inner) {
+                @Override
+                public List<Claim> claimAll(InMemoryIdempotencyStore.Transaction tx, List<ClaimRequest> requests) {
+                    List<Claim> claims = super.claimAll(tx, requests);
+                    if (claims.stream().anyMatch(c -> c instanceof Claim.Busy)) {
+                        throw new dev.idempotency.IdempotencyStoreException(requests.get(0).key(),
+                                "current transaction is aborted, commands ignored until end of transaction block", null);
+                    }
+                    return claims;
                 }
             };
         }
