@@ -185,6 +185,23 @@ class PartitionedPostgresTest {
         }
     }
 
+    /**
+     * Write-last mode on the partitioned table goes through the claim, under the key's lock (the
+     * table has no unique key for an {@code INSERT ... ON CONFLICT} to meet): the duplicate runs,
+     * is rolled back and replays, and the key has one record.
+     */
+    @Test
+    void writeLastOnThePartitionedTableKeepsOneRecordAndTheDuplicateReplays() throws Exception {
+        ManagedIdempotency<Connection> managed = ManagedIdempotency.builder(engine(Duration.ofHours(1)), JdbcTransactions.of(pool)).build();
+        IdempotencyKey key = IdempotencyKey.of("write-last", UUID.randomUUID().toString());
+        Outcome<String> first = managed.executeWritingLast(key, c -> "first");
+        Outcome<String> again = managed.executeWritingLast(key, c -> "second");
+        assertThat(first.isExecuted()).isTrue();
+        assertThat(again.status()).isEqualTo(Outcome.Status.REPLAYED);
+        assertThat(again.value()).isEqualTo("first");
+        assertThat(count("SELECT COUNT(*) FROM " + table + " WHERE key_id = ?", key.id())).isEqualTo(1);
+    }
+
     /** The figure of the sizing arithmetic in docs/scale-out.md: a record with a 1 KiB result, its share of the table and indexes. */
     @Test
     void theSizeOfARecordWithAOneKibResultIsMeasured() throws Exception {
