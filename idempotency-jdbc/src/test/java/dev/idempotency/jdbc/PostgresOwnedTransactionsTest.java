@@ -123,6 +123,25 @@ class PostgresOwnedTransactionsTest {
     }
 
     /**
+     * A key executed and then met again in a chunk of the same transaction: the chunk's claim sends
+     * the pending result first, so the chunk replays the key instead of meeting its own record in
+     * progress.
+     */
+    @Test
+    void aChunkAfterAnExecutionInTheSameTransactionReplaysItsKey() throws Exception {
+        Idempotency<Connection> engine = Idempotency.of(store);
+        IdempotencyKey executed = key();
+        IdempotencyKey fresh = key();
+        List<Outcome<String>> chunk = JdbcTransactions.of(pool).inTransaction(c -> {
+            engine.execute(executed, c, () -> "single");
+            return engine.executeChunk(c, List.of(executed, fresh), k -> k, dev.idempotency.ResultCodec.string(), k -> "chunk");
+        });
+        assertThat(chunk.get(0).status()).isEqualTo(Outcome.Status.REPLAYED);
+        assertThat(chunk.get(0).value()).isEqualTo("single");
+        assertThat(chunk.get(1).isExecuted()).isTrue();
+    }
+
+    /**
      * A result left pending whose record is deleted before the transaction's next claim (here by
      * the caller's own statement, as a concurrent purge could): that claim fails naming the key, and
      * nothing of the transaction is committed.

@@ -363,6 +363,47 @@ public abstract class AbstractLeaseModeTest {
         });
     }
 
+    /**
+     * Two attempts take over the same ended lease at once. The first holds its take-over open while
+     * the second reads the ended lease and tries its own compare-and-set on the owner token, which
+     * waits for the first and then finds the row changed. Exactly one owns the lease: the second is
+     * told it is held (or, where its snapshot keeps showing the ended lease, gets a retryable
+     * conflict), never that it acquired it.
+     */
+    @Test
+    void twoTakeOversOfOneEndedLeaseHaveOneWinner() throws Exception {
+        IdempotencyKey key = key();
+        dev.idempotency.Fingerprint none = dev.idempotency.Fingerprint.NONE;
+        try (Connection c = dataSource().getConnection()) {
+            c.setAutoCommit(false);
+            assertThat(store.claimLease(c, new dev.idempotency.spi.LeaseRequest(key, none, "owner-0", Duration.ofMillis(20),
+                    Duration.ofHours(1), Duration.ofSeconds(5)))).isInstanceOf(dev.idempotency.spi.LeaseClaim.Acquired.class);
+            c.commit();
+        }
+        Thread.sleep(200); // the 20 ms lease has ended by the database's clock
+        try (Connection first = dataSource().getConnection(); Connection second = dataSource().getConnection()) {
+            first.setAutoCommit(false);
+            second.setAutoCommit(false);
+            assertThat(store.claimLease(first, new dev.idempotency.spi.LeaseRequest(key, none, "owner-1", Duration.ofMinutes(1),
+                    Duration.ofHours(1), Duration.ofSeconds(5)))).isInstanceOf(dev.idempotency.spi.LeaseClaim.Acquired.class);
+            CompletableFuture<Object> late = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return store.claimLease(second, new dev.idempotency.spi.LeaseRequest(key, none, "owner-2", Duration.ofMinutes(1),
+                            Duration.ofHours(1), Duration.ofSeconds(5)));
+                } catch (RuntimeException e) {
+                    return e;
+                }
+            });
+            Thread.sleep(300); // let the second read the ended lease and wait for the first's row
+            first.commit();
+            Object answer = late.get(20, TimeUnit.SECONDS);
+            second.rollback();
+            assertThat(answer).as("the second take-over of the same ended lease").satisfiesAnyOf(
+                    a -> assertThat(a).isInstanceOf(dev.idempotency.spi.LeaseClaim.Held.class),
+                    a -> assertThat(a).isInstanceOf(dev.idempotency.TransactionConflictException.class));
+        }
+    }
+
     static void update(Connection c, String sql, String parameter) throws SQLException {
         try (PreparedStatement s = c.prepareStatement(sql)) {
             s.setString(1, parameter);
