@@ -251,4 +251,61 @@ class PartitionedPostgresTest {
             }
         }
     }
+
+    /**
+     * Partition maintenance says what it did and refuses what it cannot do: the days created (none
+     * the second time), a drop bounded by at least one millisecond that stops, with what it dropped,
+     * when a transaction using the table holds it past that bound, names of up to PostgreSQL's 63
+     * characters, and a range that ends before it starts.
+     */
+    @Test
+    void partitionMaintenanceReportsWhatItDidAndRefusesWhatItCannotDo() throws Exception {
+        String suffix = UUID.randomUUID().toString().substring(0, 8);
+        TableName days = TableName.of("idem_pm_" + suffix);
+        TableName longest = TableName.of(("idem_pm_" + suffix + "_").concat("x".repeat(53)).substring(0, 53));
+        TableName tooLong = TableName.of(longest.simpleName() + "y");
+        List<TableName> made = List.of(days, longest, tooLong);
+        Instant day = clock.instant();
+        try {
+            for (TableName t : made) {
+                JdbcIdempotencyStore.builder().table(t).dialect(new PartitionedPostgresDialect()).build().createTableIfMissing(pool);
+            }
+            try (Connection c = pool.getConnection()) {
+                String first = days.simpleName() + "_p" + day.toString().substring(0, 10).replace("-", "");
+                assertThat(PartitionedPostgresDialect.createPartitions(c, days, day, day.plus(Duration.ofDays(2))))
+                        .hasSize(3).startsWith(first);
+                assertThat(PartitionedPostgresDialect.createPartitions(c, days, day, day.plus(Duration.ofDays(2))))
+                        .as("every day exists already").isEmpty();
+                assertThat(PartitionedPostgresDialect.createPartitions(c, longest, day, day)).as("a name of 63 characters").hasSize(1);
+                assertThatThrownBy(() -> PartitionedPostgresDialect.createPartitions(c, tooLong, day, day))
+                        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("63");
+                assertThatThrownBy(() -> PartitionedPostgresDialect.createPartitions(c, days, day, day.minus(Duration.ofDays(1))))
+                        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("within 3660 days after 'from'");
+            }
+            JdbcIdempotencyStore daysStore = JdbcIdempotencyStore.builder().table(days).dialect(new PartitionedPostgresDialect()).build();
+            Idempotency<Connection> engine = Idempotency.builder(daysStore).clock(clock)
+                    .keyPolicy(KeyPolicy.builder().retention(Duration.ofHours(1)).build()).build();
+            Instant later = day.plus(Duration.ofDays(5));
+            try (Connection holder = pool.getConnection(); Connection c = pool.getConnection()) {
+                holder.setAutoCommit(false);
+                c.setAutoCommit(false);
+                engine.execute(IdempotencyKey.of("pm", "held"), holder, () -> "v"); // uses the first day's partition, uncommitted
+                assertThat(PartitionedPostgresDialect.dropExpiredPartitions(c, days, later, Duration.ofMillis(1)))
+                        .as("the first drop waits for the holder, and stops there").isEmpty();
+                c.rollback();
+                holder.rollback();
+                assertThatThrownBy(() -> PartitionedPostgresDialect.dropExpiredPartitions(c, days, later, Duration.ZERO))
+                        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("at least 1 ms");
+                assertThat(PartitionedPostgresDialect.dropExpiredPartitions(c, days, later, Duration.ofMillis(1)))
+                        .as("with nobody holding the table, every ended day").hasSize(3);
+                c.commit();
+            }
+        } finally {
+            try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
+                for (TableName t : made) {
+                    s.execute("DROP TABLE IF EXISTS " + t);
+                }
+            }
+        }
+    }
 }
