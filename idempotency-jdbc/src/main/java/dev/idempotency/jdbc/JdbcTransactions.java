@@ -1,5 +1,6 @@
 package dev.idempotency.jdbc;
 
+import dev.idempotency.IdempotencyKey;
 import dev.idempotency.IdempotencyStoreException;
 import dev.idempotency.TransactionConflictException;
 import dev.idempotency.TxWork;
@@ -11,6 +12,7 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.Objects;
 import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Transactions that the library runs itself on connections from a {@link DataSource}: take a
@@ -115,11 +117,23 @@ public final class JdbcTransactions implements TransactionRunner<Connection> {
         try {
             c.commit();
         } catch (SQLException e) {
-            IdempotencyStoreException failure = RetryableFailures.isRetryable(e) ? new TransactionConflictException(null, e)
-                    : new IdempotencyStoreException(null, "the commit failed; nothing of the transaction was kept", e);
-            rollback(c, failure);
-            throw failure;
+            throw rolledBack(c, commitFailed(null, "the commit", e));
         }
+    }
+
+    /**
+     * @return the failure of a commit (or of the write sent with it): a conflict to retry if the
+     *     database reports one, else a store failure saying that {@code what} failed
+     */
+    private static IdempotencyStoreException commitFailed(@Nullable IdempotencyKey key, String what, SQLException e) {
+        return RetryableFailures.isRetryable(e) ? new TransactionConflictException(key, e)
+                : new IdempotencyStoreException(key, what + " failed; nothing of the transaction was kept", e);
+    }
+
+    /** Rolls the failed transaction back, keeping a failed rollback as suppressed, and returns {@code failure} to throw. */
+    private static <E extends RuntimeException> E rolledBack(Connection c, E failure) {
+        rollback(c, failure);
+        return failure;
     }
 
     /** Sends the completion the store left and the {@code COMMIT} in one round trip. */
@@ -128,18 +142,10 @@ public final class JdbcTransactions implements TransactionRunner<Connection> {
         try {
             owned.dialect().completeAndCommit(c, owned.table(), done);
         } catch (SQLException e) {
-            IdempotencyStoreException failure;
-            if (owned.dialect().isRecordMissing(e)) {
-                failure = new IdempotencyStoreException(done.key(), "the claimed record was not found when recording the result"
-                        + " in table '" + owned.table() + "' (was it deleted concurrently?); nothing of the transaction was kept", e);
-            } else if (RetryableFailures.isRetryable(e)) {
-                failure = new TransactionConflictException(done.key(), e);
-            } else {
-                failure = new IdempotencyStoreException(done.key(), "recording the result and committing failed; nothing of the"
-                        + " transaction was kept", e);
-            }
-            rollback(c, failure);
-            throw failure;
+            throw rolledBack(c, owned.dialect().isRecordMissing(e)
+                    ? new IdempotencyStoreException(done.key(), "the claimed record was not found when recording the result in table '"
+                            + owned.table() + "' (was it deleted concurrently?); nothing of the transaction was kept", e)
+                    : commitFailed(done.key(), "recording the result and committing", e));
         }
     }
 
@@ -154,16 +160,10 @@ public final class JdbcTransactions implements TransactionRunner<Connection> {
         try {
             claim = owned.dialect().writeLastAndCommit(c, owned.table(), owned.writeLast(), done);
         } catch (SQLException e) {
-            IdempotencyStoreException failure = RetryableFailures.isRetryable(e) ? new TransactionConflictException(done.key(), e)
-                    : new IdempotencyStoreException(done.key(), "writing the key's record and committing failed; nothing of the"
-                    + " transaction was kept", e);
-            rollback(c, failure);
-            throw failure;
+            throw rolledBack(c, commitFailed(done.key(), "writing the key's record and committing", e));
         }
         if (!(claim instanceof Claim.Acquired)) {
-            LastWriteRefusedException refused = new LastWriteRefusedException(done.key(), claim, null);
-            rollback(c, refused);
-            throw refused;
+            throw rolledBack(c, new LastWriteRefusedException(done.key(), claim, null));
         }
     }
 

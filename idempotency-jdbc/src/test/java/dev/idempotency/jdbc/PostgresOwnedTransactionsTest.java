@@ -42,6 +42,8 @@ class PostgresOwnedTransactionsTest {
 
     private HikariDataSource pool;
     private final JdbcIdempotencyStore store = JdbcIdempotencyStore.builder().table(TABLE).build();
+    /** The same table through {@link DeferringBaseDialect}. */
+    private final JdbcIdempotencyStore deferringBase = JdbcIdempotencyStore.builder().table(TABLE).dialect(new DeferringBaseDialect()).build();
     private final AtomicInteger runs = new AtomicInteger();
 
     @BeforeAll
@@ -196,8 +198,8 @@ class PostgresOwnedTransactionsTest {
      */
     @Test
     void theBaseDialectsCompleteAndCommitCommits() throws Exception {
-        JdbcIdempotencyStore own = JdbcIdempotencyStore.builder().table(TABLE).dialect(new DeferringBaseDialect()).build();
-        ManagedIdempotency<Connection> managed = ManagedIdempotency.builder(Idempotency.of(own), JdbcTransactions.of(pool)).build();
+        ManagedIdempotency<Connection> managed = ManagedIdempotency.builder(Idempotency.of(deferringBase), JdbcTransactions.of(pool))
+                .build();
         IdempotencyKey key = key();
         String value = managed.execute(key, c -> effect(c, key)).value();
         assertThat(count("SELECT COUNT(*) FROM " + TABLE + " WHERE key_id = ? AND status = 'COMPLETED'", key)).isEqualTo(1);
@@ -225,6 +227,11 @@ class PostgresOwnedTransactionsTest {
                         return Proxy.newProxyInstance(Connection.class.getClassLoader(), new Class<?>[] {Connection.class},
                                 (cp, cm, ca) -> cm.getName().equals("close") ? null : invoke(real, cm, ca));
                     });
+        }
+
+        /** @return the library over {@code under}, running its transactions on this connection, without retries */
+        ManagedIdempotency<Connection> managed(JdbcIdempotencyStore under) {
+            return ManagedIdempotency.builder(Idempotency.of(under), JdbcTransactions.of(dataSource())).retry(RetryPolicy.none()).build();
         }
 
         /** @return whether the connection's transaction accepts a statement (it is not left aborted) */
@@ -256,13 +263,12 @@ class PostgresOwnedTransactionsTest {
     /** As above, with the base dialect's {@code completeAndCommit}, which reports the record missing as 02000. */
     @Test
     void aResultWhoseRecordVanishedFailsTheBaseDialectsCommitAndTheConnectionIsRolledBack() throws Exception {
-        vanishedBeforeTheCommit(JdbcIdempotencyStore.builder().table(TABLE).dialect(new DeferringBaseDialect()).build());
+        vanishedBeforeTheCommit(deferringBase);
     }
 
     private void vanishedBeforeTheCommit(JdbcIdempotencyStore under) throws Exception {
         try (OneConnection one = new OneConnection()) {
-            ManagedIdempotency<Connection> managed = ManagedIdempotency.builder(Idempotency.of(under),
-                    JdbcTransactions.of(one.dataSource())).retry(RetryPolicy.none()).build();
+            ManagedIdempotency<Connection> managed = one.managed(under);
             IdempotencyKey key = key();
             assertThatThrownBy(() -> managed.execute(key, c -> {
                 String value = effect(c, key);
@@ -279,42 +285,33 @@ class PostgresOwnedTransactionsTest {
     /**
      * A write-last record refused at the {@code COMMIT} (the key has a record): the transaction is
      * rolled back before the connection is given back, so the replay that follows, on the same
-     * connection, reads the record.
+     * connection, reads the record, and the connection's next transaction commits nothing of the
+     * refused duplicate.
      */
     @Test
     void aRefusedWriteLastIsRolledBackAndTheReplayRunsOnTheSameConnection() throws Exception {
+        refusedWriteLastKeepsNothing(store);
+    }
+
+    /**
+     * As above with the base dialect's {@code writeLastAndCommit}, as a dialect of one's own may keep
+     * it: it answers a refusal without ending the transaction, the SPI leaving the rollback to the
+     * caller, and here it is sent with the {@code COMMIT} ({@code writesLastWithCommit}).
+     */
+    @Test
+    void aWriteLastRefusedByADialectThatLeavesTheRollbackToTheCallerKeepsNothing() throws Exception {
+        refusedWriteLastKeepsNothing(deferringBase);
+    }
+
+    private void refusedWriteLastKeepsNothing(JdbcIdempotencyStore under) throws Exception {
         try (OneConnection one = new OneConnection()) {
-            ManagedIdempotency<Connection> managed = ManagedIdempotency.builder(Idempotency.of(store),
-                    JdbcTransactions.of(one.dataSource())).retry(RetryPolicy.none()).build();
+            ManagedIdempotency<Connection> managed = one.managed(under);
             IdempotencyKey key = key();
             Outcome<String> first = managed.executeWritingLast(key, c -> effect(c, key));
             Outcome<String> again = managed.executeWritingLast(key, c -> effect(c, key));
             assertThat(again.status()).isEqualTo(Outcome.Status.REPLAYED);
             assertThat(again.value()).isEqualTo(first.value());
             assertThat(one.usable()).isTrue();
-            assertThat(count("SELECT COUNT(*) FROM owned_effect WHERE k LIKE '%' || ?", key)).as("the duplicate's work rolled back")
-                    .isEqualTo(1);
-        }
-    }
-
-    /**
-     * The base dialect's {@code writeLastAndCommit}, as a dialect of one's own may keep it, answers a
-     * refusal without ending the transaction: the SPI leaves the rollback to the caller. Here it is
-     * sent with the {@code COMMIT} ({@code writesLastWithCommit}); the refused duplicate's writes are
-     * rolled back before the connection is given back, so the connection's next transaction does not
-     * commit them.
-     */
-    @Test
-    void aWriteLastRefusedByADialectThatLeavesTheRollbackToTheCallerKeepsNothing() throws Exception {
-        JdbcIdempotencyStore own = JdbcIdempotencyStore.builder().table(TABLE).dialect(new DeferringBaseDialect()).build();
-        try (OneConnection one = new OneConnection()) {
-            ManagedIdempotency<Connection> managed = ManagedIdempotency.builder(Idempotency.of(own),
-                    JdbcTransactions.of(one.dataSource())).retry(RetryPolicy.none()).build();
-            IdempotencyKey key = key();
-            Outcome<String> first = managed.executeWritingLast(key, c -> effect(c, key));
-            Outcome<String> again = managed.executeWritingLast(key, c -> effect(c, key));
-            assertThat(again.status()).isEqualTo(Outcome.Status.REPLAYED);
-            assertThat(again.value()).isEqualTo(first.value());
             assertThat(managed.execute(key(), c -> "next").isExecuted()).as("the connection's next transaction commits").isTrue();
             assertThat(count("SELECT COUNT(*) FROM owned_effect WHERE k LIKE '%' || ?", key)).as("the duplicate's work rolled back")
                     .isEqualTo(1);

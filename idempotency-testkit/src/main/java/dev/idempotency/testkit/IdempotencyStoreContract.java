@@ -895,22 +895,7 @@ public abstract class IdempotencyStoreContract<C> {
             List<Item> waiting = items("chunk-held", A, "waiter-", "k0", "k1", "k2");
             ItemRuns waiterWork = new ItemRuns();
             Duration bound = lockWaitBound(SHORT_LOCK_TIMEOUT).multipliedBy(waiting.size());
-            Future<List<Outcome<String>>> waiter = threads.submit(() -> {
-                C tx = open();
-                List<Outcome<String>> outcomes;
-                try {
-                    outcomes = impatient.executeChunk(tx, waiting, Item::key, Item::fingerprint, ResultCodec.string(), waiterWork);
-                } catch (Throwable t) {
-                    rollbackQuietly(tx, t);
-                    throw new AssertionError(p.broken("executeChunk of " + waiting + " threw " + t), t);
-                }
-                try {
-                    commit(tx);
-                } catch (Exception e) {
-                    throw new AssertionError(p.broken("the chunk's transaction could not commit: " + e), e);
-                }
-                return outcomes;
-            });
+            Future<List<Outcome<String>>> waiter = threads.submit(() -> chunkInTx(p, impatient, waiting, waiterWork, true));
             List<Outcome<String>> waited;
             try {
                 waited = waiter.get(bound.toMillis(), TimeUnit.MILLISECONDS);
@@ -1051,10 +1036,16 @@ public abstract class IdempotencyStoreContract<C> {
      */
     private List<Outcome<String>> chunkInTx(Promise promise, List<Item> items, ItemWork<Item, String, RuntimeException> work, boolean commit)
             throws Exception {
+        return chunkInTx(promise, idem, items, work, commit);
+    }
+
+    /** As {@link #chunkInTx(Promise, List, ItemWork, boolean)}, through {@code engine}. */
+    private List<Outcome<String>> chunkInTx(Promise promise, Idempotency<C> engine, List<Item> items,
+                                            ItemWork<Item, String, RuntimeException> work, boolean commit) throws Exception {
         C tx = open();
         List<Outcome<String>> outcomes;
         try {
-            outcomes = idem.executeChunk(tx, items, Item::key, Item::fingerprint, ResultCodec.string(), work);
+            outcomes = engine.executeChunk(tx, items, Item::key, Item::fingerprint, ResultCodec.string(), work);
         } catch (Throwable t) {
             rollbackQuietly(tx, t);
             throw new AssertionError(promise.broken("executeChunk of " + items + " threw " + t), t);

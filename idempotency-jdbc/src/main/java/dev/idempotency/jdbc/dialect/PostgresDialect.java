@@ -366,7 +366,7 @@ public class PostgresDialect extends SqlDialect {
     public Claim writeLastAndCommit(Connection c, TableName table, ClaimRequest r, Completion done) throws SQLException {
         // SET LOCAL bounds this transaction's lock waits from here to its end, in the same round trip: no
         // cancelling timer, which could race the COMMIT, and nothing left in the session afterwards.
-        try (PreparedStatement s = c.prepareStatement("SET LOCAL lock_timeout = " + Math.max(1, r.lockTimeout().toMillis())
+        try (PreparedStatement s = c.prepareStatement("SET LOCAL lock_timeout = " + lockTimeoutMillis(r.lockTimeout())
                 + "; WITH w AS (" + completedRecordInsert(table)
                 + " ON CONFLICT (scope, key_id) DO UPDATE SET fingerprint = EXCLUDED.fingerprint, status = EXCLUDED.status,"
                 + " result_codec = EXCLUDED.result_codec, result = EXCLUDED.result, created_at = EXCLUDED.created_at,"
