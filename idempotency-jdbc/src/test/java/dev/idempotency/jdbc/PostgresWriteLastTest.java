@@ -38,4 +38,16 @@ class PostgresWriteLastTest extends AbstractWriteLastTest {
         assertThat(effects(key)).isEqualTo(1);
         assertThat(record(key)).containsExactly("COMPLETED", "v");
     }
+
+    /**
+     * A lock timeout longer than PostgreSQL's {@code lock_timeout} maximum (about 24.8 days) is
+     * bounded to that maximum, as the claim's is, not sent as a value the server refuses.
+     */
+    @Test
+    void aLockTimeoutOverPostgresMaximumIsBoundedNotRefused() throws Exception {
+        ManagedIdempotency<Connection> m = managed(java.time.InstantSource.system(), java.time.Duration.ofDays(30));
+        IdempotencyKey key = key();
+        assertThat(m.executeWritingLast(key, c -> effect(c, key, "v")).isExecuted()).isTrue();
+        assertThat(record(key)).containsExactly("COMPLETED", "v");
+    }
 }
