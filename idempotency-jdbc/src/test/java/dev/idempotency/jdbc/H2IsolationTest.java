@@ -14,6 +14,7 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import org.h2.jdbcx.JdbcConnectionPool;
 import org.junit.jupiter.api.Test;
 
 /** Isolation, time zones, lock timeout and cost on embedded H2. */
@@ -90,10 +91,31 @@ class H2IsolationTest extends AbstractIsolationTest {
      */
     @Test
     void thePolicysLockTimeoutIsHonouredWhenH2sOwnIsShorter() throws Exception {
-        Idempotency<Connection> patient = engine(KeyPolicy.builder().lockTimeout(Duration.ofSeconds(20)).build());
-        IdempotencyKey key = IdempotencyKey.of("iso", "h2-lock-timeout");
         Connection waiter = dataSource().getConnection();
-        try (Connection holder = dataSource().getConnection()) {
+        try {
+            waitsPastH2sOwnLockTimeout(IdempotencyKey.of("iso", "h2-lock-timeout"), dataSource().getConnection(), waiter);
+        } finally {
+            closeAndEvict(waiter);
+        }
+    }
+
+    /**
+     * The same through H2's own pool, {@code JdbcConnectionPool}, whose connections are a subclass of
+     * H2's connection that {@code unwrap} returns as itself: the policy's wait holds there too.
+     */
+    @Test
+    void thePolicysLockTimeoutIsHonouredThroughH2sOwnPool() throws Exception {
+        JdbcConnectionPool h2Pool = JdbcConnectionPool.create("jdbc:h2:mem:isolation", "", "");
+        try {
+            waitsPastH2sOwnLockTimeout(IdempotencyKey.of("iso", "h2-own-pool"), h2Pool.getConnection(), h2Pool.getConnection());
+        } finally {
+            h2Pool.dispose();
+        }
+    }
+
+    private void waitsPastH2sOwnLockTimeout(IdempotencyKey key, Connection holderConnection, Connection waiter) throws Exception {
+        Idempotency<Connection> patient = engine(KeyPolicy.builder().lockTimeout(Duration.ofSeconds(20)).build());
+        try (Connection holder = holderConnection) {
             holder.setAutoCommit(false);
             assertThat(patient.execute(key, holder, () -> work(holder, key)).isExecuted()).isTrue();
             try (Statement s = waiter.createStatement()) {
@@ -117,8 +139,6 @@ class H2IsolationTest extends AbstractIsolationTest {
                 rs.next();
                 assertThat(rs.getInt(1)).as("the session's own lock timeout, restored").isEqualTo(300);
             }
-        } finally {
-            closeAndEvict(waiter);
         }
         assertThat(executions).hasValue(1);
     }

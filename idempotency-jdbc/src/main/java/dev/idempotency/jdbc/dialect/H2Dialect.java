@@ -22,7 +22,8 @@ import java.util.Optional;
  * {@code LOCK_TIMEOUT} (2 seconds unless the URL or session sets it): on an embedded database the
  * statement runs with the session's lock timeout set to the policy's, in memory, and the session's
  * own value is restored at once (no statement is sent for it, and the caller's setting is what it was
- * before and after). A wait that runs out gives {@code InProgress}, and the transaction stays usable.
+ * before and after), whether the connection comes from H2's driver, H2's own pool or another pool. A
+ * wait that runs out gives {@code InProgress}, and the transaction stays usable.
  * Over H2's TCP server, where the session is remote, the wait is bounded as the base class does, by
  * the query timeout (whole seconds, two {@code SET QUERY_TIMEOUT} commands around the statement), and
  * at most by H2's {@code LOCK_TIMEOUT}.
@@ -141,8 +142,16 @@ public class H2Dialect extends SqlDialect {
             this.setLockTimeout = setLockTimeout;
         }
 
-        static EmbeddedSession of(Class<?> connectionType) {
-            if (!"org.h2.jdbc.JdbcConnection".equals(connectionType.getName())) {
+        /**
+         * @param type a connection's class: H2's {@code JdbcConnection} or a subclass of it (H2's own
+         *     pool, {@code JdbcConnectionPool}, hands out one whose {@code unwrap} returns itself)
+         */
+        static EmbeddedSession of(Class<?> type) {
+            Class<?> connectionType = type;
+            while (connectionType != null && !"org.h2.jdbc.JdbcConnection".equals(connectionType.getName())) {
+                connectionType = connectionType.getSuperclass();
+            }
+            if (connectionType == null) {
                 return NONE;
             }
             try {
