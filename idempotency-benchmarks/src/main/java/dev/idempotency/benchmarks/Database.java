@@ -21,11 +21,14 @@ enum Database {
             return "jdbc:h2:mem:bench-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1;LOCK_TIMEOUT=10000";
         }
     },
-    /** H2 on a file (MVStore; H2 does not sync to disk at each commit). */
+    /**
+     * H2 on a file (MVStore; H2 does not sync to disk at each commit), written at each commit
+     * ({@code WRITE_DELAY=0}), as the store requires of an embedded database by default.
+     */
     H2_FILE("h2file", "H2 (file)") {
         @Override
         String url(Path dir) {
-            return "jdbc:h2:file:" + dir.resolve("bench") + ";LOCK_TIMEOUT=10000";
+            return "jdbc:h2:file:" + dir.resolve("bench") + ";WRITE_DELAY=0;LOCK_TIMEOUT=10000";
         }
     },
     /**

@@ -54,10 +54,12 @@ import org.slf4j.LoggerFactory;
  * ({@link SqlDialect#nonDurableCommits}: H2's {@code WRITE_DELAY}, SQLite's {@code synchronous=OFF},
  * PostgreSQL's {@code fsync=off} or {@code synchronous_commit=off}, MariaDB's
  * {@code innodb_flush_log_at_trx_commit} other than 1). If it does, the store warns once, through
- * SLF4J and {@link IdempotencyListener#onNonDurableCommits}, and goes on; built with
- * {@link Builder#requireDurableCommits(boolean) requireDurableCommits(true)}, it refuses every call
- * with {@link NonDurableCommitsException} instead, before anything is written. The answer is kept
- * for the life of the store: a setting changed later, or per session, is not seen.
+ * SLF4J and {@link IdempotencyListener#onNonDurableCommits}. By default it then refuses every call
+ * with {@link NonDurableCommitsException}, before anything is written, where the commits are lost
+ * with the application's own process (an embedded H2 file database with its default
+ * {@code WRITE_DELAY}), and goes on for the others; {@link Builder#durabilityCheck(DurabilityCheck)}
+ * refuses them all, or none. The answer is kept for the life of the store: a setting changed later,
+ * or per session, is not seen.
  *
  * <p>Thread-safe; share one instance. Its configuration is immutable; it remembers only the answer
  * about durability.
@@ -68,16 +70,18 @@ public final class JdbcIdempotencyStore implements LeasingStore<Connection> {
 
     private final TableName table;
     private final SqlDialect dialect;
-    private final boolean requireDurableCommits;
+    private final DurabilityCheck durabilityCheck;
     private final IdempotencyListener listener;
     /** The database's answer about durability: {@code null} until asked; empty if commits are durable. */
     private volatile Optional<String> nonDurableCommits;
+    /** Whether the refusal applies to the database's answer; set before {@link #nonDurableCommits}. */
+    private volatile boolean refused;
     private final AtomicBoolean warned = new AtomicBoolean();
 
     private JdbcIdempotencyStore(Builder b) {
         this.table = b.table;
         this.dialect = b.dialect;
-        this.requireDurableCommits = b.requireDurableCommits;
+        this.durabilityCheck = b.durabilityCheck;
         this.listener = b.listener;
     }
 
@@ -417,21 +421,24 @@ public final class JdbcIdempotencyStore implements LeasingStore<Connection> {
         return d;
     }
 
-    /** Asks the database once whether its commits are durable; warns once, or refuses in strict mode. */
+    /** Asks the database once whether its commits are durable; warns once, and refuses as the durability check says. */
     private void checkDurability(Connection c, SqlDialect d, IdempotencyKey key) {
         Optional<String> answer = nonDurableCommits;
         if (answer == null) {
+            boolean lostWithTheApplication = false;
             try {
                 answer = d.nonDurableCommits(c);
+                lostWithTheApplication = answer.isPresent() && d.nonDurableCommitsDieWithTheApplication(c);
             } catch (SQLException e) {
                 log.warn("Could not ask {} whether it acknowledges commits before they are durable ({}); not asked again", d.name(),
                         e.toString());
                 answer = Optional.empty();
             }
+            refused = answer.isPresent() && durabilityCheck.refuses(lostWithTheApplication);
             nonDurableCommits = answer;
             if (answer.isPresent() && warned.compareAndSet(false, true)) {
                 log.warn("Idempotency records in table '{}' are only as durable as the commit, and commits are not durable: {}{}",
-                        table, answer.get(), requireDurableCommits ? "; this store refuses to run (requireDurableCommits)" : "");
+                        table, answer.get(), refused ? "; this store refuses to run (DurabilityCheck." + durabilityCheck + ")" : "");
                 try {
                     listener.onNonDurableCommits(d.name(), answer.get());
                 } catch (RuntimeException e) {
@@ -439,8 +446,8 @@ public final class JdbcIdempotencyStore implements LeasingStore<Connection> {
                 }
             }
         }
-        if (requireDurableCommits && answer.isPresent()) {
-            throw new NonDurableCommitsException(key, answer.get());
+        if (refused) {
+            throw new NonDurableCommitsException(key, answer.get(), durabilityCheck);
         }
     }
 
@@ -484,27 +491,29 @@ public final class JdbcIdempotencyStore implements LeasingStore<Connection> {
     @Override
     public String toString() {
         return "JdbcIdempotencyStore[table=" + table + ", dialect=" + (dialect == null ? "detected" : dialect.name())
-                + (requireDurableCommits ? ", requireDurableCommits" : "") + "]";
+                + ", durabilityCheck=" + durabilityCheck + "]";
     }
 
     /** Builds a {@link JdbcIdempotencyStore}. Not thread-safe; the store it builds is. */
     public static final class Builder {
         private TableName table = TableName.DEFAULT;
         private SqlDialect dialect;
-        private boolean requireDurableCommits;
+        private DurabilityCheck durabilityCheck = DurabilityCheck.REFUSE_EMBEDDED;
         private IdempotencyListener listener = IdempotencyListener.NONE;
 
         private Builder() {
         }
 
         /**
-         * @param require {@code true} to refuse, with {@link NonDurableCommitsException} before anything
-         *     is written, a database that acknowledges commits before they are durable; {@code false}
-         *     (the default) to warn once and go on
+         * @param check which databases that acknowledge commits before they are durable are refused,
+         *     with {@link NonDurableCommitsException} before anything is written: by default
+         *     {@link DurabilityCheck#REFUSE_EMBEDDED}, those that lose commits with the application's
+         *     own process; {@link DurabilityCheck#REFUSE_ANY} every one; {@link DurabilityCheck#WARN_ONLY}
+         *     none (each is warned about once, whatever the check)
          * @return this builder
          */
-        public Builder requireDurableCommits(boolean require) {
-            this.requireDurableCommits = require;
+        public Builder durabilityCheck(DurabilityCheck check) {
+            this.durabilityCheck = Objects.requireNonNull(check, "check");
             return this;
         }
 

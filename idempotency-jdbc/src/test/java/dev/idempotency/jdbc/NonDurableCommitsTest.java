@@ -17,14 +17,19 @@ import java.sql.Statement;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
+import javax.sql.DataSource;
+import org.h2.jdbcx.JdbcConnectionPool;
+import org.h2.tools.Server;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * CONTRACT 7, last row: a database setting that acknowledges commits before they are durable is
- * reported once per store (SLF4J and the listener), or refused in strict mode before anything is
- * written. H2 with its default {@code WRITE_DELAY} is the case a crash loop found losing acknowledged
- * commits (docs/reliability.md).
+ * reported once per store (SLF4J and the listener); one whose commits die with the application's own
+ * process (an embedded H2 file with its default {@code WRITE_DELAY}, the case a crash loop found
+ * losing acknowledged commits and running their work twice, docs/reliability.md) is refused by
+ * default, and every such setting is refused with {@link DurabilityCheck#REFUSE_ANY}, before anything
+ * is written.
  */
 class NonDurableCommitsTest {
 
@@ -36,40 +41,82 @@ class NonDurableCommitsTest {
         }
     };
 
+    /** The README's three steps on an H2 file, with H2's defaults: refused, not run at the risk of a duplicate. */
     @Test
-    void anH2FileWithItsDefaultWriteDelayIsReportedOnceAndTheWorkStillRuns(@TempDir Path dir) throws Exception {
+    void anEmbeddedH2FileWithItsDefaultWriteDelayIsRefusedByDefault(@TempDir Path dir) throws Exception {
         try (HikariDataSource ds = TestDatabases.pool("jdbc:h2:file:" + dir.resolve("db"), null, null, 4)) {
-            JdbcIdempotencyStore store = JdbcIdempotencyStore.builder().listener(listener).build();
-            store.createTableIfMissing(ds);
-            Idempotency<Connection> idem = Idempotency.of(store);
-            for (int i = 0; i < 3; i++) {
-                IdempotencyKey key = IdempotencyKey.of("durable", "k" + i);
-                Outcome<String> outcome = Tx.commit(ds, c -> idem.execute(key, c, () -> "done"));
-                assertThat(outcome.isExecuted()).isTrue();
-            }
-            assertThat(warnings).singleElement().asString().startsWith("H2: H2 WRITE_DELAY=500:").contains(";WRITE_DELAY=0");
+            assertRefusedAndNothingWritten(ds, JdbcIdempotencyStore.builder().listener(listener).build(), "REFUSE_EMBEDDED, the default");
+        }
+    }
+
+    /** H2's own pool hands out a subclass of H2's connection: the database is still seen as embedded. */
+    @Test
+    void anEmbeddedH2FileThroughH2sOwnPoolIsRefusedByDefault(@TempDir Path dir) throws Exception {
+        JdbcConnectionPool ds = JdbcConnectionPool.create("jdbc:h2:file:" + dir.resolve("db"), "", "");
+        try {
+            assertRefusedAndNothingWritten(ds, JdbcIdempotencyStore.builder().listener(listener).build(), "REFUSE_EMBEDDED, the default");
+        } finally {
+            ds.dispose();
         }
     }
 
     @Test
-    void strictModeRefusesAnH2FileWithItsDefaultWriteDelayBeforeWritingAnything(@TempDir Path dir) throws Exception {
+    void refuseAnyRefusesAnH2FileWithItsDefaultWriteDelay(@TempDir Path dir) throws Exception {
         try (HikariDataSource ds = TestDatabases.pool("jdbc:h2:file:" + dir.resolve("db"), null, null, 4)) {
-            JdbcIdempotencyStore.ofDefaults().createTableIfMissing(ds);
-            JdbcIdempotencyStore strict = JdbcIdempotencyStore.builder().requireDurableCommits(true).listener(listener).build();
-            Idempotency<Connection> idem = Idempotency.of(strict);
-            IdempotencyKey key = IdempotencyKey.of("durable", "strict");
-            for (int i = 0; i < 2; i++) { // refused every time, told once
-                assertThatThrownBy(() -> Tx.commit(ds, c -> idem.execute(key, c, () -> "never")))
-                        .isInstanceOfSatisfying(NonDurableCommitsException.class, e -> {
-                            assertThat(e.keyId()).isEqualTo(key.id());
-                            assertThat(e.setting()).startsWith("H2 WRITE_DELAY=500");
-                        })
-                        .hasMessageContaining("WRITE_DELAY=500").hasMessageContaining("requireDurableCommits")
-                        .hasMessageContaining("nothing was written");
-            }
-            assertThat(warnings).hasSize(1);
-            assertThat(Tx.count(ds, "SELECT COUNT(*) FROM idempotency_record")).isZero();
+            assertRefusedAndNothingWritten(ds, JdbcIdempotencyStore.builder().durabilityCheck(DurabilityCheck.REFUSE_ANY)
+                    .listener(listener).build(), "DurabilityCheck.REFUSE_ANY)");
         }
+    }
+
+    @Test
+    void warnOnlyReportsAnH2FileWithItsDefaultWriteDelayOnceAndTheWorkStillRuns(@TempDir Path dir) throws Exception {
+        try (HikariDataSource ds = TestDatabases.pool("jdbc:h2:file:" + dir.resolve("db"), null, null, 4)) {
+            JdbcIdempotencyStore store = JdbcIdempotencyStore.builder().durabilityCheck(DurabilityCheck.WARN_ONLY).listener(listener).build();
+            assertReportedOnceAndRun(ds, store, "H2: H2 WRITE_DELAY=500:");
+            assertThat(warnings.get(0)).contains(";WRITE_DELAY=0");
+        }
+    }
+
+    /**
+     * Over H2's TCP server the commits wait in the server's process, not the application's: as for
+     * the other servers' settings, the default warns once and goes on.
+     */
+    @Test
+    void anH2ServerWithItsDefaultWriteDelayIsReportedButNotRefusedByDefault(@TempDir Path dir) throws Exception {
+        Server server = Server.createTcpServer("-tcpPort", "0", "-baseDir", dir.toString(), "-ifNotExists").start();
+        try (HikariDataSource ds = TestDatabases.pool("jdbc:h2:tcp://127.0.0.1:" + server.getPort() + "/db", null, null, 4)) {
+            assertReportedOnceAndRun(ds, JdbcIdempotencyStore.builder().listener(listener).build(), "H2: H2 WRITE_DELAY=500:");
+        } finally {
+            server.stop();
+        }
+    }
+
+    private void assertRefusedAndNothingWritten(DataSource ds, JdbcIdempotencyStore store, String check) throws Exception {
+        JdbcIdempotencyStore.builder().durabilityCheck(DurabilityCheck.WARN_ONLY).build().createTableIfMissing(ds);
+        Idempotency<Connection> idem = Idempotency.of(store);
+        IdempotencyKey key = IdempotencyKey.of("durable", "refused");
+        for (int i = 0; i < 2; i++) { // refused every time, told once
+            assertThatThrownBy(() -> Tx.commit(ds, c -> idem.execute(key, c, () -> "never")))
+                    .isInstanceOfSatisfying(NonDurableCommitsException.class, e -> {
+                        assertThat(e.keyId()).isEqualTo(key.id());
+                        assertThat(e.setting()).startsWith("H2 WRITE_DELAY=500");
+                    })
+                    .hasMessageContaining("WRITE_DELAY=500").hasMessageContaining(check)
+                    .hasMessageContaining("Nothing was written").hasMessageContaining("durabilityCheck(DurabilityCheck.WARN_ONLY)");
+        }
+        assertThat(warnings).hasSize(1);
+        assertThat(Tx.count(ds, "SELECT COUNT(*) FROM idempotency_record")).isZero();
+    }
+
+    private void assertReportedOnceAndRun(DataSource ds, JdbcIdempotencyStore store, String warning) throws Exception {
+        store.createTableIfMissing(ds);
+        Idempotency<Connection> idem = Idempotency.of(store);
+        for (int i = 0; i < 3; i++) {
+            IdempotencyKey key = IdempotencyKey.of("durable", "k" + i);
+            Outcome<String> outcome = Tx.commit(ds, c -> idem.execute(key, c, () -> "done"));
+            assertThat(outcome.isExecuted()).isTrue();
+        }
+        assertThat(warnings).singleElement().asString().startsWith(warning);
     }
 
     @Test
@@ -77,7 +124,7 @@ class NonDurableCommitsTest {
         for (String url : List.of("jdbc:h2:file:" + dir.resolve("durable") + ";WRITE_DELAY=0", "jdbc:h2:mem:durable-" + dir.hashCode(),
                 "jdbc:sqlite:" + dir.resolve("durable.db"), "jdbc:sqlite::memory:?synchronous=OFF")) {
             try (HikariDataSource ds = TestDatabases.pool(url, null, null, 1)) {
-                JdbcIdempotencyStore strict = JdbcIdempotencyStore.builder().requireDurableCommits(true).listener(listener).build();
+                JdbcIdempotencyStore strict = JdbcIdempotencyStore.builder().durabilityCheck(DurabilityCheck.REFUSE_ANY).listener(listener).build();
                 strict.createTableIfMissing(ds);
                 Outcome<String> outcome = Tx.commit(ds, c -> Idempotency.of(strict).execute(IdempotencyKey.of("durable", "k"), c, () -> "done"));
                 assertThat(outcome.isExecuted()).as(url).isTrue();

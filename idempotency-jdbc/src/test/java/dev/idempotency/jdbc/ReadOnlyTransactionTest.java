@@ -102,7 +102,7 @@ class ReadOnlyTransactionTest {
      */
     @Test
     void h2DatabaseOpenedReadOnly(@TempDir Path dir) throws Exception {
-        String url = "jdbc:h2:file:" + dir.resolve("ro");
+        String url = "jdbc:h2:file:" + dir.resolve("ro") + ";WRITE_DELAY=0";
         try (Connection c = DriverManager.getConnection(url)) {
             store.createTableIfMissing(c);
         }

@@ -212,6 +212,16 @@ public class H2Dialect extends SqlDialect {
     }
 
     /**
+     * An embedded database (H2's {@code SessionLocal}, in the application's process), whatever the
+     * pool in front of it; over H2's TCP server the commits wait in the server's process instead.
+     */
+    @Override
+    public boolean nonDurableCommitsDieWithTheApplication(Connection c) throws SQLException {
+        Connection physical = physical(c);
+        return EMBEDDED.get(physical.getClass()).of(physical) != null;
+    }
+
+    /**
      * {@code WRITE_DELAY} above 0 (500 ms by default for a file database): H2 acknowledges a commit
      * and writes it to the file up to that long after, so a killed process loses the commits of its
      * last moments. An in-memory database reports 0.

@@ -151,6 +151,21 @@ public abstract class SqlDialect {
     }
 
     /**
+     * Asked only after {@link #nonDurableCommits} reported a setting: whether those commits are lost
+     * when the application's own process dies, because the database runs inside it (an embedded
+     * database), rather than only when a database server or its machine crashes. The default
+     * {@link dev.idempotency.jdbc.DurabilityCheck} refuses such a database. The base answers
+     * {@code false}.
+     *
+     * @param c a connection of the database, in any state; nothing is written
+     * @return whether the non-durable commits die with the application
+     * @throws SQLException if the database cannot be asked
+     */
+    public boolean nonDurableCommitsDieWithTheApplication(Connection c) throws SQLException {
+        return false;
+    }
+
+    /**
      * @param c a connection
      * @param sql a query of one row and one column
      * @return that value as text, or {@code null}
