@@ -2,6 +2,7 @@ package dev.idempotency;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Objects;
@@ -21,8 +22,16 @@ import org.slf4j.LoggerFactory;
  * <p>Keys of a job that may be rerun the next day must outlive that: give the job an engine whose
  * key policy keeps records for days ({@code KeyPolicy.builder().retention(Duration.ofDays(7))}).
  *
- * <p>Progress reaches a listener after every committed chunk. Immutable and thread-safe; one
- * {@link #run} at a time per iterator.
+ * <p>The work is a {@link ChunkWork}: it is given the chunk's transaction, which the library begins,
+ * commits and retries. To run a chunk in a transaction of your own, use
+ * {@link Idempotency#executeChunk(Object, List, Function, Function, ResultCodec, ItemWork)} with an
+ * {@link ItemWork} instead.
+ *
+ * <p>Progress, a {@link JobProgress} of counts, reaches a listener ({@code Consumer<JobProgress>})
+ * after every committed chunk. The run answers a {@link JobResult}: the final counts, and by key the
+ * items that failed, were held by another worker or mismatched (up to
+ * {@link Builder#maxListedItems} of each kind, so that a huge job's result stays bounded). Immutable
+ * and thread-safe; one {@link #run} at a time per iterator.
  *
  * @param <C> the transaction type
  * @param <I> the item type
@@ -36,6 +45,9 @@ public final class BatchJob<C, I, T, X extends Exception> {
     /** Items per chunk unless set: 500. */
     public static final int DEFAULT_CHUNK_SIZE = 500;
 
+    /** Items of each kind (failed, held, mismatched) listed in a {@link JobResult} unless set: 1,000. */
+    public static final int DEFAULT_MAX_LISTED_ITEMS = 1_000;
+
     private final ManagedIdempotency<C> managed;
     private final Function<? super I, IdempotencyKey> keyOf;
     private final Function<? super I, Fingerprint> fingerprintOf;
@@ -43,6 +55,7 @@ public final class BatchJob<C, I, T, X extends Exception> {
     private final ChunkWork<C, ? super I, T, X> work;
     private final int chunkSize;
     private final Consumer<? super JobProgress> listener;
+    private final int maxListedItems;
 
     private BatchJob(Builder<C, I, T, X> b) {
         this.managed = b.managed;
@@ -52,6 +65,7 @@ public final class BatchJob<C, I, T, X extends Exception> {
         this.work = b.work;
         this.chunkSize = b.chunkSize;
         this.listener = b.listener;
+        this.maxListedItems = b.maxListedItems;
     }
 
     /**
@@ -63,7 +77,8 @@ public final class BatchJob<C, I, T, X extends Exception> {
      * @param <I> the item type
      * @param <T> the result type
      * @param <X> the work's checked exception
-     * @return a builder with chunks of {@value #DEFAULT_CHUNK_SIZE} and no listener
+     * @return a builder with chunks of {@value #DEFAULT_CHUNK_SIZE}, no listener, and up to
+     *     {@value #DEFAULT_MAX_LISTED_ITEMS} items of each kind listed
      */
     public static <C, I, T, X extends Exception> Builder<C, I, T, X> builder(ManagedIdempotency<C> managed,
             Function<? super I, IdempotencyKey> keyOf, ResultCodec<T> codec, ChunkWork<C, ? super I, T, X> work) {
@@ -74,12 +89,13 @@ public final class BatchJob<C, I, T, X extends Exception> {
      * Runs the job over {@code items}, whose number is unknown.
      *
      * @param items the items, taken in order
-     * @return the final progress: counts by outcome, rate, duration
+     * @return the final progress (counts by outcome, rate, duration) and the failed, held and
+     *     mismatched items by key
      * @throws X an item's own exception, unchanged: its chunk was rolled back, earlier chunks stay
      *     committed, and a rerun resumes after them
      * @throws IdempotencyException as {@link ManagedIdempotency#executeChunk} does
      */
-    public JobProgress run(Iterator<? extends I> items) throws X {
+    public JobResult<T> run(Iterator<? extends I> items) throws X {
         return run(items, -1);
     }
 
@@ -88,10 +104,11 @@ public final class BatchJob<C, I, T, X extends Exception> {
      *
      * @param items the items
      * @param total how many there are, for the time left; -1 if unknown
-     * @return the final progress
+     * @return the final progress and the failed, held and mismatched items
      * @throws X an item's own exception, unchanged
+     * @throws IdempotencyException as {@link ManagedIdempotency#executeChunk} does
      */
-    public JobProgress run(Stream<? extends I> items, long total) throws X {
+    public JobResult<T> run(Stream<? extends I> items, long total) throws X {
         try (items) {
             return run(items.iterator(), total);
         }
@@ -102,19 +119,24 @@ public final class BatchJob<C, I, T, X extends Exception> {
      *
      * @param items the items, taken in order
      * @param total how many there are, for the time left; -1 if unknown
-     * @return the final progress
+     * @return the final progress and the failed, held and mismatched items
      * @throws X an item's own exception, unchanged
+     * @throws IdempotencyException as {@link ManagedIdempotency#executeChunk} does
      */
-    public JobProgress run(Iterator<? extends I> items, long total) throws X {
+    public JobResult<T> run(Iterator<? extends I> items, long total) throws X {
         Objects.requireNonNull(items, "items");
         long started = System.nanoTime();
         long chunks = 0;
         long executed = 0;
         long replayed = 0;
-        long failed = 0;
-        long skipped = 0;
+        List<Outcome.Failed<T>> failed = new ArrayList<>();
+        List<Outcome.InProgress<T>> held = new ArrayList<>();
+        List<Outcome.Mismatch<T>> mismatched = new ArrayList<>();
+        long failedCount = 0;
+        long heldCount = 0;
+        long mismatchedCount = 0;
         List<I> chunk = new ArrayList<>(chunkSize);
-        JobProgress progress = new JobProgress(0, 0, 0, 0, 0, total, Duration.ZERO);
+        JobProgress progress = new JobProgress(0, 0, 0, 0, 0, 0, total, Duration.ZERO);
         while (items.hasNext()) {
             chunk.clear();
             while (chunk.size() < chunkSize && items.hasNext()) {
@@ -129,26 +151,39 @@ public final class BatchJob<C, I, T, X extends Exception> {
                         replayed++;
                         break;
                     case FAILED:
-                        failed++;
+                        failedCount++;
+                        list(failed, (Outcome.Failed<T>) outcome);
                         break;
-                    default:
-                        skipped++;
+                    case IN_PROGRESS:
+                        heldCount++;
+                        list(held, (Outcome.InProgress<T>) outcome);
+                        break;
+                    case MISMATCH:
+                        mismatchedCount++;
+                        list(mismatched, (Outcome.Mismatch<T>) outcome);
                 }
             }
             chunks++;
-            progress = new JobProgress(chunks, executed, replayed, failed, skipped, total, Duration.ofNanos(System.nanoTime() - started));
+            progress = new JobProgress(chunks, executed, replayed, failedCount, heldCount, mismatchedCount, total,
+                    Duration.ofNanos(System.nanoTime() - started));
             try {
                 listener.accept(progress);
             } catch (RuntimeException e) {
                 log.warn("The job's progress listener failed; ignored", e);
             }
         }
-        if (progress.nothingExecuted() && progress.done() > 0) {
+        if (progress.nothingExecuted() && progress.held() == 0 && progress.done() > 0) {
             log.info("Nothing executed: all {} items were recorded before", progress.done());
         } else {
             log.info("Job done: {}", progress);
         }
-        return progress;
+        return new JobResult<>(progress, failed, held, mismatched);
+    }
+
+    private <O> void list(Collection<O> listed, O outcome) {
+        if (listed.size() < maxListedItems) {
+            listed.add(outcome);
+        }
     }
 
     /**
@@ -167,6 +202,7 @@ public final class BatchJob<C, I, T, X extends Exception> {
         private Function<? super I, Fingerprint> fingerprintOf = item -> Fingerprint.NONE;
         private int chunkSize = DEFAULT_CHUNK_SIZE;
         private Consumer<? super JobProgress> listener = progress -> { };
+        private int maxListedItems = DEFAULT_MAX_LISTED_ITEMS;
 
         private Builder(ManagedIdempotency<C> managed, Function<? super I, IdempotencyKey> keyOf, ResultCodec<T> codec,
                         ChunkWork<C, ? super I, T, X> work) {
@@ -205,6 +241,25 @@ public final class BatchJob<C, I, T, X extends Exception> {
          */
         public Builder<C, I, T, X> listener(Consumer<? super JobProgress> listener) {
             this.listener = Objects.requireNonNull(listener, "listener");
+            return this;
+        }
+
+        /**
+         * Bounds the job's {@link JobResult}: at most this many failed items, as many held and as
+         * many mismatched are listed, the first of each kind in input order; the counts stay whole.
+         * Each listed item keeps its key and, for a failure, the recorded exception's class name and
+         * message (within the key policy's result size limit): the result's memory grows with this
+         * limit, never with the number of items.
+         *
+         * @param maxListedItems 0 (list none) or more; {@link Integer#MAX_VALUE} lists every one
+         * @return this builder
+         * @throws IllegalArgumentException naming the field if negative
+         */
+        public Builder<C, I, T, X> maxListedItems(int maxListedItems) {
+            if (maxListedItems < 0) {
+                throw new IllegalArgumentException("maxListedItems must be 0 or more, was " + maxListedItems);
+            }
+            this.maxListedItems = maxListedItems;
             return this;
         }
 

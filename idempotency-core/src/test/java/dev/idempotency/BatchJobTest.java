@@ -22,14 +22,19 @@ class BatchJobTest {
             .retry(RetryPolicy.builder().backoff(Duration.ZERO, Duration.ZERO).build()).build();
     final ResultCodec<Integer> codec = ResultCodec.of("n-v1", String::valueOf, Integer::valueOf);
 
-    BatchJob<FakeTx, Integer, Integer, RuntimeException> job(List<JobProgress> seen) {
+    /** A job whose work refuses item 4 with a final failure, in chunks of 2. */
+    BatchJob.Builder<FakeTx, Integer, Integer, RuntimeException> builder() {
         return BatchJob.<FakeTx, Integer, Integer, RuntimeException>builder(managed, i -> IdempotencyKey.of("n" + i), codec, (tx, i) -> {
             if (i == 4) {
                 throw new IllegalArgumentException("four is refused");
             }
             tx.write("item " + i);
             return i * 10;
-        }).chunkSize(2).listener(p -> {
+        }).chunkSize(2);
+    }
+
+    BatchJob<FakeTx, Integer, Integer, RuntimeException> job(List<JobProgress> seen) {
+        return builder().listener(p -> {
             seen.add(p);
             throw new IllegalStateException("a failing progress listener is ignored");
         }).build();
@@ -39,7 +44,7 @@ class BatchJobTest {
     void itemsRunInChunksAndASecondRunExecutesNothing() {
         List<JobProgress> seen = new ArrayList<>();
         long started = System.nanoTime();
-        JobProgress first = job(seen).run(Stream.of(1, 2, 3, 4, 5), 5);
+        JobProgress first = job(seen).run(Stream.of(1, 2, 3, 4, 5), 5).progress();
         Duration around = Duration.ofNanos(System.nanoTime() - started);
         assertThat(seen).extracting(JobProgress::elapsed).allSatisfy(elapsed -> assertThat(elapsed).isBetween(Duration.ZERO, around));
         assertThat(first.chunks()).isEqualTo(3);
@@ -51,26 +56,79 @@ class BatchJobTest {
         assertThat(store.committedWrites()).containsExactly("item 1", "item 2", "item 3", "item 5");
 
         seen.clear();
-        JobProgress second = job(seen).run(List.of(1, 2, 3, 4, 5).iterator());
+        JobProgress second = job(seen).run(List.of(1, 2, 3, 4, 5).iterator()).progress();
         assertThat(second.nothingExecuted()).isTrue();
         assertThat(second.replayed()).isEqualTo(4);
         assertThat(second.failed()).isEqualTo(1);
         assertThat(second.total()).isEqualTo(-1);
-        assertThat(second.skipped()).isZero();
+        assertThat(second.held()).isZero();
+        assertThat(second.mismatched()).isZero();
     }
 
     @Test
-    void anItemWithAnotherFingerprintIsSkipped() {
-        job(new ArrayList<>()).run(Stream.of(1), 1);
-        JobProgress progress = BatchJob.<FakeTx, Integer, Integer, RuntimeException>builder(managed, i -> IdempotencyKey.of("n" + i),
-                codec, (tx, i) -> i).fingerprint(i -> Fingerprint.of("other")).build().run(List.of(1).iterator());
-        assertThat(progress.skipped()).isEqualTo(1);
-        assertThat(progress.done()).isEqualTo(1);
+    void theResultNamesEachFailedHeldAndMismatchedItemByItsKey() {
+        builder().build().run(Stream.of(1), 1); // n1 recorded without a fingerprint
+        store.busy.add(IdempotencyKey.of("n5")); // held by another worker past the lock timeout
+        BatchJob<FakeTx, Integer, Integer, RuntimeException> job =
+                builder().fingerprint(i -> i == 1 ? Fingerprint.of("changed") : Fingerprint.NONE).build();
+
+        JobResult<Integer> result = job.run(Stream.of(1, 2, 3, 4, 5, 6), 6);
+        JobProgress p = result.progress();
+        assertThat(p.executed()).isEqualTo(3);
+        assertThat(p.replayed()).isZero();
+        assertThat(p.failed()).isEqualTo(1);
+        assertThat(p.held()).isEqualTo(1);
+        assertThat(p.mismatched()).isEqualTo(1);
+        assertThat(p.done()).isEqualTo(6);
+        assertThat(result.failedItems()).singleElement().satisfies(failed -> {
+            assertThat(failed.key()).isEqualTo(IdempotencyKey.of("n4"));
+            assertThat(failed.errorType()).isEqualTo(IllegalArgumentException.class.getName());
+            assertThat(failed.errorMessage()).isEqualTo("four is refused");
+            assertThat(failed.replayed()).isFalse();
+        });
+        assertThat(result.heldItems()).extracting(Outcome::key).containsExactly(IdempotencyKey.of("n5"));
+        assertThat(result.mismatchedItems()).extracting(Outcome::key).containsExactly(IdempotencyKey.of("n1"));
+        assertThat(result.allListed()).isTrue();
+
+        store.busy.clear();
+        JobResult<Integer> rerun = job.run(Stream.of(1, 2, 3, 4, 5, 6), 6);
+        assertThat(rerun.progress().executed()).as("the held item, run now").isEqualTo(1);
+        assertThat(rerun.heldItems()).isEmpty();
+        assertThat(rerun.failedItems()).singleElement().satisfies(failed -> {
+            assertThat(failed.key()).isEqualTo(IdempotencyKey.of("n4"));
+            assertThat(failed.replayed()).isTrue();
+        });
+        assertThat(rerun.mismatchedItems()).extracting(Outcome::key).containsExactly(IdempotencyKey.of("n1"));
+    }
+
+    @Test
+    void atMostTheLimitOfEachKindIsListedWhileTheCountsStayWhole() {
+        var everyEvenFails = BatchJob.<FakeTx, Integer, Integer, RuntimeException>builder(managed, i -> IdempotencyKey.of("n" + i),
+                codec, (tx, i) -> {
+                    if (i % 2 == 0) {
+                        throw new IllegalArgumentException(i + " is even");
+                    }
+                    return i;
+                }).chunkSize(3);
+        JobResult<Integer> two = everyEvenFails.maxListedItems(2).build().run(Stream.of(1, 2, 3, 4, 5, 6, 7, 8, 9, 10), 10);
+        assertThat(two.progress().failed()).isEqualTo(5);
+        assertThat(two.failedItems()).extracting(Outcome::key).containsExactly(IdempotencyKey.of("n2"), IdempotencyKey.of("n4"));
+        assertThat(two.allListed()).isFalse();
+
+        JobResult<Integer> none = everyEvenFails.maxListedItems(0).build().run(Stream.of(1, 2), 2);
+        assertThat(none.progress().failed()).isEqualTo(1);
+        assertThat(none.failedItems()).isEmpty();
+        assertThat(none.allListed()).isFalse();
+        assertThat(BatchJob.DEFAULT_MAX_LISTED_ITEMS).isEqualTo(1_000);
+        assertThatThrownBy(() -> everyEvenFails.maxListedItems(-1)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("maxListedItems must be 0 or more, was -1");
     }
 
     @Test
     void anEmptyJobReportsNothingAndTheChunkSizeIsBounded() {
-        JobProgress none = job(new ArrayList<>()).run(List.<Integer>of().iterator(), 0);
+        JobResult<Integer> empty = job(new ArrayList<>()).run(List.<Integer>of().iterator(), 0);
+        assertThat(empty.allListed()).isTrue();
+        JobProgress none = empty.progress();
         assertThat(none.chunks()).isZero();
         assertThat(none.done()).isZero();
         var builder = BatchJob.<FakeTx, Integer, Integer, RuntimeException>builder(managed, i -> IdempotencyKey.of("n" + i), codec,

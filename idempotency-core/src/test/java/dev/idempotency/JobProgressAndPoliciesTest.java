@@ -10,30 +10,31 @@ class JobProgressAndPoliciesTest {
 
     @Test
     void progressCountsTheRateAndTheTimeLeft() {
-        JobProgress p = new JobProgress(2, 4, 3, 2, 1, 30, Duration.ofSeconds(2));
+        JobProgress p = new JobProgress(2, 4, 2, 2, 1, 1, 30, Duration.ofSeconds(2));
         assertThat(p.done()).isEqualTo(10);
         assertThat(p.itemsPerSecond()).isEqualTo(5.0);
         assertThat(p.remaining()).contains(Duration.ofSeconds(4));
         assertThat(p.nothingExecuted()).isFalse();
-        assertThat(p.toString()).isEqualTo("10/30 items: 4 executed, 3 replayed, 2 failed, 1 skipped, 5 items/s, 4 s left");
+        assertThat(p.toString()).isEqualTo("10/30 items: 4 executed, 2 replayed, 2 failed, 1 held, 1 mismatched, 5 items/s,"
+                + " 4 s left");
     }
 
     @Test
     void withoutATotalOrARateThereIsNoTimeLeft() {
-        assertThat(new JobProgress(1, 1, 0, 0, 0, -1, Duration.ofSeconds(1)).remaining()).isEmpty();
-        assertThat(new JobProgress(1, 1, 0, 0, 0, -1, Duration.ofSeconds(1)).toString()).isEqualTo(
-                "1 items: 1 executed, 0 replayed, 0 failed, 0 skipped, 1 items/s");
-        assertThat(new JobProgress(1, 1, 0, 0, 0, 0, Duration.ofSeconds(1)).remaining()).contains(Duration.ZERO);
-        assertThat(new JobProgress(0, 0, 0, 0, 0, 10, Duration.ofSeconds(1)).remaining()).isEmpty();
-        JobProgress instant = new JobProgress(1, 5, 0, 0, 0, 10, Duration.ZERO);
+        assertThat(new JobProgress(1, 1, 0, 0, 0, 0, -1, Duration.ofSeconds(1)).remaining()).isEmpty();
+        assertThat(new JobProgress(1, 1, 0, 0, 0, 0, -1, Duration.ofSeconds(1)).toString()).isEqualTo(
+                "1 items: 1 executed, 0 replayed, 0 failed, 0 held, 0 mismatched, 1 items/s");
+        assertThat(new JobProgress(1, 1, 0, 0, 0, 0, 0, Duration.ofSeconds(1)).remaining()).contains(Duration.ZERO);
+        assertThat(new JobProgress(0, 0, 0, 0, 0, 0, 10, Duration.ofSeconds(1)).remaining()).isEmpty();
+        JobProgress instant = new JobProgress(1, 5, 0, 0, 0, 0, 10, Duration.ZERO);
         assertThat(instant.itemsPerSecond()).isZero();
         assertThat(instant.remaining()).isEmpty();
     }
 
     @Test
     void nothingExecutedMeansNoItemRanNow() {
-        assertThat(new JobProgress(1, 0, 5, 0, 0, 5, Duration.ofSeconds(1)).nothingExecuted()).isTrue();
-        assertThat(new JobProgress(1, 1, 4, 0, 0, 5, Duration.ofSeconds(1)).nothingExecuted()).isFalse();
+        assertThat(new JobProgress(1, 0, 5, 0, 0, 0, 5, Duration.ofSeconds(1)).nothingExecuted()).isTrue();
+        assertThat(new JobProgress(1, 1, 4, 0, 0, 0, 5, Duration.ofSeconds(1)).nothingExecuted()).isFalse();
     }
 
     @Test

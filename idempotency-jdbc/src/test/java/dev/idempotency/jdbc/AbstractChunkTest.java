@@ -9,6 +9,7 @@ import dev.idempotency.DuplicateKeyInChunkException;
 import dev.idempotency.Idempotency;
 import dev.idempotency.IdempotencyKey;
 import dev.idempotency.JobProgress;
+import dev.idempotency.JobResult;
 import dev.idempotency.KeyPolicy;
 import dev.idempotency.ManagedIdempotency;
 import dev.idempotency.Outcome;
@@ -400,7 +401,7 @@ public abstract class AbstractChunkTest {
         List<String> all = items(0, 200);
         ExecutorService pool = Executors.newFixedThreadPool(4);
         try {
-            List<Future<JobProgress>> workers = new ArrayList<>();
+            List<Future<JobResult<Integer>>> workers = new ArrayList<>();
             for (int w = 0; w < 4; w++) {
                 List<String> mine = new ArrayList<>(all.subList(w * 25, Math.min(all.size(), w * 25 + 125)));
                 if (w % 2 == 1) {
@@ -410,9 +411,10 @@ public abstract class AbstractChunkTest {
                         ResultCodec.integer(), this::book).chunkSize(20).build();
                 workers.add(pool.submit(() -> job.run(mine.iterator(), mine.size())));
             }
-            for (Future<JobProgress> worker : workers) {
-                JobProgress p = worker.get();
-                assertThat(p.skipped()).isZero();
+            for (Future<JobResult<Integer>> worker : workers) {
+                JobProgress p = worker.get().progress();
+                assertThat(p.held()).isZero();
+                assertThat(p.mismatched()).isZero();
             }
         } finally {
             pool.shutdownNow();
@@ -427,12 +429,12 @@ public abstract class AbstractChunkTest {
         List<JobProgress> seen = new ArrayList<>();
         BatchJob<Connection, String, Integer, SQLException> job = BatchJob.builder(managed, AbstractChunkTest::key,
                 ResultCodec.integer(), this::book).chunkSize(100).listener(seen::add).build();
-        JobProgress first = job.run(items(0, 1000).stream(), 1000);
+        JobProgress first = job.run(items(0, 1000).stream(), 1000).progress();
         assertThat(seen).hasSize(10);
         assertThat(seen.get(4).done()).isEqualTo(500);
         assertThat(first.executed()).isEqualTo(1000);
         assertThat(first.nothingExecuted()).isFalse();
-        JobProgress rerun = job.run(items(0, 1000).iterator(), 1000);
+        JobProgress rerun = job.run(items(0, 1000).iterator(), 1000).progress();
         assertThat(rerun.executed()).isZero();
         assertThat(rerun.replayed()).isEqualTo(1000);
         assertThat(rerun.nothingExecuted()).isTrue();

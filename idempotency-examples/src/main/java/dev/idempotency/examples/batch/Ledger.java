@@ -18,7 +18,10 @@ public final class Ledger {
     /** The ledger table. */
     public static final String TABLE = "payment_ledger";
 
-    /** Thrown for an instruction the ledger cannot book; declared final in the job's key policy, so it is recorded. */
+    /**
+     * Thrown for an instruction the ledger cannot book; declared final in the job's key policy, so it
+     * is recorded for the instruction's key (which the job's result names) and replayed by a rerun.
+     */
     public static final class InvalidInstruction extends RuntimeException {
         private static final long serialVersionUID = 1L;
 
@@ -58,10 +61,10 @@ public final class Ledger {
      */
     public static long book(Connection tx, PaymentInstruction instruction) throws SQLException {
         if (instruction.amountCents() <= 0) {
-            throw new InvalidInstruction(instruction.id() + ": the amount must be positive, was " + instruction.amountCents());
+            throw new InvalidInstruction("the amount must be positive, was " + instruction.amountCents());
         }
         if (instruction.debtor().equals(instruction.creditor())) {
-            throw new InvalidInstruction(instruction.id() + ": debtor and creditor are the same account");
+            throw new InvalidInstruction("debtor and creditor are the same account, " + instruction.debtor());
         }
         try (PreparedStatement s = tx.prepareStatement("INSERT INTO " + TABLE
                 + " (instruction_id, debtor, creditor, amount_cents, currency) VALUES (?, ?, ?, ?, ?)", Statement.RETURN_GENERATED_KEYS)) {

@@ -5,8 +5,10 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.idempotency.BatchJob;
 import dev.idempotency.Idempotency;
 import dev.idempotency.JobProgress;
+import dev.idempotency.JobResult;
 import dev.idempotency.KeyPolicy;
 import dev.idempotency.ManagedIdempotency;
+import dev.idempotency.Outcome;
 import dev.idempotency.ResultCodec;
 import dev.idempotency.jdbc.JdbcIdempotencyStore;
 import dev.idempotency.jdbc.JdbcTransactions;
@@ -18,7 +20,10 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.List;
 import java.util.Locale;
+import java.util.function.Consumer;
+import java.util.function.Function;
 import java.util.stream.Stream;
 import javax.sql.DataSource;
 
@@ -27,8 +32,11 @@ import javax.sql.DataSource;
  * if it is missing) into a ledger, in chunks of one transaction each, with a progress bar. Each
  * instruction's id is its idempotency key, so the job can be killed at any moment and run again:
  * committed chunks are replayed, not booked twice, and a finished job run again executes nothing.
- * Instructions the ledger rejects (a zero amount: one in a thousand) are recorded as final
- * failures, and replayed as such.
+ * The generated file holds deliberately invalid instructions, a zero amount at every 1,000th
+ * ({@code PI-00000999}, {@code PI-00001999}, ...): the ledger rejects them, the job records each
+ * rejection as a final failure for that instruction and goes on, and a rerun replays the failure
+ * without booking. So "100 failed" for 100,000 instructions is the expected output, and the summary
+ * names the failed instructions (and any held or mismatched ones) by id.
  *
  * <pre>
  * mvn -q -pl idempotency-examples -am compile exec:java -Dexec.mainClass=dev.idempotency.examples.batch.PaymentImportJob
@@ -44,6 +52,9 @@ public final class PaymentImportJob {
 
     /** The job's idempotency table. */
     public static final String KEY_TABLE = "payment_idempotency_record";
+
+    /** Items of each kind the summary prints before "and N more". */
+    static final int PRINTED_ITEMS = 10;
 
     private PaymentImportJob() {
     }
@@ -102,11 +113,11 @@ public final class PaymentImportJob {
      * @param options what to run
      * @param out where the progress and the summary go
      * @param inPlace whether to redraw the progress line in place (a terminal)
-     * @return the job's final progress
+     * @return the job's final progress and its failed, held and mismatched instructions
      * @throws IOException if the file cannot be written or read
      * @throws SQLException if the database fails
      */
-    public static JobProgress run(Options options, PrintStream out, boolean inPlace) throws IOException, SQLException {
+    public static JobResult<Long> run(Options options, PrintStream out, boolean inPlace) throws IOException, SQLException {
         Path file = InstructionFile.ensure(options.dir(), options.instructions());
         long total = InstructionFile.count(file);
         try (HikariDataSource dataSource = dataSource(options)) {
@@ -125,29 +136,53 @@ public final class PaymentImportJob {
                             .finalFailures(Ledger.InvalidInstruction.class).build())
                     .build();
             ManagedIdempotency<Connection> managed = ManagedIdempotency.of(engine, JdbcTransactions.of(dataSource));
+            Consumer<JobProgress> progress = new ProgressBar(out, inPlace, options.progressEvery()); // or p -> log.info("{}", p)
             BatchJob<Connection, PaymentInstruction, Long, SQLException> job = BatchJob.builder(managed,
-                            PaymentInstruction::key, ResultCodec.longs(), Ledger::book) // one transaction per chunk
+                            PaymentInstruction::key, ResultCodec.longs(), Ledger::book) // a ChunkWork: (tx, instruction) -> entry id
                     .fingerprint(PaymentInstruction::fingerprint)
                     .chunkSize(options.chunk())
-                    .listener(new ProgressBar(out, inPlace, options.progressEvery()))
+                    .listener(progress) // told the counts after every committed chunk
                     .build();
-            JobProgress done;
+            JobResult<Long> result;
             try (Stream<PaymentInstruction> instructions = InstructionFile.read(file)) {
-                done = job.run(instructions, total);
+                result = job.run(instructions, total);
             }
+            JobProgress done = result.progress(); // the counts, whole
+            List<Outcome.Failed<Long>> failed = result.failedItems(); // by key: the first 1,000, then only counted
             // end::batch-job[]
 
             long rows = count(dataSource, "SELECT COUNT(*) FROM " + Ledger.TABLE);
-            if (done.nothingExecuted()) {
+            if (done.nothingExecuted() && done.held() == 0) {
                 out.printf(Locale.ROOT, "Nothing executed: all %,d instructions were recorded by an earlier run"
-                        + " (%,d replayed, %,d failed, %,d skipped); ledger rows: %,d%n", done.done(), done.replayed(), done.failed(),
-                        done.skipped(), rows);
+                        + " (%,d replayed, %,d failed, %,d mismatched); ledger rows: %,d%n", done.done(), done.replayed(), done.failed(),
+                        done.mismatched(), rows);
             } else {
-                out.printf(Locale.ROOT, "Done: %,d executed, %,d replayed, %,d failed, %,d skipped in %.1f s (%,.0f items/s);"
-                        + " ledger rows: %,d%n", done.executed(), done.replayed(), done.failed(), done.skipped(),
-                        done.elapsed().toMillis() / 1000.0, done.itemsPerSecond(), rows);
+                out.printf(Locale.ROOT, "Done: %,d executed, %,d replayed, %,d failed, %,d held, %,d mismatched in %.1f s"
+                        + " (%,.0f items/s); ledger rows: %,d%n", done.executed(), done.replayed(), done.failed(), done.held(),
+                        done.mismatched(), done.elapsed().toMillis() / 1000.0, done.itemsPerSecond(), rows);
             }
-            return done;
+            print(out, "Failed", done.failed(), failed, f -> f.key().id() + ": " + f.errorMessage(), String.format(Locale.ROOT,
+                    "refused by the ledger and recorded as final failures (expected: the generated file holds %,d deliberately"
+                    + " invalid ones, a zero amount at every %,dth)", InstructionFile.invalidIn((int) total),
+                    InstructionFile.INVALID_EVERY));
+            print(out, "Held", done.held(), result.heldItems(), h -> h.key().id(),
+                    "in progress in another run past the lock timeout; nothing recorded, the next run books them");
+            print(out, "Mismatched", done.mismatched(), result.mismatchedItems(), m -> m.key().id(),
+                    "changed in the file since they were booked; refused, not booked again");
+            return result;
+        }
+    }
+
+    /** Prints a count of instructions, what they mean, and the first few of them. */
+    private static <O extends Outcome<Long>> void print(PrintStream out, String title, long count, List<O> listed,
+                                                        Function<O, String> describe, String meaning) {
+        if (count == 0) {
+            return;
+        }
+        out.printf(Locale.ROOT, "%s: %,d instruction%s, %s:%n", title, count, count == 1 ? "" : "s", meaning);
+        listed.stream().limit(PRINTED_ITEMS).forEach(outcome -> out.println("  " + describe.apply(outcome)));
+        if (count > Math.min(listed.size(), PRINTED_ITEMS)) {
+            out.printf(Locale.ROOT, "  and %,d more%n", count - Math.min(listed.size(), PRINTED_ITEMS));
         }
     }
 

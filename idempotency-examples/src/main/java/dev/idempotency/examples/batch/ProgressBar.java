@@ -7,8 +7,9 @@ import java.util.Locale;
 import java.util.function.Consumer;
 
 /**
- * A progress bar fed by a {@code BatchJob} listener: items done of the total, executed, replayed,
- * failed (and skipped, if any), items per second and the time left. On a terminal one line is
+ * A progress bar, the {@code Consumer<JobProgress>} a {@code BatchJob} tells after every committed
+ * chunk: items done of the total, executed, replayed, failed (and held and mismatched, if any),
+ * items per second and the time left. On a terminal one line is
  * redrawn in place with {@code \r}; otherwise (a pipe, a log file) a plain line is printed every
  * few chunks and for the last one.
  */
@@ -63,8 +64,11 @@ public final class ProgressBar implements Consumer<JobProgress> {
             s.append(String.format(Locale.ROOT, "%,d", p.done()));
         }
         s.append(String.format(Locale.ROOT, "  executed %,d  replayed %,d  failed %,d", p.executed(), p.replayed(), p.failed()));
-        if (p.skipped() > 0) {
-            s.append(String.format(Locale.ROOT, "  skipped %,d", p.skipped()));
+        if (p.held() > 0) {
+            s.append(String.format(Locale.ROOT, "  held %,d", p.held()));
+        }
+        if (p.mismatched() > 0) {
+            s.append(String.format(Locale.ROOT, "  mismatched %,d", p.mismatched()));
         }
         s.append(String.format(Locale.ROOT, "  %,.0f items/s", p.itemsPerSecond()));
         p.remaining().ifPresent(left -> s.append("  ").append(format(left)).append(" left"));
