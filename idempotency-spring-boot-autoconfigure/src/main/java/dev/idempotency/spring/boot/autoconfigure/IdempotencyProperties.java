@@ -19,8 +19,9 @@ import org.springframework.util.unit.DataSize;
  * idempotency.metrics.scope-tag=false         # true: tag metrics with the key's scope
  * </pre>
  *
- * Values are checked when the engine is built: a bad one fails the application's startup with a
- * message naming it. Mutable, as Spring binds it; not for use across threads while it is bound.
+ * Values are checked when the engine is built: a bad one fails the application's startup with an
+ * {@link InvalidIdempotencyPropertyException}, which Boot's failure analysis reports with the
+ * property, the value as written and the reason. Mutable, as Spring binds it; not for use across threads while it is bound.
  */
 @ConfigurationProperties("idempotency")
 public class IdempotencyProperties {
@@ -103,7 +104,7 @@ public class IdempotencyProperties {
 
     /**
      * @return the key policy these properties describe
-     * @throws IllegalArgumentException naming the property whose value the policy refuses
+     * @throws InvalidIdempotencyPropertyException naming the property whose value the policy refuses
      */
     public KeyPolicy toKeyPolicy() {
         int bytes = (int) Math.min(maxResultSize.toBytes(), Integer.MAX_VALUE); // the policy refuses what is too large
@@ -116,7 +117,7 @@ public class IdempotencyProperties {
 
     /**
      * @return a JDBC store on the configured table
-     * @throws IllegalArgumentException naming {@code idempotency.table} if the name is not a plain
+     * @throws InvalidIdempotencyPropertyException naming {@code idempotency.table} if the name is not a plain
      *     identifier, or is a reserved word
      */
     public JdbcIdempotencyStore toStore() {
@@ -129,7 +130,7 @@ public class IdempotencyProperties {
         try {
             setter.run();
         } catch (IllegalArgumentException | NullPointerException e) {
-            throw new IllegalArgumentException(property + " = " + value + " is refused: " + e.getMessage(), e);
+            throw new InvalidIdempotencyPropertyException(property, String.valueOf(value), String.valueOf(e.getMessage()), e);
         }
     }
 
