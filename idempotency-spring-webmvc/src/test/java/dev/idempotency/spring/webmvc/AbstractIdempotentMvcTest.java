@@ -45,7 +45,8 @@ abstract class AbstractIdempotentMvcTest {
     void start() {
         List<String> properties = new ArrayList<>(databaseProperties());
         properties.addAll(List.of("server.address=127.0.0.1", "server.port=0", "idempotency.create-table=true",
-                "idempotency.lock-timeout=1s", "spring.main.banner-mode=off"));
+                "idempotency.lock-timeout=1s", "spring.main.banner-mode=off",
+                "idempotency.http.replayed-headers=Content-Type,Location,Set-Cookie"));
         context = new SpringApplicationBuilder(PaymentsApplication.class).properties(properties.toArray(String[]::new)).run();
         jdbc = context.getBean(JdbcTemplate.class);
         jdbc.execute("create table if not exists mvc_payment (id varchar(36) primary key, shop varchar(64) not null,"
@@ -183,6 +184,19 @@ abstract class AbstractIdempotentMvcTest {
         assertThat(payments(customer)).isZero();
         HttpResponse<byte[]> get = send(HttpRequest.newBuilder(URI.create(base + "/payments?customer=" + customer)).GET().build());
         assertThat(get.statusCode()).isEqualTo(200); // a safe method needs no client: nothing is recorded for it
+    }
+
+    @Test
+    void theReplayedHeadersPropertyReplaysTheFirstResponsesCookie() throws Exception {
+        String key = UUID.randomUUID().toString();
+        HttpRequest signIn = authorized("shop-a", URI.create(base + "/sessions")).header("Idempotency-Key", key)
+                .POST(HttpRequest.BodyPublishers.noBody()).build();
+        HttpResponse<byte[]> first = send(signIn);
+        HttpResponse<byte[]> retry = send(signIn);
+        assertRan(first, 201);
+        assertThat(first.headers().firstValue("Set-Cookie")).hasValueSatisfying(c -> assertThat(c).startsWith("session="));
+        assertReplayOf(retry, first);
+        assertThat(retry.headers().allValues("Set-Cookie")).isEqualTo(first.headers().allValues("Set-Cookie"));
     }
 
     @Test

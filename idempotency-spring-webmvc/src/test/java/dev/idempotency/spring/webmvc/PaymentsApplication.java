@@ -17,6 +17,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.context.annotation.Bean;
 import org.springframework.core.Ordered;
+import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
@@ -107,6 +108,14 @@ public class PaymentsApplication {
         @Idempotent // a safe method: the key header is ignored and nothing is recorded
         String count(@RequestParam("customer") String customer) {
             return jdbc.queryForObject("select count(*) from mvc_payment where customer = ?", Integer.class, customer).toString();
+        }
+
+        @PostMapping("/sessions")
+        @Idempotent // a cookie per first response: replayed only when Set-Cookie is a replayed header
+        ResponseEntity<String> signIn(Principal shop) {
+            return ResponseEntity.status(HttpStatus.CREATED)
+                    .header(HttpHeaders.SET_COOKIE, "session=" + UUID.randomUUID() + "; Path=/; HttpOnly")
+                    .body("signed in as " + shop.getName());
         }
 
         @PostMapping("/unprotected/payments")
