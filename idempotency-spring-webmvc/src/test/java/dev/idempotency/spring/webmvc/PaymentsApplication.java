@@ -1,5 +1,7 @@
 package dev.idempotency.spring.webmvc;
 
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServletRequest;
@@ -45,6 +47,11 @@ public class PaymentsApplication {
     static final AtomicInteger FLAKY = new AtomicInteger();
     /** Customer {@code refused}: throws a {@code ResponseStatusException} (503) after its insert while positive. */
     static final AtomicInteger REFUSED = new AtomicInteger();
+
+    @Bean
+    MeterRegistry meterRegistry() { // the engine's metrics, as an actuator's registry would take them
+        return new SimpleMeterRegistry();
+    }
 
     @Bean
     OncePerRequestFilter basicAuthentication() {
