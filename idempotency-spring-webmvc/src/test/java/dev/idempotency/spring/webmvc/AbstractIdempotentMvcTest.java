@@ -206,12 +206,12 @@ abstract class AbstractIdempotentMvcTest {
     @Test
     void theReplayedHeadersPropertyReplaysTheFirstResponsesCookie() throws Exception {
         String key = UUID.randomUUID().toString();
-        HttpRequest signIn = authorized("shop-a", URI.create(base + "/sessions")).header("Idempotency-Key", key)
+        HttpRequest signIn = authorized("shop-a", URI.create(base + "/logins")).header("Idempotency-Key", key)
                 .POST(HttpRequest.BodyPublishers.noBody()).build();
         HttpResponse<byte[]> first = send(signIn);
         HttpResponse<byte[]> retry = send(signIn);
         assertRan(first, 201);
-        assertThat(first.headers().firstValue("Set-Cookie")).hasValueSatisfying(c -> assertThat(c).startsWith("session="));
+        assertThat(first.headers().firstValue("Set-Cookie")).hasValueSatisfying(c -> assertThat(c).startsWith("login="));
         assertReplayOf(retry, first);
         assertThat(retry.headers().allValues("Set-Cookie")).isEqualTo(first.headers().allValues("Set-Cookie"));
     }

@@ -117,11 +117,11 @@ public class PaymentsApplication {
             return jdbc.queryForObject("select count(*) from mvc_payment where customer = ?", Integer.class, customer).toString();
         }
 
-        @PostMapping("/sessions")
+        @PostMapping("/logins")
         @Idempotent // a cookie per first response: replayed only when Set-Cookie is a replayed header
         ResponseEntity<String> signIn(Principal shop) {
             return ResponseEntity.status(HttpStatus.CREATED)
-                    .header(HttpHeaders.SET_COOKIE, "session=" + UUID.randomUUID() + "; Path=/; HttpOnly")
+                    .header(HttpHeaders.SET_COOKIE, "login=" + UUID.randomUUID() + "; Path=/; HttpOnly")
                     .body("signed in as " + shop.getName());
         }
 
