@@ -62,7 +62,9 @@ import org.springframework.web.util.ContentCachingResponseWrapper;
  *       MVC resolved into an error response ({@code @ExceptionHandler}, {@code ResponseStatusException})
  *       rolls back as well, and that error response is sent, not recorded; an exception left
  *       unresolved reaches the container. The client's retry with the same key runs the handler
- *       again.</li>
+ *       again. The engine and its listeners (the metrics' {@code error} tag) see the handler's own
+ *       exception: the resolved one, or the unresolved one out of the {@code ServletException} Spring
+ *       MVC wraps it in, which is what the container gets.</li>
  * </ol>
  * A transaction that the database aborts (a deadlock, a serialization failure) is not run again
  * inside the request, since a servlet request cannot be dispatched twice: build the layer on a
@@ -162,30 +164,35 @@ public class IdempotencyFilter extends OncePerRequestFilter implements Ordered {
             return;
         }
         ContentCachingResponseWrapper capture = new ContentCachingResponseWrapper(response);
+        ServletException[] wrapper = new ServletException[1]; // Spring MVC's wrapper of the handler's exception, if it made one
         HttpAnswer answer;
         try {
             answer = handle(layer, Request.of(request.getMethod(), target(request), headers(request), body), client, () -> {
-                chain.doFilter(new CachedBodyRequest(request, body), capture);
+                try {
+                    chain.doFilter(new CachedBodyRequest(request, body), capture);
+                } catch (ServletException e) {
+                    wrapper[0] = e;
+                    throw handlersOwn(e);
+                }
                 if (request.isAsyncStarted()) {
                     throw new IllegalStateException("@Idempotent handler for " + request.getMethod() + " " + request.getRequestURI()
                             + " started asynchronous processing; its response would be written after its transaction ended."
                             + " Return the response itself from an @Idempotent method.");
                 }
-                if (request.getAttribute(DispatcherServlet.EXCEPTION_ATTRIBUTE) != null) {
-                    throw new ResolvedFailure();
+                if (request.getAttribute(DispatcherServlet.EXCEPTION_ATTRIBUTE) instanceof Exception resolved) {
+                    throw resolved; // rolls back: the engine and its listeners see the handler's own exception
                 }
                 return captured(capture, response);
             });
-        } catch (ResolvedFailure resolved) { // rolled back; the error response Spring MVC wrote goes out unrecorded
-            capture.copyBodyToResponse();
-            return;
-        } catch (IOException | ServletException | RuntimeException | Error e) {
+        } catch (Exception | Error e) {
+            if (e == request.getAttribute(DispatcherServlet.EXCEPTION_ATTRIBUTE)) { // the error response Spring MVC wrote goes out unrecorded
+                capture.copyBodyToResponse();
+                return;
+            }
             if (!response.isCommitted()) {
                 response.reset();
             }
-            throw e;
-        } catch (Exception e) { // no other checked exception leaves a filter chain
-            throw new ServletException(e);
+            throw asThrownToTheContainer(e, wrapper[0]);
         }
         if (answer.kind() == HttpAnswer.Kind.EXECUTED || answer.kind() == HttpAnswer.Kind.UNKEYED) {
             capture.copyBodyToResponse(); // the response as the handler wrote it: status and headers are already there
@@ -195,6 +202,36 @@ public class IdempotencyFilter extends OncePerRequestFilter implements Ordered {
             response.reset(); // the handler ran and threw a final failure: nothing of its response may show
         }
         write(response, answer.response());
+    }
+
+    /**
+     * The handler's own exception, for the engine, its listeners and the key policy: Spring MVC
+     * wraps any but an {@code IOException} or a {@code ServletException} in a {@code ServletException}
+     * ("Request processing failed").
+     */
+    private static Exception handlersOwn(ServletException e) {
+        Throwable cause = e.getCause();
+        if (cause instanceof Error error) {
+            throw error;
+        }
+        return cause instanceof Exception own && !(own instanceof IOException || own instanceof ServletException) ? own : e;
+    }
+
+    /** What the container gets: Spring MVC's wrapper again if it made one, else the exception, as a filter may throw it. */
+    private static ServletException asThrownToTheContainer(Throwable e, @Nullable ServletException wrapper) throws IOException {
+        if (wrapper != null && (e == wrapper || e == wrapper.getCause())) {
+            return wrapper;
+        }
+        if (e instanceof IOException io) {
+            throw io;
+        }
+        if (e instanceof RuntimeException runtime) {
+            throw runtime;
+        }
+        if (e instanceof Error error) {
+            throw error;
+        }
+        return e instanceof ServletException servlet ? servlet : new ServletException(e); // no other checked exception leaves a filter chain
     }
 
     /** The handler's work, with the filter chain's exceptions. */
@@ -262,14 +299,5 @@ public class IdempotencyFilter extends OncePerRequestFilter implements Ordered {
     @Override
     public String toString() {
         return "IdempotencyFilter[" + layer + ", order=" + order + ", maxRequestBytes=" + maxRequestBytes + "]";
-    }
-
-    /** Rolls back a dispatch whose exception Spring MVC resolved into an error response. */
-    private static final class ResolvedFailure extends RuntimeException {
-        private static final long serialVersionUID = 1L;
-
-        ResolvedFailure() {
-            super("the handler's exception was resolved into an error response", null, false, false);
-        }
     }
 }

@@ -6,6 +6,7 @@ import dev.idempotency.RetryPolicy;
 import dev.idempotency.http.HttpIdempotency;
 import dev.idempotency.spring.SpringTransactions;
 import dev.idempotency.spring.boot.autoconfigure.IdempotencyAutoConfiguration;
+import dev.idempotency.spring.boot.autoconfigure.InvalidIdempotencyPropertyException;
 import java.sql.Connection;
 import javax.sql.DataSource;
 import org.springframework.beans.factory.ObjectProvider;
@@ -15,6 +16,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.util.function.SingletonSupplier;
@@ -28,9 +30,10 @@ import org.springframework.web.servlet.HandlerMapping;
  *
  * <ul>
  *   <li>{@link IdempotencyScope}: the authenticated principal's name;</li>
- *   <li>{@code HttpIdempotency<?>}: the HTTP layer's defaults, on a {@link ManagedIdempotency} over
- *       {@link SpringTransactions} with the application's transaction manager and no retries (a
- *       servlet request cannot be dispatched twice; the client retries);</li>
+ *   <li>{@code HttpIdempotency<?>}: the HTTP layer's defaults, but for the replayed headers of
+ *       {@link IdempotencyHttpProperties} ({@code idempotency.http.replayed-headers}), on a
+ *       {@link ManagedIdempotency} over {@link SpringTransactions} with the application's transaction
+ *       manager and no retries (a servlet request cannot be dispatched twice; the client retries);</li>
  *   <li>{@link IdempotencyFilter}: registered by Boot for every request, applied to the annotated
  *       handlers only, in the order {@link IdempotencyFilter#DEFAULT_ORDER} (after Spring Security).</li>
  * </ul>
@@ -40,6 +43,7 @@ import org.springframework.web.servlet.HandlerMapping;
 @ConditionalOnClass({ DispatcherServlet.class, HttpIdempotency.class })
 @ConditionalOnBean(Idempotency.class)
 @ConditionalOnSingleCandidate(PlatformTransactionManager.class)
+@EnableConfigurationProperties(IdempotencyHttpProperties.class)
 public class IdempotencyWebMvcAutoConfiguration {
 
     /** Created by Spring. */
@@ -57,16 +61,26 @@ public class IdempotencyWebMvcAutoConfiguration {
      * @param engine the engine
      * @param transactionManager the application's transaction manager
      * @param dataSource the application's data source
+     * @param properties the settings ({@code idempotency.http.*})
      * @return the HTTP layer, its transactions through the transaction manager, without retries
+     * @throws InvalidIdempotencyPropertyException naming {@code idempotency.http.replayed-headers} if
+     *     a name is not a header name
      */
     @Bean
     @ConditionalOnMissingBean(HttpIdempotency.class)
     public HttpIdempotency<Connection> httpIdempotency(Idempotency<Connection> engine, PlatformTransactionManager transactionManager,
-            DataSource dataSource) {
+            DataSource dataSource, IdempotencyHttpProperties properties) {
         ManagedIdempotency<Connection> managed = ManagedIdempotency.builder(engine, SpringTransactions.of(transactionManager, dataSource))
                 .retry(RetryPolicy.none())
                 .build();
-        return HttpIdempotency.builder(managed).build();
+        HttpIdempotency.Builder<Connection> layer = HttpIdempotency.builder(managed);
+        try {
+            layer.replayedHeaders(properties.getReplayedHeaders());
+        } catch (IllegalArgumentException | NullPointerException e) {
+            throw new InvalidIdempotencyPropertyException("idempotency.http.replayed-headers",
+                    String.join(",", properties.getReplayedHeaders()), String.valueOf(e.getMessage()), e);
+        }
+        return layer.build();
     }
 
     /**

@@ -2,6 +2,9 @@ package dev.idempotency.spring.webmvc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.idempotency.spring.boot.autoconfigure.MicrometerIdempotencyListener;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -45,7 +48,8 @@ abstract class AbstractIdempotentMvcTest {
     void start() {
         List<String> properties = new ArrayList<>(databaseProperties());
         properties.addAll(List.of("server.address=127.0.0.1", "server.port=0", "idempotency.create-table=true",
-                "idempotency.lock-timeout=1s", "spring.main.banner-mode=off"));
+                "idempotency.lock-timeout=1s", "spring.main.banner-mode=off",
+                "idempotency.http.replayed-headers=Content-Type,Location,Set-Cookie"));
         context = new SpringApplicationBuilder(PaymentsApplication.class).properties(properties.toArray(String[]::new)).run();
         jdbc = context.getBean(JdbcTemplate.class);
         jdbc.execute("create table if not exists mvc_payment (id varchar(36) primary key, shop varchar(64) not null,"
@@ -147,18 +151,32 @@ abstract class AbstractIdempotentMvcTest {
         assertReplayOf(retry, first);
     }
 
-    /** Thrown and left to the container (500), or resolved by Spring MVC into an error response (503). */
+    /**
+     * Thrown and left to the container (500), or resolved by Spring MVC into an error response (503);
+     * the metrics name the handler's own exception either way.
+     */
     @ParameterizedTest
-    @CsvSource({ "flaky, 500", "refused, 503" })
-    void aHandlerThatThrowsRecordsNothingAndTheRetryRunsIt(String kind, int status) throws Exception {
+    @CsvSource({ "flaky, 500, IllegalStateException", "refused, 503, ResponseStatusException" })
+    void aHandlerThatThrowsRecordsNothingAndTheRetryRunsIt(String kind, int status, String error) throws Exception {
         String customer = unique(kind);
         String key = UUID.randomUUID().toString();
+        double errorsBefore = errors(error);
         (kind.equals("flaky") ? PaymentsApplication.FLAKY : PaymentsApplication.REFUSED).set(1);
         HttpResponse<byte[]> failed = send(pay("shop-a", key, customer, "100"));
         assertThat(failed.statusCode()).isEqualTo(status);
         assertThat(payments(customer)).isZero(); // the insert rolled back with the key's claim
+        assertThat(context.getBean(MeterRegistry.class).getMeters()).flatMap(meter -> meter.getId().getTags())
+                .noneMatch(tag -> tag.getKey().equals("error") && !tag.getValue().equals("IllegalStateException")
+                        && !tag.getValue().equals("ResponseStatusException"));
+        assertThat(errors(error)).isEqualTo(errorsBefore + 1);
         assertRan(send(pay("shop-a", key, customer, "100")), 201);
         assertThat(payments(customer)).isEqualTo(1);
+    }
+
+    /** The engine's count of exceptions of this type that reached the filter. */
+    private double errors(String type) {
+        Counter counter = context.getBean(MeterRegistry.class).find(MicrometerIdempotencyListener.ERRORS).tag("error", type).counter();
+        return counter == null ? 0 : counter.count();
     }
 
     @Test
@@ -183,6 +201,19 @@ abstract class AbstractIdempotentMvcTest {
         assertThat(payments(customer)).isZero();
         HttpResponse<byte[]> get = send(HttpRequest.newBuilder(URI.create(base + "/payments?customer=" + customer)).GET().build());
         assertThat(get.statusCode()).isEqualTo(200); // a safe method needs no client: nothing is recorded for it
+    }
+
+    @Test
+    void theReplayedHeadersPropertyReplaysTheFirstResponsesCookie() throws Exception {
+        String key = UUID.randomUUID().toString();
+        HttpRequest signIn = authorized("shop-a", URI.create(base + "/logins")).header("Idempotency-Key", key)
+                .POST(HttpRequest.BodyPublishers.noBody()).build();
+        HttpResponse<byte[]> first = send(signIn);
+        HttpResponse<byte[]> retry = send(signIn);
+        assertRan(first, 201);
+        assertThat(first.headers().firstValue("Set-Cookie")).hasValueSatisfying(c -> assertThat(c).startsWith("login="));
+        assertReplayOf(retry, first);
+        assertThat(retry.headers().allValues("Set-Cookie")).isEqualTo(first.headers().allValues("Set-Cookie"));
     }
 
     @Test

@@ -41,6 +41,19 @@ class IdempotencyWebMvcAutoConfigurationTest {
     }
 
     @Test
+    void theReplayedHeadersAreTheLayersDefault_orTheProperty_andAMalformedNameStopsTheStartupNamingIt() {
+        web.run(context -> assertThat(context.getBean(IdempotencyHttpProperties.class).getReplayedHeaders())
+                .containsExactlyInAnyOrderElementsOf(HttpIdempotency.DEFAULT_REPLAYED_HEADERS));
+        web.withPropertyValues("idempotency.http.replayed-headers=Content-Type,Set-Cookie").run(context -> assertThat(
+                context.getBean(IdempotencyHttpProperties.class).getReplayedHeaders()).containsExactly("Content-Type", "Set-Cookie"));
+        web.withPropertyValues("idempotency.http.replayed-headers=Content-Type,Set Cookie").run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(context.getStartupFailure()).hasStackTraceContaining(
+                    "idempotency.http.replayed-headers = Content-Type,Set Cookie is refused");
+        });
+    }
+
+    @Test
     void theApplicationsOwnScopeAndLayerWin() {
         IdempotencyScope tenant = request -> request.getHeader("X-Tenant");
         HttpIdempotency<?> layer = HttpIdempotency.builder(dev.idempotency.jdbc.Idempotent.managed(new JdbcDataSource())).keyRequired(false).build();

@@ -1,5 +1,7 @@
 package dev.idempotency.spring.webmvc;
 
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServletRequest;
@@ -17,6 +19,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.context.annotation.Bean;
 import org.springframework.core.Ordered;
+import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
@@ -44,6 +47,11 @@ public class PaymentsApplication {
     static final AtomicInteger FLAKY = new AtomicInteger();
     /** Customer {@code refused}: throws a {@code ResponseStatusException} (503) after its insert while positive. */
     static final AtomicInteger REFUSED = new AtomicInteger();
+
+    @Bean
+    MeterRegistry meterRegistry() { // the engine's metrics, as an actuator's registry would take them
+        return new SimpleMeterRegistry();
+    }
 
     @Bean
     OncePerRequestFilter basicAuthentication() {
@@ -107,6 +115,14 @@ public class PaymentsApplication {
         @Idempotent // a safe method: the key header is ignored and nothing is recorded
         String count(@RequestParam("customer") String customer) {
             return jdbc.queryForObject("select count(*) from mvc_payment where customer = ?", Integer.class, customer).toString();
+        }
+
+        @PostMapping("/logins")
+        @Idempotent // a cookie per first response: replayed only when Set-Cookie is a replayed header
+        ResponseEntity<String> signIn(Principal shop) {
+            return ResponseEntity.status(HttpStatus.CREATED)
+                    .header(HttpHeaders.SET_COOKIE, "login=" + UUID.randomUUID() + "; Path=/; HttpOnly")
+                    .body("signed in as " + shop.getName());
         }
 
         @PostMapping("/unprotected/payments")

@@ -52,7 +52,7 @@ public class IdempotencyAutoConfiguration {
     /**
      * @param properties the settings
      * @return the JDBC store on the configured table
-     * @throws IllegalArgumentException naming {@code idempotency.table} if the name is not a plain identifier
+     * @throws InvalidIdempotencyPropertyException naming {@code idempotency.table} if the name is not a plain identifier
      */
     @Bean
     @ConditionalOnMissingBean

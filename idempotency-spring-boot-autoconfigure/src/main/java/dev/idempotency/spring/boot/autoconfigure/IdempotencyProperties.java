@@ -13,17 +13,21 @@ import org.springframework.util.unit.DataSize;
  * idempotency.table=idempotency_record        # or schema.table
  * idempotency.retention=24h                   # how long a completed key answers retries
  * idempotency.lock-timeout=5s                 # how long to wait for a concurrent holder of the key
- * idempotency.max-result-size=1MB             # the largest encoded result recorded
+ * idempotency.max-result-size=1MB             # the largest encoded result recorded, 0B to 16MB
  * idempotency.create-table=false              # true: create the table at startup if it is missing
  * idempotency.metrics.enabled=true            # with Micrometer: publish metrics
  * idempotency.metrics.scope-tag=false         # true: tag metrics with the key's scope
  * </pre>
  *
- * Values are checked when the engine is built: a bad one fails the application's startup with a
- * message naming it. Mutable, as Spring binds it; not for use across threads while it is bound.
+ * Values are checked when the engine is built: a bad one fails the application's startup with an
+ * {@link InvalidIdempotencyPropertyException}, which Boot's failure analysis reports with the
+ * property, the value as written and the reason. Mutable, as Spring binds it; not for use across threads while it is bound.
  */
 @ConfigurationProperties("idempotency")
 public class IdempotencyProperties {
+
+    /** The largest {@code idempotency.max-result-size}: the limit of {@link KeyPolicy.Builder#maxResultBytes}. */
+    private static final DataSize MAX_RESULT_SIZE = DataSize.ofMegabytes(16);
 
     /** The table of the records: a plain identifier, or schema.table. */
     private String table = "idempotency_record";
@@ -81,7 +85,7 @@ public class IdempotencyProperties {
         return maxResultSize;
     }
 
-    /** @param maxResultSize the largest encoded result recorded */
+    /** @param maxResultSize the largest encoded result recorded, {@code 0B} to {@code 16MB} */
     public void setMaxResultSize(DataSize maxResultSize) {
         this.maxResultSize = maxResultSize;
     }
@@ -103,20 +107,36 @@ public class IdempotencyProperties {
 
     /**
      * @return the key policy these properties describe
-     * @throws IllegalArgumentException naming the property whose value the policy refuses
+     * @throws InvalidIdempotencyPropertyException naming the property whose value the policy refuses
      */
     public KeyPolicy toKeyPolicy() {
-        int bytes = (int) Math.min(maxResultSize.toBytes(), Integer.MAX_VALUE); // the policy refuses what is too large
+        if (maxResultSize.isNegative() || maxResultSize.compareTo(MAX_RESULT_SIZE) > 0) { // too large for an int, too
+            throw new InvalidIdempotencyPropertyException("idempotency.max-result-size", written(maxResultSize),
+                    "must be between 0B and " + written(MAX_RESULT_SIZE) + " (" + MAX_RESULT_SIZE.toBytes() + " bytes)", null);
+        }
+        int bytes = (int) maxResultSize.toBytes();
         KeyPolicy.Builder policy = KeyPolicy.builder();
         set("idempotency.retention", retention, () -> policy.retention(retention));
         set("idempotency.lock-timeout", lockTimeout, () -> policy.lockTimeout(lockTimeout));
-        set("idempotency.max-result-size", maxResultSize, () -> policy.maxResultBytes(bytes));
+        set("idempotency.max-result-size", written(maxResultSize), () -> policy.maxResultBytes(bytes));
         return policy.build();
+    }
+
+    /** A size in its largest whole unit, as one would write it: {@code 100GB}, not {@code 107374182400B}. */
+    private static String written(DataSize size) {
+        String[] suffixes = { "B", "KB", "MB", "GB", "TB" }; // DataSize's units, each 1024 times the one before
+        long value = size.toBytes();
+        int unit = 0;
+        while (value != 0 && value % 1024 == 0 && unit < suffixes.length - 1) {
+            value /= 1024;
+            unit++;
+        }
+        return value + suffixes[unit];
     }
 
     /**
      * @return a JDBC store on the configured table
-     * @throws IllegalArgumentException naming {@code idempotency.table} if the name is not a plain
+     * @throws InvalidIdempotencyPropertyException naming {@code idempotency.table} if the name is not a plain
      *     identifier, or is a reserved word
      */
     public JdbcIdempotencyStore toStore() {
@@ -129,7 +149,7 @@ public class IdempotencyProperties {
         try {
             setter.run();
         } catch (IllegalArgumentException | NullPointerException e) {
-            throw new IllegalArgumentException(property + " = " + value + " is refused: " + e.getMessage(), e);
+            throw new InvalidIdempotencyPropertyException(property, String.valueOf(value), String.valueOf(e.getMessage()), e);
         }
     }
 

@@ -98,6 +98,19 @@ class IdempotencyAutoConfigurationTest {
     }
 
     @Test
+    void aResultSizeOutOfRangeIsReportedAsWritten_withTheRange_notClamped() {
+        runner.withPropertyValues("idempotency.max-result-size=100GB").run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(context.getStartupFailure()).rootCause().isInstanceOf(InvalidIdempotencyPropertyException.class)
+                    .hasMessage("idempotency.max-result-size = 100GB is refused: must be between 0B and 16MB (16777216 bytes)");
+        });
+        runner.withPropertyValues("idempotency.max-result-size=16777217B").run(context -> assertThat(context.getStartupFailure())
+                .hasStackTraceContaining("idempotency.max-result-size = 16777217B is refused: must be between 0B and 16MB"));
+        runner.withPropertyValues("idempotency.max-result-size=16MB").run(context ->
+                assertThat(context.getBean(Idempotency.class).policy().maxResultBytes()).isEqualTo(16 * 1024 * 1024));
+    }
+
+    @Test
     void withoutADataSource_nothing() {
         new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(IdempotencyAutoConfiguration.class))
                 .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(Idempotency.class)
