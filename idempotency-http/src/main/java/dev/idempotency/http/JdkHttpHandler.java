@@ -28,7 +28,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>The scope of each request comes from a function of the exchange, such as the authenticated
  * user ({@link #authenticatedUser()}); a request without one is answered 401. A body over the limit
- * ({@link Builder#maxRequestBytes}) is answered 413 without running anything. A handler that throws
+ * ({@link Builder#maxRequestBytes}) is answered 413, and a request with a header that no
+ * {@link Request} may hold (a NUL in a value) 400, without running anything. A handler that throws
  * is answered 500 (a problem without the exception's details, which are logged); nothing was
  * recorded, and a retry runs it again.
  *
@@ -125,7 +126,13 @@ public final class JdkHttpHandler implements HttpHandler {
         }
         URI uri = exchange.getRequestURI();
         String target = uri.getRawPath() + (uri.getRawQuery() == null ? "" : "?" + uri.getRawQuery());
-        Request request = Request.of(exchange.getRequestMethod(), target, exchange.getRequestHeaders(), body);
+        Request request;
+        try {
+            request = Request.of(exchange.getRequestMethod(), target, exchange.getRequestHeaders(), body);
+        } catch (IllegalArgumentException malformed) { // a header the JDK's server let through: NUL in a value, say
+            return new HttpAnswer(Problems.of(400, HttpIdempotency.PROBLEM_TYPES + "request-malformed", "Request malformed",
+                    "The request cannot be read: " + malformed.getMessage() + ". Nothing ran.", null), HttpAnswer.Kind.KEY_REFUSED);
+        }
         try {
             return mode.answer(request, client);
         } catch (Exception e) {

@@ -1,0 +1,115 @@
+package dev.idempotency.http;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.sun.net.httpserver.HttpServer;
+import dev.idempotency.Idempotency;
+import dev.idempotency.ManagedIdempotency;
+import dev.idempotency.jdbc.JdbcIdempotencyStore;
+import dev.idempotency.jdbc.JdbcTransactions;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.h2.jdbcx.JdbcDataSource;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * What the JDK adapter answers to requests that never reach the layer's table: a malformed header,
+ * a body over the limit. Over real sockets on 127.0.0.1, on an in-memory H2 database; the raw
+ * socket reads the whole response, so a connection dropped or reset instead of answered fails.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class JdkHttpHandlerTest {
+
+    private HttpServer server;
+    private final ExecutorService threads = Executors.newFixedThreadPool(4);
+    private final AtomicInteger runs = new AtomicInteger();
+
+    @BeforeAll
+    void start() throws Exception {
+        JdbcDataSource dataSource = new JdbcDataSource();
+        dataSource.setURL("jdbc:h2:mem:jdk-handler-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1");
+        JdbcIdempotencyStore store = JdbcIdempotencyStore.ofDefaults();
+        store.createTableIfMissing(dataSource);
+        ManagedIdempotency<Connection> managed = ManagedIdempotency.of(Idempotency.of(store), JdbcTransactions.of(dataSource));
+        HttpIdempotency<Connection> layer = HttpIdempotency.builder(managed).build();
+
+        server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        server.setExecutor(threads);
+        server.createContext("/payments", JdkHttpHandler.builder(layer, exchange -> "shop-a").maxRequestBytes(4096)
+                .transactional((request, tx) -> {
+                    runs.incrementAndGet();
+                    return Response.of(201).withBody("application/json", "{\"id\":\"" + UUID.randomUUID() + "\"}");
+                }));
+        server.start();
+    }
+
+    @AfterAll
+    void stop() {
+        server.stop(0);
+        threads.shutdownNow();
+    }
+
+    @Test
+    void aNulInAHeaderIsAnswered400WithAProblemAndNothingRuns() throws Exception {
+        int before = runs.get();
+        String response = raw("POST /payments HTTP/1.1\r\nHost: 127.0.0.1\r\nIdempotency-Key: k-" + UUID.randomUUID()
+                + "\r\nX-Note: a\u0000b\r\nContent-Length: 3\r\nConnection: close\r\n\r\n", "pay".getBytes(StandardCharsets.US_ASCII));
+
+        assertThat(response).startsWith("HTTP/1.1 400 ");
+        assertThat(response).containsIgnoringCase("Content-Type: application/problem+json")
+                .contains(HttpIdempotency.PROBLEM_TYPES + "request-malformed").containsIgnoringCase("header X-Note holds");
+        assertThat(runs.get()).isEqualTo(before);
+    }
+
+    // ---- helpers -------------------------------------------------------------------------------------
+
+    private URI uri(String path) {
+        return URI.create("http://127.0.0.1:" + server.getAddress().getPort() + path);
+    }
+
+    /**
+     * Sends a request over a raw socket, the body from another thread (the server may answer before
+     * it has read it all), and reads the response until the server closes the connection.
+     *
+     * @return the whole response, as ISO-8859-1 text
+     * @throws IOException if the connection is reset or lost before the response ends
+     */
+    private String raw(String head, byte[] body) throws Exception {
+        try (Socket socket = new Socket("127.0.0.1", server.getAddress().getPort())) {
+            socket.setSoTimeout(30_000);
+            OutputStream out = socket.getOutputStream();
+            out.write(head.getBytes(StandardCharsets.ISO_8859_1));
+            out.flush();
+            Thread writer = new Thread(() -> {
+                try {
+                    for (int at = 0; at < body.length; at += 64 * 1024) {
+                        out.write(body, at, Math.min(64 * 1024, body.length - at));
+                    }
+                    out.flush();
+                } catch (IOException stopped) {
+                    // the server stopped reading: what it answered is what the test checks
+                }
+            });
+            writer.start();
+            ByteArrayOutputStream response = new ByteArrayOutputStream();
+            InputStream in = socket.getInputStream();
+            in.transferTo(response);
+            writer.join(30_000);
+            return response.toString(StandardCharsets.ISO_8859_1);
+        }
+    }
+}
