@@ -14,8 +14,12 @@ import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
+import java.time.Duration;
 import java.util.UUID;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -37,6 +41,7 @@ class JdkHttpHandlerTest {
     private HttpServer server;
     private final ExecutorService threads = Executors.newFixedThreadPool(4);
     private final AtomicInteger runs = new AtomicInteger();
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
     @BeforeAll
     void start() throws Exception {
@@ -73,6 +78,45 @@ class JdkHttpHandlerTest {
         assertThat(response).containsIgnoringCase("Content-Type: application/problem+json")
                 .contains(HttpIdempotency.PROBLEM_TYPES + "request-malformed").containsIgnoringCase("header X-Note holds");
         assertThat(runs.get()).isEqualTo(before);
+    }
+
+    @Test
+    void aBodyOverTheLimitGetsAWhole413OverTheJdkClientEveryTimeAndTheRetryingClientSendsItOnce() throws Exception {
+        byte[] tenMegabytes = new byte[10 * 1024 * 1024];
+        int before = runs.get();
+        for (int i = 0; i < 8; i++) { // the reset was intermittent: 1 in 5
+            HttpResponse<String> response = http.send(HttpRequest.newBuilder(uri("/payments")).header("Idempotency-Key", "k-" + i)
+                    .POST(HttpRequest.BodyPublishers.ofByteArray(tenMegabytes)).build(), HttpResponse.BodyHandlers.ofString());
+
+            assertThat(response.statusCode()).as("try %d", i).isEqualTo(413);
+            assertThat(response.body()).contains(HttpIdempotency.PROBLEM_TYPES + "request-too-large");
+        }
+        AtomicInteger sent = new AtomicInteger();
+        RetryingHttpClient retrying = RetryingHttpClient.builder(http).retry(AbstractHttpTest.fastRetries(5))
+                .listener(new RetryingHttpClient.Listener() {
+                    @Override
+                    public void onSend(HttpRequest request, int attempt) {
+                        sent.incrementAndGet();
+                    }
+                }).build();
+        HttpResponse<String> once = retrying.send(HttpRequest.newBuilder(uri("/payments"))
+                .POST(HttpRequest.BodyPublishers.ofByteArray(tenMegabytes)).build(), HttpResponse.BodyHandlers.ofString());
+
+        assertThat(once.statusCode()).isEqualTo(413);
+        assertThat(sent.get()).as("a 413 is the answer: never sent again").isEqualTo(1);
+        assertThat(runs.get()).isEqualTo(before);
+    }
+
+    @Test
+    void aBodyOverTheLimitGetsAWhole413OverARawSocketEveryTime() throws Exception {
+        byte[] tenMegabytes = new byte[10 * 1024 * 1024];
+        for (int i = 0; i < 5; i++) {
+            String response = raw("POST /payments HTTP/1.1\r\nHost: 127.0.0.1\r\nIdempotency-Key: k-" + i + "\r\nContent-Length: "
+                    + tenMegabytes.length + "\r\n\r\n", tenMegabytes);
+
+            assertThat(response).as("try %d", i).startsWith("HTTP/1.1 413 ").containsIgnoringCase("Connection: close")
+                    .endsWith("\"detail\":\"The request body is over 4096 bytes.\"}");
+        }
     }
 
     // ---- helpers -------------------------------------------------------------------------------------
