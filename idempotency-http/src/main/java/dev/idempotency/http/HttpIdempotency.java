@@ -34,6 +34,7 @@ import org.slf4j.LoggerFactory;
  *   <tr><th>request</th><th>answer</th><th>recorded</th></tr>
  *   <tr><td>safe method (GET, HEAD, OPTIONS, TRACE)</td><td>the handler's own; the key header is ignored</td><td>no</td></tr>
  *   <tr><td>no key where the endpoint requires one; a malformed key</td><td>400, problem</td><td>no</td></tr>
+ *   <tr><td>a key, but a scope that the key policy refuses (the server's fault)</td><td>500, problem; nothing runs</td><td>no</td></tr>
  *   <tr><td>same key and request, first attempt still running</td><td>after a bounded wait, the replay; else 409 with
  *       {@code Retry-After}, problem</td><td>no</td></tr>
  *   <tr><td>same key, different request (fingerprint)</td><td>422, problem</td><td>no</td></tr>
@@ -45,7 +46,8 @@ import org.slf4j.LoggerFactory;
  * Problems are {@code application/problem+json} (RFC 9457) naming the key in an
  * {@code idempotencyKey} member. The key is {@code (scope, id)}: the id is the header's value, the
  * scope is the server's choice (the authenticated client), so that one client's key never replays
- * another client's response. The fingerprint is the method, target and body unless the server
+ * another client's response; it is checked only when there is a key to keep (a safe method or an
+ * unkeyed request runs whatever it is). The fingerprint is the method, target and body unless the server
  * supplies its own ({@link Builder#fingerprint}). A final failure (see the key policy) is recorded
  * and answered 500 unless mapped otherwise ({@link Builder#failureResponse}).
  *
@@ -152,7 +154,6 @@ public final class HttpIdempotency<C> {
      * @return the answer; never {@code null}
      * @throws X the handler's own exception, unchanged: nothing was recorded, the transaction rolled back
      * @throws IllegalStateException if this layer was built without a {@link ManagedIdempotency}
-     * @throws InvalidKeyException if the scope breaks the key policy (the key id's faults are answered 400)
      * @throws dev.idempotency.IdempotencyException if the store or the database fails, or the response
      *     cannot be recorded (too large for the key policy's limit)
      */
@@ -182,7 +183,6 @@ public final class HttpIdempotency<C> {
      * @param <X> the handler's checked exception
      * @return the answer; never {@code null}
      * @throws X the handler's own exception, unchanged: roll back
-     * @throws InvalidKeyException if the scope breaks the key policy
      * @throws dev.idempotency.TransactionRequiredException if {@code tx} cannot carry the record atomically
      * @throws dev.idempotency.IdempotencyException if the store fails or the response cannot be recorded: roll back
      */
@@ -212,7 +212,6 @@ public final class HttpIdempotency<C> {
      * @throws X the handler's own exception, unchanged: nothing was recorded, the lease was ended
      * @throws IllegalStateException if this layer was built without a {@link ManagedIdempotency}
      * @throws UnsupportedOperationException if the store keeps no leases
-     * @throws InvalidKeyException if the scope breaks the key policy
      * @throws dev.idempotency.IdempotencyException if the store fails or the response cannot be recorded
      */
     public <X extends Exception> HttpAnswer handleLeased(Request request, String scope, LeasedHandler<X> handler) throws X {
@@ -265,7 +264,6 @@ public final class HttpIdempotency<C> {
     private Keyed keyOf(Request request, String scope) {
         Objects.requireNonNull(request, "request");
         Objects.requireNonNull(scope, "scope");
-        engine.policy().validate(IdempotencyKey.of(scope, "-")); // a bad scope is the server's fault, not the client's
         if (request.isSafe()) {
             return new Keyed(null, null);
         }
@@ -289,6 +287,17 @@ public final class HttpIdempotency<C> {
                         + " header starts with a quote but is not one quoted string without quotes or backslashes inside.", raw);
             }
             id = id.substring(1, id.length() - 1);
+        }
+        try {
+            engine.policy().validate(IdempotencyKey.of(scope, "-"));
+        } catch (InvalidKeyException e) { // the server's fault, not the client's: no retry can mend it
+            log.error("The scope '{}' given for {} {} is not a valid key scope: {}; answering 500. The server's scopes must be"
+                    + " 1 to {} printable ASCII characters without spaces", scope, request.method(), request.target(), rule(e),
+                    engine.policy().maxScopeLength());
+            return new Keyed(null, new HttpAnswer(Problems.of(500, PROBLEM_TYPES + "scope-invalid", "Scope invalid", "The server"
+                    + " keeps this client's keys under a scope that its key policy refuses. Nothing ran, and the server will refuse"
+                    + " every request with a key from this client the same way until its mapping of clients to scopes is fixed.",
+                    raw), HttpAnswer.Kind.KEY_REFUSED));
         }
         try {
             return new Keyed(engine.policy().validate(IdempotencyKey.of(scope, id)), null);

@@ -59,6 +59,11 @@ class JdkHttpHandlerTest {
                     runs.incrementAndGet();
                     return Response.of(201).withBody("application/json", "{\"id\":\"" + UUID.randomUUID() + "\"}");
                 }));
+        server.createContext("/scoped/payments", JdkHttpHandler.builder(layer, exchange -> exchange.getRequestHeaders().getFirst("X-Scope"))
+                .transactional((request, tx) -> {
+                    runs.incrementAndGet();
+                    return Response.of(201).withBody("application/json", "{\"id\":\"" + UUID.randomUUID() + "\"}");
+                }));
         server.start();
     }
 
@@ -117,6 +122,26 @@ class JdkHttpHandlerTest {
             assertThat(response).as("try %d", i).startsWith("HTTP/1.1 413 ").containsIgnoringCase("Connection: close")
                     .endsWith("\"detail\":\"The request body is over 4096 bytes.\"}");
         }
+    }
+
+    @Test
+    void aScopeTheServerMapsWrongLeavesSafeMethodsAloneAndRefusesTheOthersWithoutAdvisingARetry() throws Exception {
+        int before = runs.get();
+        HttpResponse<String> get = http.send(HttpRequest.newBuilder(uri("/scoped/payments")).header("X-Scope", "Ada Lovelace").GET().build(),
+                HttpResponse.BodyHandlers.ofString());
+
+        assertThat(get.statusCode()).as("a safe method needs no scope: " + get.body()).isEqualTo(201);
+        assertThat(runs.get()).isEqualTo(before + 1);
+
+        HttpResponse<String> post = http.send(HttpRequest.newBuilder(uri("/scoped/payments")).header("X-Scope", "Ada Lovelace")
+                .header("Idempotency-Key", "k-" + UUID.randomUUID()).POST(HttpRequest.BodyPublishers.ofString("pay")).build(),
+                HttpResponse.BodyHandlers.ofString());
+
+        assertThat(post.statusCode()).isEqualTo(500);
+        assertThat(post.headers().firstValue("Content-Type")).hasValue("application/problem+json");
+        assertThat(post.body()).contains(HttpIdempotency.PROBLEM_TYPES + "scope-invalid", "Nothing ran")
+                .doesNotContainIgnoringCase("retry it").doesNotContainIgnoringCase("retry with");
+        assertThat(runs.get()).isEqualTo(before + 1);
     }
 
     // ---- helpers -------------------------------------------------------------------------------------
