@@ -4,15 +4,20 @@ import dev.idempotency.Fingerprint;
 import dev.idempotency.Idempotency;
 import dev.idempotency.IdempotencyKey;
 import dev.idempotency.InvalidKeyException;
+import dev.idempotency.KeyPolicy;
 import dev.idempotency.LeaseLostException;
 import dev.idempotency.ManagedIdempotency;
 import dev.idempotency.Outcome;
 import dev.idempotency.ResultCodec;
 import dev.idempotency.http.internal.Problems;
 import dev.idempotency.http.internal.ResponseCodec;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
+import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -20,6 +25,7 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.function.Function;
+import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -95,6 +101,8 @@ public final class HttpIdempotency<C> {
     public static final String PROBLEM_TYPES = "https://github.com/idempotency/idempotency-java/blob/main/docs/http.md#";
 
     private static final Logger log = LoggerFactory.getLogger(HttpIdempotency.class);
+    /** The form of a scope {@link #principalScope} makes from a digest: {@code ~} and 43 base64url characters. */
+    private static final Pattern DIGEST_SCOPE = Pattern.compile("~[A-Za-z0-9_-]{43}");
 
     private final Idempotency<C> engine;
     private final @Nullable ManagedIdempotency<C> managed;
@@ -234,6 +242,43 @@ public final class HttpIdempotency<C> {
     }
 
     /**
+     * The scope for the name of an authenticated principal, valid whatever the name: for a scope
+     * function that takes the user ({@link JdkHttpHandler#authenticatedUser()} uses it). A name that
+     * is a valid scope under the default key policy (1 to 64 printable ASCII characters without
+     * spaces) is its own scope, so that the records kept under it still match. Any other name (with
+     * a space, a non-ASCII letter, over 64 characters, empty) becomes {@code ~} followed by the
+     * SHA-256 digest of its UTF-8 bytes in unpadded base64url: 44 characters, the same for the same
+     * name on every server. A valid name of that very form ({@code ~} and 43 base64url characters)
+     * is digested as well, so that no name can take another's scope.
+     *
+     * <p>Thread-safe: a pure function.
+     *
+     * @param name the principal's name
+     * @return its scope: valid under any key policy whose {@code maxScopeLength} is 44 or more
+     */
+    public static String principalScope(String name) {
+        Objects.requireNonNull(name, "name");
+        if (!DIGEST_SCOPE.matcher(name).matches() && isValidScope(name)) {
+            return name;
+        }
+        try {
+            byte[] digest = MessageDigest.getInstance("SHA-256").digest(name.getBytes(StandardCharsets.UTF_8));
+            return "~" + Base64.getUrlEncoder().withoutPadding().encodeToString(digest);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("this JVM has no SHA-256, which every Java platform must have", e);
+        }
+    }
+
+    private static boolean isValidScope(String name) {
+        try {
+            KeyPolicy.ofDefaults().validate(IdempotencyKey.of(name, "-"));
+            return true;
+        } catch (InvalidKeyException e) {
+            return false;
+        }
+    }
+
+    /**
      * @param request a request
      * @return its fingerprint, as this layer computes it
      */
@@ -292,8 +337,8 @@ public final class HttpIdempotency<C> {
             engine.policy().validate(IdempotencyKey.of(scope, "-"));
         } catch (InvalidKeyException e) { // the server's fault, not the client's: no retry can mend it
             log.error("The scope '{}' given for {} {} is not a valid key scope: {}; answering 500. The server's scopes must be"
-                    + " 1 to {} printable ASCII characters without spaces", scope, request.method(), request.target(), rule(e),
-                    engine.policy().maxScopeLength());
+                    + " 1 to {} printable ASCII characters without spaces (HttpIdempotency.principalScope maps any user name to"
+                    + " one of 44 at most)", scope, request.method(), request.target(), rule(e), engine.policy().maxScopeLength());
             return new Keyed(null, new HttpAnswer(Problems.of(500, PROBLEM_TYPES + "scope-invalid", "Scope invalid", "The server"
                     + " keeps this client's keys under a scope that its key policy refuses. Nothing ran, and the server will refuse"
                     + " every request with a key from this client the same way until its mapping of clients to scopes is fixed.",

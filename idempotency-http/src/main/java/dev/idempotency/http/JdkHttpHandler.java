@@ -93,12 +93,14 @@ public final class JdkHttpHandler implements HttpHandler {
 
     /**
      * @return the scope function that takes the name of the user authenticated by the context's
-     *     {@code Authenticator} (such as a {@code BasicAuthenticator}), or {@code null} if none
+     *     {@code Authenticator} (such as a {@code BasicAuthenticator}), or {@code null} if none; a
+     *     name that is not a valid scope (a space, a non-ASCII letter, over 64 characters) is mapped
+     *     to a stable digest of it ({@link HttpIdempotency#principalScope})
      */
     public static Function<HttpExchange, @Nullable String> authenticatedUser() {
         return exchange -> {
             HttpPrincipal principal = exchange.getPrincipal();
-            return principal == null ? null : principal.getUsername();
+            return principal == null ? null : HttpIdempotency.principalScope(principal.getUsername());
         };
     }
 

@@ -2,6 +2,7 @@ package dev.idempotency.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.sun.net.httpserver.BasicAuthenticator;
 import com.sun.net.httpserver.HttpServer;
 import dev.idempotency.Idempotency;
 import dev.idempotency.ManagedIdempotency;
@@ -19,7 +20,12 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -39,13 +45,14 @@ import org.junit.jupiter.api.TestInstance;
 class JdkHttpHandlerTest {
 
     private HttpServer server;
+    private JdbcDataSource dataSource;
     private final ExecutorService threads = Executors.newFixedThreadPool(4);
     private final AtomicInteger runs = new AtomicInteger();
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
     @BeforeAll
     void start() throws Exception {
-        JdbcDataSource dataSource = new JdbcDataSource();
+        dataSource = new JdbcDataSource();
         dataSource.setURL("jdbc:h2:mem:jdk-handler-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1");
         JdbcIdempotencyStore store = JdbcIdempotencyStore.ofDefaults();
         store.createTableIfMissing(dataSource);
@@ -64,6 +71,17 @@ class JdkHttpHandlerTest {
                     runs.incrementAndGet();
                     return Response.of(201).withBody("application/json", "{\"id\":\"" + UUID.randomUUID() + "\"}");
                 }));
+        server.createContext("/users/payments", JdkHttpHandler.builder(layer, JdkHttpHandler.authenticatedUser())
+                .transactional((request, tx) -> {
+                    runs.incrementAndGet();
+                    return Response.of(201).withBody("application/json", "{\"id\":\"" + UUID.randomUUID() + "\"}");
+                }))
+                .setAuthenticator(new BasicAuthenticator("payments", StandardCharsets.UTF_8) {
+                    @Override
+                    public boolean checkCredentials(String user, String password) {
+                        return password.equals("secret");
+                    }
+                });
         server.start();
     }
 
@@ -144,7 +162,59 @@ class JdkHttpHandlerTest {
         assertThat(runs.get()).isEqualTo(before + 1);
     }
 
+    @Test
+    void everyUserNameIsAScopeAndEachUsersRetryGetsItsOwnReplay() throws Exception {
+        String key = "k-" + UUID.randomUUID();
+        for (String user : List.of("shop-a", "Ada Lovelace", "Zo\u00eb", "x".repeat(65), "Grace Hopper")) {
+            int before = runs.get();
+            HttpResponse<String> first = http.send(user(user, key), HttpResponse.BodyHandlers.ofString());
+            HttpResponse<String> retry = http.send(user(user, key), HttpResponse.BodyHandlers.ofString());
+
+            assertThat(first.statusCode()).as("%s: %s", user, first.body()).isEqualTo(201);
+            assertThat(first.headers().firstValue("Idempotent-Replayed")).as("%s never gets another user's answer", user).isEmpty();
+            assertThat(retry.headers().firstValue("Idempotent-Replayed")).as(user).hasValue("true");
+            assertThat(retry.body()).isEqualTo(first.body());
+            assertThat(runs.get()).isEqualTo(before + 1);
+            assertThat(recordedScopes(key)).contains(HttpIdempotency.principalScope(user));
+        }
+        assertThat(recordedScopes(key)).as("a valid name is its own scope, as before").contains("shop-a").hasSize(5);
+    }
+
+    @Test
+    void principalScopeKeepsValidNamesAndMapsEveryOtherNameToAStableDigestNoValidNameKeeps() {
+        assertThat(HttpIdempotency.principalScope("shop-a")).isEqualTo("shop-a");
+        assertThat(HttpIdempotency.principalScope("x".repeat(64))).isEqualTo("x".repeat(64));
+        String ada = HttpIdempotency.principalScope("Ada Lovelace");
+        assertThat(ada).matches("~[A-Za-z0-9_-]{43}").isEqualTo(HttpIdempotency.principalScope("Ada Lovelace"))
+                .isNotEqualTo(HttpIdempotency.principalScope("Ada  Lovelace"));
+        assertThat(HttpIdempotency.principalScope(ada)).as("a valid name of the digest's form cannot take Ada's scope")
+                .matches("~[A-Za-z0-9_-]{43}").isNotEqualTo(ada);
+        for (String name : List.of("", " ", "Zo\u00eb", "x".repeat(65), "tab\tname")) {
+            assertThat(HttpIdempotency.principalScope(name)).as("'%s'", name).matches("~[A-Za-z0-9_-]{43}");
+        }
+    }
+
     // ---- helpers -------------------------------------------------------------------------------------
+
+    private List<String> recordedScopes(String key) throws Exception {
+        List<String> scopes = new ArrayList<>();
+        try (Connection c = dataSource.getConnection();
+             PreparedStatement select = c.prepareStatement("SELECT scope FROM idempotency_record WHERE key_id = ?")) {
+            select.setString(1, key);
+            try (ResultSet rs = select.executeQuery()) {
+                while (rs.next()) {
+                    scopes.add(rs.getString(1));
+                }
+            }
+        }
+        return scopes;
+    }
+
+        private HttpRequest user(String user, String key) {
+        String credentials = Base64.getEncoder().encodeToString((user + ":secret").getBytes(StandardCharsets.UTF_8));
+        return HttpRequest.newBuilder(uri("/users/payments")).header("Authorization", "Basic " + credentials)
+                .header("Idempotency-Key", key).POST(HttpRequest.BodyPublishers.ofString("pay")).build();
+    }
 
     private URI uri(String path) {
         return URI.create("http://127.0.0.1:" + server.getAddress().getPort() + path);
