@@ -46,7 +46,8 @@ import org.slf4j.LoggerFactory;
  *   <tr><td>same key, different request (fingerprint)</td><td>422, problem</td><td>no</td></tr>
  *   <tr><td>same key and request, completed</td><td>the first response: status, body, the headers chosen for replay,
  *       plus {@code Idempotent-Replayed: true}</td><td>(already)</td></tr>
- *   <tr><td>the handler returns a response, any status</td><td>that response</td><td>yes</td></tr>
+ *   <tr><td>the handler returns a response, any status (a 5xx too: throw for a failure that a retry
+ *       may mend)</td><td>that response</td><td>yes</td></tr>
  *   <tr><td>the handler throws</td><td>the exception reaches the caller (the server answers 500); rolled back</td><td>no</td></tr>
  * </table>
  * Problems are {@code application/problem+json} (RFC 9457) naming the key in an

@@ -40,7 +40,10 @@ import org.jspecify.annotations.Nullable;
  *   <li>Retry, with the same key, after a timeout or a lost connection (any {@link IOException} but a
  *       failed TLS handshake), and after 409 (the first attempt still runs), 429 and any 5xx. Never
  *       after another status: 400 (a missing or malformed key) and 422 (the key was used for another
- *       request) are the caller's to fix, and a 2xx, 3xx or other 4xx is the operation's answer.</li>
+ *       request) are the caller's to fix, and a 2xx, 3xx or other 4xx is the operation's answer. Never
+ *       after a response marked {@code Idempotent-Replayed: true} either, whatever its status: it is
+ *       the answer recorded for the key (a 5xx the server's handler returned, say), and every retry
+ *       with the key would get it again.</li>
  *   <li>Before a retry, pause: the {@code Retry-After} the server sent (seconds, or an HTTP date in
  *       any of its three forms: IMF-fixdate, RFC 850 or asctime) if
  *       there is one, but never less than the backoff of the {@link RetryPolicy}: exponential, with
@@ -157,7 +160,7 @@ public final class RetryingHttpClient {
                 pause(keyed, attempt, e.toString(), backoff(attempt));
                 continue;
             }
-            if (!isRetryable(response.statusCode()) || attempt >= retry.maxAttempts()) {
+            if (!isRetryable(response.statusCode()) || isReplay(response) || attempt >= retry.maxAttempts()) {
                 return response;
             }
             Duration pause = backoff(attempt);
@@ -174,10 +177,16 @@ public final class RetryingHttpClient {
 
     /**
      * @param status a response's status
-     * @return whether this client retries it: 409, 429 and 5xx
+     * @return whether this client retries it: 409, 429 and 5xx (unless the response is a replay, marked
+     *     {@code Idempotent-Replayed: true})
      */
     public static boolean isRetryable(int status) {
         return status == 409 || status == 429 || (status >= 500 && status <= 599);
+    }
+
+    /** A replay is the answer recorded for the key: every retry with the key would get it again. */
+    private static boolean isReplay(HttpResponse<?> response) {
+        return response.headers().firstValue(HttpIdempotency.REPLAYED_HEADER).map(v -> v.strip().equalsIgnoreCase("true")).orElse(false);
     }
 
     private HttpRequest keyed(HttpRequest request) {
