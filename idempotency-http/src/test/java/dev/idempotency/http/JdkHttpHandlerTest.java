@@ -37,9 +37,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
 /**
- * What the JDK adapter answers to requests that never reach the layer's table: a malformed header,
- * a body over the limit. Over real sockets on 127.0.0.1, on an in-memory H2 database; the raw
- * socket reads the whole response, so a connection dropped or reset instead of answered fails.
+ * What the JDK adapter answers around the layer's table: a malformed header, a body over the limit,
+ * user names that are not valid scopes, a scope function of the server's that returns an invalid
+ * scope. Over real sockets on 127.0.0.1, on an in-memory H2 database; the raw socket reads the whole
+ * response, so a connection dropped or reset instead of answered fails.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class JdkHttpHandlerTest {
