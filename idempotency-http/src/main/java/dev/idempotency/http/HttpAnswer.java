@@ -20,7 +20,10 @@ public record HttpAnswer(Response response, Kind kind) {
         IN_PROGRESS,
         /** 422: the key was used for a different request. Nothing recorded. */
         MISMATCH,
-        /** 400: the key is missing where the endpoint requires one, or malformed. Nothing recorded. */
+        /**
+         * Refused before anything ran, nothing recorded: 400, the key is missing where the endpoint
+         * requires one, or malformed; 500, the server's scope for the client is not a valid scope.
+         */
         KEY_REFUSED,
         /** A failure that the key policy declares final, recorded and replayed (500 by default). */
         FAILED,

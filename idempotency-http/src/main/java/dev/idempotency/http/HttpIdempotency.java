@@ -4,15 +4,20 @@ import dev.idempotency.Fingerprint;
 import dev.idempotency.Idempotency;
 import dev.idempotency.IdempotencyKey;
 import dev.idempotency.InvalidKeyException;
+import dev.idempotency.KeyPolicy;
 import dev.idempotency.LeaseLostException;
 import dev.idempotency.ManagedIdempotency;
 import dev.idempotency.Outcome;
 import dev.idempotency.ResultCodec;
 import dev.idempotency.http.internal.Problems;
 import dev.idempotency.http.internal.ResponseCodec;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
+import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -20,6 +25,7 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.function.Function;
+import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -34,18 +40,21 @@ import org.slf4j.LoggerFactory;
  *   <tr><th>request</th><th>answer</th><th>recorded</th></tr>
  *   <tr><td>safe method (GET, HEAD, OPTIONS, TRACE)</td><td>the handler's own; the key header is ignored</td><td>no</td></tr>
  *   <tr><td>no key where the endpoint requires one; a malformed key</td><td>400, problem</td><td>no</td></tr>
+ *   <tr><td>a key, but a scope that the key policy refuses (the server's fault)</td><td>500, problem; nothing runs</td><td>no</td></tr>
  *   <tr><td>same key and request, first attempt still running</td><td>after a bounded wait, the replay; else 409 with
  *       {@code Retry-After}, problem</td><td>no</td></tr>
  *   <tr><td>same key, different request (fingerprint)</td><td>422, problem</td><td>no</td></tr>
  *   <tr><td>same key and request, completed</td><td>the first response: status, body, the headers chosen for replay,
  *       plus {@code Idempotent-Replayed: true}</td><td>(already)</td></tr>
- *   <tr><td>the handler returns a response, any status</td><td>that response</td><td>yes</td></tr>
+ *   <tr><td>the handler returns a response, any status (a 5xx too: throw for a failure that a retry
+ *       may mend)</td><td>that response</td><td>yes</td></tr>
  *   <tr><td>the handler throws</td><td>the exception reaches the caller (the server answers 500); rolled back</td><td>no</td></tr>
  * </table>
  * Problems are {@code application/problem+json} (RFC 9457) naming the key in an
  * {@code idempotencyKey} member. The key is {@code (scope, id)}: the id is the header's value, the
  * scope is the server's choice (the authenticated client), so that one client's key never replays
- * another client's response. The fingerprint is the method, target and body unless the server
+ * another client's response; it is checked only when there is a key to keep (a safe method or an
+ * unkeyed request runs whatever it is). The fingerprint is the method, target and body unless the server
  * supplies its own ({@link Builder#fingerprint}). A final failure (see the key policy) is recorded
  * and answered 500 unless mapped otherwise ({@link Builder#failureResponse}).
  *
@@ -93,6 +102,8 @@ public final class HttpIdempotency<C> {
     public static final String PROBLEM_TYPES = "https://github.com/idempotency/idempotency-java/blob/main/docs/http.md#";
 
     private static final Logger log = LoggerFactory.getLogger(HttpIdempotency.class);
+    /** The form of a scope {@link #principalScope} makes from a digest: {@code ~} and 43 base64url characters. */
+    private static final Pattern DIGEST_SCOPE = Pattern.compile("~[A-Za-z0-9_-]{43}");
 
     private final Idempotency<C> engine;
     private final @Nullable ManagedIdempotency<C> managed;
@@ -152,7 +163,6 @@ public final class HttpIdempotency<C> {
      * @return the answer; never {@code null}
      * @throws X the handler's own exception, unchanged: nothing was recorded, the transaction rolled back
      * @throws IllegalStateException if this layer was built without a {@link ManagedIdempotency}
-     * @throws InvalidKeyException if the scope breaks the key policy (the key id's faults are answered 400)
      * @throws dev.idempotency.IdempotencyException if the store or the database fails, or the response
      *     cannot be recorded (too large for the key policy's limit)
      */
@@ -182,7 +192,6 @@ public final class HttpIdempotency<C> {
      * @param <X> the handler's checked exception
      * @return the answer; never {@code null}
      * @throws X the handler's own exception, unchanged: roll back
-     * @throws InvalidKeyException if the scope breaks the key policy
      * @throws dev.idempotency.TransactionRequiredException if {@code tx} cannot carry the record atomically
      * @throws dev.idempotency.IdempotencyException if the store fails or the response cannot be recorded: roll back
      */
@@ -212,7 +221,6 @@ public final class HttpIdempotency<C> {
      * @throws X the handler's own exception, unchanged: nothing was recorded, the lease was ended
      * @throws IllegalStateException if this layer was built without a {@link ManagedIdempotency}
      * @throws UnsupportedOperationException if the store keeps no leases
-     * @throws InvalidKeyException if the scope breaks the key policy
      * @throws dev.idempotency.IdempotencyException if the store fails or the response cannot be recorded
      */
     public <X extends Exception> HttpAnswer handleLeased(Request request, String scope, LeasedHandler<X> handler) throws X {
@@ -231,6 +239,43 @@ public final class HttpIdempotency<C> {
             log.debug("Key {}: the attempt lost its lease; answering 409", keyed.key);
             return inProgress(keyed.key, null, "This attempt ran longer than its lease and another attempt took the key over."
                     + " Retry with the same key to get that attempt's response.");
+        }
+    }
+
+    /**
+     * The scope for the name of an authenticated principal, valid whatever the name: for a scope
+     * function that takes the user ({@link JdkHttpHandler#authenticatedUser()} uses it). A name that
+     * is a valid scope under the default key policy (1 to 64 printable ASCII characters without
+     * spaces) is its own scope, so that the records kept under it still match. Any other name (with
+     * a space, a non-ASCII letter, over 64 characters, empty) becomes {@code ~} followed by the
+     * SHA-256 digest of its UTF-8 bytes in unpadded base64url: 44 characters, the same for the same
+     * name on every server. A valid name of that very form ({@code ~} and 43 base64url characters)
+     * is digested as well, so that no name can take another's scope.
+     *
+     * <p>Thread-safe: a pure function.
+     *
+     * @param name the principal's name
+     * @return its scope: valid under any key policy whose {@code maxScopeLength} is 44 or more
+     */
+    public static String principalScope(String name) {
+        Objects.requireNonNull(name, "name");
+        if (!DIGEST_SCOPE.matcher(name).matches() && isValidScope(name)) {
+            return name;
+        }
+        try {
+            byte[] digest = MessageDigest.getInstance("SHA-256").digest(name.getBytes(StandardCharsets.UTF_8));
+            return "~" + Base64.getUrlEncoder().withoutPadding().encodeToString(digest);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("this JVM has no SHA-256, which every Java platform must have", e);
+        }
+    }
+
+    private static boolean isValidScope(String name) {
+        try {
+            KeyPolicy.ofDefaults().validate(IdempotencyKey.of(name, "-"));
+            return true;
+        } catch (InvalidKeyException e) {
+            return false;
         }
     }
 
@@ -265,7 +310,6 @@ public final class HttpIdempotency<C> {
     private Keyed keyOf(Request request, String scope) {
         Objects.requireNonNull(request, "request");
         Objects.requireNonNull(scope, "scope");
-        engine.policy().validate(IdempotencyKey.of(scope, "-")); // a bad scope is the server's fault, not the client's
         if (request.isSafe()) {
             return new Keyed(null, null);
         }
@@ -289,6 +333,17 @@ public final class HttpIdempotency<C> {
                         + " header starts with a quote but is not one quoted string without quotes or backslashes inside.", raw);
             }
             id = id.substring(1, id.length() - 1);
+        }
+        try {
+            engine.policy().validate(IdempotencyKey.of(scope, "-"));
+        } catch (InvalidKeyException e) { // the server's fault, not the client's: no retry can mend it
+            log.error("The scope '{}' given for {} {} is not a valid key scope: {}; answering 500. The server's scopes must be"
+                    + " 1 to {} printable ASCII characters without spaces (HttpIdempotency.principalScope maps any user name to"
+                    + " one of 44 at most)", scope, request.method(), request.target(), rule(e), engine.policy().maxScopeLength());
+            return new Keyed(null, new HttpAnswer(Problems.of(500, PROBLEM_TYPES + "scope-invalid", "Scope invalid", "The server"
+                    + " keeps this client's keys under a scope that its key policy refuses. Nothing ran, and the server will refuse"
+                    + " every request with a key from this client the same way until its mapping of clients to scopes is fixed.",
+                    raw), HttpAnswer.Kind.KEY_REFUSED));
         }
         try {
             return new Keyed(engine.policy().validate(IdempotencyKey.of(scope, id)), null);

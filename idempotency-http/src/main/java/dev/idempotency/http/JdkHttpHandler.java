@@ -28,7 +28,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p>The scope of each request comes from a function of the exchange, such as the authenticated
  * user ({@link #authenticatedUser()}); a request without one is answered 401. A body over the limit
- * ({@link Builder#maxRequestBytes}) is answered 413 without running anything. A handler that throws
+ * ({@link Builder#maxRequestBytes}) is answered 413 with {@code Connection: close}, and a request
+ * with a header that no {@link Request} may hold (a NUL in a value) 400, without running anything;
+ * what is left of a request body after the answer is read and discarded, up to 64 MiB, before the
+ * connection closes, so that the client gets the answer whole instead of a reset. A handler that throws
  * is answered 500 (a problem without the exception's details, which are logged); nothing was
  * recorded, and a retry runs it again.
  *
@@ -38,6 +41,9 @@ public final class JdkHttpHandler implements HttpHandler {
 
     /** The largest request body read by default: 1 MiB. */
     public static final int DEFAULT_MAX_REQUEST_BYTES = 1024 * 1024;
+
+    /** The most of a refused request body read and discarded after the answer, so that the client gets it whole. */
+    private static final long MAX_DRAINED_BYTES = 64L * 1024 * 1024;
 
     private static final Logger log = LoggerFactory.getLogger(JdkHttpHandler.class);
 
@@ -87,12 +93,14 @@ public final class JdkHttpHandler implements HttpHandler {
 
     /**
      * @return the scope function that takes the name of the user authenticated by the context's
-     *     {@code Authenticator} (such as a {@code BasicAuthenticator}), or {@code null} if none
+     *     {@code Authenticator} (such as a {@code BasicAuthenticator}), or {@code null} if none; a
+     *     name that is not a valid scope (a space, a non-ASCII letter, over 64 characters) is mapped
+     *     to a stable digest of it ({@link HttpIdempotency#principalScope})
      */
     public static Function<HttpExchange, @Nullable String> authenticatedUser() {
         return exchange -> {
             HttpPrincipal principal = exchange.getPrincipal();
-            return principal == null ? null : principal.getUsername();
+            return principal == null ? null : HttpIdempotency.principalScope(principal.getUsername());
         };
     }
 
@@ -115,17 +123,21 @@ public final class JdkHttpHandler implements HttpHandler {
                     "This endpoint needs an authenticated client: its keys are kept apart from every other client's.", null),
                     HttpAnswer.Kind.KEY_REFUSED);
         }
-        byte[] body;
-        try (InputStream in = exchange.getRequestBody()) {
-            body = in.readNBytes(maxRequestBytes + 1);
-        }
+        byte[] body = exchange.getRequestBody().readNBytes(maxRequestBytes + 1); // left open: see write
         if (body.length > maxRequestBytes) {
             return new HttpAnswer(Problems.of(413, HttpIdempotency.PROBLEM_TYPES + "request-too-large", "Request too large",
-                    "The request body is over " + maxRequestBytes + " bytes.", null), HttpAnswer.Kind.KEY_REFUSED);
+                    "The request body is over " + maxRequestBytes + " bytes.", null).withHeader("Connection", "close"),
+                    HttpAnswer.Kind.KEY_REFUSED);
         }
         URI uri = exchange.getRequestURI();
         String target = uri.getRawPath() + (uri.getRawQuery() == null ? "" : "?" + uri.getRawQuery());
-        Request request = Request.of(exchange.getRequestMethod(), target, exchange.getRequestHeaders(), body);
+        Request request;
+        try {
+            request = Request.of(exchange.getRequestMethod(), target, exchange.getRequestHeaders(), body);
+        } catch (IllegalArgumentException malformed) { // a header the JDK's server let through: NUL in a value, say
+            return new HttpAnswer(Problems.of(400, HttpIdempotency.PROBLEM_TYPES + "request-malformed", "Request malformed",
+                    "The request cannot be read: " + malformed.getMessage() + ". Nothing ran.", null), HttpAnswer.Kind.KEY_REFUSED);
+        }
         try {
             return mode.answer(request, client);
         } catch (Exception e) {
@@ -139,16 +151,44 @@ public final class JdkHttpHandler implements HttpHandler {
                 "The request failed and nothing was recorded: retry it with the same key.", null);
     }
 
+    /**
+     * Writes the response, then reads what is left of the request body (a body over the limit, or
+     * one not read before a 401) before the exchange ends: the JDK's server closes a connection with
+     * unread request bytes, the socket closed so sends a reset, and the reset can destroy the
+     * response before the client has read it. The response is flushed first, so that a client that
+     * stops sending when it sees it (curl) stops early.
+     */
     private static void write(HttpExchange exchange, Response response) throws IOException {
         Headers headers = exchange.getResponseHeaders();
         response.headers().forEach((name, values) -> values.forEach(value -> headers.add(name, value)));
         byte[] body = response.body();
         boolean bodiless = exchange.getRequestMethod().equalsIgnoreCase("HEAD") || response.status() == 204 || response.status() == 304;
-        exchange.sendResponseHeaders(response.status(), bodiless || body.length == 0 ? -1 : body.length);
-        if (!bodiless && body.length > 0) {
-            try (OutputStream out = exchange.getResponseBody()) {
-                out.write(body);
+        if (bodiless || body.length == 0) {
+            drain(exchange.getRequestBody()); // without a body the server ends the exchange with the headers
+            exchange.sendResponseHeaders(response.status(), -1);
+            return;
+        }
+        exchange.sendResponseHeaders(response.status(), body.length);
+        try (OutputStream out = exchange.getResponseBody()) {
+            out.write(body);
+            out.flush();
+            drain(exchange.getRequestBody());
+        }
+    }
+
+    /** Reads and discards the rest of a request body, up to {@link #MAX_DRAINED_BYTES}; stops if the client went. */
+    private static void drain(InputStream in) {
+        byte[] buffer = new byte[8192];
+        try {
+            for (long left = MAX_DRAINED_BYTES; left > 0; ) {
+                int n = in.read(buffer, 0, (int) Math.min(buffer.length, left));
+                if (n < 0) {
+                    return;
+                }
+                left -= n;
             }
+        } catch (IOException gone) {
+            log.debug("The client closed the connection before sending all of the request body", gone);
         }
     }
 
@@ -174,7 +214,8 @@ public final class JdkHttpHandler implements HttpHandler {
         }
 
         /**
-         * @param maxRequestBytes the largest request body read; a larger one is answered 413 (1 to 256 MiB)
+         * @param maxRequestBytes the largest request body read; a larger one is answered 413 and the
+         *     connection closed, after up to 64 MiB more are read and discarded (1 to 256 MiB)
          * @return this builder
          * @throws IllegalArgumentException if out of range
          */

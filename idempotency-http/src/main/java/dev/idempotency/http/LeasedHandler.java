@@ -10,8 +10,9 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Send {@link LeaseAttempt#downstreamKey()} as the provider's own idempotency key, so that the
  * provider deduplicates a call that a retry repeats. Every response it returns is recorded,
- * whatever its status. If it throws, nothing is recorded and the lease ends at once, so that a retry
- * runs it again without waiting.
+ * whatever its status, a 5xx too. If it throws, nothing is recorded and the lease ends at once, so
+ * that a retry runs it again without waiting: throw, rather than return a 5xx, for a failure that a
+ * retry may mend.
  *
  * <p>The server calls it from many threads at once: it must be thread-safe.
  *

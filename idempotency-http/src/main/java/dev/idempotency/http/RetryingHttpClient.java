@@ -8,9 +8,16 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
+import java.time.LocalDate;
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
+import java.time.format.DateTimeFormatterBuilder;
 import java.time.format.DateTimeParseException;
+import java.time.format.TextStyle;
+import java.time.temporal.ChronoField;
+import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.UUID;
@@ -33,8 +40,12 @@ import org.jspecify.annotations.Nullable;
  *   <li>Retry, with the same key, after a timeout or a lost connection (any {@link IOException} but a
  *       failed TLS handshake), and after 409 (the first attempt still runs), 429 and any 5xx. Never
  *       after another status: 400 (a missing or malformed key) and 422 (the key was used for another
- *       request) are the caller's to fix, and a 2xx, 3xx or other 4xx is the operation's answer.</li>
- *   <li>Before a retry, pause: the {@code Retry-After} the server sent (seconds or an HTTP date) if
+ *       request) are the caller's to fix, and a 2xx, 3xx or other 4xx is the operation's answer. Never
+ *       after a response marked {@code Idempotent-Replayed: true} either, whatever its status: it is
+ *       the answer recorded for the key (a 5xx the server's handler returned, say), and every retry
+ *       with the key would get it again.</li>
+ *   <li>Before a retry, pause: the {@code Retry-After} the server sent (seconds, or an HTTP date in
+ *       any of its three forms: IMF-fixdate, RFC 850 or asctime) if
  *       there is one, but never less than the backoff of the {@link RetryPolicy}: exponential, with
  *       full jitter. A {@code Retry-After} beyond {@link Builder#maxRetryAfter} ends the retries.</li>
  *   <li>Stop after the policy's attempts: return the last response, or throw the last attempt's
@@ -58,6 +69,9 @@ public final class RetryingHttpClient {
     public static final Duration DEFAULT_ATTEMPT_TIMEOUT = Duration.ofSeconds(30);
     /** The longest {@code Retry-After} waited for: 60 seconds. */
     public static final Duration DEFAULT_MAX_RETRY_AFTER = Duration.ofSeconds(60);
+
+    /** The asctime form of an HTTP date: {@code Sun Nov  6 08:49:37 1994}, in UTC. */
+    private static final DateTimeFormatter ASCTIME = DateTimeFormatter.ofPattern("EEE MMM ppd HH:mm:ss uuuu", Locale.ENGLISH);
 
     /** Hears each attempt and each retry, for metrics and logs. Its methods must be thread-safe and quick. */
     public interface Listener {
@@ -146,7 +160,7 @@ public final class RetryingHttpClient {
                 pause(keyed, attempt, e.toString(), backoff(attempt));
                 continue;
             }
-            if (!isRetryable(response.statusCode()) || attempt >= retry.maxAttempts()) {
+            if (!isRetryable(response.statusCode()) || isReplay(response) || attempt >= retry.maxAttempts()) {
                 return response;
             }
             Duration pause = backoff(attempt);
@@ -163,10 +177,16 @@ public final class RetryingHttpClient {
 
     /**
      * @param status a response's status
-     * @return whether this client retries it: 409, 429 and 5xx
+     * @return whether this client retries it: 409, 429 and 5xx (unless the response is a replay, marked
+     *     {@code Idempotent-Replayed: true})
      */
     public static boolean isRetryable(int status) {
         return status == 409 || status == 429 || (status >= 500 && status <= 599);
+    }
+
+    /** A replay is the answer recorded for the key: every retry with the key would get it again. */
+    private static boolean isReplay(HttpResponse<?> response) {
+        return response.headers().firstValue(HttpIdempotency.REPLAYED_HEADER).map(v -> v.strip().equalsIgnoreCase("true")).orElse(false);
     }
 
     private HttpRequest keyed(HttpRequest request) {
@@ -205,17 +225,48 @@ public final class RetryingHttpClient {
         if (value.chars().allMatch(c -> c >= '0' && c <= '9')) {
             return Optional.of(value.length() > 9 ? Duration.ofSeconds(999_999_999) : Duration.ofSeconds(Long.parseLong(value)));
         }
-        Instant at = parseDate(value);
+        Instant now = clock.instant();
+        Instant at = parseDate(value, now);
         if (at == null) {
             return Optional.empty();
         }
-        Duration until = Duration.between(clock.instant(), at);
+        Duration until = Duration.between(now, at);
         return Optional.of(until.isNegative() ? Duration.ZERO : until);
     }
 
-    private static @Nullable Instant parseDate(String value) {
+    /**
+     * An HTTP date in any of the three forms a recipient must accept (RFC 9110, section 5.6.7):
+     * IMF-fixdate ({@code Sun, 06 Nov 1994 08:49:37 GMT}), RFC 850 ({@code Sunday, 06-Nov-94 08:49:37 GMT})
+     * and asctime ({@code Sun Nov  6 08:49:37 1994}); {@code null} if it is none of them.
+     */
+    private static @Nullable Instant parseDate(String value, Instant now) {
         try {
             return ZonedDateTime.parse(value, DateTimeFormatter.RFC_1123_DATE_TIME).toInstant();
+        } catch (DateTimeParseException notImf) {
+            try {
+                return LocalDateTime.parse(value, ASCTIME).toInstant(ZoneOffset.UTC);
+            } catch (DateTimeParseException notAsctime) {
+                return parseRfc850(value, now);
+            }
+        }
+    }
+
+    /**
+     * An RFC 850 date, whose two-digit year is the one within 50 years of now (RFC 9110: a year that
+     * would be more than 50 years in the future is the most recent past one with those digits).
+     */
+    private static @Nullable Instant parseRfc850(String value, Instant now) {
+        int comma = value.indexOf(", ");
+        if (comma < 0) {
+            return null;
+        }
+        DateTimeFormatter format = new DateTimeFormatterBuilder().appendPattern("dd-MMM-")
+                .appendValueReduced(ChronoField.YEAR, 2, 2, LocalDate.of(now.atZone(ZoneOffset.UTC).getYear() - 49, 1, 1))
+                .appendPattern(" HH:mm:ss 'GMT'").toFormatter(Locale.ENGLISH);
+        try {
+            LocalDateTime at = LocalDateTime.parse(value.substring(comma + 2), format);
+            boolean weekday = at.getDayOfWeek().getDisplayName(TextStyle.FULL, Locale.ENGLISH).equals(value.substring(0, comma));
+            return weekday ? at.toInstant(ZoneOffset.UTC) : null;
         } catch (DateTimeParseException e) {
             return null;
         }

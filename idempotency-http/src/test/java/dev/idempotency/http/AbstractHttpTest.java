@@ -409,6 +409,28 @@ abstract class AbstractHttpTest {
     }
 
     @Test
+    void aHandlersOwn5xxIsRecordedAndTheClientStopsAtItsReplay() throws Exception {
+        String key = key();
+        AtomicInteger sent = new AtomicInteger();
+        RetryingHttpClient client = RetryingHttpClient.builder(http).keys(() -> key).retry(fastRetries(5))
+                .listener(new RetryingHttpClient.Listener() {
+                    @Override
+                    public void onSend(HttpRequest request, int attempt) {
+                        sent.incrementAndGet();
+                    }
+                }).build();
+
+        HttpResponse<String> response = client.send(request("/payments", "shop-a", null).POST(body("bad-gateway")).build(),
+                HttpResponse.BodyHandlers.ofString());
+
+        assertThat(response.statusCode()).isEqualTo(502);
+        assertThat(response.headers().firstValue("Idempotent-Replayed")).as("the recorded answer, replayed").hasValue("true");
+        assertThat(sent.get()).as("one retry: its replay says every other would replay the same").isEqualTo(2);
+        assertThat(server.runs("shop-a", key)).isEqualTo(1);
+        assertThat(server.payments("shop-a", key)).isEqualTo(1);
+    }
+
+    @Test
     void theClientRetriesA409AfterItsRetryAfterAndGetsTheFirstResponse() throws Exception {
         String key = key();
         Held held = holdFirst("/leased/payments", key);

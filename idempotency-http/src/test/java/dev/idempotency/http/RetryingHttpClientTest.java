@@ -15,6 +15,7 @@ import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -87,6 +88,24 @@ class RetryingHttpClientTest {
         assertThat(keysReceived).hasSize(4).doesNotContain("null").allMatch(keysReceived.get(0)::equals);
         assertThat(response.request().headers().firstValue("Idempotency-Key")).hasValue(keysReceived.get(0));
         assertThat(pauses).containsExactly("status 503 -> 1s", "status 429 -> 1s", "status 409 -> 0s");
+    }
+
+    @Test
+    void retryAfterAsAnRfc850OrAnAsctimeDateIsHonouredAsTheImfFixdateIs() throws Exception {
+        // RFC 9110 section 5.6.7: a recipient accepts all three forms; a two-digit year more than 50 years ahead is in the past
+        String rfc850 = DateTimeFormatter.ofPattern("EEEE, dd-MMM-yy HH:mm:ss 'GMT'", Locale.ENGLISH)
+                .format(now.plusSeconds(1).atZone(ZoneOffset.UTC));
+        String asctime = DateTimeFormatter.ofPattern("EEE MMM ppd HH:mm:ss yyyy", Locale.ENGLISH)
+                .format(now.plusSeconds(2).atZone(ZoneOffset.UTC));
+        String rfc850Past = "Sunday, 06-Nov-94 08:49:37 GMT"; // 1994, not 2094: no pause beyond the backoff
+        script.addAll(List.of(new Scripted(503, rfc850), new Scripted(503, asctime), new Scripted(503, rfc850Past),
+                new Scripted(201, null)));
+
+        HttpResponse<Void> response = post(client(5));
+
+        assertThat(response.statusCode()).isEqualTo(201);
+        assertThat(List.of(rfc850, asctime)).containsExactly("Tuesday, 01-Jan-30 00:00:01 GMT", "Tue Jan  1 00:00:02 2030");
+        assertThat(pauses).containsExactly("status 503 -> 1s", "status 503 -> 2s", "status 503 -> 0s");
     }
 
     @Test

@@ -29,7 +29,8 @@ import org.h2.jdbcx.JdbcDataSource;
  * <p>Options: {@code --operations N} (20), {@code --fault close|late|none} ({@code close}),
  * {@code --lose-every N} (3), {@code --dir folder} ({@code target/http-demo}, emptied first). With
  * {@code --serve [--port N]} (8080) it only runs the server, for {@code curl}, until stopped; its
- * database is kept between runs.
+ * database is in a folder of its own ({@code target/http-serve} unless {@code --dir} says otherwise),
+ * kept between runs.
  */
 public final class HttpPaymentsDemo {
 
@@ -72,7 +73,7 @@ public final class HttpPaymentsDemo {
             int operations = 20;
             PaymentsApi.Fault fault = PaymentsApi.Fault.CLOSE;
             int loseEvery = 3;
-            Path dir = Path.of("target", "http-demo");
+            Path dir = null;
             boolean serve = false;
             int port = 8080;
             for (int i = 0; i < args.length; i++) {
@@ -86,6 +87,9 @@ public final class HttpPaymentsDemo {
                     default -> throw new IllegalArgumentException("unknown option '" + args[i]
                             + "'; use --operations N, --fault close|late|none, --lose-every N, --dir folder, --serve, --port N");
                 }
+            }
+            if (dir == null) { // the demonstration empties its folder: the server alone keeps its database apart
+                dir = Path.of("target", serve ? "http-serve" : "http-demo");
             }
             if (operations < 1 || loseEvery < 2) {
                 throw new IllegalArgumentException("--operations must be at least 1 and --lose-every at least 2");

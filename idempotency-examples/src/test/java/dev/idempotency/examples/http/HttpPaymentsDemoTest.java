@@ -34,6 +34,17 @@ class HttpPaymentsDemoTest {
     }
 
     @Test
+    void theServerAloneKeepsItsDatabaseInAFolderOfItsOwnApartFromTheDemonstrations() {
+        Path demonstration = HttpPaymentsDemo.Options.parse().dir();
+        Path served = HttpPaymentsDemo.Options.parse("--serve").dir();
+
+        assertThat(demonstration.endsWith(Path.of("target", "http-demo"))).as("%s", demonstration).isTrue();
+        assertThat(served.endsWith(Path.of("target", "http-serve"))).as("the demonstration empties its folder; the server keeps its"
+                + " own, not %s", served).isTrue();
+        assertThat(HttpPaymentsDemo.Options.parse("--serve", "--dir", "elsewhere").dir()).isEqualTo(Path.of("elsewhere").toAbsolutePath());
+    }
+
+    @Test
     void answersSentAfterTheClientsTimeoutAreLostTheSameWay(@TempDir Path dir) throws Exception {
         HttpPaymentsDemo.Row[] rows = HttpPaymentsDemo.run(HttpPaymentsDemo.Options.parse("--operations", "2", "--fault", "late",
                 "--lose-every", "2", "--dir", dir.toString()), new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8));
