@@ -1,5 +1,6 @@
 package dev.idempotency.spring.webmvc;
 
+import dev.idempotency.http.HttpIdempotency;
 import jakarta.servlet.http.HttpServletRequest;
 import java.security.Principal;
 import org.jspecify.annotations.Nullable;
@@ -8,7 +9,9 @@ import org.jspecify.annotations.Nullable;
  * The scope of a request's key: the authenticated client (or its tenant), so that one client's key
  * never replays another client's response. The default, {@link #userPrincipal()}, is the name of
  * {@link HttpServletRequest#getUserPrincipal()}, which Spring Security and the servlet container's
- * own authentication set. Define a bean of this type to choose another (a tenant header that an
+ * own authentication set, made a valid scope whatever it holds
+ * ({@link HttpIdempotency#principalScope(String)}: a space, a non-ASCII letter or a long name
+ * becomes a stable digest). Define a bean of this type to choose another (a tenant header that an
  * earlier filter has verified, say).
  *
  * <p>Implementations must be thread-safe: one serves every request.
@@ -23,11 +26,14 @@ public interface IdempotencyScope {
      */
     @Nullable String scopeOf(HttpServletRequest request);
 
-    /** @return the name of the request's authenticated principal; {@code null} without one */
+    /**
+     * @return the scope of the request's authenticated principal's name
+     *     ({@link HttpIdempotency#principalScope(String)}); {@code null} without one
+     */
     static IdempotencyScope userPrincipal() {
         return request -> {
             Principal principal = request.getUserPrincipal();
-            return principal == null ? null : principal.getName();
+            return principal == null ? null : HttpIdempotency.principalScope(principal.getName());
         };
     }
 }

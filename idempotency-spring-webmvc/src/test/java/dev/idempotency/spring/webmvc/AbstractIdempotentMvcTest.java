@@ -190,6 +190,20 @@ abstract class AbstractIdempotentMvcTest {
         assertThat(payments(customer)).isEqualTo(2);
     }
 
+    /** Ordinary user names that are not valid scopes (a space, a non-ASCII letter) still pay once and replay. */
+    @Test
+    void aUserNameThatIsNotAValidScopeStillGetsItsOwnReplays() throws Exception {
+        for (String shop : List.of("Ada Lovelace", "Zoë")) {
+            String customer = unique("jane");
+            String key = UUID.randomUUID().toString();
+            HttpResponse<byte[]> first = send(pay(shop, key, customer, "100"));
+            HttpResponse<byte[]> retry = send(pay(shop, key, customer, "100"));
+            assertRan(first, 201);
+            assertReplayOf(retry, first);
+            assertThat(payments(customer)).as(shop).isEqualTo(1);
+        }
+    }
+
     @Test
     void withoutAnAuthenticatedClientIs401AndRunsNothing_butASafeMethodPasses() throws Exception {
         String customer = unique("ivan");
