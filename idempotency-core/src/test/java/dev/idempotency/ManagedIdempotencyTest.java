@@ -127,6 +127,21 @@ class ManagedIdempotencyTest {
     }
 
     @Test
+    void theDownstreamKeyIsAnOpaqueDigestThatLeavesTheScopeOut() {
+        List<String> sent = new ArrayList<>();
+        managed().lease(IdempotencyKey.of("tenant-acme", "k1"), ResultCodec.string(), attempt -> {
+            sent.add(attempt.downstreamKey().toString());
+            sent.add(attempt.downstreamKey().id());
+            sent.add(attempt.downstreamKey("ledger").toString());
+            return "r";
+        });
+        assertThat(sent.get(0)).as("what a provider client sends, by toString()").doesNotContain("tenant-acme").matches("[0-9a-f]{64}")
+                .isEqualTo(sent.get(1)).isEqualTo(IdempotencyKey.of("tenant-acme", "k1").derive("downstream").id());
+        assertThat(sent.get(2)).matches("[0-9a-f]{64}").isEqualTo(IdempotencyKey.of("tenant-acme", "k1").derive("ledger").id())
+                .isNotEqualTo(sent.get(0));
+    }
+
+    @Test
     void aLiveLeaseIsInProgressAndAnotherFingerprintAMismatch() {
         Instant until = store.storeNow.plusSeconds(10);
         store.putLeased(new StoredRecord(KEY, Fingerprint.of("a"), RecordStatus.IN_PROGRESS, null, null, store.storeNow, null,
