@@ -556,9 +556,19 @@ public final class Idempotency<C> {
 
     /** Encodes a result for the record and checks it against the size limit; {@code null} stays {@code null}. */
     byte[] encodeForRecord(IdempotencyKey key, ResultCodec<?> codec, Object value) {
+        return encodeForRecord(key, codec, value, null, null);
+    }
+
+    /**
+     * As {@link #encodeForRecord(IdempotencyKey, ResultCodec, Object)}, for a mode whose answer to a
+     * value over the limit is its own: {@code what} was too large, and {@code aftermath} says what
+     * the library does about it; both {@code null} for the transactional mode's.
+     */
+    byte[] encodeForRecord(IdempotencyKey key, ResultCodec<?> codec, Object value, String what, String aftermath) {
         byte[] encoded = value == null ? null : encode(key, codec, value);
         if (encoded != null && encoded.length > policy.maxResultBytes()) {
-            throw new ResultTooLargeException(key, encoded.length, policy.maxResultBytes());
+            throw what == null ? new ResultTooLargeException(key, encoded.length, policy.maxResultBytes())
+                    : new ResultTooLargeException(key, what, encoded.length, policy.maxResultBytes(), aftermath);
         }
         return encoded;
     }

@@ -66,7 +66,10 @@ import org.slf4j.LoggerFactory;
  *   <li>In one transaction, run the <i>finish</i> phase and record the result, fenced: if another
  *       attempt took the key over meanwhile, the transaction rolls back and
  *       {@link LeaseLostException} is thrown; nothing of this attempt is recorded. Otherwise return
- *       {@link Outcome.Executed}. A finish that throws rolls back, and the lease is ended as in 4.</li>
+ *       {@link Outcome.Executed}. A finish that throws rolls back, and the lease is ended as in 4. A
+ *       result over the policy's size limit rolls back too, but the call has run: the operation is
+ *       recorded as failed, fenced, and {@link ResultTooLargeException} is thrown; every retry gets
+ *       {@link Outcome.Failed} back and the call is not run again.</li>
  * </ol>
  * A process that dies anywhere leaves at most a committed claim (and prepare) whose lease ends on
  * its own; the next attempt after that takes it over and resumes. Every short transaction of the
@@ -460,7 +463,8 @@ public final class ManagedIdempotency<C> {
      * @throws InvalidKeyException if the policy refuses the key
      * @throws LeaseLostException if the lease ended and another attempt took the key over
      * @throws ResultCodecException if the result cannot be encoded, or a replay cannot be decoded
-     * @throws ResultTooLargeException if the encoded result is over the policy's limit
+     * @throws ResultTooLargeException if the encoded result is over the policy's limit: the operation
+     *     is recorded as failed, and no retry runs the call again
      * @throws UnsupportedOperationException if the store keeps no leases
      * @throws IdempotencyStoreException if the store or the database fails
      */
@@ -498,7 +502,9 @@ public final class ManagedIdempotency<C> {
      * @throws InvalidKeyException if the policy refuses the key
      * @throws LeaseLostException if the lease ended and another attempt took the key over
      * @throws ResultCodecException if a value cannot be encoded, or a recorded one decoded
-     * @throws ResultTooLargeException if an encoded value is over the policy's limit
+     * @throws ResultTooLargeException if an encoded value is over the policy's limit: the prepare's
+     *     value rolls the claim back (nothing recorded, the call not run), the result is recorded as
+     *     a failure (no retry runs the call again)
      * @throws UnsupportedOperationException if the store keeps no leases
      * @throws IdempotencyStoreException if the store or the database fails
      */
@@ -576,7 +582,7 @@ public final class ManagedIdempotency<C> {
                 throw failure; // another attempt holds the key: nothing of this one to end
             }
             if (failure instanceof Exception e && engine.isFinalFailure(e)) {
-                return recordFinalFailure(store, key, token, phases, prepared, e);
+                return recordFinalFailure(store, key, token, phases.steps.onFinalFailure, prepared, e);
             }
             endLease(store, key, token, failure);
             throw failure;
@@ -585,18 +591,43 @@ public final class ManagedIdempotency<C> {
         try {
             value = withRetries(key, () -> transactions.inTransaction(tx -> {
                 T result = phases.finish.finish(tx, prepared, called);
-                byte[] encoded = engine.encodeForRecord(key, phases.codec, result);
+                byte[] encoded;
+                try {
+                    encoded = engine.encodeForRecord(key, phases.codec, result, ResultTooLargeException.RESULT,
+                            "the finish transaction was rolled back, the finish phase's writes with it");
+                } catch (ResultTooLargeException tooLarge) {
+                    throw new RollBack(tooLarge); // the finish's writes must not commit without the result
+                }
                 store.completeLeased(tx, token, new LeasedCompletion(key, RecordStatus.COMPLETED, phases.codec.name(), encoded,
                         policy.retention())).orElseThrow(() -> new LeaseLostException(key, "the result"));
                 return result;
             }));
         } catch (LeaseLostException lost) {
             throw lost;
+        } catch (RollBack tooLarge) {
+            throw resultNotRecordable(store, key, token, prepared, (ResultTooLargeException) tooLarge.carried);
         } catch (Throwable failure) {
             endLease(store, key, token, failure);
             throw failure;
         }
         return new Outcome.Executed<>(key, value);
+    }
+
+    /**
+     * The call has run, but its result is over the size limit and the finish was rolled back: the
+     * operation is recorded as failed, so that no retry runs the call again for a result that could
+     * never be recorded either. Returns the exception to throw, whose message says so.
+     */
+    private <X extends Exception> ResultTooLargeException resultNotRecordable(LeasingStore<C> store, IdempotencyKey key, String token,
+                                                                              Object prepared, ResultTooLargeException rolledBack) throws X {
+        this.<Object, X>recordFinalFailure(store, key, token, null, prepared, rolledBack); // what every retry gets back
+        log.warn("Key {}: the result is {} bytes, over the limit of {}; the operation is recorded as failed", key, rolledBack.size(),
+                rolledBack.limit());
+        return new ResultTooLargeException(key, ResultTooLargeException.RESULT, rolledBack.size(), rolledBack.limit(),
+                "so it cannot be recorded. The call has run: the finish phase's writes were rolled back, and the operation is"
+                        + " recorded as failed with this exception instead, which every retry with the key gets back (Outcome.Failed);"
+                        + " the call is not run again. What the call did outside the database stands: settle it there by hand if need"
+                        + " be, and return a smaller result (or raise the limit) for new operations");
     }
 
     private <T, X extends Exception> Claimed claimTransaction(LeasingStore<C> store, LeaseRequest request, Phases<C, T, X> phases)
@@ -626,21 +657,29 @@ public final class ManagedIdempotency<C> {
             return new Claimed(claim, decodeRecoveryPoint(key, codec, acquired.resumeFrom()));
         }
         Object prepared = phases.steps.prepare.apply(tx);
-        byte[] state = engine.encodeForRecord(key, codec, prepared);
+        byte[] state = engine.encodeForRecord(key, codec, prepared, "the encoded recovery point (the prepare phase's value)",
+                "the claim's transaction was rolled back, the prepare's writes with it: nothing of the key was recorded, and the"
+                        + " call did not run. Return a smaller value from prepare (an id to look the rest up by), or raise the limit");
         if (!store.checkpoint(tx, key, request.ownerToken(), new RecoveryPoint(codec.name(), state))) {
             throw new LeaseLostException(key, "the recovery point");
         }
         return new Claimed(claim, prepared);
     }
 
+    /**
+     * Records {@code failure} as the operation's outcome, fenced, with {@code writes} (or none) in
+     * the same transaction; a failure to record it ends the lease and is thrown with
+     * {@code failure} attached.
+     */
     private <T, X extends Exception> Outcome<T> recordFinalFailure(LeasingStore<C> store, IdempotencyKey key, String token,
-                                                                   Phases<C, T, X> phases, Object prepared, Exception failure) throws X {
+                                                                   Phases.PhaseFailure<C, Object, X> writes, Object prepared,
+                                                                   Exception failure) throws X {
         FailureRecords.Failure recorded = FailureRecords.of(failure, engine.policy().maxResultBytes());
         Instant recordedAt;
         try {
             recordedAt = withRetries(key, () -> transactions.inTransaction(tx -> {
-                if (phases.steps.onFinalFailure != null) {
-                    phases.steps.onFinalFailure.onFinalFailure(tx, prepared, failure);
+                if (writes != null) {
+                    writes.onFinalFailure(tx, prepared, failure);
                 }
                 return store.completeLeased(tx, token, new LeasedCompletion(key, RecordStatus.FAILED, FailureRecords.CODEC,
                         recorded.encode(), engine.policy().retention())).orElseThrow(() -> new LeaseLostException(key, "the final failure"));

@@ -385,12 +385,14 @@ class ManagedIdempotencyTest {
     }
 
     @Test
-    void aResultOfExactlyTheLimitIsRecordedInLeaseMode() {
+    void aResultOfExactlyTheLimitIsRecordedInLeaseModeAndOneByteMoreIsRecordedAsFailed() {
         ManagedIdempotency<FakeTx> managed = managed(KeyPolicy.builder().maxResultBytes(2).build());
         assertThat(managed.lease(KEY, ResultCodec.string(), a -> "ab").status()).isEqualTo(Outcome.Status.EXECUTED);
-        assertThatThrownBy(() -> managed.lease(IdempotencyKey.of("k2"), ResultCodec.string(), a -> "abc"))
-                .isInstanceOf(ResultTooLargeException.class);
-        assertThat(store.calls).last().isEqualTo("releaseLease:k2");
+        IdempotencyKey k2 = IdempotencyKey.of("k2");
+        assertThatThrownBy(() -> managed.lease(k2, ResultCodec.string(), a -> "abc"))
+                .isInstanceOfSatisfying(ResultTooLargeException.class, e -> assertThat(e.size()).isEqualTo(3));
+        assertThat(store.calls).doesNotContain("releaseLease:k2");
+        assertThat(store.committed(k2).orElseThrow().status()).isEqualTo(RecordStatus.FAILED);
     }
 
     @Test
