@@ -50,7 +50,8 @@ import org.slf4j.LoggerFactory;
  *   <li>In a short transaction of the engine's own, claim the key under a lease with a fresh random
  *       owner token (128 bits), judged by the store's clock ({@link LeasingStore#claimLease}). A
  *       completed record replays (or is a mismatch); a live lease of another attempt gives
- *       {@link Outcome.InProgress} with the lease's end, after polling for up to
+ *       {@link Outcome.InProgress} with the lease's end and its remaining time by the store's clock,
+ *       after polling for up to
  *       {@link LeasePolicy#waitForHolder()}; a lease that ended is taken over, counting one more
  *       attempt. In the same transaction, run the <i>prepare</i> phase and record its value as the
  *       recovery point; an attempt that resumes a committed prepare decodes its value instead and
@@ -554,17 +555,21 @@ public final class ManagedIdempotency<C> {
             if (claim instanceof LeaseClaim.Acquired) {
                 break;
             }
-            Instant leaseUntil = null;
-            if (claim instanceof LeaseClaim.Held held) {
-                if (!held.fingerprint().equals(fingerprint)) {
+            LeaseClaim.Held held = null;
+            if (claim instanceof LeaseClaim.Held h) {
+                if (!h.fingerprint().equals(fingerprint)) {
                     return new Outcome.Mismatch<>(key);
                 }
-                leaseUntil = held.leaseUntil();
+                held = h;
             }
             long remaining = deadline - System.nanoTime();
             if (remaining <= 0 || !pause(Duration.ofNanos(Math.min(remaining, leases.pollInterval().toNanos())))) {
-                log.debug("Key {} is held by another attempt; lease until {}", key, leaseUntil);
-                return new Outcome.InProgress<>(key, leaseUntil);
+                if (held == null) {
+                    return new Outcome.InProgress<>(key); // busy: an open transaction held the row past the lock timeout
+                }
+                log.debug("Key {} is held by another attempt; lease until {}, {} from the store's now", key, held.leaseUntil(),
+                        held.remaining());
+                return new Outcome.InProgress<>(key, held.leaseUntil(), held.remaining());
             }
         }
         LeaseClaim.Acquired acquired = (LeaseClaim.Acquired) claimed.claim;

@@ -148,7 +148,7 @@ class ManagedIdempotencyTest {
                 store.storeNow.plusSeconds(3600), until), "someone", 1, null);
         AtomicInteger runs = new AtomicInteger();
         assertThat(managed().lease(KEY, Fingerprint.of("a"), ResultCodec.string(), a -> "r" + runs.incrementAndGet()))
-                .isEqualTo(new Outcome.InProgress<>(KEY, until));
+                .isEqualTo(new Outcome.InProgress<>(KEY, until, Duration.ofSeconds(10)));
         assertThat(managed().lease(KEY, Fingerprint.of("b"), ResultCodec.string(), a -> "r" + runs.incrementAndGet()))
                 .isEqualTo(new Outcome.Mismatch<>(KEY));
         assertThat(runs).hasValue(0);
@@ -343,7 +343,7 @@ class ManagedIdempotencyTest {
                 .leases(LeasePolicy.builder().waitForHolder(Duration.ofMinutes(10)).pollInterval(Duration.ofMinutes(1)).build()).build();
         try {
             Thread.currentThread().interrupt();
-            assertThat(managed.lease(KEY, ResultCodec.string(), a -> "mine")).isEqualTo(new Outcome.InProgress<>(KEY, until));
+            assertThat(managed.lease(KEY, ResultCodec.string(), a -> "mine")).isEqualTo(new Outcome.InProgress<>(KEY, until, Duration.ofSeconds(10)));
             assertThat(Thread.currentThread().isInterrupted()).isTrue();
             runner.commitFailures.add(conflict());
             IdempotencyKey other = IdempotencyKey.of("jobs", "k2");

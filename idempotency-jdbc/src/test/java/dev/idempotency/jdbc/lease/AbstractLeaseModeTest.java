@@ -189,6 +189,8 @@ public abstract class AbstractLeaseModeTest {
         assertThat(duplicate).isInstanceOf(Outcome.InProgress.class);
         Instant leaseUntil = ((Outcome.InProgress<String>) duplicate).leaseUntil();
         assertThat(leaseUntil).isAfter(Instant.now().plusSeconds(30));
+        assertThat(((Outcome.InProgress<String>) duplicate).leaseRemaining()).as("by the database's clock")
+                .isBetween(Duration.ofSeconds(30), Duration.ofMinutes(1));
         proceed.countDown();
         assertThat(holder.get(30, TimeUnit.SECONDS).value()).isEqualTo("first");
         assertThat(m.lease(key, ResultCodec.string(), attempt -> "third")).isInstanceOf(Outcome.Replayed.class)
