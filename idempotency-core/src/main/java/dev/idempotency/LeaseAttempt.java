@@ -52,6 +52,9 @@ public interface LeaseAttempt {
      * @param lease the new lease, from now: 100 milliseconds to 1 day
      * @return the new end of the lease
      * @throws LeaseLostException if another attempt took the key over: stop, the result will be refused
+     * @throws IllegalStateException if this attempt is over: its outcome is recorded, or it failed and
+     *     its lease was ended (the message says which); an extender thread should stop when the call
+     *     returns
      * @throws IllegalArgumentException if {@code lease} is out of range
      * @throws IdempotencyStoreException if the store fails
      */

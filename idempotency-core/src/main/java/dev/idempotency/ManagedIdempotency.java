@@ -21,6 +21,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -586,12 +587,37 @@ public final class ManagedIdempotency<C> {
             if (failure instanceof LeaseLostException) {
                 throw failure; // another attempt holds the key: nothing of this one to end
             }
-            if (failure instanceof Exception e && engine.isFinalFailure(e)) {
-                return recordFinalFailure(store, key, token, phases.steps.onFinalFailure, prepared, e);
+            attempt.ending.lock();
+            try {
+                if (failure instanceof Exception e && engine.isFinalFailure(e)) {
+                    return attempt.ended(recordFinalFailure(store, key, token, phases.steps.onFinalFailure, prepared, e));
+                }
+                endLease(store, key, token, failure);
+                throw failure;
+            } catch (Throwable ended) {
+                attempt.failed(ended);
+                throw ended;
+            } finally {
+                attempt.ending.unlock();
             }
-            endLease(store, key, token, failure);
-            throw failure;
         }
+        attempt.ending.lock();
+        try {
+            return attempt.ended(finish(store, attempt, phases, prepared, called));
+        } catch (Throwable ended) {
+            attempt.failed(ended);
+            throw ended;
+        } finally {
+            attempt.ending.unlock();
+        }
+    }
+
+    /** The finish transaction: the finish phase and the fenced result. */
+    private <T, X extends Exception> Outcome<T> finish(LeasingStore<C> store, Attempt attempt, Phases<C, T, X> phases, Object prepared,
+                                                       Object called) throws X {
+        IdempotencyKey key = attempt.key;
+        String token = attempt.token;
+        KeyPolicy policy = engine.policy();
         T value;
         try {
             value = withRetries(key, () -> transactions.inTransaction(tx -> {
@@ -610,7 +636,9 @@ public final class ManagedIdempotency<C> {
         } catch (LeaseLostException lost) {
             throw lost;
         } catch (RollBack tooLarge) {
-            throw resultNotRecordable(store, key, token, prepared, (ResultTooLargeException) tooLarge.carried);
+            ResultTooLargeException recorded = resultNotRecordable(store, key, token, prepared, (ResultTooLargeException) tooLarge.carried);
+            attempt.over = "it recorded the operation as failed (its result was over the size limit), which ended its lease";
+            throw recorded;
         } catch (Throwable failure) {
             endLease(store, key, token, failure);
             throw failure;
@@ -824,6 +852,10 @@ public final class ManagedIdempotency<C> {
         private final int number;
         private final boolean resumed;
         private volatile Instant leaseUntil;
+        /** Held while the attempt ends (its finish, its recorded failure, its ended lease), so that an extension waits for it. */
+        private final ReentrantLock ending = new ReentrantLock();
+        /** Why the attempt is over, once it is; {@code null} while it runs, or if it lost its lease. */
+        private volatile String over;
 
         Attempt(LeasingStore<C> store, IdempotencyKey key, String token, LeaseClaim.Acquired acquired) {
             this.store = store;
@@ -857,9 +889,43 @@ public final class ManagedIdempotency<C> {
         @Override
         public Instant extend(Duration lease) {
             Duration checked = LeasePolicy.checkLease(lease);
+            refuseIfOver();
             Optional<Instant> end = withRetries(key, () -> transactions.inTransaction(tx -> store.extendLease(tx, key, token, checked)));
-            leaseUntil = end.orElseThrow(() -> new LeaseLostException(key, "the lease extension"));
+            if (end.isEmpty()) {
+                ending.lock(); // the attempt may be ending this moment: its own completion refused the extension
+                try {
+                    refuseIfOver();
+                } finally {
+                    ending.unlock();
+                }
+                throw new LeaseLostException(key, "the lease extension");
+            }
+            leaseUntil = end.get();
             return leaseUntil;
+        }
+
+        private void refuseIfOver() {
+            String why = over;
+            if (why != null) {
+                throw new IllegalStateException("the lease extension of key " + key + " was refused: this attempt is over, " + why
+                        + "; extend the lease only while the call runs");
+            }
+        }
+
+        /**
+         * Remembers that this attempt recorded {@code outcome}, so that a later extension says so
+         * instead of blaming a take-over. Called while {@link #ending} is held.
+         */
+        <T> Outcome<T> ended(Outcome<T> outcome) {
+            over = "it recorded the operation's outcome (" + outcome.status() + "), which ended its lease";
+            return outcome;
+        }
+
+        /** Remembers that this attempt ended with {@code failure}, unless it lost the key. Called while {@link #ending} is held. */
+        void failed(Throwable failure) {
+            if (over == null && !(failure instanceof LeaseLostException)) { // a lost lease: the extension's own refusal says so
+                over = "it failed (" + failure.getClass().getName() + "), and its lease was ended so that a retry runs at once";
+            }
         }
 
         @Override

@@ -142,6 +142,27 @@ class ManagedIdempotencyTest {
     }
 
     @Test
+    void extendingTheLeaseOfAnAttemptThatIsOverSaysWhyInsteadOfBlamingATakeOver() {
+        List<LeaseAttempt> attempts = new ArrayList<>();
+        managed().lease(KEY, ResultCodec.string(), a -> {
+            attempts.add(a);
+            return "r";
+        });
+        IllegalStateException down = new IllegalStateException("down");
+        IdempotencyKey failing = IdempotencyKey.of("jobs", "k2");
+        assertThatThrownBy(() -> managed().lease(failing, ResultCodec.string(), a -> {
+            attempts.add(a);
+            throw down;
+        })).isSameAs(down);
+        assertThatThrownBy(() -> attempts.get(0).extend(Duration.ofSeconds(5))).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("recorded the operation's outcome (EXECUTED)").hasMessageNotContaining("took the key over");
+        int calls = store.calls.size();
+        assertThatThrownBy(() -> attempts.get(1).extend(Duration.ofSeconds(5))).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("its lease was ended").hasMessageNotContaining("took the key over");
+        assertThat(store.calls).as("the ended lease was not extended again").hasSize(calls);
+    }
+
+    @Test
     void aLiveLeaseIsInProgressAndAnotherFingerprintAMismatch() {
         Instant until = store.storeNow.plusSeconds(10);
         store.putLeased(new StoredRecord(KEY, Fingerprint.of("a"), RecordStatus.IN_PROGRESS, null, null, store.storeNow, null,
