@@ -20,8 +20,7 @@ public class AbandonedClaimException extends IdempotencyException {
 
     private static final String CAUSE_AND_REMEDY = ". The likely cause: the work committed or rolled back the caller's"
             + " transaction, closed the connection or switched auto-commit on, so that the key's claim was committed"
-            + " without its result; the work must leave the transaction to the caller. (A work that calls execute again"
-            + " with its own key, in its own transaction, meets its own claim the same way.) The work did not run now. Check"
+            + " without its result; the work must leave the transaction to the caller. The work did not run now. Check"
             + " whether the earlier work's writes were committed, then delete the key's record to let a retry run the work,"
             + " or let the record's retention end, after which a retry runs the work again";
 

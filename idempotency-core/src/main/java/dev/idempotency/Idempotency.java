@@ -26,7 +26,9 @@ import org.slf4j.LoggerFactory;
  * <p>Protocol of {@code execute(key, tx, work)} in transactional mode:
  * <ol>
  *   <li>Validate the key against the {@link KeyPolicy}; an invalid key throws
- *       {@link InvalidKeyException} before any database access.</li>
+ *       {@link InvalidKeyException} before any database access. A key whose own work runs now in
+ *       {@code tx} (a work that calls execute again with its own key) throws
+ *       {@link NestedKeyException}, before any database access too.</li>
  *   <li>Check the transaction ({@link IdempotencyStore#checkTransaction}): an auto-commit or closed
  *       connection throws {@link TransactionRequiredException}; nothing is written.</li>
  *   <li>Claim the key in {@code tx} ({@link IdempotencyStore#claim}). A committed, unexpired record
@@ -67,6 +69,8 @@ import org.slf4j.LoggerFactory;
 public final class Idempotency<C> {
 
     private static final Logger log = LoggerFactory.getLogger(Idempotency.class);
+    /** The keys whose work runs on this thread now, each with its transaction, innermost last. */
+    private static final ThreadLocal<List<Running>> RUNNING = ThreadLocal.withInitial(java.util.ArrayList::new);
 
     private final IdempotencyStore<C> store;
     private final KeyPolicy policy;
@@ -123,6 +127,7 @@ public final class Idempotency<C> {
      * @throws TransactionRequiredException if {@code tx} cannot carry the record atomically
      * @throws AbandonedClaimException if the work ended {@code tx}, or an earlier work left the key's claim committed
      *     without its result
+     * @throws NestedKeyException if the key's own work, running in {@code tx}, calls it again
      * @throws ResultCodecException if no built-in codec fits the result, or a replay cannot be decoded
      * @throws ResultTooLargeException if the encoded result is over the policy's limit
      * @throws IdempotencyStoreException if the store fails
@@ -149,6 +154,7 @@ public final class Idempotency<C> {
      * @throws TransactionRequiredException if {@code tx} cannot carry the record atomically
      * @throws AbandonedClaimException if the work ended {@code tx}, or an earlier work left the key's claim committed
      *     without its result
+     * @throws NestedKeyException if the key's own work, running in {@code tx}, calls it again
      * @throws ResultCodecException if the result cannot be encoded, or a replay cannot be decoded
      * @throws ResultTooLargeException if the encoded result is over the policy's limit
      * @throws IdempotencyStoreException if the store fails
@@ -175,6 +181,7 @@ public final class Idempotency<C> {
      * @throws TransactionRequiredException if {@code tx} cannot carry the record atomically
      * @throws AbandonedClaimException if the work ended {@code tx}, or an earlier work left the key's claim committed
      *     without its result
+     * @throws NestedKeyException if the key's own work, running in {@code tx}, calls it again
      * @throws ResultCodecException if the result cannot be encoded, or a replay cannot be decoded
      * @throws ResultTooLargeException if the encoded result is over the policy's limit
      * @throws IdempotencyStoreException if the store fails
@@ -200,6 +207,7 @@ public final class Idempotency<C> {
      * @throws TransactionRequiredException if {@code tx} cannot carry the record atomically
      * @throws AbandonedClaimException if the work ended {@code tx}, or an earlier work left the key's claim committed
      *     without its result
+     * @throws NestedKeyException if the key's own work, running in {@code tx}, calls it again
      * @throws ResultCodecException if the result cannot be encoded, or a replay cannot be decoded
      * @throws ResultTooLargeException if the encoded result is over the policy's limit
      * @throws IdempotencyStoreException if the store fails
@@ -255,6 +263,11 @@ public final class Idempotency<C> {
 
     private <T, X extends Exception> Outcome<T> attempt(IdempotencyKey key, Fingerprint fingerprint, C tx,
                                                         ResultCodec<T> codec, Work<T, X> work) throws X {
+        for (Running running : RUNNING.get()) {
+            if (running.tx == tx && running.key.equals(key)) {
+                throw new NestedKeyException(key); // its claim is this transaction's own: it would look committed and abandoned
+            }
+        }
         store.checkTransaction(tx, key);
         Instant now = now();
         Claim claim = store.claim(tx, new ClaimRequest(key, fingerprint, now, now.plus(policy.retention()), policy.lockTimeout()));
@@ -278,6 +291,8 @@ public final class Idempotency<C> {
             throw e;
         }
         T value;
+        List<Running> running = RUNNING.get();
+        running.add(new Running(tx, key));
         try {
             value = work.call();
         } catch (Throwable failure) {
@@ -292,6 +307,8 @@ public final class Idempotency<C> {
             }
             release(key, tx, failure);
             throw failure;
+        } finally {
+            running.remove(running.size() - 1);
         }
         requireTransactionAfterWork(key, tx);
         try {
@@ -556,9 +573,19 @@ public final class Idempotency<C> {
 
     /** Encodes a result for the record and checks it against the size limit; {@code null} stays {@code null}. */
     byte[] encodeForRecord(IdempotencyKey key, ResultCodec<?> codec, Object value) {
+        return encodeForRecord(key, codec, value, null, null);
+    }
+
+    /**
+     * As {@link #encodeForRecord(IdempotencyKey, ResultCodec, Object)}, for a mode whose answer to a
+     * value over the limit is its own: {@code what} was too large, and {@code aftermath} says what
+     * the library does about it; both {@code null} for the transactional mode's.
+     */
+    byte[] encodeForRecord(IdempotencyKey key, ResultCodec<?> codec, Object value, String what, String aftermath) {
         byte[] encoded = value == null ? null : encode(key, codec, value);
         if (encoded != null && encoded.length > policy.maxResultBytes()) {
-            throw new ResultTooLargeException(key, encoded.length, policy.maxResultBytes());
+            throw what == null ? new ResultTooLargeException(key, encoded.length, policy.maxResultBytes())
+                    : new ResultTooLargeException(key, what, encoded.length, policy.maxResultBytes(), aftermath);
         }
         return encoded;
     }
@@ -594,6 +621,10 @@ public final class Idempotency<C> {
     @Override
     public String toString() {
         return "Idempotency[store=" + store + ", policy=" + policy + "]";
+    }
+
+    /** A key whose work runs now, in transaction {@code tx} (compared by identity). */
+    private record Running(Object tx, IdempotencyKey key) {
     }
 
     /**

@@ -20,20 +20,23 @@ public interface LeaseAttempt {
     /**
      * The key to send downstream (a payment provider's {@code Idempotency-Key}): derived
      * deterministically from {@link #key()}, so every attempt of the operation sends the same one
-     * and the provider deduplicates a call repeated after a crash.
+     * and the provider deduplicates a call repeated after a crash. Send it as it is
+     * ({@code toString()} or {@link DownstreamKey#id()}): a hex digest that shows neither the scope
+     * nor the client's key id.
      *
-     * @return {@code key().derive("downstream")}
+     * @return {@code DownstreamKey.of(key(), "downstream")}
      */
-    default IdempotencyKey downstreamKey() {
-        return key().derive("downstream");
+    default DownstreamKey downstreamKey() {
+        return DownstreamKey.of(key(), "downstream");
     }
 
     /**
      * @param name which downstream service, when the call reaches more than one
-     * @return {@code key().derive(name)}, the same on every attempt
+     * @return {@code DownstreamKey.of(key(), name)}, the same on every attempt
+     * @throws NullPointerException if {@code name} is {@code null}
      */
-    default IdempotencyKey downstreamKey(String name) {
-        return key().derive(name);
+    default DownstreamKey downstreamKey(String name) {
+        return DownstreamKey.of(key(), name);
     }
 
     /** @return when the lease ends, by the store's clock, as last claimed or extended */
@@ -49,6 +52,9 @@ public interface LeaseAttempt {
      * @param lease the new lease, from now: 100 milliseconds to 1 day
      * @return the new end of the lease
      * @throws LeaseLostException if another attempt took the key over: stop, the result will be refused
+     * @throws IllegalStateException if this attempt is over: its outcome is recorded, or it failed and
+     *     its lease was ended (the message says which); an extender thread should stop when the call
+     *     returns
      * @throws IllegalArgumentException if {@code lease} is out of range
      * @throws IdempotencyStoreException if the store fails
      */

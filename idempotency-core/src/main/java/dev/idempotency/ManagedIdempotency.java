@@ -21,6 +21,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -50,7 +51,8 @@ import org.slf4j.LoggerFactory;
  *   <li>In a short transaction of the engine's own, claim the key under a lease with a fresh random
  *       owner token (128 bits), judged by the store's clock ({@link LeasingStore#claimLease}). A
  *       completed record replays (or is a mismatch); a live lease of another attempt gives
- *       {@link Outcome.InProgress} with the lease's end, after polling for up to
+ *       {@link Outcome.InProgress} with the lease's end and its remaining time by the store's clock,
+ *       after polling for up to
  *       {@link LeasePolicy#waitForHolder()}; a lease that ended is taken over, counting one more
  *       attempt. In the same transaction, run the <i>prepare</i> phase and record its value as the
  *       recovery point; an attempt that resumes a committed prepare decodes its value instead and
@@ -66,7 +68,10 @@ import org.slf4j.LoggerFactory;
  *   <li>In one transaction, run the <i>finish</i> phase and record the result, fenced: if another
  *       attempt took the key over meanwhile, the transaction rolls back and
  *       {@link LeaseLostException} is thrown; nothing of this attempt is recorded. Otherwise return
- *       {@link Outcome.Executed}. A finish that throws rolls back, and the lease is ended as in 4.</li>
+ *       {@link Outcome.Executed}. A finish that throws rolls back, and the lease is ended as in 4. A
+ *       result over the policy's size limit rolls back too, but the call has run: the operation is
+ *       recorded as failed, fenced, and {@link ResultTooLargeException} is thrown; every retry gets
+ *       {@link Outcome.Failed} back and the call is not run again.</li>
  * </ol>
  * A process that dies anywhere leaves at most a committed claim (and prepare) whose lease ends on
  * its own; the next attempt after that takes it over and resumes. Every short transaction of the
@@ -460,7 +465,8 @@ public final class ManagedIdempotency<C> {
      * @throws InvalidKeyException if the policy refuses the key
      * @throws LeaseLostException if the lease ended and another attempt took the key over
      * @throws ResultCodecException if the result cannot be encoded, or a replay cannot be decoded
-     * @throws ResultTooLargeException if the encoded result is over the policy's limit
+     * @throws ResultTooLargeException if the encoded result is over the policy's limit: the operation
+     *     is recorded as failed, and no retry runs the call again
      * @throws UnsupportedOperationException if the store keeps no leases
      * @throws IdempotencyStoreException if the store or the database fails
      */
@@ -498,7 +504,9 @@ public final class ManagedIdempotency<C> {
      * @throws InvalidKeyException if the policy refuses the key
      * @throws LeaseLostException if the lease ended and another attempt took the key over
      * @throws ResultCodecException if a value cannot be encoded, or a recorded one decoded
-     * @throws ResultTooLargeException if an encoded value is over the policy's limit
+     * @throws ResultTooLargeException if an encoded value is over the policy's limit: the prepare's
+     *     value rolls the claim back (nothing recorded, the call not run), the result is recorded as
+     *     a failure (no retry runs the call again)
      * @throws UnsupportedOperationException if the store keeps no leases
      * @throws IdempotencyStoreException if the store or the database fails
      */
@@ -548,17 +556,21 @@ public final class ManagedIdempotency<C> {
             if (claim instanceof LeaseClaim.Acquired) {
                 break;
             }
-            Instant leaseUntil = null;
-            if (claim instanceof LeaseClaim.Held held) {
-                if (!held.fingerprint().equals(fingerprint)) {
+            LeaseClaim.Held held = null;
+            if (claim instanceof LeaseClaim.Held h) {
+                if (!h.fingerprint().equals(fingerprint)) {
                     return new Outcome.Mismatch<>(key);
                 }
-                leaseUntil = held.leaseUntil();
+                held = h;
             }
             long remaining = deadline - System.nanoTime();
             if (remaining <= 0 || !pause(Duration.ofNanos(Math.min(remaining, leases.pollInterval().toNanos())))) {
-                log.debug("Key {} is held by another attempt; lease until {}", key, leaseUntil);
-                return new Outcome.InProgress<>(key, leaseUntil);
+                if (held == null) {
+                    return new Outcome.InProgress<>(key); // busy: an open transaction held the row past the lock timeout
+                }
+                log.debug("Key {} is held by another attempt; lease until {}, {} from the store's now", key, held.leaseUntil(),
+                        held.remaining());
+                return new Outcome.InProgress<>(key, held.leaseUntil(), held.remaining());
             }
         }
         LeaseClaim.Acquired acquired = (LeaseClaim.Acquired) claimed.claim;
@@ -575,28 +587,80 @@ public final class ManagedIdempotency<C> {
             if (failure instanceof LeaseLostException) {
                 throw failure; // another attempt holds the key: nothing of this one to end
             }
-            if (failure instanceof Exception e && engine.isFinalFailure(e)) {
-                return recordFinalFailure(store, key, token, phases, prepared, e);
+            attempt.ending.lock();
+            try {
+                if (failure instanceof Exception e && engine.isFinalFailure(e)) {
+                    return attempt.ended(recordFinalFailure(store, key, token, phases.steps.onFinalFailure, prepared, e));
+                }
+                endLease(store, key, token, failure);
+                throw failure;
+            } catch (Throwable ended) {
+                attempt.failed(ended);
+                throw ended;
+            } finally {
+                attempt.ending.unlock();
             }
-            endLease(store, key, token, failure);
-            throw failure;
         }
+        attempt.ending.lock();
+        try {
+            return attempt.ended(finish(store, attempt, phases, prepared, called));
+        } catch (Throwable ended) {
+            attempt.failed(ended);
+            throw ended;
+        } finally {
+            attempt.ending.unlock();
+        }
+    }
+
+    /** The finish transaction: the finish phase and the fenced result. */
+    private <T, X extends Exception> Outcome<T> finish(LeasingStore<C> store, Attempt attempt, Phases<C, T, X> phases, Object prepared,
+                                                       Object called) throws X {
+        IdempotencyKey key = attempt.key;
+        String token = attempt.token;
+        KeyPolicy policy = engine.policy();
         T value;
         try {
             value = withRetries(key, () -> transactions.inTransaction(tx -> {
                 T result = phases.finish.finish(tx, prepared, called);
-                byte[] encoded = engine.encodeForRecord(key, phases.codec, result);
+                byte[] encoded;
+                try {
+                    encoded = engine.encodeForRecord(key, phases.codec, result, ResultTooLargeException.RESULT,
+                            "the finish transaction was rolled back, the finish phase's writes with it");
+                } catch (ResultTooLargeException tooLarge) {
+                    throw new RollBack(tooLarge); // the finish's writes must not commit without the result
+                }
                 store.completeLeased(tx, token, new LeasedCompletion(key, RecordStatus.COMPLETED, phases.codec.name(), encoded,
                         policy.retention())).orElseThrow(() -> new LeaseLostException(key, "the result"));
                 return result;
             }));
         } catch (LeaseLostException lost) {
             throw lost;
+        } catch (RollBack tooLarge) {
+            ResultTooLargeException recorded = resultNotRecordable(store, key, token, prepared, (ResultTooLargeException) tooLarge.carried);
+            attempt.over = "it recorded the operation as failed (its result was over the size limit), which ended its lease";
+            throw recorded;
         } catch (Throwable failure) {
             endLease(store, key, token, failure);
             throw failure;
         }
         return new Outcome.Executed<>(key, value);
+    }
+
+    /**
+     * The call has run, but its result is over the size limit and the finish was rolled back: the
+     * operation is recorded as failed, so that no retry runs the call again for a result that could
+     * never be recorded either. Returns the exception to throw, whose message says so.
+     */
+    private <X extends Exception> ResultTooLargeException resultNotRecordable(LeasingStore<C> store, IdempotencyKey key, String token,
+                                                                              Object prepared, ResultTooLargeException rolledBack) throws X {
+        this.<Object, X>recordFinalFailure(store, key, token, null, prepared, rolledBack); // what every retry gets back
+        log.warn("Key {}: the result is {} bytes, over the limit of {}; the operation is recorded as failed", key, rolledBack.size(),
+                rolledBack.limit());
+        return new ResultTooLargeException(key, ResultTooLargeException.RESULT, rolledBack.size(), rolledBack.limit(),
+                "so it cannot be recorded. The call has run: the finish phase's writes were rolled back, and the operation is"
+                        + " recorded as failed with this exception instead, which every retry with the key gets back (Outcome.Failed);"
+                        + " the call is not run again. What the call did outside the database stands: settle it there by hand if need"
+                        + " be, and return a smaller result (or raise the limit) for new operations");
     }
 
     private <T, X extends Exception> Claimed claimTransaction(LeasingStore<C> store, LeaseRequest request, Phases<C, T, X> phases)
@@ -626,21 +690,29 @@ public final class ManagedIdempotency<C> {
             return new Claimed(claim, decodeRecoveryPoint(key, codec, acquired.resumeFrom()));
         }
         Object prepared = phases.steps.prepare.apply(tx);
-        byte[] state = engine.encodeForRecord(key, codec, prepared);
+        byte[] state = engine.encodeForRecord(key, codec, prepared, "the encoded recovery point (the prepare phase's value)",
+                "the claim's transaction was rolled back, the prepare's writes with it: nothing of the key was recorded, and the"
+                        + " call did not run. Return a smaller value from prepare (an id to look the rest up by), or raise the limit");
         if (!store.checkpoint(tx, key, request.ownerToken(), new RecoveryPoint(codec.name(), state))) {
             throw new LeaseLostException(key, "the recovery point");
         }
         return new Claimed(claim, prepared);
     }
 
+    /**
+     * Records {@code failure} as the operation's outcome, fenced, with {@code writes} (or none) in
+     * the same transaction; a failure to record it ends the lease and is thrown with
+     * {@code failure} attached.
+     */
     private <T, X extends Exception> Outcome<T> recordFinalFailure(LeasingStore<C> store, IdempotencyKey key, String token,
-                                                                   Phases<C, T, X> phases, Object prepared, Exception failure) throws X {
+                                                                   Phases.PhaseFailure<C, Object, X> writes, Object prepared,
+                                                                   Exception failure) throws X {
         FailureRecords.Failure recorded = FailureRecords.of(failure, engine.policy().maxResultBytes());
         Instant recordedAt;
         try {
             recordedAt = withRetries(key, () -> transactions.inTransaction(tx -> {
-                if (phases.steps.onFinalFailure != null) {
-                    phases.steps.onFinalFailure.onFinalFailure(tx, prepared, failure);
+                if (writes != null) {
+                    writes.onFinalFailure(tx, prepared, failure);
                 }
                 return store.completeLeased(tx, token, new LeasedCompletion(key, RecordStatus.FAILED, FailureRecords.CODEC,
                         recorded.encode(), engine.policy().retention())).orElseThrow(() -> new LeaseLostException(key, "the final failure"));
@@ -780,6 +852,10 @@ public final class ManagedIdempotency<C> {
         private final int number;
         private final boolean resumed;
         private volatile Instant leaseUntil;
+        /** Held while the attempt ends (its finish, its recorded failure, its ended lease), so that an extension waits for it. */
+        private final ReentrantLock ending = new ReentrantLock();
+        /** Why the attempt is over, once it is; {@code null} while it runs, or if it lost its lease. */
+        private volatile String over;
 
         Attempt(LeasingStore<C> store, IdempotencyKey key, String token, LeaseClaim.Acquired acquired) {
             this.store = store;
@@ -813,9 +889,43 @@ public final class ManagedIdempotency<C> {
         @Override
         public Instant extend(Duration lease) {
             Duration checked = LeasePolicy.checkLease(lease);
+            refuseIfOver();
             Optional<Instant> end = withRetries(key, () -> transactions.inTransaction(tx -> store.extendLease(tx, key, token, checked)));
-            leaseUntil = end.orElseThrow(() -> new LeaseLostException(key, "the lease extension"));
+            if (end.isEmpty()) {
+                ending.lock(); // the attempt may be ending this moment: its own completion refused the extension
+                try {
+                    refuseIfOver();
+                } finally {
+                    ending.unlock();
+                }
+                throw new LeaseLostException(key, "the lease extension");
+            }
+            leaseUntil = end.get();
             return leaseUntil;
+        }
+
+        private void refuseIfOver() {
+            String why = over;
+            if (why != null) {
+                throw new IllegalStateException("the lease extension of key " + key + " was refused: this attempt is over, " + why
+                        + "; extend the lease only while the call runs");
+            }
+        }
+
+        /**
+         * Remembers that this attempt recorded {@code outcome}, so that a later extension says so
+         * instead of blaming a take-over. Called while {@link #ending} is held.
+         */
+        <T> Outcome<T> ended(Outcome<T> outcome) {
+            over = "it recorded the operation's outcome (" + outcome.status() + "), which ended its lease";
+            return outcome;
+        }
+
+        /** Remembers that this attempt ended with {@code failure}, unless it lost the key. Called while {@link #ending} is held. */
+        void failed(Throwable failure) {
+            if (over == null && !(failure instanceof LeaseLostException)) { // a lost lease: the extension's own refusal says so
+                over = "it failed (" + failure.getClass().getName() + "), and its lease was ended so that a retry runs at once";
+            }
         }
 
         @Override

@@ -1,5 +1,6 @@
 package dev.idempotency;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
@@ -145,18 +146,39 @@ public sealed interface Outcome<T>
      *
      * @param key the key
      * @param leaseUntil in lease mode, when the holder's lease ends by the store's clock (the earliest
-     *     time a retry could take the key over, for a {@code Retry-After}); {@code null} in
-     *     transactional mode, where the holder is an open transaction
+     *     time a retry could take the key over); {@code null} in transactional mode, where the holder
+     *     is an open transaction
+     * @param leaseRemaining in lease mode, how long the holder's lease still ran when the store found
+     *     it, measured by the store's clock alone (for a database, the server's, in the claim's own
+     *     transaction): what a {@code Retry-After} should count, since this node's clock may differ
+     *     from the store's. {@code null} where the store did not measure it: in transactional mode,
+     *     and for a lease-mode key that transactional mode meets
      * @param <T> the result type
      */
-    record InProgress<T>(IdempotencyKey key, @Nullable Instant leaseUntil) implements Outcome<T> {
+    record InProgress<T>(IdempotencyKey key, @Nullable Instant leaseUntil, @Nullable Duration leaseRemaining) implements Outcome<T> {
         /**
+         * @param key the key
+         * @param leaseUntil when the holder's lease ends, or {@code null}
+         * @param leaseRemaining how long the holder's lease still ran, by the store's clock, or {@code null}
+         * @throws NullPointerException if {@code key} is null
+         * @throws IllegalArgumentException if {@code leaseRemaining} is negative
+         */
+        public InProgress {
+            Objects.requireNonNull(key, "key");
+            if (leaseRemaining != null && leaseRemaining.isNegative()) {
+                throw new IllegalArgumentException("leaseRemaining must not be negative, was " + leaseRemaining);
+            }
+        }
+
+        /**
+         * An attempt held under a lease whose remaining time the store did not measure.
+         *
          * @param key the key
          * @param leaseUntil when the holder's lease ends, or {@code null}
          * @throws NullPointerException if {@code key} is null
          */
-        public InProgress {
-            Objects.requireNonNull(key, "key");
+        public InProgress(IdempotencyKey key, @Nullable Instant leaseUntil) {
+            this(key, leaseUntil, null);
         }
 
         /**
@@ -166,7 +188,7 @@ public sealed interface Outcome<T>
          * @throws NullPointerException if {@code key} is null
          */
         public InProgress(IdempotencyKey key) {
-            this(key, null);
+            this(key, null, null);
         }
 
         @Override

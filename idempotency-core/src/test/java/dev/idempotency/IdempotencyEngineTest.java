@@ -421,4 +421,15 @@ class IdempotencyEngineTest {
                 created, null, T0_MS.plusSeconds(60)));
         assertThat(engine().execute(KEY, store.begin(), () -> "x")).isEqualTo(new Outcome.Replayed<>(KEY, "r", created));
     }
+    @Test
+    void aWorkThatRunsItsOwnKeyAgainInItsOwnTransactionIsRefusedAsNestedNotAsCommitted() {
+        Idempotency<FakeTx> engine = engine();
+        FakeTx tx = store.begin();
+        assertThatThrownBy(() -> engine.execute(KEY, tx, () -> engine.execute(KEY, tx, () -> "inner").value()))
+                .isInstanceOf(NestedKeyException.class)
+                .hasMessageContaining("called again with its own key inside its own work, in the same transaction")
+                .hasMessageNotContaining("is committed").hasMessageNotContaining("no transaction holds it");
+        assertThat(engine.execute(IdempotencyKey.of("orders", "other"), tx, () -> engine.execute(KEY, tx, () -> "inner").value()))
+                .as("another key's work may run this key").isEqualTo(new Outcome.Executed<>(IdempotencyKey.of("orders", "other"), "inner"));
+    }
 }

@@ -127,13 +127,49 @@ class ManagedIdempotencyTest {
     }
 
     @Test
+    void theDownstreamKeyIsAnOpaqueDigestThatLeavesTheScopeOut() {
+        List<String> sent = new ArrayList<>();
+        managed().lease(IdempotencyKey.of("tenant-acme", "k1"), ResultCodec.string(), attempt -> {
+            sent.add(attempt.downstreamKey().toString());
+            sent.add(attempt.downstreamKey().id());
+            sent.add(attempt.downstreamKey("ledger").toString());
+            return "r";
+        });
+        assertThat(sent.get(0)).as("what a provider client sends, by toString()").doesNotContain("tenant-acme").matches("[0-9a-f]{64}")
+                .isEqualTo(sent.get(1)).isEqualTo(IdempotencyKey.of("tenant-acme", "k1").derive("downstream").id());
+        assertThat(sent.get(2)).matches("[0-9a-f]{64}").isEqualTo(IdempotencyKey.of("tenant-acme", "k1").derive("ledger").id())
+                .isNotEqualTo(sent.get(0));
+    }
+
+    @Test
+    void extendingTheLeaseOfAnAttemptThatIsOverSaysWhyInsteadOfBlamingATakeOver() {
+        List<LeaseAttempt> attempts = new ArrayList<>();
+        managed().lease(KEY, ResultCodec.string(), a -> {
+            attempts.add(a);
+            return "r";
+        });
+        IllegalStateException down = new IllegalStateException("down");
+        IdempotencyKey failing = IdempotencyKey.of("jobs", "k2");
+        assertThatThrownBy(() -> managed().lease(failing, ResultCodec.string(), a -> {
+            attempts.add(a);
+            throw down;
+        })).isSameAs(down);
+        assertThatThrownBy(() -> attempts.get(0).extend(Duration.ofSeconds(5))).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("recorded the operation's outcome (EXECUTED)").hasMessageNotContaining("took the key over");
+        int calls = store.calls.size();
+        assertThatThrownBy(() -> attempts.get(1).extend(Duration.ofSeconds(5))).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("its lease was ended").hasMessageNotContaining("took the key over");
+        assertThat(store.calls).as("the ended lease was not extended again").hasSize(calls);
+    }
+
+    @Test
     void aLiveLeaseIsInProgressAndAnotherFingerprintAMismatch() {
         Instant until = store.storeNow.plusSeconds(10);
         store.putLeased(new StoredRecord(KEY, Fingerprint.of("a"), RecordStatus.IN_PROGRESS, null, null, store.storeNow, null,
                 store.storeNow.plusSeconds(3600), until), "someone", 1, null);
         AtomicInteger runs = new AtomicInteger();
         assertThat(managed().lease(KEY, Fingerprint.of("a"), ResultCodec.string(), a -> "r" + runs.incrementAndGet()))
-                .isEqualTo(new Outcome.InProgress<>(KEY, until));
+                .isEqualTo(new Outcome.InProgress<>(KEY, until, Duration.ofSeconds(10)));
         assertThat(managed().lease(KEY, Fingerprint.of("b"), ResultCodec.string(), a -> "r" + runs.incrementAndGet()))
                 .isEqualTo(new Outcome.Mismatch<>(KEY));
         assertThat(runs).hasValue(0);
@@ -328,7 +364,7 @@ class ManagedIdempotencyTest {
                 .leases(LeasePolicy.builder().waitForHolder(Duration.ofMinutes(10)).pollInterval(Duration.ofMinutes(1)).build()).build();
         try {
             Thread.currentThread().interrupt();
-            assertThat(managed.lease(KEY, ResultCodec.string(), a -> "mine")).isEqualTo(new Outcome.InProgress<>(KEY, until));
+            assertThat(managed.lease(KEY, ResultCodec.string(), a -> "mine")).isEqualTo(new Outcome.InProgress<>(KEY, until, Duration.ofSeconds(10)));
             assertThat(Thread.currentThread().isInterrupted()).isTrue();
             runner.commitFailures.add(conflict());
             IdempotencyKey other = IdempotencyKey.of("jobs", "k2");
@@ -370,12 +406,14 @@ class ManagedIdempotencyTest {
     }
 
     @Test
-    void aResultOfExactlyTheLimitIsRecordedInLeaseMode() {
+    void aResultOfExactlyTheLimitIsRecordedInLeaseModeAndOneByteMoreIsRecordedAsFailed() {
         ManagedIdempotency<FakeTx> managed = managed(KeyPolicy.builder().maxResultBytes(2).build());
         assertThat(managed.lease(KEY, ResultCodec.string(), a -> "ab").status()).isEqualTo(Outcome.Status.EXECUTED);
-        assertThatThrownBy(() -> managed.lease(IdempotencyKey.of("k2"), ResultCodec.string(), a -> "abc"))
-                .isInstanceOf(ResultTooLargeException.class);
-        assertThat(store.calls).last().isEqualTo("releaseLease:k2");
+        IdempotencyKey k2 = IdempotencyKey.of("k2");
+        assertThatThrownBy(() -> managed.lease(k2, ResultCodec.string(), a -> "abc"))
+                .isInstanceOfSatisfying(ResultTooLargeException.class, e -> assertThat(e.size()).isEqualTo(3));
+        assertThat(store.calls).doesNotContain("releaseLease:k2");
+        assertThat(store.committed(k2).orElseThrow().status()).isEqualTo(RecordStatus.FAILED);
     }
 
     @Test

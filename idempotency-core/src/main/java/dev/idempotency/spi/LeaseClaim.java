@@ -1,6 +1,7 @@
 package dev.idempotency.spi;
 
 import dev.idempotency.Fingerprint;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
@@ -64,22 +65,34 @@ public sealed interface LeaseClaim permits LeaseClaim.Acquired, LeaseClaim.Found
     }
 
     /**
-     * Another owner holds the key under a lease that has not ended.
+     * Another owner holds the key under a lease that has not ended (or, for a request of another
+     * fingerprint, held it).
      *
      * @param fingerprint the fingerprint of the request that holds it
      * @param leaseUntil the end of its lease, by the store's clock
      * @param attempts how many attempts have claimed the key so far
+     * @param now the store's current time when it found the lease, read by the same clock (for a
+     *     database, in the same transaction) that judged the lease live: {@link #remaining()} is
+     *     measured by that one clock
      */
-    record Held(Fingerprint fingerprint, Instant leaseUntil, int attempts) implements LeaseClaim {
+    record Held(Fingerprint fingerprint, Instant leaseUntil, int attempts, Instant now) implements LeaseClaim {
         /**
          * @param fingerprint the fingerprint of the request that holds it
          * @param leaseUntil the end of its lease
          * @param attempts how many attempts have claimed the key so far
+         * @param now the store's current time when it found the lease
          * @throws NullPointerException if a component is null
          */
         public Held {
             Objects.requireNonNull(fingerprint, "fingerprint");
             Objects.requireNonNull(leaseUntil, "leaseUntil");
+            Objects.requireNonNull(now, "now");
+        }
+
+        /** @return how long the lease still runs from {@link #now()}, by the store's clock; zero if it has ended */
+        public Duration remaining() {
+            Duration left = Duration.between(now, leaseUntil);
+            return left.isNegative() ? Duration.ZERO : left;
         }
     }
 

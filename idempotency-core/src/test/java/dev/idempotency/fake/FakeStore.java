@@ -237,7 +237,7 @@ public final class FakeStore implements LeasingStore<FakeTx> {
                 return new LeaseClaim.Found(r);
             }
             if (!r.fingerprint().equals(request.fingerprint()) || r.leaseUntil().isAfter(storeNow)) {
-                return new LeaseClaim.Held(r.fingerprint(), r.leaseUntil(), row.attempts());
+                return new LeaseClaim.Held(r.fingerprint(), r.leaseUntil(), row.attempts(), storeNow);
             }
             tx.rows.put(r.key(), new Row(withLease(r, leaseUntil), request.ownerToken(), row.attempts() + 1, row.point()));
             return new LeaseClaim.Acquired(row.attempts() + 1, storeNow, leaseUntil, row.point());

@@ -15,7 +15,6 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
-import java.time.Instant;
 import java.time.InstantSource;
 import java.util.Base64;
 import java.util.LinkedHashMap;
@@ -372,7 +371,7 @@ public final class HttpIdempotency<C> {
             case REPLAYED:
                 return new HttpAnswer(outcome.value().withHeader(REPLAYED_HEADER, "true"), HttpAnswer.Kind.REPLAYED);
             case IN_PROGRESS:
-                return inProgress(key, ((Outcome.InProgress<Response>) outcome).leaseUntil(),
+                return inProgress(key, ((Outcome.InProgress<Response>) outcome).leaseRemaining(),
                         "A request with this key is still being processed. Retry with the same key after the Retry-After delay.");
             case MISMATCH:
                 return new HttpAnswer(Problems.of(422, PROBLEM_TYPES + "key-reused", "Idempotency-Key reused",
@@ -385,16 +384,19 @@ public final class HttpIdempotency<C> {
         }
     }
 
-    private HttpAnswer inProgress(IdempotencyKey key, @Nullable Instant leaseUntil, String detail) {
-        long seconds = retryAfterSeconds(leaseUntil);
+    private HttpAnswer inProgress(IdempotencyKey key, @Nullable Duration leaseRemaining, String detail) {
+        long seconds = retryAfterSeconds(leaseRemaining);
         Response problem = Problems.of(409, PROBLEM_TYPES + "key-in-progress", "Idempotency-Key in progress", detail, key.id())
                 .withHeader("Retry-After", Long.toString(seconds));
         return new HttpAnswer(problem, HttpAnswer.Kind.IN_PROGRESS);
     }
 
-    /** Whole seconds, rounded up, at least one: to the lease's end if there is one, else the configured delay. */
-    private long retryAfterSeconds(@Nullable Instant leaseUntil) {
-        Duration wait = leaseUntil == null ? retryAfter : Duration.between(clock.instant(), leaseUntil);
+    /**
+     * Whole seconds, rounded up, at least one: the lease's remaining time as the store measured it
+     * (by its own clock, never this node's), else the configured delay.
+     */
+    private long retryAfterSeconds(@Nullable Duration leaseRemaining) {
+        Duration wait = leaseRemaining == null ? retryAfter : leaseRemaining;
         long millis = wait.toMillis();
         return Math.max(1, (millis + 999) / 1000);
     }
@@ -543,9 +545,14 @@ public final class HttpIdempotency<C> {
         }
 
         /**
-         * @param clock reads the time for a leased key's {@code Retry-After} (the system clock by default)
+         * @param clock not read any more
          * @return this builder
+         * @deprecated a leased key's {@code Retry-After} counts the lease's remaining time as the
+         *     store measured it ({@link Outcome.InProgress#leaseRemaining()}), by the database's
+         *     clock, so a node whose own clock is off still sends the right delay; this clock is
+         *     ignored
          */
+        @Deprecated
         public Builder<C> clock(InstantSource clock) {
             this.clock = Objects.requireNonNull(clock, "clock");
             return this;

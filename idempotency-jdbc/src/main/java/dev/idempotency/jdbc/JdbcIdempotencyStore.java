@@ -30,6 +30,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -178,7 +179,7 @@ public final class JdbcIdempotencyStore implements LeasingStore<Connection> {
             sendPendingCompletion(tx);
             return d.claim(tx, table, request);
         } catch (SQLException e) {
-            throw translate(d, request.key(), "claim the key", e);
+            throw translate(d, tx, request.key(), "claim the key", e);
         } catch (IllegalArgumentException corrupt) {
             throw new IdempotencyStoreException(request.key(), "the key's record in table '" + table
                     + "' holds a value this library did not write (" + corrupt.getMessage() + ")", corrupt);
@@ -198,7 +199,7 @@ public final class JdbcIdempotencyStore implements LeasingStore<Connection> {
             }
             rows = d.complete(tx, table, completion);
         } catch (SQLException e) {
-            throw translate(d, completion.key(), "record the result", e);
+            throw translate(d, tx, completion.key(), "record the result", e);
         }
         requireOneRecord(completion, rows);
     }
@@ -260,7 +261,7 @@ public final class JdbcIdempotencyStore implements LeasingStore<Connection> {
                 throw new IdempotencyStoreException(request.key(), "the record claimed to write the result was not found in"
                         + " table '" + table + "' (was it deleted concurrently?)", e);
             }
-            throw translate(d, request.key(), "write the key's record", e);
+            throw translate(d, tx, request.key(), "write the key's record", e);
         } catch (IllegalArgumentException corrupt) {
             throw new IdempotencyStoreException(request.key(), "the key's record in table '" + table
                     + "' holds a value this library did not write (" + corrupt.getMessage() + ")", corrupt);
@@ -278,7 +279,7 @@ public final class JdbcIdempotencyStore implements LeasingStore<Connection> {
             sendPendingCompletion(tx);
             return d.claimAll(tx, table, requests);
         } catch (SQLException e) {
-            throw translate(d, first, "claim a chunk of " + requests.size() + " keys (from the first)", e);
+            throw translate(d, tx, first, "claim a chunk of " + requests.size() + " keys (from the first)", e);
         } catch (IllegalArgumentException corrupt) {
             throw new IdempotencyStoreException(first, "a record of the chunk in table '" + table
                     + "' holds a value this library did not write (" + corrupt.getMessage() + ")", corrupt);
@@ -296,7 +297,7 @@ public final class JdbcIdempotencyStore implements LeasingStore<Connection> {
         try {
             missing = d.completeAll(tx, table, completions);
         } catch (SQLException e) {
-            throw translate(d, first, "record the results of a chunk of " + completions.size() + " keys (from the first)", e);
+            throw translate(d, tx, first, "record the results of a chunk of " + completions.size() + " keys (from the first)", e);
         }
         if (missing != 0) {
             throw new IdempotencyStoreException(first, missing + " claimed records of the chunk were not found when recording"
@@ -310,7 +311,7 @@ public final class JdbcIdempotencyStore implements LeasingStore<Connection> {
         try {
             d.release(tx, table, key);
         } catch (SQLException e) {
-            throw translate(d, key, "release the claim", e);
+            throw translate(d, tx, key, "release the claim", e);
         }
     }
 
@@ -349,7 +350,7 @@ public final class JdbcIdempotencyStore implements LeasingStore<Connection> {
         try {
             return d.purgeExpired(tx, table, now, limit);
         } catch (SQLException e) {
-            throw translate(d, null, "purge expired records", e);
+            throw translate(d, tx, null, "purge expired records", e);
         }
     }
 
@@ -361,7 +362,7 @@ public final class JdbcIdempotencyStore implements LeasingStore<Connection> {
         try {
             return d.claimLease(tx, table, request);
         } catch (SQLException e) {
-            throw translate(d, request.key(), "claim the key's lease", e);
+            throw translate(d, null, request.key(), "claim the key's lease", e);
         } catch (IllegalArgumentException corrupt) {
             throw new IdempotencyStoreException(request.key(), "the key's record in table '" + table
                     + "' holds a value this library did not write (" + corrupt.getMessage() + ")", corrupt);
@@ -374,7 +375,7 @@ public final class JdbcIdempotencyStore implements LeasingStore<Connection> {
         try {
             return d.extendLease(tx, table, key, Objects.requireNonNull(ownerToken, "ownerToken"), lease);
         } catch (SQLException e) {
-            throw translate(d, key, "extend the lease", e);
+            throw translate(d, null, key, "extend the lease", e);
         }
     }
 
@@ -384,7 +385,7 @@ public final class JdbcIdempotencyStore implements LeasingStore<Connection> {
         try {
             return d.checkpoint(tx, table, key, Objects.requireNonNull(ownerToken, "ownerToken"), point);
         } catch (SQLException e) {
-            throw translate(d, key, "record the recovery point", e);
+            throw translate(d, null, key, "record the recovery point", e);
         }
     }
 
@@ -394,7 +395,7 @@ public final class JdbcIdempotencyStore implements LeasingStore<Connection> {
         try {
             return d.completeLeased(tx, table, Objects.requireNonNull(ownerToken, "ownerToken"), completion);
         } catch (SQLException e) {
-            throw translate(d, completion.key(), "record the result", e);
+            throw translate(d, null, completion.key(), "record the result", e);
         }
     }
 
@@ -404,7 +405,7 @@ public final class JdbcIdempotencyStore implements LeasingStore<Connection> {
         try {
             return d.releaseLease(tx, table, key, Objects.requireNonNull(ownerToken, "ownerToken"));
         } catch (SQLException e) {
-            throw translate(d, key, "end the lease", e);
+            throw translate(d, null, key, "end the lease", e);
         }
     }
 
@@ -455,12 +456,18 @@ public final class JdbcIdempotencyStore implements LeasingStore<Connection> {
         return dialectFor(c, null);
     }
 
-    private IdempotencyException translate(SqlDialect d, IdempotencyKey key, String what, SQLException e) {
+    /**
+     * @param tx the caller's connection, or {@code null} for a lease primitive, which always runs in
+     *     a transaction of the library's own
+     */
+    private IdempotencyException translate(SqlDialect d, @Nullable Connection tx, IdempotencyKey key, String what, SQLException e) {
         if (d.isReadOnly(e)) {
+            boolean libraryRuns = tx == null || OwnedTransactions.of(tx) != null;
             TransactionRequiredException readOnly = new TransactionRequiredException(key, "the transaction is read-only (a"
                     + " read-only transaction, a database opened read-only, or a standby server), so the library could not "
-                    + what + " in table '" + table + "' (" + d.name() + "; SQLState " + e.getSQLState() + "). Nothing was"
-                    + " written: roll back, and use a read-write transaction on the primary");
+                    + what + " in table '" + table + "' (" + d.name() + "; SQLState " + e.getSQLState() + "). Nothing was written"
+                    + (libraryRuns ? ", and the library rolled back the transaction it ran: give it a data source on a read-write primary"
+                            : ": roll back, and use a read-write transaction on the primary"));
             readOnly.addSuppressed(e); // the exception takes no cause; the database's error stays attached
             return readOnly;
         }

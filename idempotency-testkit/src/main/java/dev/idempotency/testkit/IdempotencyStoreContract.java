@@ -1593,7 +1593,8 @@ public abstract class IdempotencyStoreContract<C> {
     }
 
     private static void held(Promise p, LeaseClaim claim, Fingerprint fp, Instant leaseUntil, int attempts) {
-        LeaseClaim.Held expected = new LeaseClaim.Held(fp, leaseUntil, attempts);
+        Instant storeNow = claim instanceof LeaseClaim.Held h ? h.now() : leaseUntil; // the store's own, not compared here
+        LeaseClaim.Held expected = new LeaseClaim.Held(fp, leaseUntil, attempts, storeNow);
         assertThat(claim).as(p.broken("Expected " + expected + ", got " + claim)).isEqualTo(expected);
     }
 

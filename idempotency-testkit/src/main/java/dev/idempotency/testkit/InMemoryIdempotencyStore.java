@@ -300,7 +300,7 @@ public class InMemoryIdempotencyStore implements LeasingStore<InMemoryIdempotenc
             }
             Instant heldUntil = row.leaseUntil != null ? row.leaseUntil : row.record.expiresAt();
             if (!row.record.fingerprint().equals(request.fingerprint()) || heldUntil.isAfter(now)) {
-                return new LeaseClaim.Held(row.record.fingerprint(), heldUntil, row.attempts);
+                return new LeaseClaim.Held(row.record.fingerprint(), heldUntil, row.attempts, now);
             }
             StoredRecord r = row.record;
             int attempt = row.attempts + 1;

@@ -782,7 +782,7 @@ class BrokenStoresTest {
         IdempotencyStore<InMemoryIdempotencyStore.Transaction> broken() {
             return new ClaimRewriting(inner, (store, tx, r, claim) -> claim instanceof LeaseClaim.Acquired a
                     ? new LeaseClaim.Acquired(1, a.now(), a.leaseUntil(), a.resumeFrom())
-                    : claim instanceof LeaseClaim.Held h ? new LeaseClaim.Held(h.fingerprint(), h.leaseUntil(), 1) : claim);
+                    : claim instanceof LeaseClaim.Held h ? new LeaseClaim.Held(h.fingerprint(), h.leaseUntil(), 1, h.now()) : claim);
         }
     }
 

@@ -8,7 +8,6 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -162,7 +161,7 @@ public final class ChargeDemo {
                 case REPLAYED:
                     return "201 Created: " + outcome.value() + " (Idempotent-Replayed: true)";
                 case IN_PROGRESS:
-                    long seconds = ChargeService.retryAfterSeconds((Outcome.InProgress<String>) outcome, Instant.now());
+                    long seconds = ChargeService.retryAfterSeconds((Outcome.InProgress<String>) outcome);
                     return "409 Conflict, Retry-After: " + seconds + " (the first attempt's lease ends at "
                             + ((Outcome.InProgress<String>) outcome).leaseUntil() + ")";
                 case FAILED:

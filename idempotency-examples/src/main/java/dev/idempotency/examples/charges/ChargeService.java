@@ -18,7 +18,6 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.Objects;
 import javax.sql.DataSource;
 
@@ -115,19 +114,18 @@ public final class ChargeService {
     }
 
     /**
-     * The {@code Retry-After} of a 409: the seconds until the holder's lease ends, at least one.
-     * The lease end is by the database's clock; {@code now} is the caller's, so the two clocks
-     * should agree to within a second (they do on one machine).
+     * The {@code Retry-After} of a 409: the seconds until the holder's lease ends, at least one,
+     * as the database measured them by its own clock when it found the lease
+     * ({@link Outcome.InProgress#leaseRemaining()}), so this node's clock does not enter into it.
      *
      * @param inProgress the outcome
-     * @param now the current time
      * @return whole seconds, rounded up
      */
-    public static long retryAfterSeconds(Outcome.InProgress<?> inProgress, Instant now) {
-        if (inProgress.leaseUntil() == null) {
+    public static long retryAfterSeconds(Outcome.InProgress<?> inProgress) {
+        if (inProgress.leaseRemaining() == null) {
             return 1;
         }
-        long millis = Duration.between(now, inProgress.leaseUntil()).toMillis();
+        long millis = inProgress.leaseRemaining().toMillis();
         return Math.max(1, (millis + 999) / 1000);
     }
 

@@ -1,6 +1,6 @@
 package dev.idempotency.examples.charges;
 
-import dev.idempotency.IdempotencyKey;
+import dev.idempotency.DownstreamKey;
 import java.io.IOException;
 import java.net.URI;
 import java.net.URLEncoder;
@@ -35,7 +35,8 @@ public final class PaymentProviderClient {
     /**
      * Charges a card, once per {@code idempotencyKey} at the provider.
      *
-     * @param idempotencyKey the key the provider deduplicates on (its id is sent)
+     * @param idempotencyKey the key the provider deduplicates on: a digest that shows neither the tenant
+     *     nor the client's own key, sent as it is
      * @param request what to charge
      * @return the provider's charge id
      * @throws CardDeclinedException if the provider declined the card (a final answer)
@@ -43,7 +44,7 @@ public final class PaymentProviderClient {
      *     or may not have been made, and repeating the request with the same key finds out
      * @throws InterruptedException if the thread was interrupted while it waited
      */
-    public String charge(IdempotencyKey idempotencyKey, ChargeRequest request)
+    public String charge(DownstreamKey idempotencyKey, ChargeRequest request)
             throws CardDeclinedException, IOException, InterruptedException {
         String form = "customer=" + encode(request.customer()) + "&card=" + encode(request.card()) + "&amount=" + request.cents();
         HttpRequest post = HttpRequest.newBuilder(charges)

@@ -949,7 +949,7 @@ public abstract class SqlDialect {
             boolean live = row.leaseUntil != null && row.leaseUntil > now.toEpochMilli();
             if (live || !row.fingerprint.equals(r.fingerprint())) {
                 return new LeaseClaim.Held(row.fingerprint, Instant.ofEpochMilli(row.leaseUntil == null ? now.toEpochMilli() : row.leaseUntil),
-                        row.attempts);
+                        row.attempts, now);
             }
             try {
                 if (takeOverLease(c, table, r, now, leaseUntil, row)) {

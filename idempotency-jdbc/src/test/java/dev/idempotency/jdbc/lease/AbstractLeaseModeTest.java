@@ -15,6 +15,7 @@ import dev.idempotency.ManagedIdempotency;
 import dev.idempotency.Outcome;
 import dev.idempotency.Phases;
 import dev.idempotency.ResultCodec;
+import dev.idempotency.ResultTooLargeException;
 import dev.idempotency.RetryPolicy;
 import dev.idempotency.jdbc.JdbcIdempotencyStore;
 import dev.idempotency.jdbc.JdbcTransactions;
@@ -188,6 +189,8 @@ public abstract class AbstractLeaseModeTest {
         assertThat(duplicate).isInstanceOf(Outcome.InProgress.class);
         Instant leaseUntil = ((Outcome.InProgress<String>) duplicate).leaseUntil();
         assertThat(leaseUntil).isAfter(Instant.now().plusSeconds(30));
+        assertThat(((Outcome.InProgress<String>) duplicate).leaseRemaining()).as("by the database's clock")
+                .isBetween(Duration.ofSeconds(30), Duration.ofMinutes(1));
         proceed.countDown();
         assertThat(holder.get(30, TimeUnit.SECONDS).value()).isEqualTo("first");
         assertThat(m.lease(key, ResultCodec.string(), attempt -> "third")).isInstanceOf(Outcome.Replayed.class)
@@ -251,6 +254,56 @@ public abstract class AbstractLeaseModeTest {
         assertThat(((Outcome.Failed<String>) retry).errorMessage()).isEqualTo("card declined");
         assertThat(calls).hasValue(1);
         assertThat(chargeStatuses()).containsExactly("declined");
+    }
+
+    /** Lease mode on an engine whose key policy records results of at most {@code maxResultBytes}. */
+    ManagedIdempotency<Connection> limitedTo(int maxResultBytes) {
+        Idempotency<Connection> engine = Idempotency.builder(store)
+                .keyPolicy(KeyPolicy.builder().finalFailures(Declined.class).maxResultBytes(maxResultBytes).build()).build();
+        return ManagedIdempotency.of(engine, JdbcTransactions.of(dataSource()));
+    }
+
+    @Test
+    void aFinishResultOverTheLimitIsRecordedAsAFailureAndTheCallIsNeverRepeated() throws Exception {
+        ManagedIdempotency<Connection> m = limitedTo(64);
+        IdempotencyKey key = key();
+        String tooLong = "pi_" + "x".repeat(64);
+        assertThatThrownBy(() -> m.run(key, charge((attempt, id) -> tooLong)))
+                .isInstanceOfSatisfying(ResultTooLargeException.class, e -> assertThat(e.getMessage())
+                        .contains("the finish phase's writes were rolled back", "recorded as failed", "not run again")
+                        .doesNotContain("roll back the transaction"));
+        Outcome<String> retry = m.run(key, charge((attempt, id) -> "pi_retry"));
+        assertThat(retry).isInstanceOf(Outcome.Failed.class).matches(Outcome::isReplay);
+        assertThat(((Outcome.Failed<String>) retry).errorType()).isEqualTo(ResultTooLargeException.class.getName());
+        assertThat(calls).as("the retry did not call the provider again").hasValue(1);
+        assertThat(chargeStatuses()).as("the finish's writes were rolled back, the prepare's kept").containsExactly("pending");
+        assertThat(providerIds()).isEmpty();
+    }
+
+    @Test
+    void aPrepareValueOverTheLimitRollsTheClaimBackAndTheCallDoesNotRun() throws Exception {
+        ManagedIdempotency<Connection> m = limitedTo(8);
+        IdempotencyKey key = key();
+        Phases<Connection, String, Exception> phases = Phases.<Connection, String, Exception>prepare(tx -> {
+            update(tx, "INSERT INTO lease_charge (id, status) VALUES (?, 'pending')", "ch-large");
+            return "a prepare value over eight bytes";
+        }, ResultCodec.string()).call((attempt, prepared) -> {
+            calls.incrementAndGet();
+            return "pi";
+        }).result(ResultCodec.string());
+        assertThatThrownBy(() -> m.run(key, phases)).isInstanceOfSatisfying(ResultTooLargeException.class, e -> assertThat(e.getMessage())
+                .contains("the prepare phase's value", "the claim's transaction was rolled back", "the call did not run")
+                .doesNotContain("roll back the transaction"));
+        assertThat(calls).hasValue(0);
+        assertThat(chargeStatuses()).as("the prepare's writes were rolled back with the claim").isEmpty();
+        try (Connection c = dataSource().getConnection();
+             PreparedStatement s = c.prepareStatement("SELECT COUNT(*) FROM " + TABLE + " WHERE key_id = ?")) {
+            s.setString(1, key.id());
+            try (ResultSet rs = s.executeQuery()) {
+                rs.next();
+                assertThat(rs.getInt(1)).as("nothing of the key was recorded").isZero();
+            }
+        }
     }
 
     @Test
