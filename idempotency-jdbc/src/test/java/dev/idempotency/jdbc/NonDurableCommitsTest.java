@@ -21,10 +21,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * CONTRACT 7, last row: a database setting that acknowledges commits before they are durable is
- * reported once per store (SLF4J and the listener), or refused in strict mode before anything is
- * written. H2 with its default {@code WRITE_DELAY} is the case a crash loop found losing acknowledged
- * commits (docs/reliability.md).
+ * Contract 7 (docs/contract.md), last row: a database setting that acknowledges commits before they
+ * are durable is reported once per store (SLF4J and the listener), or refused in strict mode before
+ * anything is written. H2 with its default {@code WRITE_DELAY} is the case a crash loop found
+ * losing acknowledged commits (docs/reliability.md).
  */
 class NonDurableCommitsTest {
 
