@@ -1,8 +1,8 @@
 package dev.idempotency.faults;
 
 /**
- * CONTRACT 9 and 7, batch chunks with a process killed at any point: child JVMs run chunks of
- * {@value FaultClient#CHUNK} random keys of a key space shared by all of them
+ * Contract 9 and 7 (docs/contract.md), batch chunks with a process killed at any point: child JVMs
+ * run chunks of {@value FaultClient#CHUNK} random keys of a key space shared by all of them
  * ({@code ManagedIdempotency.executeChunk}, the unit a {@code BatchJob} commits: one claim, the work
  * of one business row per claimed key, one batched recording, one commit), so that chunks of
  * different workers overlap, and are killed with SIGKILL at random moments. Each chunk's keys are

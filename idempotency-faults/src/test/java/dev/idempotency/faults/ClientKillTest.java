@@ -6,12 +6,13 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * CONTRACT 7, "process killed at any point": client JVMs ({@link FaultClient#main}) run the workload
- * on a small key space shared by all of them (so that their threads wait for each other's claims and
- * replay each other's results), and are killed with SIGKILL at random moments, over and over: each
- * slot starts a child, waits until its first attempt has ended, lets it run for a random while and
- * kills it, then starts the next ({@link KilledChildren}). After the last kill, every key is
- * retried and the histories are checked ({@link FaultRun#check}).
+ * Contract 7 (docs/contract.md), "process killed at any point": client JVMs
+ * ({@link FaultClient#main}) run the workload on a small key space shared by all of them (so that
+ * their threads wait for each other's claims and replay each other's results), and are killed with
+ * SIGKILL at random moments, over and over: each slot starts a child, waits until its first attempt
+ * has ended, lets it run for a random while and kills it, then starts the next
+ * ({@link KilledChildren}). After the last kill, every key is retried and the histories are checked
+ * ({@link FaultRun#check}).
  *
  * <p>Every build: {@value #KILLS} kills per database (a child JVM costs about half a second of
  * CPU to start, which bounds what fits in the build's time); PostgreSQL and MariaDB run four JVMs of eight

@@ -17,13 +17,13 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * CONTRACT 7, "connection lost": the connection between a client and its server is cut at each step
- * of the protocol, through a {@link TcpProxy} of the test's own: before the claim, after it, during
- * the work, after the completion, and during {@code COMMIT}, both before the server has it and after
- * (where the client cannot know whether it committed). The attempt must fail with an exception and no
- * invented outcome; the retry must run the work once, or replay the result if the cut attempt did
- * commit; a second retry must replay. Every build: {@value #KEYS} keys per step and database; deep:
- * {@value #DEEP_KEYS}.
+ * Contract 7 (docs/contract.md), "connection lost": the connection between a client and its server
+ * is cut at each step of the protocol, through a {@link TcpProxy} of the test's own: before the
+ * claim, after it, during the work, after the completion, and during {@code COMMIT}, both before
+ * the server has it and after (where the client cannot know whether it committed). The attempt must
+ * fail with an exception and no invented outcome; the retry must run the work once, or replay the
+ * result if the cut attempt did commit; a second retry must replay. Every build: {@value #KEYS}
+ * keys per step and database; deep: {@value #DEEP_KEYS}.
  */
 class ConnectionCutTest {
 

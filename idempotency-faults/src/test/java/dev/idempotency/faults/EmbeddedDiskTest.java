@@ -20,12 +20,12 @@ import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * CONTRACT 7: the disk of an embedded database fills up, or turns read-only, under the clients. The
- * database lives on a small {@code tmpfs} mounted for the test (8 MiB); the disk is filled with a file
- * of zeros, or remounted read-only. Every attempt then must fail with an exception that says why
- * (no space, read-only), and never be answered as done; once the disk is back, the database opens
- * again, every operation acknowledged before is there, nothing is half-written, and the retries of
- * the failed attempts run the work once.
+ * Contract 7 (docs/contract.md): the disk of an embedded database fills up, or turns read-only,
+ * under the clients. The database lives on a small {@code tmpfs} mounted for the test (8 MiB); the
+ * disk is filled with a file of zeros, or remounted read-only. Every attempt then must fail with an
+ * exception that says why (no space, read-only), and never be answered as done; once the disk is
+ * back, the database opens again, every operation acknowledged before is there, nothing is
+ * half-written, and the retries of the failed attempts run the work once.
  *
  * <p>Mounting needs root (or {@code CAP_SYS_ADMIN}); without it the test is skipped (under CI it
  * fails).

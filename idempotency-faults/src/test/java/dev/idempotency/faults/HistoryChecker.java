@@ -11,8 +11,9 @@ import java.util.TreeSet;
 import java.util.function.Predicate;
 
 /**
- * Checks the histories of a run against the guarantee (CONTRACT 3 and 7), Jepsen-style: what the
- * clients were told, set against what the database holds once every fault is over.
+ * Checks the histories of a run against the guarantee (docs/contract.md, sections 3 and 7),
+ * Jepsen-style: what the clients were told, set against what the database holds once every fault is
+ * over.
  *
  * <ol>
  *   <li><b>At most once:</b> no key has more than one business row (its work committed at most once).</li>

@@ -1,12 +1,12 @@
 package dev.idempotency.faults;
 
 /**
- * CONTRACT 4 and 7, lease mode with a process killed at any point: child JVMs run a charge in
- * phases ({@link LeaseWorkload}: prepare committed with the claim, a call to a service outside the
- * database keyed by the attempt's downstream key, finish committed with the result) on keys shared by
- * all of them, and are killed with SIGKILL at random moments, so that kills land in the claim, the
- * prepare, the call, the finish and between them. The killed attempts leave claims whose leases end
- * on their own; the next attempt takes them over and resumes.
+ * Contract 4 and 7 (docs/contract.md), lease mode with a process killed at any point: child JVMs
+ * run a charge in phases ({@link LeaseWorkload}: prepare committed with the claim, a call to a
+ * service outside the database keyed by the attempt's downstream key, finish committed with the
+ * result) on keys shared by all of them, and are killed with SIGKILL at random moments, so that
+ * kills land in the claim, the prepare, the call, the finish and between them. The killed attempts
+ * leave claims whose leases end on their own; the next attempt takes them over and resumes.
  *
  * <p>Then a last client retries every key until it is answered, and the check: each key's prepare
  * committed once and finished, the service made one effect per key (it deduplicates on the

@@ -25,9 +25,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * CONTRACT 7, "database down": the database server is killed with SIGKILL, with its every process,
- * under load, {@value #KILLS} times per run ({@value #DEEP_KILLS} deep, any number with
- * {@code -Didempotency.faults.serverKills=N}), and started again (crash
+ * Contract 7 (docs/contract.md), "database down": the database server is killed with SIGKILL, with
+ * its every process, under load, {@value #KILLS} times per run ({@value #DEEP_KILLS} deep, any
+ * number with {@code -Didempotency.faults.serverKills=N}), and started again (crash
  * recovery); the clients, threads on a HikariCP pool, see their errors, reconnect through the pool and
  * go on. Then the histories are checked: nothing acknowledged is lost, nothing ran twice, nothing is
  * stuck.

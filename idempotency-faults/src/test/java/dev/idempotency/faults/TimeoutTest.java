@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * CONTRACT 3 and 7: timeouts shorter than the work.
+ * Contract 3 and 7 (docs/contract.md): timeouts shorter than the work.
  *
  * <ul>
  *   <li>A statement timeout ends the work's own slow statement: the attempt fails with the driver's

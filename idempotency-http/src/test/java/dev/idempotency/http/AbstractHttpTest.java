@@ -21,9 +21,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
 /**
- * The HTTP mapping of CONTRACT section 10, over real HTTP on 127.0.0.1: the JDK's server with the
- * layer in each of its modes, {@code java.net.http} as the client, a real database; no mocks. Each
- * database's test is a subclass that supplies the data source.
+ * The HTTP mapping of section 10 of docs/contract.md, over real HTTP on 127.0.0.1: the JDK's server
+ * with the layer in each of its modes, {@code java.net.http} as the client, a real database; no
+ * mocks. Each database's test is a subclass that supplies the data source.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 abstract class AbstractHttpTest {

@@ -43,8 +43,9 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Chunks of a batch job (CONTRACT section 9) on a real database: {@code executeChunk} in the
- * caller's transaction, in the library's, and {@link BatchJob}; written once, run on every database.
+ * Chunks of a batch job (docs/contract.md, section 9) on a real database: {@code executeChunk} in
+ * the caller's transaction, in the library's, and {@link BatchJob}; written once, run on every
+ * database.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 public abstract class AbstractChunkTest {

@@ -43,8 +43,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
 /**
- * The JDBC store's behaviour contract (CONTRACT sections 3, 5, 6 and 7), written once and run
- * against every database by a short subclass that supplies a pooled {@link DataSource}.
+ * The JDBC store's behaviour contract (docs/contract.md, sections 3, 5, 6 and 7), written once and
+ * run against every database by a short subclass that supplies a pooled {@link DataSource}.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 public abstract class AbstractJdbcStoreTest {
@@ -123,7 +123,7 @@ public abstract class AbstractJdbcStoreTest {
         return IdempotencyKey.of("tenant-1", id);
     }
 
-    // ---- CONTRACT 3: transactional mode ---------------------------------------------------------
+    // ---- contract 3 (docs/contract.md): transactional mode --------------------------------------
 
     @Test
     void commitThenRetryReplaysWithoutRunningTheWork() throws Exception {
@@ -708,7 +708,7 @@ public abstract class AbstractJdbcStoreTest {
         }
     }
 
-    // ---- CONTRACT 7: bad input and faults --------------------------------------------------------
+    // ---- contract 7 (docs/contract.md): bad input and faults ------------------------------------
 
     @Nested
     @TestInstance(TestInstance.Lifecycle.PER_CLASS)

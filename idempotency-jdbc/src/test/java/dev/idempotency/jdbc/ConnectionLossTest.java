@@ -22,9 +22,10 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * CONTRACT 7: the database connection is lost in the middle of an attempt (the server ends the
- * session, as a failover or a crashed process would). The error reaches the caller, no outcome is
- * invented, nothing half-written survives, and the retry after recovery is still exactly-once.
+ * Contract 7 (docs/contract.md): the database connection is lost in the middle of an attempt (the
+ * server ends the session, as a failover or a crashed process would). The error reaches the caller,
+ * no outcome is invented, nothing half-written survives, and the retry after recovery is still
+ * exactly-once.
  */
 class ConnectionLossTest {
 

@@ -28,11 +28,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
 /**
- * CONTRACT 3, conflicts that appear only at COMMIT, in transactions the library runs: a commit that
- * the database refuses with a serialization failure (injected here into real H2 connections: the
- * transaction is rolled back for real, then the commit reports SQLState 40001, as a Galera
- * certification failure does) reaches the retry as {@link TransactionConflictException}; the whole
- * transaction runs again, and nothing of the refused one is left.
+ * Contract 3.6 (docs/contract.md), conflicts that appear only at COMMIT, in transactions the
+ * library runs: a commit that the database refuses with a serialization failure (injected here into
+ * real H2 connections: the transaction is rolled back for real, then the commit reports SQLState
+ * 40001, as a Galera certification failure does) reaches the retry as
+ * {@link TransactionConflictException}; the whole transaction runs again, and nothing of the
+ * refused one is left.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class JdbcTransactionsTest {

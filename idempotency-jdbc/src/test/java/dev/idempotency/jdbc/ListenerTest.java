@@ -20,7 +20,10 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
-/** CONTRACT 8 on H2: the listener reports every outcome and error, with its timing. */
+/**
+ * Contract 8 (docs/contract.md) on H2: the listener reports every outcome and error, with its
+ * timing.
+ */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ListenerTest {
 

@@ -24,7 +24,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * CONTRACT 7, last row: a database setting that acknowledges commits before they are durable is
+ * Contract 7 (docs/contract.md), last row: a database setting that acknowledges commits before they
+ * are durable is
  * reported once per store (SLF4J and the listener); one whose commits die with the application's own
  * process (an embedded H2 file with its default {@code WRITE_DELAY}, the case a crash loop found
  * losing acknowledged commits and running their work twice, docs/reliability.md) is refused by

@@ -21,9 +21,10 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * CONTRACT 6: the table name may be schema-qualified. On every database: the DDL creates the table
- * and its index there (twice, harmlessly), and claims, replays and purges work against it; a table
- * whose name extends the default one ({@code idempotency_record_v2}) gets its own index name.
+ * Contract 6 (docs/contract.md): the table name may be schema-qualified. On every database: the DDL
+ * creates the table and its index there (twice, harmlessly), and claims, replays and purges work
+ * against it; a table whose name extends the default one ({@code idempotency_record_v2}) gets its
+ * own index name.
  */
 class SchemaQualifiedTableTest {
 

@@ -78,8 +78,8 @@ import org.junit.jupiter.api.TestInstance;
 import org.quicktheories.core.Gen;
 
 /**
- * The contract of CONTRACT section 3, for any {@link IdempotencyStore}: extend it, answer the hooks,
- * and run it as a JUnit 5 test class.
+ * The contract of section 3 of docs/contract.md, for any {@link IdempotencyStore}: extend it,
+ * answer the hooks, and run it as a JUnit 5 test class.
  *
  * <pre>{@code
  * class MyStoreContractTest extends IdempotencyStoreContract<MyTx> {
@@ -94,9 +94,10 @@ import org.quicktheories.core.Gen;
  * {@link TestClock} and a policy with a retention of {@link #RETENTION} and final failures, so that
  * the contract checks what users get. It holds:
  * <ul>
- *   <li>one example test per promise, named after it, including the chunk promises of CONTRACT
- *       section 9 ({@link Idempotency#executeChunk}, over the store's {@code claimAll} and
- *       {@code completeAll}: a store that overrides them is checked there);</li>
+ *   <li>one example test per promise, named after it, including the chunk promises of
+ *       section 9 of docs/contract.md ({@link Idempotency#executeChunk}, over the store's
+ *       {@code claimAll} and {@code completeAll}: a store that overrides them is checked
+ *       there);</li>
  *   <li>a stateful property: random sequences of executions (keys that differ by scope and by case,
  *       two fingerprints, work that returns or throws a plain or a final failure, then commit or roll
  *       back), clock moves and purges, compared after every step with a model of the contract. A
@@ -106,7 +107,7 @@ import org.quicktheories.core.Gen;
  *   <li>a chunk property: random sequences of chunks and clock moves, compared with a model.</li>
  * </ul>
  *
- * <p><b>Lease mode</b> (CONTRACT section 4, the promises of
+ * <p><b>Lease mode</b> (docs/contract.md, section 4; the promises of
  * {@link dev.idempotency.spi.LeasingStore}), checked only when the store is a {@code LeasingStore}
  * (otherwise those tests are skipped): one example per promise on the store's primitives, each in a
  * short transaction of its own; examples through the engine, {@link ManagedIdempotency}, over the
@@ -123,7 +124,7 @@ import org.quicktheories.core.Gen;
  * completed record is held by no one.
  * The properties' effort is set by {@link #effort()}: by default {@link Effort#fromSystemProperty()}.
  * Every failure message starts with the promise it found broken, such as
- * {@code CONTRACT 3.3 (replay)}.
+ * {@code Contract 3.3 (replay)}.
  *
  * <p>The contract uses a single store for the whole test class, and one thread per transaction.
  * Before every test and every generated example it calls {@link #reset()}, then moves the clock past
@@ -357,7 +358,10 @@ public abstract class IdempotencyStoreContract<C> {
     private static final Fingerprint A = Fingerprint.of("A");
     private static final Fingerprint B = Fingerprint.of("B");
 
-    /** CONTRACT 3.3: after a commit, a retry with the same fingerprint gets the recorded result back. */
+    /**
+     * Contract 3.3 (docs/contract.md): after a commit, a retry with the same fingerprint gets the
+     * recorded result back.
+     */
     @Test
     void committedThenRetriedIsReplayed() throws Exception {
         IdempotencyKey key = IdempotencyKey.of("replay", "k1");
@@ -371,7 +375,9 @@ public abstract class IdempotencyStoreContract<C> {
         assertThat(inTx(idem, key, A, retry, false).valueOr(null)).as(Promise.REPLAY.broken("A second retry did not replay")).isEqualTo("first");
     }
 
-    /** CONTRACT 3: a rolled-back attempt leaves nothing; the retry runs the work. */
+    /**
+     * Contract 3 (docs/contract.md): a rolled-back attempt leaves nothing; the retry runs the work.
+     */
     @Test
     void rolledBackThenRetriedRunsAgain() throws Exception {
         IdempotencyKey key = IdempotencyKey.of("rollback", "k1");
@@ -383,7 +389,10 @@ public abstract class IdempotencyStoreContract<C> {
         assertThat(retry.runs()).as(Promise.ROLLBACK.broken("The retry's work did not run")).isEqualTo(1);
     }
 
-    /** CONTRACT 3.3: the same key with another fingerprint is a mismatch, and the work does not run. */
+    /**
+     * Contract 3.3 (docs/contract.md): the same key with another fingerprint is a mismatch, and the
+     * work does not run.
+     */
     @Test
     void sameKeyDifferentFingerprintIsMismatch() throws Exception {
         IdempotencyKey key = IdempotencyKey.of("mismatch", "k1");
@@ -396,7 +405,10 @@ public abstract class IdempotencyStoreContract<C> {
         assertOutcome(Promise.MISMATCH, inTx(idem, key, A, other, true), Outcome.Status.REPLAYED, "first");
     }
 
-    /** CONTRACT 2 and 3.3: at the end of the retention the key counts as new, and the new record answers. */
+    /**
+     * Contract 2 and 3.3 (docs/contract.md): at the end of the retention the key counts as new, and
+     * the new record answers.
+     */
     @Test
     void expiredRecordRunsAgain() throws Exception {
         IdempotencyKey key = IdempotencyKey.of("expiry", "k1");
@@ -410,7 +422,10 @@ public abstract class IdempotencyStoreContract<C> {
         assertOutcome(Promise.EXPIRY, inTx(idem, key, B, new Counting("retry"), true), Outcome.Status.REPLAYED, "late");
     }
 
-    /** CONTRACT 3.3: an attempt that meets an open holder waits; the holder commits; the attempt replays. */
+    /**
+     * Contract 3.3 (docs/contract.md): an attempt that meets an open holder waits; the holder
+     * commits; the attempt replays.
+     */
     @Test
     void concurrentHolderThatCommitsIsReplayed() throws Exception {
         IdempotencyKey key = IdempotencyKey.of("holder", "commits");
@@ -420,7 +435,10 @@ public abstract class IdempotencyStoreContract<C> {
         assertThat(waiterWork.runs()).as(Promise.HOLDER_COMMITS.broken("The waiter's work ran")).isZero();
     }
 
-    /** CONTRACT 3.3: an attempt that meets an open holder waits; the holder rolls back; the attempt runs. */
+    /**
+     * Contract 3.3 (docs/contract.md): an attempt that meets an open holder waits; the holder rolls
+     * back; the attempt runs.
+     */
     @Test
     void concurrentHolderThatRollsBackLetsTheWaiterRun() throws Exception {
         IdempotencyKey key = IdempotencyKey.of("holder", "rolls-back");
@@ -431,9 +449,9 @@ public abstract class IdempotencyStoreContract<C> {
     }
 
     /**
-     * CONTRACT 3.3: an attempt that waits longer than the lock timeout gets InProgress, within the
-     * timeout rounded up to whole seconds plus {@link #LOCK_WAIT_TOLERANCE}: with the 200 ms timeout
-     * of this test, within 3 seconds.
+     * Contract 3.3 (docs/contract.md): an attempt that waits longer than the lock timeout gets
+     * InProgress, within the timeout rounded up to whole seconds plus {@link #LOCK_WAIT_TOLERANCE}:
+     * with the 200 ms timeout of this test, within 3 seconds.
      */
     @Test
     void concurrentHolderPastTheLockTimeoutGivesInProgress() throws Exception {
@@ -473,7 +491,10 @@ public abstract class IdempotencyStoreContract<C> {
         assertOutcome(Promise.LOCK_TIMEOUT, inTx(idem, key, A, waiterWork, true), Outcome.Status.REPLAYED, "holder");
     }
 
-    /** CONTRACT 3.4: the work's exception reaches the caller as it was thrown, and nothing is recorded. */
+    /**
+     * Contract 3.4 (docs/contract.md): the work's exception reaches the caller as it was thrown,
+     * and nothing is recorded.
+     */
     @Test
     void workExceptionPassesThroughUnchangedAndRecordsNothing() throws Exception {
         IdempotencyKey key = IdempotencyKey.of("work-exception", "k1");
@@ -497,9 +518,9 @@ public abstract class IdempotencyStoreContract<C> {
     }
 
     /**
-     * CONTRACT 3.4: a final failure is recorded and replayed, and the work's partial writes are undone.
-     * The partial write here is a store write: the failing work executes a second key in the same
-     * transaction, which must not survive.
+     * Contract 3.4 (docs/contract.md): a final failure is recorded and replayed, and the work's
+     * partial writes are undone. The partial write here is a store write: the failing work executes
+     * a second key in the same transaction, which must not survive.
      */
     @Test
     void finalFailureIsRecordedAndReplayedWithoutPartialWrites() throws Exception {
@@ -530,7 +551,7 @@ public abstract class IdempotencyStoreContract<C> {
         assertOutcome(Promise.FINAL_FAILURE, inTx(idem, partial, A, partialRetry, true), Outcome.Status.EXECUTED, "partial again");
     }
 
-    /** CONTRACT 2: the same id in two scopes is two keys. */
+    /** Contract 2 (docs/contract.md): the same id in two scopes is two keys. */
     @Test
     void scopesAreSeparate() throws Exception {
         IdempotencyKey tenant1 = IdempotencyKey.of("tenant-1", "order-7");
@@ -541,7 +562,10 @@ public abstract class IdempotencyStoreContract<C> {
         assertOutcome(Promise.SCOPE, inTx(idem, tenant2, B, new Counting("x"), true), Outcome.Status.REPLAYED, "two");
     }
 
-    /** CONTRACT 2: key ids are exact; ids that differ in case, or by a trailing character, are other keys. */
+    /**
+     * Contract 2 (docs/contract.md): key ids are exact; ids that differ in case, or by a trailing
+     * character, are other keys.
+     */
     @Test
     void keysAreExactAndCaseSensitive() throws Exception {
         List<String> ids = List.of("order-7", "ORDER-7", "Order-7", "order-7.", "order-70");
@@ -556,9 +580,10 @@ public abstract class IdempotencyStoreContract<C> {
     }
 
     /**
-     * CONTRACT 3.2: a transaction that has ended (committed, or rolled back) cannot carry a record.
-     * A failure here is also what a commit or rollback hook that does not end the transaction looks
-     * like (for JDBC: one that does not close the connection); the message says so.
+     * Contract 3.2 (docs/contract.md): a transaction that has ended (committed, or rolled back)
+     * cannot carry a record. A failure here is also what a commit or rollback hook that does not
+     * end the transaction looks like (for JDBC: one that does not close the connection); the
+     * message says so.
      */
     @Test
     void endedTransactionIsRefused() throws Exception {
@@ -618,9 +643,10 @@ public abstract class IdempotencyStoreContract<C> {
     }
 
     /**
-     * CONTRACT 3.2: every unusable transaction that {@link #unusableTransactions()} makes (auto-commit,
-     * closed, read-only, another store's, ...) is refused with TransactionRequiredException before
-     * anything is written: the work does not run, and a retry in a good transaction runs it.
+     * Contract 3.2 (docs/contract.md): every unusable transaction that
+     * {@link #unusableTransactions()} makes (auto-commit, closed, read-only, another store's, ...)
+     * is refused with TransactionRequiredException before anything is written: the work does not
+     * run, and a retry in a good transaction runs it.
      */
     @Test
     void unusableTransactionsAreRefusedBeforeAnythingIsWritten() throws Exception {
@@ -642,8 +668,8 @@ public abstract class IdempotencyStoreContract<C> {
     }
 
     /**
-     * CONTRACT 3.5: the result of every built-in codec's type, {@code null}, empty and large byte
-     * arrays, and a custom codec's, is recorded and replayed exactly.
+     * Contract 3.5 (docs/contract.md): the result of every built-in codec's type, {@code null},
+     * empty and large byte arrays, and a custom codec's, is recorded and replayed exactly.
      */
     @Test
     void everyResultTypeIsRecordedAndReplayedExactly() throws Exception {
@@ -678,9 +704,9 @@ public abstract class IdempotencyStoreContract<C> {
     }
 
     /**
-     * CONTRACT 3.3: a record in progress that an attempt can see is answered with its own
-     * fingerprint: in the transaction that claimed it, a nested call of the same key with another
-     * fingerprint gets Mismatch and one with the same fingerprint InProgress (or
+     * Contract 3.3 (docs/contract.md): a record in progress that an attempt can see is answered
+     * with its own fingerprint: in the transaction that claimed it, a nested call of the same key
+     * with another fingerprint gets Mismatch and one with the same fingerprint InProgress (or
      * AbandonedClaimException: the engine cannot tell the transaction's own claim from one committed
      * without its result); for a LeasingStore, a
      * committed lease claim (in progress, lease live) answers a transactional attempt the same way.
@@ -729,8 +755,8 @@ public abstract class IdempotencyStoreContract<C> {
     }
 
     /**
-     * CONTRACT 8 and 2: purge judges expiry to the millisecond, as claims do: a record is kept 1 ms
-     * before its expiry, and removed at it.
+     * Contract 8 and 2 (docs/contract.md): purge judges expiry to the millisecond, as claims do: a
+     * record is kept 1 ms before its expiry, and removed at it.
      */
     @Test
     void purgeIsExactToTheMillisecond() throws Exception {
@@ -744,7 +770,10 @@ public abstract class IdempotencyStoreContract<C> {
         assertOutcome(Promise.PURGE, inTx(idem, key, A, new Counting("again"), false), Outcome.Status.EXECUTED, "again");
     }
 
-    /** CONTRACT 8: purging removes expired records only, in batches of at most the limit, and counts them. */
+    /**
+     * Contract 8 (docs/contract.md): purging removes expired records only, in batches of at most
+     * the limit, and counts them.
+     */
     @Test
     void purgeRemovesOnlyExpiredRecordsAndReportsHowMany() throws Exception {
         for (int i = 0; i < 3; i++) {
@@ -765,11 +794,12 @@ public abstract class IdempotencyStoreContract<C> {
         }
     }
 
-    // ---- chunks (CONTRACT 9): claimAll and completeAll through executeChunk, one example per promise ----
+    // ---- chunks (docs/contract.md, section 9): claimAll and completeAll through executeChunk, one example per promise ----
 
     /**
-     * CONTRACT 9: a chunk of new keys, given out of key order, runs each item once and answers in
-     * input order; a retry of the committed chunk replays every item's own result, running nothing.
+     * Contract 9 (docs/contract.md): a chunk of new keys, given out of key order, runs each item
+     * once and answers in input order; a retry of the committed chunk replays every item's own
+     * result, running nothing.
      */
     @Test
     void chunkOfNewKeysRunsEachItemOnceAndItsRetryReplaysEveryItemInInputOrder() throws Exception {
@@ -791,8 +821,9 @@ public abstract class IdempotencyStoreContract<C> {
     }
 
     /**
-     * CONTRACT 9 and 3.3: one chunk holding a new key, a recorded one, one whose record expired
-     * (exactly now) and one recorded with another fingerprint gives each its own outcome.
+     * Contract 9 and 3.3 (docs/contract.md): one chunk holding a new key, a recorded one, one whose
+     * record expired (exactly now) and one recorded with another fingerprint gives each its own
+     * outcome.
      */
     @Test
     void chunkMixingRecordedNewExpiredAndMismatchingKeysGivesEachItsOwnOutcome() throws Exception {
@@ -819,7 +850,10 @@ public abstract class IdempotencyStoreContract<C> {
         assertReplayed(p, mismatching, "other request");
     }
 
-    /** CONTRACT 9 and 3: a chunk whose transaction rolled back leaves nothing; its retry runs every item. */
+    /**
+     * Contract 9 and 3 (docs/contract.md): a chunk whose transaction rolled back leaves nothing;
+     * its retry runs every item.
+     */
     @Test
     void chunkRolledBackLeavesNothing() throws Exception {
         Promise p = Promise.CHUNK_ROLLBACK;
@@ -835,9 +869,9 @@ public abstract class IdempotencyStoreContract<C> {
     }
 
     /**
-     * CONTRACT 9 and 3.3: a chunk whose keys an open transaction holds (claimed by a chunk of its
-     * own) waits for it; once the holder commits, the chunk replays the holder's results and runs
-     * only its key that nobody held.
+     * Contract 9 and 3.3 (docs/contract.md): a chunk whose keys an open transaction holds (claimed
+     * by a chunk of its own) waits for it; once the holder commits, the chunk replays the holder's
+     * results and runs only its key that nobody held.
      */
     @Test
     void chunkWhoseKeysAnOpenTransactionHoldsWaitsAndReplaysOnceItCommits() throws Exception {
@@ -871,12 +905,12 @@ public abstract class IdempotencyStoreContract<C> {
     }
 
     /**
-     * CONTRACT 9 and 3.3: an open transaction holds one key of a chunk past the chunk's lock
-     * timeout. That item answers InProgress and its work does not run; the chunk does not fail (on
-     * a database where a failed statement aborts the transaction, the store must claim that key so
-     * that the transaction survives); the other items run, or answer InProgress where the store
-     * locks more than the key; the chunk's transaction commits, and once the holder has committed a
-     * rerun replays every item.
+     * Contract 9 and 3.3 (docs/contract.md): an open transaction holds one key of a chunk past the
+     * chunk's lock timeout. That item answers InProgress and its work does not run; the chunk does
+     * not fail (on a database where a failed statement aborts the transaction, the store must claim
+     * that key so that the transaction survives); the other items run, or answer InProgress where
+     * the store locks more than the key; the chunk's transaction commits, and once the holder has
+     * committed a rerun replays every item.
      */
     @Test
     void chunkWithAKeyHeldPastTheLockTimeoutAnswersInProgressForItAndCommitsTheRest() throws Exception {
@@ -929,8 +963,9 @@ public abstract class IdempotencyStoreContract<C> {
     }
 
     /**
-     * CONTRACT 9: a chunk with a key twice is refused with DuplicateKeyInChunkException, even if the
-     * caller commits: nothing runs and nothing is written.
+     * Contract 9 (docs/contract.md): a chunk with a key twice is refused with
+     * DuplicateKeyInChunkException, even if the caller commits: nothing runs and nothing is
+     * written.
      */
     @Test
     void chunkWithADuplicateKeyIsRefusedWithNothingWritten() throws Exception {
@@ -950,9 +985,9 @@ public abstract class IdempotencyStoreContract<C> {
     }
 
     /**
-     * CONTRACT 9 and 3.4: a final failure of the middle item is recorded for it alone, without its
-     * partial write (a store write: it executes another key in the chunk's transaction); the items
-     * around it are recorded, and a retry replays each item's own outcome.
+     * Contract 9 and 3.4 (docs/contract.md): a final failure of the middle item is recorded for it
+     * alone, without its partial write (a store write: it executes another key in the chunk's
+     * transaction); the items around it are recorded, and a retry replays each item's own outcome.
      */
     @Test
     void finalFailureOfOneItemInAChunkIsRecordedForThatItemAlone() throws Exception {
@@ -1164,7 +1199,10 @@ public abstract class IdempotencyStoreContract<C> {
 
     // ---- lease mode: the store's primitives, one example per promise ---------------------------------
 
-    /** CONTRACT 4.1: a new key is claimed as attempt 1; the claim holds once committed, and a rolled-back one leaves nothing. */
+    /**
+     * Contract 4.1 (docs/contract.md): a new key is claimed as attempt 1; the claim holds once
+     * committed, and a rolled-back one leaves nothing.
+     */
     @Test
     void newKeyIsClaimedAsAttemptOneAndHoldsOnlyOnceCommitted() throws Exception {
         Promise p = Promise.LEASE_NEW;
@@ -1178,7 +1216,10 @@ public abstract class IdempotencyStoreContract<C> {
                 + " released the lease of the committed claim")).isFalse();
     }
 
-    /** CONTRACT 4.1: a lease claim waits for an open transaction that claimed the key, then sees its claim, or claims itself. */
+    /**
+     * Contract 4.1 (docs/contract.md): a lease claim waits for an open transaction that claimed the
+     * key, then sees its claim, or claims itself.
+     */
     @Test
     void leaseClaimWaitsForAnOpenClaimOfTheKey() throws Exception {
         Promise p = Promise.LEASE_ATOMIC;
@@ -1205,7 +1246,10 @@ public abstract class IdempotencyStoreContract<C> {
         }
     }
 
-    /** CONTRACT 4.2: a live lease is never taken over; the claimant gets Held with the lease's end. */
+    /**
+     * Contract 4.2 (docs/contract.md): a live lease is never taken over; the claimant gets Held
+     * with the lease's end.
+     */
     @Test
     void liveLeaseIsNeverTakenOver() throws Exception {
         Promise p = Promise.LEASE_LIVE;
@@ -1218,7 +1262,10 @@ public abstract class IdempotencyStoreContract<C> {
         found(p, claimLease(key, A, "owner-4", LIVE_LEASE, true), A, RecordStatus.COMPLETED, "first");
     }
 
-    /** CONTRACT 4.2: a lease that ended is taken over by the next claim, counting attempts 2, 3, ... */
+    /**
+     * Contract 4.5 (docs/contract.md): a lease that ended is taken over by the next claim, counting
+     * attempts 2, 3, ...
+     */
     @Test
     void endedLeaseIsTakenOverCountingAttempts() throws Exception {
         Promise p = Promise.LEASE_TAKE_OVER;
@@ -1233,7 +1280,10 @@ public abstract class IdempotencyStoreContract<C> {
         held(p, claimLease(key, A, "owner-4", LIVE_LEASE, true), A, third.leaseUntil(), 3);
     }
 
-    /** CONTRACT 4.2: a record in progress with another fingerprint is never taken over, even after its lease ended. */
+    /**
+     * Contract 4.2 (docs/contract.md): a record in progress with another fingerprint is never taken
+     * over, even after its lease ended.
+     */
     @Test
     void inProgressRecordWithAnotherFingerprintIsNeverTakenOver() throws Exception {
         Promise p = Promise.LEASE_MISMATCH;
@@ -1247,8 +1297,9 @@ public abstract class IdempotencyStoreContract<C> {
     }
 
     /**
-     * CONTRACT 4.4: after a take-over, the old owner's extend, checkpoint, complete and release change
-     * nothing and say so; the new owner's recovery point and result stand.
+     * Contract 4.4 (docs/contract.md): after a take-over, the old owner's extend, checkpoint,
+     * complete and release change nothing and say so; the new owner's recovery point and result
+     * stand.
      */
     @Test
     void fencedWritesWithAStaleOwnerTokenChangeNothing() throws Exception {
@@ -1276,7 +1327,10 @@ public abstract class IdempotencyStoreContract<C> {
         found(p, claimLease(key, A, "owner-5", LIVE_LEASE, true), A, RecordStatus.COMPLETED, "new owner");
     }
 
-    /** CONTRACT 4.4: release ends the lease at once; the next claim takes over, with attempts counted and the recovery point kept. */
+    /**
+     * Contract 4.5 (docs/contract.md): release ends the lease at once; the next claim takes over,
+     * with attempts counted and the recovery point kept.
+     */
     @Test
     void releaseEndsTheLeaseAtOnceKeepingAttemptsAndRecoveryPoint() throws Exception {
         Promise p = Promise.LEASE_RELEASE;
@@ -1289,8 +1343,9 @@ public abstract class IdempotencyStoreContract<C> {
     }
 
     /**
-     * CONTRACT 4.5: the recovery point is handed to every later owner unchanged; only a committed
-     * checkpoint replaces it; neither a take-over nor a release clears it or sets it back.
+     * Contract 4.7 (docs/contract.md): the recovery point is handed to every later owner unchanged;
+     * only a committed checkpoint replaces it; neither a take-over nor a release clears it or sets
+     * it back.
      */
     @Test
     void recoveryPointIsHandedOnUnchangedAndNeverGoesBack() throws Exception {
@@ -1318,7 +1373,10 @@ public abstract class IdempotencyStoreContract<C> {
         acquired(p, claimLease(key, A, "owner-5", LIVE_LEASE, true), 5, three);
     }
 
-    /** CONTRACT 4.3: a completed or failed record is Found, with what completeLeased recorded, whatever the fingerprint. */
+    /**
+     * Contract 4.1 (docs/contract.md): a completed or failed record is Found, with what
+     * completeLeased recorded, whatever the fingerprint.
+     */
     @Test
     void completedOrFailedRecordIsFound() throws Exception {
         Promise p = Promise.LEASE_FOUND;
@@ -1334,7 +1392,10 @@ public abstract class IdempotencyStoreContract<C> {
         }
     }
 
-    /** CONTRACT 4.1: a record whose retention has run out is claimed anew as attempt 1, with no recovery point. */
+    /**
+     * Contract 4.1 (docs/contract.md): a record whose retention has run out is claimed anew as
+     * attempt 1, with no recovery point.
+     */
     @Test
     void expiredRecordIsClaimedAnewAsAttemptOne() throws Exception {
         Promise p = Promise.LEASE_EXPIRED;
@@ -1348,7 +1409,10 @@ public abstract class IdempotencyStoreContract<C> {
         acquired(p, claimLease(key, B, "owner-3", LIVE_LEASE, true), 1, null);
     }
 
-    /** CONTRACT 4.4: extendLease moves the end of the holder's lease forward, and a claim then sees the new end. */
+    /**
+     * Contract 4.3 (docs/contract.md): extendLease moves the end of the holder's lease forward, and
+     * a claim then sees the new end.
+     */
     @Test
     void extendMovesTheLeaseEndForward() throws Exception {
         Promise p = Promise.LEASE_EXTEND;
@@ -1363,7 +1427,7 @@ public abstract class IdempotencyStoreContract<C> {
 
     // ---- lease mode through the engine --------------------------------------------------------------
 
-    /** CONTRACT 4: a leased call runs once; every retry replays its result. */
+    /** Contract 4 (docs/contract.md): a leased call runs once; every retry replays its result. */
     @Test
     void leasedCallRunsOnceAndReplays() throws Exception {
         Promise p = Promise.LEASED_CALL;
@@ -1376,7 +1440,10 @@ public abstract class IdempotencyStoreContract<C> {
         assertThat(calls.get()).as(p.broken("The call ran again")).isEqualTo(1);
     }
 
-    /** CONTRACT 4: a call that throws (not final) passes its exception through and leaves the key claimable at once. */
+    /**
+     * Contract 4 (docs/contract.md): a call that throws (not final) passes its exception through
+     * and leaves the key claimable at once.
+     */
     @Test
     void leasedCallThatThrowsLeavesTheKeyClaimableAtOnce() throws Exception {
         Promise p = Promise.LEASED_CALL_THROWS;
@@ -1391,7 +1458,10 @@ public abstract class IdempotencyStoreContract<C> {
         assertOutcome(p, retried, Outcome.Status.EXECUTED, "retried on attempt 2");
     }
 
-    /** CONTRACT 4: a final failure of the call is recorded and replayed; the call does not run again. */
+    /**
+     * Contract 4 (docs/contract.md): a final failure of the call is recorded and replayed; the call
+     * does not run again.
+     */
     @Test
     void leasedFinalFailureIsRecordedAndReplayed() throws Exception {
         Promise p = Promise.LEASED_FINAL_FAILURE;
@@ -1414,9 +1484,9 @@ public abstract class IdempotencyStoreContract<C> {
     }
 
     /**
-     * CONTRACT 4: after a crash once the claim and its prepare phase committed (an attempt that stops
-     * without releasing its lease), the next attempt takes the claim over when the lease ends, does
-     * not run prepare again, and its call receives the recorded value.
+     * Contract 4 (docs/contract.md): after a crash once the claim and its prepare phase committed
+     * (an attempt that stops without releasing its lease), the next attempt takes the claim over
+     * when the lease ends, does not run prepare again, and its call receives the recorded value.
      */
     @Test
     void crashAfterPrepareResumesWithTheRecordedValue() throws Exception {
@@ -1439,9 +1509,9 @@ public abstract class IdempotencyStoreContract<C> {
     }
 
     /**
-     * CONTRACT 4: an attempt whose lease ran out and was taken over (here by a claim of another owner
-     * while its call ran) gets LeaseLostException when it finishes; its finishing writes are rolled
-     * back, and the new owner's result stands.
+     * Contract 4 (docs/contract.md): an attempt whose lease ran out and was taken over (here by a
+     * claim of another owner while its call ran) gets LeaseLostException when it finishes; its
+     * finishing writes are rolled back, and the new owner's result stands.
      */
     @Test
     void staleOwnerGetsLeaseLostAndItsFinishIsNotRecorded() throws Exception {
@@ -1623,11 +1693,12 @@ public abstract class IdempotencyStoreContract<C> {
     }
 
     /**
-     * CONTRACT 4: random sequences of lease primitives by three workers on two keys (claims with a live
-     * or a short lease, committed or rolled back; checkpoints; completions; releases; extensions;
-     * letting the short leases run out), every answer compared with a model. A short lease that has
-     * not been let run out may or may not have ended by the store's clock, and the model accepts
-     * either answer. Reports the shortest failing sequence found, one step per line.
+     * Contract 4 (docs/contract.md): random sequences of lease primitives by three workers on two
+     * keys (claims with a live or a short lease, committed or rolled back; checkpoints;
+     * completions; releases; extensions; letting the short leases run out), every answer compared
+     * with a model. A short lease that has not been let run out may or may not have ended by the
+     * store's clock, and the model accepts either answer. Reports the shortest failing sequence
+     * found, one step per line.
      */
     @Test
     void randomLeaseSequencesKeepTheContract() {
@@ -1637,11 +1708,12 @@ public abstract class IdempotencyStoreContract<C> {
     }
 
     /**
-     * CONTRACT 9: random sequences of chunks (of keys that differ by scope and by case, given in any
-     * order, each with one of two fingerprints, then committed or rolled back) and clock moves (1 ms,
-     * half the retention, the retention less 1 ms, the retention), every outcome compared with a model; each
-     * sequence ends with a rolled-back chunk of every key that reads the final state. Runs a tenth of
-     * {@link Effort#sequences()}. Reports the shortest failing sequence found, one step per line.
+     * Contract 9 (docs/contract.md): random sequences of chunks (of keys that differ by scope and
+     * by case, given in any order, each with one of two fingerprints, then committed or rolled
+     * back) and clock moves (1 ms, half the retention, the retention less 1 ms, the retention),
+     * every outcome compared with a model; each sequence ends with a rolled-back chunk of every key
+     * that reads the final state. Runs a tenth of {@link Effort#sequences()}. Reports the shortest
+     * failing sequence found, one step per line.
      */
     @Test
     void randomChunksKeepTheContract() {
@@ -1955,7 +2027,7 @@ public abstract class IdempotencyStoreContract<C> {
             } catch (HookFailure h) {
                 throw h;
             } catch (Exception | AssertionError e) {
-                throw new AssertionError("CONTRACT 3: execute must return an outcome or the work's own exception, but at step "
+                throw new AssertionError("Contract 3: execute must return an outcome or the work's own exception, but at step "
                         + n + " the store failed: " + e + "\nat step " + n + " of this sequence:" + sequence, e);
             }
         }
@@ -1966,7 +2038,7 @@ public abstract class IdempotencyStoreContract<C> {
                 throw new AssertionError(f.getMessage() + "\nafter this sequence, executing key " + key
                         + " with fingerprint A in a transaction rolled back:" + sequence, f.getCause());
             } catch (Exception e) {
-                throw new AssertionError("CONTRACT 3: the store failed after this sequence: " + e + sequence, e);
+                throw new AssertionError("Contract 3: the store failed after this sequence: " + e + sequence, e);
             }
         }
     }
@@ -2244,7 +2316,7 @@ public abstract class IdempotencyStoreContract<C> {
         } catch (HookFailure h) {
             throw h;
         } catch (Exception | AssertionError e) {
-            throw new AssertionError("CONTRACT 3: could not set up a round (" + e + "):" + round, e);
+            throw new AssertionError("Contract 3: could not set up a round (" + e + "):" + round, e);
         }
         List<Attempt> attempts = round.attempts();
         CountDownLatch go = new CountDownLatch(1);
@@ -2277,7 +2349,7 @@ public abstract class IdempotencyStoreContract<C> {
             if (r.thrown() != null && !ownFailure && !(r.thrown() instanceof TransactionConflictException)) {
                 Promise p = a.throwsPlain() && r.ran() ? Promise.WORK_EXCEPTION : null;
                 fail((p != null ? p.broken("The work threw, and the caller got another exception: " + r.thrown())
-                        : "CONTRACT 3: an attempt failed with " + r.thrown() + " instead of an outcome (or a TransactionConflictException)")
+                        : "Contract 3: an attempt failed with " + r.thrown() + " instead of an outcome (or a TransactionConflictException)")
                         + " in this round:" + report, r.thrown());
             }
             Start start = round.starts().get(a.key());
@@ -2322,7 +2394,7 @@ public abstract class IdempotencyStoreContract<C> {
             try {
                 after = inTx(idem, key, Operations.fingerprint(fp), () -> "after", false);
             } catch (Exception e) {
-                throw new AssertionError("CONTRACT 3: the store failed after this round: " + e + report, e);
+                throw new AssertionError("Contract 3: the store failed after this round: " + e + report, e);
             }
             String expected = start == Start.COMPLETED ? "REPLAYED(s)" : start == Start.FAILED ? "FAILED(f, replayed)"
                     : start == Start.LEASED ? "IN_PROGRESS" : w == null ? "EXECUTED(after)" : "REPLAYED(t" + (w + 1) + ")";

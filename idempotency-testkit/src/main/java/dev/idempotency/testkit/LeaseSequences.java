@@ -118,7 +118,7 @@ final class LeaseSequences<C> {
             } catch (StepFailure f) {
                 throw new AssertionError(f.getMessage() + "\n" + where(i, steps) + Operations.report(steps), f.getCause());
             } catch (Exception | AssertionError e) {
-                throw new AssertionError("CONTRACT 4: every lease primitive must give an answer, but the store failed: " + e + "\n"
+                throw new AssertionError("Contract 4: every lease primitive must give an answer, but the store failed: " + e + "\n"
                         + where(i, steps) + Operations.report(steps), e);
             }
         }

@@ -7,16 +7,16 @@ import java.util.HashMap;
 import java.util.Map;
 
 /**
- * What CONTRACT section 3 says a store holds after a sequence of single-transaction attempts: per
- * key, the last committed record (expired ones included, until purged), and why a key has none.
- * Also remembers where every value came from, so that a wrong replay can be traced to the promise
- * it breaks.
+ * What section 3 of docs/contract.md says a store holds after a sequence of single-transaction
+ * attempts: per key, the last committed record (expired ones included, until purged), and why a key
+ * has none. Also remembers where every value came from, so that a wrong replay can be traced to the
+ * promise it breaks.
  *
- * <p>For lease mode (CONTRACT section 4) it keeps, per key name, the committed lease record: its
- * fingerprint, owner token, attempts, recovery point, result once completed, and whether its lease
- * is live, may have ended (a short lease, which a database's clock ends on its own), or has surely
- * ended (let run out, or released). It also remembers the values that fenced writes were refused,
- * to tell a fencing failure from others.
+ * <p>For lease mode (docs/contract.md, section 4) it keeps, per key name, the committed lease
+ * record: its fingerprint, owner token, attempts, recovery point, result once completed, and
+ * whether its lease is live, may have ended (a short lease, which a database's clock ends on its
+ * own), or has surely ended (let run out, or released). It also remembers the values that fenced
+ * writes were refused, to tell a fencing failure from others.
  */
 final class Model {
 

@@ -56,7 +56,7 @@ final class Operations {
 
     /**
      * Opens a transaction, executes, then commits or rolls back. After a plain exception the
-     * transaction is always rolled back, as CONTRACT 3.4 tells the caller to.
+     * transaction is always rolled back, as contract 3.4 (docs/contract.md) tells the caller to.
      */
     record Execute(int key, int fingerprint, WorkKind work, boolean commit, Results.Kind result) implements Step {
         Execute(int key, int fingerprint, WorkKind work, boolean commit) {

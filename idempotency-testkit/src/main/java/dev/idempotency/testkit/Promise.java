@@ -1,125 +1,126 @@
 package dev.idempotency.testkit;
 
 /**
- * The promises of CONTRACT sections 3 (transactional mode), 4 (lease mode) and 9 (chunks) that
- * {@link IdempotencyStoreContract} checks. Every failure message starts with the promise it found
- * broken. Section 4's numbers are those of the promises in the Javadoc of
- * {@link dev.idempotency.spi.LeasingStore}; the unnumbered ones are the engine's protocol in
+ * The promises of sections 2 (vocabulary), 3 (transactional mode), 4 (lease mode), 8 (operations)
+ * and 9 (batch jobs) of docs/contract.md that {@link IdempotencyStoreContract} checks, numbered as
+ * there. Every failure message starts with the promise it found broken. The store's side of
+ * section 4 is listed in the Javadoc of {@link dev.idempotency.spi.LeasingStore}; the promises of
+ * section 4 without a step number are the engine's protocol in
  * {@link dev.idempotency.ManagedIdempotency}.
  */
 enum Promise {
-    REPLAY("CONTRACT 3.3 (replay)",
+    REPLAY("Contract 3.3 (replay)",
             "a committed, unexpired record with the same fingerprint must be replayed with its recorded result; the work must not run"),
-    ROLLBACK("CONTRACT 3 (rollback)",
+    ROLLBACK("Contract 3 (rollback)",
             "an attempt whose transaction rolled back must leave no record: a retry must run the work again"),
-    MISMATCH("CONTRACT 3.3 (mismatch)",
+    MISMATCH("Contract 3.3 (mismatch)",
             "the same key with a different fingerprint must give Mismatch; the work must not run"),
-    MISMATCH_IN_PROGRESS("CONTRACT 3.3 (mismatch in progress)",
+    MISMATCH_IN_PROGRESS("Contract 3.3 (mismatch in progress)",
             "a record in progress that the attempt can see (its own transaction's claim, met by a nested call, or a committed"
                     + " lease) must be answered with its own fingerprint: Mismatch to another fingerprint, InProgress to the same;"
                     + " the work must not run"),
-    RESULT("CONTRACT 3.5 (result)",
+    RESULT("Contract 3.5 (result)",
             "the result must be recorded and replayed exactly: the codec's name and every byte, an empty result as empty, and a"
                     + " null result (no bytes) as a completed record that replays null"),
-    EXPIRY("CONTRACT 3.3 (expiry)",
+    EXPIRY("Contract 3.3 (expiry)",
             "a record whose retention has run out (expiry at or before now) must count as absent: the work must run again"),
-    HOLDER_COMMITS("CONTRACT 3.3 (concurrent holder commits)",
+    HOLDER_COMMITS("Contract 3.3 (concurrent holder commits)",
             "an attempt that finds the key held by an open transaction must wait for it and, once it commits, replay its result"),
-    HOLDER_ROLLS_BACK("CONTRACT 3.3 (concurrent holder rolls back)",
+    HOLDER_ROLLS_BACK("Contract 3.3 (concurrent holder rolls back)",
             "an attempt that finds the key held by an open transaction must wait for it and, once it rolls back, claim the key"
                     + " and run the work; a rolled-back transaction's record must never be seen by others"),
-    LOCK_TIMEOUT("CONTRACT 3.3 (lock timeout)",
+    LOCK_TIMEOUT("Contract 3.3 (lock timeout)",
             "an attempt that waits longer than the lock timeout for an open holder must get InProgress, no later than the"
                     + " timeout rounded up to whole seconds plus a tolerance of 2 seconds; the work must not run"),
-    WORK_EXCEPTION("CONTRACT 3.4 (work exception)",
+    WORK_EXCEPTION("Contract 3.4 (work exception)",
             "an exception of the work must reach the caller unchanged, and nothing may be recorded: a retry must run the work again"),
-    FINAL_FAILURE("CONTRACT 3.4 (final failure)",
+    FINAL_FAILURE("Contract 3.4 (final failure)",
             "a final failure must be recorded without the work's partial writes, and every retry must get the same failure back"),
-    SCOPE("CONTRACT 2 (scope)",
+    SCOPE("Contract 2 (scope)",
             "keys with the same id in different scopes are different keys: one must never see the other's record"),
-    EXACT_KEYS("CONTRACT 2 (exact keys)",
+    EXACT_KEYS("Contract 2 (exact keys)",
             "key ids are compared exactly (case and every character count): ids that differ only in case are different keys"),
-    TRANSACTION_REQUIRED("CONTRACT 3.2 (transaction required)",
+    TRANSACTION_REQUIRED("Contract 3.2 (transaction required)",
             "a transaction that cannot carry the record atomically with the work (ended, auto-commit, read-only, another store's)"
                     + " must be refused with TransactionRequiredException before anything is written; the work must not run"),
-    PURGE("CONTRACT 8 (purge)",
+    PURGE("Contract 8 (purge)",
             "purging must remove expired records only (expiry at or before now), at most the limit per call, and report how many it removed"),
-    AT_MOST_ONCE("CONTRACT 3 (guarantee)",
+    AT_MOST_ONCE("Contract 3 (guarantee)",
             "among all attempts with one key, at most one committed transaction may contain an execution of the work, and every"
                     + " other attempt must see that execution's result, InProgress or Mismatch"),
-    CHUNK_ONCE("CONTRACT 9 (chunk runs once)",
+    CHUNK_ONCE("Contract 9 (chunk runs once)",
             "a chunk of new keys must run each item once, with one outcome per item in input order; a retry of the committed"
                     + " chunk must replay every item's own result, in input order, without running any work"),
-    CHUNK_OUTCOMES("CONTRACT 9 (each item its own outcome)",
+    CHUNK_OUTCOMES("Contract 9 (each item its own outcome)",
             "each item of a chunk must get the outcome of its own key's record: a recorded key replayed, a new key executed, a key"
                     + " whose record expired executed again, a key recorded with another fingerprint Mismatch; the work must run for"
                     + " the new and the expired keys only, and their results must be recorded"),
-    CHUNK_ROLLBACK("CONTRACT 9 (chunk rolled back)",
+    CHUNK_ROLLBACK("Contract 9 (chunk rolled back)",
             "a chunk whose transaction rolled back must leave no record: a retry of the chunk must run every item again"),
-    CHUNK_HOLDER("CONTRACT 9 (chunk waits for a holder)",
+    CHUNK_HOLDER("Contract 9 (chunk waits for a holder)",
             "a chunk whose keys an open transaction holds must wait for it and, once it commits, replay its results; the work"
                     + " must not run for those keys"),
-    CHUNK_LOCK_TIMEOUT("CONTRACT 9 (chunk past the lock timeout)",
+    CHUNK_LOCK_TIMEOUT("Contract 9 (chunk past the lock timeout)",
             "a chunk one of whose keys an open transaction holds past the lock timeout must answer InProgress for that key without"
                     + " running its work, and must not fail: the chunk's other items run (or, where the store locks more than the key,"
                     + " answer InProgress too), and its transaction can be committed"),
-    CHUNK_DUPLICATE("CONTRACT 9 (duplicate key in a chunk)",
+    CHUNK_DUPLICATE("Contract 9 (duplicate key in a chunk)",
             "a chunk with a key twice must be refused with DuplicateKeyInChunkException before anything is written: no work runs,"
                     + " and a retry without the duplicate runs every item"),
-    CHUNK_FINAL_FAILURE("CONTRACT 9 (final failure in a chunk)",
+    CHUNK_FINAL_FAILURE("Contract 9 (final failure in a chunk)",
             "a final failure of one item must be recorded for that item alone, without its partial writes; the other items' results"
                     + " must be recorded too, and a retry must replay each item's own outcome without running any work"),
     HOOKS("KIT HOOKS",
             "begin() must return a new open transaction on every call, and commit(tx) and rollback(tx) must end it: for JDBC,"
                     + " commit or roll back, then close the connection, which gives it back to the pool (a hook that does not close"
                     + " leaves the transaction usable and drains the pool, so that later tests wait for a connection)"),
-    LEASE_NEW("CONTRACT 4.1 (new lease)",
+    LEASE_NEW("Contract 4.1 (new lease)",
             "claimLease must take a key without a record as attempt 1, with the request's owner token, a lease until the store's now"
                     + " plus the lease, and no recovery point; the claim holds once its transaction commits, and a rolled-back claim"
                     + " leaves nothing"),
-    LEASE_ATOMIC("CONTRACT 4.1 (atomic claim)",
+    LEASE_ATOMIC("Contract 4.1 (atomic claim)",
             "a lease claim that meets an open transaction holding the key must wait for it and then see its committed claim (Held),"
                     + " or claim the key itself if it rolled back"),
-    LEASE_EXPIRED("CONTRACT 4.1 (expired record)",
+    LEASE_EXPIRED("Contract 4.1 (expired record)",
             "a record whose retention has run out must be claimed anew as attempt 1, without the recovery point of its earlier life"),
-    LEASE_LIVE("CONTRACT 4.2 (live lease)",
+    LEASE_LIVE("Contract 4.2 (live lease)",
             "a record in progress whose lease has not ended must never be taken over: claimLease must answer Held with the end of"
                     + " the lease and the attempts so far"),
-    LEASE_TAKE_OVER("CONTRACT 4.2 (take-over)",
+    LEASE_TAKE_OVER("Contract 4.5 (take-over)",
             "once the lease has ended (or was released), claimLease must take the record over for the new owner token, counting"
                     + " one more attempt, with a lease until the store's now plus the lease"),
-    LEASE_MISMATCH("CONTRACT 4.2 (mismatch)",
+    LEASE_MISMATCH("Contract 4.2 (mismatch)",
             "a record in progress with another fingerprint must never be taken over, even after its lease ended: claimLease must"
                     + " answer Held with that record's fingerprint"),
-    LEASE_FOUND("CONTRACT 4.3 (found)",
+    LEASE_FOUND("Contract 4.1 (found)",
             "a completed or failed, unexpired record must be Found, with the status, codec, result and times that completeLeased"
                     + " recorded"),
-    FENCING("CONTRACT 4.4 (fencing)",
+    FENCING("Contract 4.4 (fencing)",
             "extendLease, checkpoint, completeLeased and releaseLease must change the record only while the given owner token holds"
                     + " it (no other attempt took it over), and report whether they did; the holder's own writes must stand"),
-    LEASE_EXTEND("CONTRACT 4.4 (extend)",
+    LEASE_EXTEND("Contract 4.3 (extend)",
             "extendLease by the holder must move the end of the lease to the store's now plus the new lease, and report it"),
-    LEASE_RELEASE("CONTRACT 4.4 (release)",
+    LEASE_RELEASE("Contract 4.5 (release)",
             "releaseLease by the holder must end the lease at once, so that the next attempt takes the record over, with the attempt"
                     + " count and the recovery point kept"),
-    RECOVERY_POINT("CONTRACT 4.5 (recovery point)",
+    RECOVERY_POINT("Contract 4.7 (recovery point)",
             "a committed recovery point must be handed to the next owner unchanged, and only replaced by a later checkpoint: never"
                     + " cleared or set back by a take-over or a release"),
-    LEASED_CALL("CONTRACT 4 (leased call)",
+    LEASED_CALL("Contract 4 (leased call)",
             "a leased call must run once, and its result must be recorded and replayed to every retry without the call running again"),
-    LEASED_CALL_THROWS("CONTRACT 4 (call throws)",
+    LEASED_CALL_THROWS("Contract 4 (call throws)",
             "a call that throws a failure that is not final must pass it through unchanged and end the lease at once, so that a retry"
                     + " runs at once as the next attempt"),
-    LEASED_FINAL_FAILURE("CONTRACT 4 (final failure)",
+    LEASED_FINAL_FAILURE("Contract 4 (final failure)",
             "a final failure of a leased call must be recorded and replayed to every retry, without the call running again"),
-    LEASED_RESUME("CONTRACT 4 (resume)",
+    LEASED_RESUME("Contract 4 (resume)",
             "an attempt that takes over a claim whose prepare phase committed must not run prepare again: its call must receive the"
                     + " recorded value"),
-    WRITE_LAST("CONTRACT 3 (write-last)",
+    WRITE_LAST("Contract 3.8 (write-last)",
             "writeLast must write the completed record only if the key has no unexpired record, wait for an open holder of the key"
                     + " and then find its committed record (or write if it rolled back), replace an expired record, and keep nothing of a"
                     + " transaction that rolls back"),
-    LEASE_LOST("CONTRACT 4 (lease lost)",
+    LEASE_LOST("Contract 4 (lease lost)",
             "an attempt whose lease was taken over must get LeaseLostException when it finishes, and none of its finishing writes"
                     + " may be recorded; the new owner's result stands");
 
@@ -131,7 +132,7 @@ enum Promise {
         this.text = text;
     }
 
-    /** @return the short name that starts every message, such as {@code CONTRACT 3.3 (replay)} */
+    /** @return the short name that starts every message, such as {@code Contract 3.3 (replay)} */
     String tag() {
         return tag;
     }

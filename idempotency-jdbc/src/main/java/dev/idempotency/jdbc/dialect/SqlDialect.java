@@ -138,8 +138,9 @@ public abstract class SqlDialect {
      * Asks the database whether it acknowledges a commit before the commit is durable: then a
      * crash (of the process, for an embedded database; of the server or its machine, for a server)
      * can lose a transaction after its commit returned, its key's record with it, and the retry runs
-     * the work again. The record is only as durable as the commit (CONTRACT 7). Only reads; must not
-     * fail on a database that has no such setting. The base knows no setting and answers empty.
+     * the work again. The record is only as durable as the commit (docs/contract.md, section 7).
+     * Only reads; must not fail on a database that has no such setting. The base knows no setting
+     * and answers empty.
      *
      * @param c a connection to the database, possibly in the caller's transaction
      * @return the setting and how to make commits durable, if commits are acknowledged early; empty
