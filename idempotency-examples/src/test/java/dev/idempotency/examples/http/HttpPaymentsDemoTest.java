@@ -4,8 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Base64;
+import org.h2.jdbcx.JdbcDataSource;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -52,5 +58,26 @@ class HttpPaymentsDemoTest {
         assertThat(rows[0].paymentsCreated()).isGreaterThan(2);
         assertThat(rows[1].paymentsCreated()).isEqualTo(2);
         assertThat(rows[1].distinctIdsReceived()).isEqualTo(2);
+    }
+
+    @Test
+    void aHeadRequestIsAnsweredAsItsGetIsNotAsAPaymentWithoutAForm(@TempDir Path dir) throws Exception {
+        JdbcDataSource dataSource = new JdbcDataSource();
+        dataSource.setURL("jdbc:h2:file:" + dir.resolve("payments"));
+        PaymentsApi.createTables(dataSource);
+        try (PaymentsApi api = new PaymentsApi(dataSource, 0, PaymentsApi.Fault.NONE, 3, Duration.ofSeconds(1))) {
+            HttpClient http = HttpClient.newHttpClient();
+            String auth = "Basic " + Base64.getEncoder().encodeToString("shop-a:secret-a".getBytes(StandardCharsets.UTF_8));
+            HttpResponse<String> get = http.send(HttpRequest.newBuilder(api.uri().resolve("/payments")).header("Authorization", auth).GET()
+                    .build(), HttpResponse.BodyHandlers.ofString());
+            HttpResponse<String> head = http.send(HttpRequest.newBuilder(api.uri().resolve("/payments")).header("Authorization", auth)
+                    .method("HEAD", HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
+
+            assertThat(get.statusCode()).isEqualTo(200);
+            assertThat(head.statusCode()).as("seen answering 400, the form error of a POST").isEqualTo(200);
+            assertThat(head.headers().firstValue("Content-Type")).isEqualTo(get.headers().firstValue("Content-Type"));
+            assertThat(head.body()).isEmpty();
+            assertThat(api.payments("/payments")).isZero();
+        }
     }
 }
