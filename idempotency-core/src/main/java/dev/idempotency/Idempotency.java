@@ -26,15 +26,15 @@ import org.slf4j.LoggerFactory;
  * <p>Protocol of {@code execute(key, tx, work)} in transactional mode:
  * <ol>
  *   <li>Validate the key against the {@link KeyPolicy}; an invalid key throws
- *       {@link InvalidKeyException} before any database access. A key whose own work runs now in
- *       {@code tx} (a work that calls execute again with its own key) throws
- *       {@link NestedKeyException}, before any database access too.</li>
+ *       {@link InvalidKeyException} before any database access.</li>
  *   <li>Check the transaction ({@link IdempotencyStore#checkTransaction}): an auto-commit or closed
  *       connection throws {@link TransactionRequiredException}; nothing is written.</li>
  *   <li>Claim the key in {@code tx} ({@link IdempotencyStore#claim}). A committed, unexpired record
  *       with another fingerprint gives {@link Outcome.Mismatch}; with the same fingerprint, its
  *       result gives {@link Outcome.Replayed} (or its recorded final failure, {@link Outcome.Failed}).
- *       A committed record still in progress, which only a work that ended its caller's
+ *       A record in progress that this transaction's own running work claimed (the work called
+ *       execute again with its own key and fingerprint) throws {@link NestedKeyException}. A
+ *       committed record still in progress, which only a work that ended its caller's
  *       transaction leaves behind, throws {@link AbandonedClaimException}.
  *       Another open transaction holding the key is waited for, up to the policy's lock timeout:
  *       if it commits, its result is replayed; if it rolls back, this attempt claims the key; if
@@ -263,16 +263,16 @@ public final class Idempotency<C> {
 
     private <T, X extends Exception> Outcome<T> attempt(IdempotencyKey key, Fingerprint fingerprint, C tx,
                                                         ResultCodec<T> codec, Work<T, X> work) throws X {
-        for (Running running : RUNNING.get()) {
-            if (running.tx == tx && running.key.equals(key)) {
-                throw new NestedKeyException(key); // its claim is this transaction's own: it would look committed and abandoned
-            }
-        }
         store.checkTransaction(tx, key);
         Instant now = now();
         Claim claim = store.claim(tx, new ClaimRequest(key, fingerprint, now, now.plus(policy.retention()), policy.lockTimeout()));
         if (claim instanceof Claim.Existing existing) {
-            return fromRecord(key, fingerprint, codec, existing.record());
+            StoredRecord record = existing.record();
+            if (record.status() == RecordStatus.IN_PROGRESS && record.leaseUntil() == null && record.fingerprint().equals(fingerprint)
+                    && runsIn(tx, key)) {
+                throw new NestedKeyException(key); // its claim is this transaction's own: it would look committed and abandoned
+            }
+            return fromRecord(key, fingerprint, codec, record);
         }
         if (claim instanceof Claim.Busy) {
             log.debug("Key {} is held by another transaction past the lock timeout of {}", key, policy.lockTimeout());
@@ -621,6 +621,16 @@ public final class Idempotency<C> {
     @Override
     public String toString() {
         return "Idempotency[store=" + store + ", policy=" + policy + "]";
+    }
+
+    /** @return whether the key's own work runs now on this thread, in {@code tx} */
+    private static boolean runsIn(Object tx, IdempotencyKey key) {
+        for (Running running : RUNNING.get()) {
+            if (running.tx == tx && running.key.equals(key)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** A key whose work runs now, in transaction {@code tx} (compared by identity). */

@@ -20,6 +20,7 @@ import dev.idempotency.LeaseLostException;
 import dev.idempotency.LeasePolicy;
 import dev.idempotency.LeasedWork;
 import dev.idempotency.ManagedIdempotency;
+import dev.idempotency.NestedKeyException;
 import dev.idempotency.Outcome;
 import dev.idempotency.Phases;
 import dev.idempotency.ResultCodec;
@@ -707,8 +708,8 @@ public abstract class IdempotencyStoreContract<C> {
      * Contract 3.3 (docs/contract.md): a record in progress that an attempt can see is answered
      * with its own fingerprint: in the transaction that claimed it, a nested call of the same key
      * with another fingerprint gets Mismatch and one with the same fingerprint InProgress (or
-     * AbandonedClaimException: the engine cannot tell the transaction's own claim from one committed
-     * without its result); for a LeasingStore, a
+     * NestedKeyException: the engine tells the transaction's own claim, met by its own work, from one
+     * committed without its result); for a LeasingStore, a
      * committed lease claim (in progress, lease live) answers a transactional attempt the same way.
      * The engine compares the fingerprints: the store must hand back the record as it is, with its
      * own fingerprint.
@@ -720,7 +721,7 @@ public abstract class IdempotencyStoreContract<C> {
         Counting nested = new Counting("nested");
         AtomicReference<Outcome<String>> other = new AtomicReference<>();
         AtomicReference<Outcome<String>> same = new AtomicReference<>();
-        AtomicReference<AbandonedClaimException> sameRefused = new AtomicReference<>();
+        AtomicReference<NestedKeyException> sameRefused = new AtomicReference<>();
         C tx = open();
         Outcome<String> outer;
         try {
@@ -728,8 +729,8 @@ public abstract class IdempotencyStoreContract<C> {
                 other.set(idem.execute(key, B, tx, nested));
                 try {
                     same.set(idem.execute(key, A, tx, nested));
-                } catch (AbandonedClaimException ownClaim) {
-                    sameRefused.set(ownClaim); // the engine cannot tell its own claim from one committed without its result
+                } catch (NestedKeyException ownClaim) {
+                    sameRefused.set(ownClaim); // the engine knows the claim is its own work's, not one committed without its result
                 }
                 return "outer";
             });
