@@ -63,7 +63,7 @@ class HttpPaymentsDemoTest {
     @Test
     void aHeadRequestIsAnsweredAsItsGetIsNotAsAPaymentWithoutAForm(@TempDir Path dir) throws Exception {
         JdbcDataSource dataSource = new JdbcDataSource();
-        dataSource.setURL("jdbc:h2:file:" + dir.resolve("payments"));
+        dataSource.setURL("jdbc:h2:file:" + dir.resolve("payments") + ";WRITE_DELAY=0");
         PaymentsApi.createTables(dataSource);
         try (PaymentsApi api = new PaymentsApi(dataSource, 0, PaymentsApi.Fault.NONE, 3, Duration.ofSeconds(1))) {
             HttpClient http = HttpClient.newHttpClient();
