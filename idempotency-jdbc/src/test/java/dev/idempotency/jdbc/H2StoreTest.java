@@ -1,6 +1,7 @@
 package dev.idempotency.jdbc;
 
 import com.zaxxer.hikari.HikariDataSource;
+import dev.idempotency.testsupport.TestDatabases;
 import javax.sql.DataSource;
 
 /** The store contract on embedded H2, through a HikariCP pool. */

@@ -1,5 +1,6 @@
 package dev.idempotency.jdbc;
 
+import dev.idempotency.testsupport.TestDatabases;
 
 /** Chunks on in-memory HSQLDB in MVCC mode, which claims a chunk key by key. */
 class HsqldbChunkTest extends AbstractChunkTest {

@@ -9,6 +9,7 @@ import dev.idempotency.IdempotencyKey;
 import dev.idempotency.IdempotencyStoreException;
 import dev.idempotency.jdbc.dialect.HsqldbDialect;
 import dev.idempotency.spi.ClaimRequest;
+import dev.idempotency.testsupport.TestDatabases;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.time.Duration;

@@ -10,6 +10,7 @@ import dev.idempotency.IdempotencyStoreException;
 import dev.idempotency.KeyPolicy;
 import dev.idempotency.ManagedIdempotency;
 import dev.idempotency.Outcome;
+import dev.idempotency.testsupport.TestDatabases;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;

@@ -7,6 +7,7 @@ import dev.idempotency.Fingerprint;
 import dev.idempotency.IdempotencyKey;
 import dev.idempotency.spi.Claim;
 import dev.idempotency.spi.ClaimRequest;
+import dev.idempotency.testsupport.TestDatabases;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;

@@ -1,7 +1,7 @@
 package dev.idempotency.jdbc.kit;
 
 import com.zaxxer.hikari.HikariDataSource;
-import dev.idempotency.jdbc.TestDatabases;
+import dev.idempotency.testsupport.TestDatabases;
 
 /** The store contract on embedded HSQLDB, in its multi-version concurrency mode. */
 class HsqldbContractTest extends JdbcStoreContract {

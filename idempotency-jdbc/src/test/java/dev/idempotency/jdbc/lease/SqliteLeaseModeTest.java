@@ -1,7 +1,7 @@
 package dev.idempotency.jdbc.lease;
 
 import dev.idempotency.jdbc.SqliteStoreTest;
-import dev.idempotency.jdbc.TestDatabases;
+import dev.idempotency.testsupport.TestDatabases;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
