@@ -15,6 +15,7 @@ import dev.idempotency.ManagedIdempotency;
 import dev.idempotency.Outcome;
 import dev.idempotency.ResultCodec;
 import dev.idempotency.RetryPolicy;
+import dev.idempotency.testkit.TestClock;
 import dev.idempotency.testsupport.LazyPool;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -79,7 +80,7 @@ public abstract class AbstractChunkTest {
         }
     }
 
-    protected final MutableClock clock = new MutableClock(Instant.parse("2026-03-29T01:30:00Z"));
+    protected final TestClock clock = new TestClock(Instant.parse("2026-03-29T01:30:00Z"));
     protected final JdbcIdempotencyStore store = JdbcIdempotencyStore.builder().table(TABLE).build();
     protected final Map<String, AtomicInteger> runs = new ConcurrentHashMap<>();
     protected Idempotency<Connection> idem;

@@ -13,6 +13,7 @@ import dev.idempotency.Outcome;
 import dev.idempotency.ResultCodec;
 import dev.idempotency.RetryPolicy;
 import dev.idempotency.TransactionConflictException;
+import dev.idempotency.testkit.TestClock;
 import dev.idempotency.testsupport.LazyPool;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -188,7 +189,7 @@ public abstract class AbstractWriteLastTest {
 
     @Test
     void anExpiredRecordIsReplacedByTheWrite() throws Exception {
-        MutableClock clock = new MutableClock(Instant.now());
+        TestClock clock = new TestClock(Instant.now());
         ManagedIdempotency<Connection> m = managed(clock, Duration.ofSeconds(10));
         IdempotencyKey key = key();
         m.executeWritingLast(key, c -> effect(c, key, "old"));

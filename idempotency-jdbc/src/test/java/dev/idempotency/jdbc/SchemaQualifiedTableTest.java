@@ -7,6 +7,7 @@ import dev.idempotency.Idempotency;
 import dev.idempotency.IdempotencyKey;
 import dev.idempotency.KeyPolicy;
 import dev.idempotency.Outcome;
+import dev.idempotency.testkit.TestClock;
 import dev.idempotency.testsupport.TestDatabases;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -72,7 +73,7 @@ class SchemaQualifiedTableTest {
                 assertThat(store.ddl(c)).contains("idempotency_record_v2_expires").doesNotContain("_v2_v2");
             }
 
-            MutableClock clock = new MutableClock(Instant.parse("2026-04-05T01:59:59Z"));
+            TestClock clock = new TestClock(Instant.parse("2026-04-05T01:59:59Z"));
             Idempotency<Connection> idem = Idempotency.builder(store).clock(clock)
                     .keyPolicy(KeyPolicy.builder().retention(Duration.ofMinutes(1)).build()).build();
             IdempotencyKey key = IdempotencyKey.of("t", "k");
