@@ -6,7 +6,7 @@ import dev.idempotency.testsupport.TestDatabases;
 class HsqldbChunkTest extends AbstractChunkTest {
 
     HsqldbChunkTest() {
-        super(() -> TestDatabases.pool("jdbc:hsqldb:mem:chunk;hsqldb.tx=mvcc", "SA", "", 24));
+        super(() -> TestDatabases.hsqldb("chunk", 24));
     }
 
     /** HSQLDB claims key by key (MERGE): 20 claims, each a SELECT and a MERGE, and the batch. */

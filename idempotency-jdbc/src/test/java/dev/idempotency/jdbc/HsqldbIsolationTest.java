@@ -45,7 +45,7 @@ class HsqldbIsolationTest {
     private final Idempotency<Connection> idem = Idempotency.builder(store)
             .keyPolicy(KeyPolicy.builder().lockTimeout(Duration.ofSeconds(10)).build()).clock(clock).build();
     private final AtomicInteger executions = new AtomicInteger();
-    private final HikariDataSource ds = TestDatabases.pool("jdbc:hsqldb:mem:isolation;hsqldb.tx=mvcc", "SA", "", 16);
+    private final HikariDataSource ds = TestDatabases.hsqldb("isolation", 16);
 
     @BeforeEach
     void reset() throws Exception {

@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
 /** The store contract on in-memory HSQLDB in MVCC mode, through a HikariCP pool. */
 class HsqldbStoreTest extends AbstractJdbcStoreTest {
 
-    private final LazyPool pool = new LazyPool(() -> TestDatabases.pool("jdbc:hsqldb:mem:contract;hsqldb.tx=mvcc", "SA", "", 24));
+    private final LazyPool pool = new LazyPool(() -> TestDatabases.hsqldb("contract", 24));
 
     @Override
     protected DataSource dataSource() {

@@ -6,6 +6,6 @@ import dev.idempotency.testsupport.TestDatabases;
 class HsqldbWriteLastTest extends AbstractWriteLastTest {
 
     HsqldbWriteLastTest() {
-        super(() -> TestDatabases.pool("jdbc:hsqldb:mem:writelast;hsqldb.tx=mvcc", "SA", "", 24));
+        super(() -> TestDatabases.hsqldb("writelast", 24));
     }
 }

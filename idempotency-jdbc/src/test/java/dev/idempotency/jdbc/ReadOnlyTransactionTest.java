@@ -94,7 +94,7 @@ class ReadOnlyTransactionTest {
 
     @Test
     void hsqldb() throws Exception {
-        onAServer(TestDatabases.pool("jdbc:hsqldb:mem:read-only;hsqldb.tx=mvcc", "SA", "", 4), "SET TRANSACTION READ ONLY");
+        onAServer(TestDatabases.hsqldb("read-only", 4), "SET TRANSACTION READ ONLY");
     }
 
     /**

@@ -33,8 +33,7 @@ class SchemaQualifiedTableTest {
     static Stream<Arguments> databases() {
         return Stream.of(
                 Arguments.of("H2", (Supplier<HikariDataSource>) () -> TestDatabases.h2("schema-qualified"), "CREATE SCHEMA IF NOT EXISTS app"),
-                Arguments.of("HSQLDB", (Supplier<HikariDataSource>) () -> TestDatabases.pool(
-                        "jdbc:hsqldb:mem:schema-qualified;hsqldb.tx=mvcc", "SA", "", 4), "CREATE SCHEMA app"),
+                Arguments.of("HSQLDB", (Supplier<HikariDataSource>) () -> TestDatabases.hsqldb("schema-qualified", 4), "CREATE SCHEMA app"),
                 Arguments.of("SQLite", (Supplier<HikariDataSource>) SchemaQualifiedTableTest::sqlite, null),
                 Arguments.of("PostgreSQL", (Supplier<HikariDataSource>) TestDatabases::postgres, "CREATE SCHEMA IF NOT EXISTS app"),
                 Arguments.of("MariaDB", (Supplier<HikariDataSource>) TestDatabases::mariadb, null));
@@ -91,7 +90,7 @@ class SchemaQualifiedTableTest {
         try {
             Path file = Files.createTempFile("idempotency-schema", ".db");
             file.toFile().deleteOnExit();
-            return TestDatabases.pool("jdbc:sqlite:" + file + "?journal_mode=WAL&busy_timeout=10000", null, null, 1);
+            return TestDatabases.pool(TestDatabases.sqliteUrl(file, ""), null, null, 1);
         } catch (java.io.IOException e) {
             throw new java.io.UncheckedIOException(e);
         }

@@ -11,7 +11,7 @@ class SqliteChunkTest extends AbstractChunkTest {
     SqliteChunkTest() {
         super(() -> {
             try {
-                return TestDatabases.pool(SqliteStoreTest.url(Files.createTempDirectory("idempotency-sqlite").resolve("chunk.db"), ""),
+                return TestDatabases.pool(TestDatabases.sqliteUrl(Files.createTempDirectory("idempotency-sqlite").resolve("chunk.db"), ""),
                         null, null, 24);
             } catch (IOException e) {
                 throw new UncheckedIOException(e);

@@ -58,7 +58,7 @@ class SqliteIsolationTest {
     private HikariDataSource database(String mode) throws Exception {
         Path dir = Files.createTempDirectory("idempotency-sqlite-isolation");
         dirs.add(dir);
-        HikariDataSource ds = TestDatabases.pool(SqliteStoreTest.url(dir.resolve("isolation.db"), "&transaction_mode=" + mode),
+        HikariDataSource ds = TestDatabases.pool(TestDatabases.sqliteUrl(dir.resolve("isolation.db"), "&transaction_mode=" + mode),
                 null, null, 16);
         pools.add(ds);
         store.createTableIfMissing(ds);

@@ -32,13 +32,8 @@ public class SqliteStoreTest extends AbstractJdbcStoreTest {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        return TestDatabases.pool(url(dir.resolve("contract.db"), ""), null, null, 24);
+        return TestDatabases.pool(TestDatabases.sqliteUrl(dir.resolve("contract.db"), ""), null, null, 24);
     });
-
-    /** @return a URL on {@code file} in WAL mode with a 10 s busy timeout, plus {@code extra} parameters */
-    public static String url(Path file, String extra) {
-        return "jdbc:sqlite:" + file + "?journal_mode=WAL&busy_timeout=10000" + extra;
-    }
 
     @Override
     protected DataSource dataSource() {

@@ -22,7 +22,7 @@ class SqliteWriteLastTest extends AbstractWriteLastTest {
     SqliteWriteLastTest() {
         super(() -> {
             try {
-                return TestDatabases.pool(SqliteStoreTest.url(Files.createTempDirectory("idempotency-sqlite").resolve("writelast.db"), ""),
+                return TestDatabases.pool(TestDatabases.sqliteUrl(Files.createTempDirectory("idempotency-sqlite").resolve("writelast.db"), ""),
                         null, null, 24);
             } catch (IOException e) {
                 throw new UncheckedIOException(e);

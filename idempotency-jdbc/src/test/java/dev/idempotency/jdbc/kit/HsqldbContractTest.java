@@ -7,6 +7,6 @@ import dev.idempotency.testsupport.TestDatabases;
 class HsqldbContractTest extends JdbcStoreContract {
     @Override
     HikariDataSource createPool() {
-        return TestDatabases.pool("jdbc:hsqldb:mem:kit;hsqldb.tx=mvcc", "SA", "", 16);
+        return TestDatabases.hsqldb("kit", 16);
     }
 }

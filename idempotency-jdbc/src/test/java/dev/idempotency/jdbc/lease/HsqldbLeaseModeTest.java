@@ -6,6 +6,6 @@ import dev.idempotency.testsupport.TestDatabases;
 class HsqldbLeaseModeTest extends AbstractLeaseModeTest {
 
     HsqldbLeaseModeTest() {
-        super(() -> TestDatabases.pool("jdbc:hsqldb:mem:lease;hsqldb.tx=mvcc", "SA", "", 24));
+        super(() -> TestDatabases.hsqldb("lease", 24));
     }
 }
