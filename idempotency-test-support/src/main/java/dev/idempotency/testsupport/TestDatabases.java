@@ -82,6 +82,17 @@ public final class TestDatabases {
      * @return a pool that waits up to 30 s for a connection
      */
     public static HikariDataSource pool(String url, String user, String password, int size) {
+        return new HikariDataSource(config(url, user, password, size));
+    }
+
+    /**
+     * @param url a JDBC URL
+     * @param user the user, or {@code null}
+     * @param password the password, or {@code null}
+     * @param size the pool size
+     * @return the configuration of {@link #pool(String, String, String, int)}, for a caller to change before it opens the pool
+     */
+    public static HikariConfig config(String url, String user, String password, int size) {
         HikariConfig config = new HikariConfig();
         config.setJdbcUrl(url);
         if (user != null) {
@@ -90,6 +101,6 @@ public final class TestDatabases {
         }
         config.setMaximumPoolSize(size);
         config.setConnectionTimeout(30_000);
-        return new HikariDataSource(config);
+        return config;
     }
 }
