@@ -1,11 +1,10 @@
 package dev.idempotency.faults;
 
-import static org.junit.jupiter.api.Assertions.fail;
-
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.idempotency.testsupport.DatabaseServer;
+import dev.idempotency.testsupport.TestDatabases;
 import java.nio.file.Path;
-import org.junit.jupiter.api.Assumptions;
 
 /**
  * A database the faults are injected into: where clients connect, and whether several processes may
@@ -21,12 +20,12 @@ record FaultDatabase(String name, String url, String user, String password, bool
 
     /** @return the PostgreSQL server of the environment ({@code IDEMPOTENCY_PG_URL}, {@code _USER}, {@code _PASSWORD}) */
     static FaultDatabase postgres() {
-        return server("PostgreSQL", "IDEMPOTENCY_PG");
+        return server(DatabaseServer.postgres());
     }
 
     /** @return the MariaDB server of the environment ({@code IDEMPOTENCY_MARIADB_URL}, ...) */
     static FaultDatabase mariadb() {
-        return server("MariaDB", "IDEMPOTENCY_MARIADB");
+        return server(DatabaseServer.mariadb());
     }
 
     /**
@@ -39,20 +38,11 @@ record FaultDatabase(String name, String url, String user, String password, bool
 
     /** @return SQLite in a file, in write-ahead-log mode, waiting up to 10 s for the write lock */
     static FaultDatabase sqliteFile(Path dir) {
-        return new FaultDatabase("SQLite file", "jdbc:sqlite:" + dir.resolve("faults.db") + "?journal_mode=WAL&busy_timeout=10000", null, null, true);
+        return new FaultDatabase("SQLite file", TestDatabases.sqliteUrl(dir.resolve("faults.db"), ""), null, null, true);
     }
 
-    private static FaultDatabase server(String name, String prefix) {
-        String url = System.getenv(prefix + "_URL");
-        if (url == null || url.isBlank()) {
-            String message = prefix + "_URL is not set: run the suite with scripts/test, which starts the server,"
-                    + " or set " + prefix + "_URL, _USER and _PASSWORD to a server of your own";
-            if ("true".equalsIgnoreCase(System.getenv("CI"))) {
-                fail(message);
-            }
-            Assumptions.abort(message);
-        }
-        return new FaultDatabase(name, url, System.getenv(prefix + "_USER"), System.getenv(prefix + "_PASSWORD"), true);
+    private static FaultDatabase server(DatabaseServer server) {
+        return new FaultDatabase(server.name(), server.url(), server.user(), server.password(), true);
     }
 
     /** @return this database at another URL (through a proxy, on another port), same credentials */
@@ -73,15 +63,7 @@ record FaultDatabase(String name, String url, String user, String password, bool
     }
 
     private HikariConfig config(int size) {
-        HikariConfig config = new HikariConfig();
-        config.setJdbcUrl(url);
-        if (user != null) {
-            config.setUsername(user);
-            config.setPassword(password);
-        }
-        config.setMaximumPoolSize(size);
-        config.setConnectionTimeout(30_000);
-        return config;
+        return TestDatabases.config(url, user, password, size);
     }
 
     @Override

@@ -1,7 +1,7 @@
 package dev.idempotency.http;
 
-import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.idempotency.testsupport.TestDatabases;
 import java.util.UUID;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterAll;
@@ -13,11 +13,8 @@ class H2HttpTest extends AbstractHttpTest {
 
     @Override
     DataSource dataSource() {
-        HikariConfig config = new HikariConfig();
-        // LOCK_TIMEOUT: H2 ends a lock wait after 2 s by default, before the layer's 10-second lock timeout.
-        config.setJdbcUrl("jdbc:h2:mem:http-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1;LOCK_TIMEOUT=10000");
-        config.setMaximumPoolSize(20);
-        pool = new HikariDataSource(config);
+        // LOCK_TIMEOUT (10 s in the URL): H2 ends a lock wait after 2 s by default, before the layer's 10-second lock timeout.
+        pool = TestDatabases.h2("http-" + UUID.randomUUID(), 20);
         return pool;
     }
 

@@ -15,6 +15,8 @@ import dev.idempotency.ManagedIdempotency;
 import dev.idempotency.Outcome;
 import dev.idempotency.ResultCodec;
 import dev.idempotency.RetryPolicy;
+import dev.idempotency.testkit.TestClock;
+import dev.idempotency.testsupport.LazyPool;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -52,20 +54,16 @@ public abstract class AbstractChunkTest {
 
     static final String TABLE = "idempotency_chunk";
 
-    private final Supplier<HikariDataSource> pools;
-    private HikariDataSource pool;
+    private final LazyPool pool;
 
     /** @param pools opens the pool on the database under test, when the first test needs it */
     protected AbstractChunkTest(Supplier<HikariDataSource> pools) {
-        this.pools = pools;
+        this.pool = new LazyPool(pools);
     }
 
     /** @return the pool on the database under test */
     protected DataSource dataSource() {
-        if (pool == null) {
-            pool = pools.get();
-        }
-        return pool;
+        return pool.get();
     }
 
     /** @return statements of a first chunk of 20 new items: as the dialect's claimAll Javadoc states */
@@ -82,7 +80,7 @@ public abstract class AbstractChunkTest {
         }
     }
 
-    protected final MutableClock clock = new MutableClock(Instant.parse("2026-03-29T01:30:00Z"));
+    protected final TestClock clock = new TestClock(Instant.parse("2026-03-29T01:30:00Z"));
     protected final JdbcIdempotencyStore store = JdbcIdempotencyStore.builder().table(TABLE).build();
     protected final Map<String, AtomicInteger> runs = new ConcurrentHashMap<>();
     protected Idempotency<Connection> idem;
@@ -106,9 +104,7 @@ public abstract class AbstractChunkTest {
 
     @AfterAll
     void close() {
-        if (pool != null) {
-            pool.close();
-        }
+        pool.close();
     }
 
     static List<String> items(int from, int to) {

@@ -11,6 +11,7 @@ import dev.idempotency.IdempotencyKey;
 import dev.idempotency.KeyPolicy;
 import dev.idempotency.Outcome;
 import dev.idempotency.TransactionConflictException;
+import dev.idempotency.testkit.TestClock;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -113,7 +114,7 @@ public abstract class AbstractIsolationTest {
     protected abstract boolean transactionUsableAfterLockTimeout();
 
     /** Starts 15 minutes before daylight saving time ends in Pacific/Chatham (2026-04-04T14:00Z, 03:45 local). */
-    protected final MutableClock clock = new MutableClock(Instant.parse("2026-04-04T13:44:59.987Z"));
+    protected final TestClock clock = new TestClock(Instant.parse("2026-04-04T13:44:59.987Z"));
     protected final JdbcIdempotencyStore store = JdbcIdempotencyStore.builder().table("iso_record").build();
     protected final AtomicInteger executions = new AtomicInteger();
 

@@ -16,6 +16,7 @@ import dev.idempotency.ResultCodec;
 import dev.idempotency.ResultCodecException;
 import dev.idempotency.ResultTooLargeException;
 import dev.idempotency.TransactionRequiredException;
+import dev.idempotency.testkit.TestClock;
 import java.io.IOException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -67,7 +68,7 @@ public abstract class AbstractJdbcStoreTest {
     /** Every test starts at this instant (a daylight-saving change in several zones). */
     protected static final Instant START = Instant.parse("2026-03-29T01:30:00Z");
 
-    protected final MutableClock clock = new MutableClock(START);
+    protected final TestClock clock = new TestClock(START);
     protected final AtomicInteger executions = new AtomicInteger();
     protected JdbcIdempotencyStore store = JdbcIdempotencyStore.ofDefaults();
     protected Idempotency<Connection> idem;

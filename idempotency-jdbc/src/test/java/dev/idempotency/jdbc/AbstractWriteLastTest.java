@@ -13,6 +13,8 @@ import dev.idempotency.Outcome;
 import dev.idempotency.ResultCodec;
 import dev.idempotency.RetryPolicy;
 import dev.idempotency.TransactionConflictException;
+import dev.idempotency.testkit.TestClock;
+import dev.idempotency.testsupport.LazyPool;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -51,22 +53,18 @@ public abstract class AbstractWriteLastTest {
 
     static final String TABLE = "wl_record";
 
-    private final Supplier<HikariDataSource> pools;
-    private HikariDataSource pool;
+    private final LazyPool pool;
     protected final JdbcIdempotencyStore store = JdbcIdempotencyStore.builder().table(TABLE).build();
     protected final AtomicInteger runs = new AtomicInteger();
 
     /** @param pools opens the pool on the database under test, when the first test needs it */
     protected AbstractWriteLastTest(Supplier<HikariDataSource> pools) {
-        this.pools = pools;
+        this.pool = new LazyPool(pools);
     }
 
     /** @return the pool on the database under test */
     protected DataSource dataSource() {
-        if (pool == null) {
-            pool = pools.get();
-        }
-        return pool;
+        return pool.get();
     }
 
     /** Thrown by a work whose failure the policy declares final. */
@@ -99,9 +97,7 @@ public abstract class AbstractWriteLastTest {
 
     @AfterAll
     void close() {
-        if (pool != null) {
-            pool.close();
-        }
+        pool.close();
     }
 
     ManagedIdempotency<Connection> managed(InstantSource clock, Duration lockTimeout) {
@@ -193,7 +189,7 @@ public abstract class AbstractWriteLastTest {
 
     @Test
     void anExpiredRecordIsReplacedByTheWrite() throws Exception {
-        MutableClock clock = new MutableClock(Instant.now());
+        TestClock clock = new TestClock(Instant.now());
         ManagedIdempotency<Connection> m = managed(clock, Duration.ofSeconds(10));
         IdempotencyKey key = key();
         m.executeWritingLast(key, c -> effect(c, key, "old"));

@@ -8,6 +8,7 @@ import dev.idempotency.Idempotency;
 import dev.idempotency.IdempotencyKey;
 import dev.idempotency.IdempotencyStoreException;
 import dev.idempotency.Outcome;
+import dev.idempotency.testsupport.TestDatabases;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;

@@ -7,6 +7,8 @@ import dev.idempotency.Idempotency;
 import dev.idempotency.IdempotencyKey;
 import dev.idempotency.KeyPolicy;
 import dev.idempotency.Outcome;
+import dev.idempotency.testsupport.LazyPool;
+import dev.idempotency.testsupport.TestDatabases;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -20,14 +22,11 @@ import org.junit.jupiter.api.Test;
 /** Isolation, time zones, lock timeout and cost on embedded H2. */
 class H2IsolationTest extends AbstractIsolationTest {
 
-    private HikariDataSource pool;
+    private final LazyPool pool = new LazyPool(() -> TestDatabases.h2("isolation"));
 
     @Override
     protected HikariDataSource dataSource() {
-        if (pool == null) {
-            pool = TestDatabases.h2("isolation");
-        }
-        return pool;
+        return pool.get();
     }
 
     /** Embedded H2: the session's lock timeout, set in milliseconds for the claim's statement. */

@@ -1,19 +1,17 @@
 package dev.idempotency.jdbc;
 
-import com.zaxxer.hikari.HikariDataSource;
+import dev.idempotency.testsupport.LazyPool;
+import dev.idempotency.testsupport.TestDatabases;
 import javax.sql.DataSource;
 
 /** The store contract on embedded H2, through a HikariCP pool. */
 class H2StoreTest extends AbstractJdbcStoreTest {
 
-    private HikariDataSource pool;
+    private final LazyPool pool = new LazyPool(() -> TestDatabases.h2("contract"));
 
     @Override
     protected DataSource dataSource() {
-        if (pool == null) {
-            pool = TestDatabases.h2("contract");
-        }
-        return pool;
+        return pool.get();
     }
 
     /** Statements of a first execution, as the dialect's Javadoc states: the standard claim of SqlDialect: SELECT, INSERT, the completing UPDATE; a replay, one SELECT. */
@@ -38,8 +36,6 @@ class H2StoreTest extends AbstractJdbcStoreTest {
 
     @Override
     protected void closeDataSource() {
-        if (pool != null) {
-            pool.close();
-        }
+        pool.close();
     }
 }

@@ -1,11 +1,12 @@
 package dev.idempotency.jdbc;
 
+import dev.idempotency.testsupport.TestDatabases;
 
 /** Chunks on in-memory HSQLDB in MVCC mode, which claims a chunk key by key. */
 class HsqldbChunkTest extends AbstractChunkTest {
 
     HsqldbChunkTest() {
-        super(() -> TestDatabases.pool("jdbc:hsqldb:mem:chunk;hsqldb.tx=mvcc", "SA", "", 24));
+        super(() -> TestDatabases.hsqldb("chunk", 24));
     }
 
     /** HSQLDB claims key by key (MERGE): 20 claims, each a SELECT and a MERGE, and the batch. */

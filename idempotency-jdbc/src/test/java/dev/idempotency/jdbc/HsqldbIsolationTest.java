@@ -9,6 +9,8 @@ import dev.idempotency.IdempotencyKey;
 import dev.idempotency.KeyPolicy;
 import dev.idempotency.Outcome;
 import dev.idempotency.TransactionConflictException;
+import dev.idempotency.testkit.TestClock;
+import dev.idempotency.testsupport.TestDatabases;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -38,12 +40,12 @@ class HsqldbIsolationTest {
 
     private static final int RC = Connection.TRANSACTION_READ_COMMITTED;
 
-    private final MutableClock clock = new MutableClock(Instant.parse("2026-04-04T13:30:00.123Z"));
+    private final TestClock clock = new TestClock(Instant.parse("2026-04-04T13:30:00.123Z"));
     private final JdbcIdempotencyStore store = JdbcIdempotencyStore.ofDefaults();
     private final Idempotency<Connection> idem = Idempotency.builder(store)
             .keyPolicy(KeyPolicy.builder().lockTimeout(Duration.ofSeconds(10)).build()).clock(clock).build();
     private final AtomicInteger executions = new AtomicInteger();
-    private final HikariDataSource ds = TestDatabases.pool("jdbc:hsqldb:mem:isolation;hsqldb.tx=mvcc", "SA", "", 16);
+    private final HikariDataSource ds = TestDatabases.hsqldb("isolation", 16);
 
     @BeforeEach
     void reset() throws Exception {

@@ -3,12 +3,13 @@ package dev.idempotency.jdbc;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import com.zaxxer.hikari.HikariDataSource;
 import dev.idempotency.Fingerprint;
 import dev.idempotency.IdempotencyKey;
 import dev.idempotency.IdempotencyStoreException;
 import dev.idempotency.jdbc.dialect.HsqldbDialect;
 import dev.idempotency.spi.ClaimRequest;
+import dev.idempotency.testsupport.LazyPool;
+import dev.idempotency.testsupport.TestDatabases;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -18,14 +19,11 @@ import org.junit.jupiter.api.Test;
 /** The store contract on in-memory HSQLDB in MVCC mode, through a HikariCP pool. */
 class HsqldbStoreTest extends AbstractJdbcStoreTest {
 
-    private HikariDataSource pool;
+    private final LazyPool pool = new LazyPool(() -> TestDatabases.hsqldb("contract", 24));
 
     @Override
     protected DataSource dataSource() {
-        if (pool == null) {
-            pool = TestDatabases.pool("jdbc:hsqldb:mem:contract;hsqldb.tx=mvcc", "SA", "", 24);
-        }
-        return pool;
+        return pool.get();
     }
 
     /** Statements of a first execution, as the dialect's Javadoc states: SELECT, MERGE, the completing UPDATE; a replay, one SELECT. */
@@ -50,9 +48,7 @@ class HsqldbStoreTest extends AbstractJdbcStoreTest {
 
     @Override
     protected void closeDataSource() {
-        if (pool != null) {
-            pool.close();
-        }
+        pool.close();
     }
 
     @Test

@@ -1,9 +1,11 @@
 package dev.idempotency.jdbc;
 
+import dev.idempotency.testsupport.TestDatabases;
+
 /** Write-last mode on Hsqldb. */
 class HsqldbWriteLastTest extends AbstractWriteLastTest {
 
     HsqldbWriteLastTest() {
-        super(() -> TestDatabases.pool("jdbc:hsqldb:mem:writelast;hsqldb.tx=mvcc", "SA", "", 24));
+        super(() -> TestDatabases.hsqldb("writelast", 24));
     }
 }

@@ -7,6 +7,7 @@ import dev.idempotency.Fingerprint;
 import dev.idempotency.IdempotencyKey;
 import dev.idempotency.Outcome;
 import dev.idempotency.ResultCodec;
+import dev.idempotency.testsupport.TestDatabases;
 import java.sql.Connection;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;

@@ -11,6 +11,7 @@ import dev.idempotency.ManagedIdempotency;
 import dev.idempotency.Outcome;
 import dev.idempotency.RetryPolicy;
 import dev.idempotency.TransactionConflictException;
+import dev.idempotency.testsupport.TestDatabases;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;

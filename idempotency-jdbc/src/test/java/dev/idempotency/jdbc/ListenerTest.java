@@ -9,6 +9,8 @@ import dev.idempotency.IdempotencyKey;
 import dev.idempotency.IdempotencyListener;
 import dev.idempotency.KeyPolicy;
 import dev.idempotency.Outcome;
+import dev.idempotency.testkit.TestClock;
+import dev.idempotency.testsupport.TestDatabases;
 import java.sql.Connection;
 import java.sql.Statement;
 import java.time.Duration;
@@ -28,7 +30,7 @@ import org.junit.jupiter.api.TestInstance;
 class ListenerTest {
 
     private final HikariDataSource ds = TestDatabases.h2("listener");
-    private final MutableClock clock = new MutableClock(Instant.parse("2026-10-25T00:30:00Z"));
+    private final TestClock clock = new TestClock(Instant.parse("2026-10-25T00:30:00Z"));
     private final JdbcIdempotencyStore store = JdbcIdempotencyStore.builder().table("listener_record").build();
 
     @BeforeEach

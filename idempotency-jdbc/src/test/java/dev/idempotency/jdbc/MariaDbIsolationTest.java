@@ -9,6 +9,8 @@ import dev.idempotency.IdempotencyKey;
 import dev.idempotency.KeyPolicy;
 import dev.idempotency.Outcome;
 import dev.idempotency.TransactionConflictException;
+import dev.idempotency.testsupport.LazyPool;
+import dev.idempotency.testsupport.TestDatabases;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -19,14 +21,11 @@ import org.junit.jupiter.api.Test;
 /** Isolation, time zones, lock timeout and cost on the MariaDB server of the environment. */
 class MariaDbIsolationTest extends AbstractIsolationTest {
 
-    private HikariDataSource pool;
+    private final LazyPool pool = new LazyPool(TestDatabases::mariadb);
 
     @Override
     protected HikariDataSource dataSource() {
-        if (pool == null) {
-            pool = TestDatabases.mariadb();
-        }
-        return pool;
+        return pool.get();
     }
 
     /** InnoDB's locking reads see the latest committed record whatever the snapshot. */

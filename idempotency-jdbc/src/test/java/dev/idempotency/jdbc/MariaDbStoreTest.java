@@ -3,12 +3,13 @@ package dev.idempotency.jdbc;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import com.zaxxer.hikari.HikariDataSource;
 import dev.idempotency.Idempotency;
 import dev.idempotency.IdempotencyKey;
 import dev.idempotency.KeyPolicy;
 import dev.idempotency.Outcome;
 import dev.idempotency.ResultTooLargeException;
+import dev.idempotency.testsupport.LazyPool;
+import dev.idempotency.testsupport.TestDatabases;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;
@@ -18,14 +19,11 @@ import org.junit.jupiter.api.Test;
 /** The store contract on the MariaDB server of the environment. */
 class MariaDbStoreTest extends AbstractJdbcStoreTest {
 
-    private HikariDataSource pool;
+    private final LazyPool pool = new LazyPool(TestDatabases::mariadb);
 
     @Override
     protected DataSource dataSource() {
-        if (pool == null) {
-            pool = TestDatabases.mariadb();
-        }
-        return pool;
+        return pool.get();
     }
 
     /** Statements of a first execution, as the dialect's Javadoc states: SELECT, INSERT ... ON DUPLICATE KEY UPDATE, the completing UPDATE; a replay, one SELECT. */
@@ -50,9 +48,7 @@ class MariaDbStoreTest extends AbstractJdbcStoreTest {
 
     @Override
     protected void closeDataSource() {
-        if (pool != null) {
-            pool.close();
-        }
+        pool.close();
     }
 
     /**

@@ -1,5 +1,7 @@
 package dev.idempotency.jdbc;
 
+import dev.idempotency.testsupport.TestDatabases;
+
 /** Write-last mode on MariaDb. */
 class MariaDbWriteLastTest extends AbstractWriteLastTest {
 

@@ -10,6 +10,7 @@ import dev.idempotency.IdempotencyListener;
 import dev.idempotency.Outcome;
 import dev.idempotency.jdbc.dialect.MariaDbDialect;
 import dev.idempotency.jdbc.dialect.PostgresDialect;
+import dev.idempotency.testsupport.TestDatabases;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;

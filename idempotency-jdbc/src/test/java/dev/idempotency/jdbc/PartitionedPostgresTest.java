@@ -13,6 +13,7 @@ import dev.idempotency.Outcome;
 import dev.idempotency.RetryPolicy;
 import dev.idempotency.jdbc.dialect.PartitionedPostgresDialect;
 import dev.idempotency.jdbc.dialect.TableName;
+import dev.idempotency.testsupport.TestDatabases;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;

@@ -1,5 +1,6 @@
 package dev.idempotency.jdbc;
 
+import dev.idempotency.testsupport.TestDatabases;
 import java.sql.Connection;
 import java.util.List;
 

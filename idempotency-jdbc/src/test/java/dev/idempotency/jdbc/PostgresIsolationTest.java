@@ -10,6 +10,8 @@ import dev.idempotency.IdempotencyStoreException;
 import dev.idempotency.KeyPolicy;
 import dev.idempotency.ManagedIdempotency;
 import dev.idempotency.Outcome;
+import dev.idempotency.testsupport.LazyPool;
+import dev.idempotency.testsupport.TestDatabases;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -25,14 +27,11 @@ import org.junit.jupiter.api.Test;
 /** Isolation, time zones, lock timeout and cost on the PostgreSQL server of the environment. */
 class PostgresIsolationTest extends AbstractIsolationTest {
 
-    private HikariDataSource pool;
+    private final LazyPool pool = new LazyPool(TestDatabases::postgres);
 
     @Override
     protected HikariDataSource dataSource() {
-        if (pool == null) {
-            pool = TestDatabases.postgres();
-        }
-        return pool;
+        return pool.get();
     }
 
     /** PostgreSQL reports 40001 when the conflicting row is invisible to a transaction-wide snapshot. */

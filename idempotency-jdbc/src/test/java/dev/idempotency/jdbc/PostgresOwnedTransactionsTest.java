@@ -11,6 +11,8 @@ import dev.idempotency.KeyPolicy;
 import dev.idempotency.ManagedIdempotency;
 import dev.idempotency.Outcome;
 import dev.idempotency.RetryPolicy;
+import dev.idempotency.testsupport.DatabaseServer;
+import dev.idempotency.testsupport.TestDatabases;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
@@ -214,8 +216,8 @@ class PostgresOwnedTransactionsTest {
         final Connection real;
 
         OneConnection() throws SQLException {
-            real = DriverManager.getConnection(System.getenv("IDEMPOTENCY_PG_URL"), System.getenv("IDEMPOTENCY_PG_USER"),
-                    System.getenv("IDEMPOTENCY_PG_PASSWORD"));
+            DatabaseServer server = DatabaseServer.postgres();
+            real = DriverManager.getConnection(server.url(), server.user(), server.password());
         }
 
         DataSource dataSource() {

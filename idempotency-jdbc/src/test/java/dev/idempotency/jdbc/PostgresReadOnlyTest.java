@@ -7,6 +7,8 @@ import dev.idempotency.IdempotencyKey;
 import dev.idempotency.ManagedIdempotency;
 import dev.idempotency.ResultCodec;
 import dev.idempotency.TransactionRequiredException;
+import dev.idempotency.testsupport.DatabaseServer;
+import dev.idempotency.testsupport.TestDatabases;
 import java.sql.Connection;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
@@ -30,9 +32,10 @@ class PostgresReadOnlyTest {
         try (HikariDataSource writable = TestDatabases.postgres()) {
             store.createTableIfMissing(writable);
         }
-        String url = System.getenv("IDEMPOTENCY_PG_URL");
+        DatabaseServer server = DatabaseServer.postgres();
+        String url = server.url();
         readOnly = TestDatabases.pool(url + (url.contains("?") ? "&" : "?") + "options=-c%20default_transaction_read_only%3Don",
-                System.getenv("IDEMPOTENCY_PG_USER"), System.getenv("IDEMPOTENCY_PG_PASSWORD"), 2);
+                server.user(), server.password(), 2);
     }
 
     @AfterAll

@@ -2,7 +2,8 @@ package dev.idempotency.jdbc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.zaxxer.hikari.HikariDataSource;
+import dev.idempotency.testsupport.LazyPool;
+import dev.idempotency.testsupport.TestDatabases;
 import java.sql.Connection;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
@@ -10,14 +11,11 @@ import org.junit.jupiter.api.Test;
 /** The store contract on the PostgreSQL server of the environment. */
 class PostgresStoreTest extends AbstractJdbcStoreTest {
 
-    private HikariDataSource pool;
+    private final LazyPool pool = new LazyPool(TestDatabases::postgres);
 
     @Override
     protected DataSource dataSource() {
-        if (pool == null) {
-            pool = TestDatabases.postgres();
-        }
-        return pool;
+        return pool.get();
     }
 
     /** A cancelled lock wait (57014) aborts the PostgreSQL transaction: the caller rolls back. */
@@ -43,9 +41,7 @@ class PostgresStoreTest extends AbstractJdbcStoreTest {
 
     @Override
     protected void closeDataSource() {
-        if (pool != null) {
-            pool.close();
-        }
+        pool.close();
     }
 
     /**

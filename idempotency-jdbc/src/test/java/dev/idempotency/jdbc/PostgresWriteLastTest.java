@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.idempotency.IdempotencyKey;
 import dev.idempotency.ManagedIdempotency;
 import dev.idempotency.Outcome;
+import dev.idempotency.testsupport.TestDatabases;
 import java.sql.Connection;
 import org.junit.jupiter.api.Test;
 

@@ -9,6 +9,7 @@ import dev.idempotency.Idempotency;
 import dev.idempotency.IdempotencyKey;
 import dev.idempotency.TransactionRequiredException;
 import dev.idempotency.spi.ClaimRequest;
+import dev.idempotency.testsupport.TestDatabases;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -93,7 +94,7 @@ class ReadOnlyTransactionTest {
 
     @Test
     void hsqldb() throws Exception {
-        onAServer(TestDatabases.pool("jdbc:hsqldb:mem:read-only;hsqldb.tx=mvcc", "SA", "", 4), "SET TRANSACTION READ ONLY");
+        onAServer(TestDatabases.hsqldb("read-only", 4), "SET TRANSACTION READ ONLY");
     }
 
     /**

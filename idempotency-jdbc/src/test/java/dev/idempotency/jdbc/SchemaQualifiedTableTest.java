@@ -7,6 +7,8 @@ import dev.idempotency.Idempotency;
 import dev.idempotency.IdempotencyKey;
 import dev.idempotency.KeyPolicy;
 import dev.idempotency.Outcome;
+import dev.idempotency.testkit.TestClock;
+import dev.idempotency.testsupport.TestDatabases;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -31,8 +33,7 @@ class SchemaQualifiedTableTest {
     static Stream<Arguments> databases() {
         return Stream.of(
                 Arguments.of("H2", (Supplier<HikariDataSource>) () -> TestDatabases.h2("schema-qualified"), "CREATE SCHEMA IF NOT EXISTS app"),
-                Arguments.of("HSQLDB", (Supplier<HikariDataSource>) () -> TestDatabases.pool(
-                        "jdbc:hsqldb:mem:schema-qualified;hsqldb.tx=mvcc", "SA", "", 4), "CREATE SCHEMA app"),
+                Arguments.of("HSQLDB", (Supplier<HikariDataSource>) () -> TestDatabases.hsqldb("schema-qualified", 4), "CREATE SCHEMA app"),
                 Arguments.of("SQLite", (Supplier<HikariDataSource>) SchemaQualifiedTableTest::sqlite, null),
                 Arguments.of("PostgreSQL", (Supplier<HikariDataSource>) TestDatabases::postgres, "CREATE SCHEMA IF NOT EXISTS app"),
                 Arguments.of("MariaDB", (Supplier<HikariDataSource>) TestDatabases::mariadb, null));
@@ -71,7 +72,7 @@ class SchemaQualifiedTableTest {
                 assertThat(store.ddl(c)).contains("idempotency_record_v2_expires").doesNotContain("_v2_v2");
             }
 
-            MutableClock clock = new MutableClock(Instant.parse("2026-04-05T01:59:59Z"));
+            TestClock clock = new TestClock(Instant.parse("2026-04-05T01:59:59Z"));
             Idempotency<Connection> idem = Idempotency.builder(store).clock(clock)
                     .keyPolicy(KeyPolicy.builder().retention(Duration.ofMinutes(1)).build()).build();
             IdempotencyKey key = IdempotencyKey.of("t", "k");
@@ -89,7 +90,7 @@ class SchemaQualifiedTableTest {
         try {
             Path file = Files.createTempFile("idempotency-schema", ".db");
             file.toFile().deleteOnExit();
-            return TestDatabases.pool("jdbc:sqlite:" + file + "?journal_mode=WAL&busy_timeout=10000", null, null, 1);
+            return TestDatabases.pool(TestDatabases.sqliteUrl(file, ""), null, null, 1);
         } catch (java.io.IOException e) {
             throw new java.io.UncheckedIOException(e);
         }

@@ -1,5 +1,6 @@
 package dev.idempotency.jdbc;
 
+import dev.idempotency.testsupport.TestDatabases;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -10,7 +11,7 @@ class SqliteChunkTest extends AbstractChunkTest {
     SqliteChunkTest() {
         super(() -> {
             try {
-                return TestDatabases.pool(SqliteStoreTest.url(Files.createTempDirectory("idempotency-sqlite").resolve("chunk.db"), ""),
+                return TestDatabases.pool(TestDatabases.sqliteUrl(Files.createTempDirectory("idempotency-sqlite").resolve("chunk.db"), ""),
                         null, null, 24);
             } catch (IOException e) {
                 throw new UncheckedIOException(e);

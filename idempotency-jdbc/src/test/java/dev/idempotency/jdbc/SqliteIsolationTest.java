@@ -9,6 +9,8 @@ import dev.idempotency.IdempotencyKey;
 import dev.idempotency.KeyPolicy;
 import dev.idempotency.Outcome;
 import dev.idempotency.TransactionConflictException;
+import dev.idempotency.testkit.TestClock;
+import dev.idempotency.testsupport.TestDatabases;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -45,7 +47,7 @@ import org.slf4j.LoggerFactory;
  */
 class SqliteIsolationTest {
 
-    private final MutableClock clock = new MutableClock(Instant.parse("2026-04-04T13:30:00.123Z"));
+    private final TestClock clock = new TestClock(Instant.parse("2026-04-04T13:30:00.123Z"));
     private final JdbcIdempotencyStore store = JdbcIdempotencyStore.ofDefaults();
     private final Idempotency<Connection> idem = Idempotency.builder(store)
             .keyPolicy(KeyPolicy.builder().lockTimeout(Duration.ofSeconds(10)).build()).clock(clock).build();
@@ -56,7 +58,7 @@ class SqliteIsolationTest {
     private HikariDataSource database(String mode) throws Exception {
         Path dir = Files.createTempDirectory("idempotency-sqlite-isolation");
         dirs.add(dir);
-        HikariDataSource ds = TestDatabases.pool(SqliteStoreTest.url(dir.resolve("isolation.db"), "&transaction_mode=" + mode),
+        HikariDataSource ds = TestDatabases.pool(TestDatabases.sqliteUrl(dir.resolve("isolation.db"), "&transaction_mode=" + mode),
                 null, null, 16);
         pools.add(ds);
         store.createTableIfMissing(ds);
@@ -248,7 +250,7 @@ class SqliteIsolationTest {
      * Pacific/Chatham (2026-04-05 03:45 local, 2026-04-04T14:00Z), and checks the stored expiry and
      * the replay or re-run on either side of it.
      */
-    static void expiryIsExactToTheMillisecond(HikariDataSource ds, JdbcIdempotencyStore store, MutableClock clock,
+    static void expiryIsExactToTheMillisecond(HikariDataSource ds, JdbcIdempotencyStore store, TestClock clock,
                                               AtomicInteger executions, Work work) throws Exception {
         Duration retention = Duration.ofHours(1);
         Idempotency<Connection> hourly = Idempotency.builder(store).keyPolicy(KeyPolicy.builder().retention(retention).build())

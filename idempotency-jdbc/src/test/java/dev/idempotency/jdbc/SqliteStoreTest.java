@@ -2,11 +2,12 @@ package dev.idempotency.jdbc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.zaxxer.hikari.HikariDataSource;
 import dev.idempotency.Fingerprint;
 import dev.idempotency.IdempotencyKey;
 import dev.idempotency.spi.Claim;
 import dev.idempotency.spi.ClaimRequest;
+import dev.idempotency.testsupport.LazyPool;
+import dev.idempotency.testsupport.TestDatabases;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -25,24 +26,18 @@ import org.junit.jupiter.api.Test;
 public class SqliteStoreTest extends AbstractJdbcStoreTest {
 
     private Path dir;
-    private HikariDataSource pool;
-
-    /** @return a URL on {@code file} in WAL mode with a 10 s busy timeout, plus {@code extra} parameters */
-    public static String url(Path file, String extra) {
-        return "jdbc:sqlite:" + file + "?journal_mode=WAL&busy_timeout=10000" + extra;
-    }
+    private final LazyPool pool = new LazyPool(() -> {
+        try {
+            dir = Files.createTempDirectory("idempotency-sqlite");
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return TestDatabases.pool(TestDatabases.sqliteUrl(dir.resolve("contract.db"), ""), null, null, 24);
+    });
 
     @Override
     protected DataSource dataSource() {
-        if (pool == null) {
-            try {
-                dir = Files.createTempDirectory("idempotency-sqlite");
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
-            pool = TestDatabases.pool(url(dir.resolve("contract.db"), ""), null, null, 24);
-        }
-        return pool;
+        return pool.get();
     }
 
     /** Statements of a first execution, as the dialect's Javadoc states: the upsert claim and the completing UPDATE; a replay, the upsert (no row changed) and a SELECT. */
@@ -67,9 +62,7 @@ public class SqliteStoreTest extends AbstractJdbcStoreTest {
 
     @Override
     protected void closeDataSource() throws Exception {
-        if (pool != null) {
-            pool.close();
-        }
+        pool.close();
         deleteDirectory(dir);
     }
 

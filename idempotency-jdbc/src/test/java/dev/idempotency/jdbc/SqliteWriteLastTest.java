@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.idempotency.IdempotencyKey;
 import dev.idempotency.ManagedIdempotency;
 import dev.idempotency.Outcome;
+import dev.idempotency.testsupport.TestDatabases;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -21,7 +22,7 @@ class SqliteWriteLastTest extends AbstractWriteLastTest {
     SqliteWriteLastTest() {
         super(() -> {
             try {
-                return TestDatabases.pool(SqliteStoreTest.url(Files.createTempDirectory("idempotency-sqlite").resolve("writelast.db"), ""),
+                return TestDatabases.pool(TestDatabases.sqliteUrl(Files.createTempDirectory("idempotency-sqlite").resolve("writelast.db"), ""),
                         null, null, 24);
             } catch (IOException e) {
                 throw new UncheckedIOException(e);

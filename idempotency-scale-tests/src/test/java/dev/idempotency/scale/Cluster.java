@@ -1,16 +1,14 @@
 package dev.idempotency.scale;
 
-import static org.junit.jupiter.api.Assertions.fail;
-
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.idempotency.testsupport.TestEnvironment;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.Assumptions;
 
 /**
  * The replicated databases of {@code scripts/db-cluster.sh}, named by the environment it prints
@@ -26,17 +24,14 @@ final class Cluster {
 
     /** @return the variable's value; skips (or under CI fails) the test if it is not set */
     static String env(String name) {
-        String value = System.getenv(name);
-        if (value == null || value.isBlank()) {
+        String value = TestEnvironment.get(name);
+        if (value == null) {
             String script = name.matches("IDEMPOTENCY_PG_(URL|USER|PASSWORD)") ? "scripts/db-servers.sh" : "scripts/db-cluster.sh";
             String message = name + " is not set: run the suite with scripts/test, which starts the databases, or start them with"
                     + " env_lines=\"$(" + script + " start)\" && eval \"$env_lines\" and run the tests in that shell";
-            if ("true".equalsIgnoreCase(System.getenv("CI"))) {
-                fail(message);
-            }
             // Surefire reports a class skipped in @BeforeAll as "Tests run: 0" without the reason: say it here.
-            System.err.println("[scale-tests] skipped: " + message);
-            Assumptions.abort(message);
+            System.err.println("[scale-tests] " + (TestEnvironment.underCi() ? "failed: " : "skipped: ") + message);
+            TestEnvironment.unavailable(message);
         }
         return value;
     }

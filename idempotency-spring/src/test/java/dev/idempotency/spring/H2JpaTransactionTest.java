@@ -1,12 +1,13 @@
 package dev.idempotency.spring;
 
 import com.zaxxer.hikari.HikariDataSource;
+import dev.idempotency.testsupport.TestDatabases;
 
 /** {@link AbstractJpaTransactionTest} on an in-memory H2 database. */
 class H2JpaTransactionTest extends AbstractJpaTransactionTest {
 
     @Override
     HikariDataSource createPool() {
-        return Databases.h2("spring-jpa");
+        return TestDatabases.h2("spring-jpa", 8);
     }
 }

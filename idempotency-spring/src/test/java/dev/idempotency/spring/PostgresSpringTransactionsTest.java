@@ -13,6 +13,7 @@ import dev.idempotency.Outcome;
 import dev.idempotency.RetryPolicy;
 import dev.idempotency.TransactionConflictException;
 import dev.idempotency.jdbc.JdbcIdempotencyStore;
+import dev.idempotency.testsupport.TestDatabases;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -42,7 +43,7 @@ class PostgresSpringTransactionsTest {
 
     @BeforeAll
     void open() {
-        pool = Databases.postgres();
+        pool = TestDatabases.postgres(8);
         jdbc = new JdbcTemplate(pool);
         jdbc.execute("drop table if exists ssi_a, ssi_b, deferred_unique");
         jdbc.execute("create table ssi_a (id varchar(64))");

@@ -10,6 +10,7 @@ import dev.idempotency.Outcome;
 import dev.idempotency.TransactionRequiredException;
 import dev.idempotency.jdbc.Idempotent;
 import dev.idempotency.jdbc.JdbcIdempotencyStore;
+import dev.idempotency.testsupport.TestDatabases;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -33,8 +34,8 @@ class SpringIdempotencyRefusalsTest {
 
     @BeforeAll
     void open() {
-        pool = Databases.h2("spring-refusals");
-        otherPool = Databases.h2("spring-refusals-other");
+        pool = TestDatabases.h2("spring-refusals", 8);
+        otherPool = TestDatabases.h2("spring-refusals-other", 8);
         JdbcIdempotencyStore.ofDefaults().createTableIfMissing(pool);
         transactions = new TransactionTemplate(new JdbcTransactionManager(pool));
         idempotency = SpringIdempotency.of(pool);

@@ -2,6 +2,7 @@ package dev.idempotency.examples.batch;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.idempotency.testsupport.DatabaseServer;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -16,7 +17,6 @@ import java.util.List;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
-import dev.idempotency.examples.PostgresEnvironment;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -56,9 +56,9 @@ class PaymentImportCrashTest {
 
     @Test
     void killedAtRandomOnPostgresqlAndRunAgainBooksEachInstructionOnce(@TempDir Path dir) throws Exception {
-        String url = PostgresEnvironment.url();
+        DatabaseServer postgres = DatabaseServer.postgres();
         crashAndRecover("postgresql", dir, List.of("--postgres"),
-                () -> DriverManager.getConnection(url, PostgresEnvironment.user(), PostgresEnvironment.password()));
+                () -> DriverManager.getConnection(postgres.url(), postgres.user(), postgres.password()));
     }
 
     /** Opens a connection to the job's database from this JVM. */

@@ -8,6 +8,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.idempotency.IdempotencyKey;
 import dev.idempotency.Outcome;
 import dev.idempotency.examples.charges.ChargeCrashChild.Operation;
+import dev.idempotency.testsupport.DatabaseServer;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -33,7 +34,6 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
-import dev.idempotency.examples.PostgresEnvironment;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -82,8 +82,8 @@ class ChargeCrashTest {
     /** PostgreSQL: the server of the environment ({@code IDEMPOTENCY_PG_URL}, {@code _USER}, {@code _PASSWORD}). */
     @Test
     void postgres(@TempDir Path dir) throws Exception {
-        String url = PostgresEnvironment.url();
-        new Crashes(new Database("PostgreSQL", url, PostgresEnvironment.user(), PostgresEnvironment.password()),
+        DatabaseServer postgres = DatabaseServer.postgres();
+        new Crashes(new Database("PostgreSQL", postgres.url(), postgres.user(), postgres.password()),
                 dir).run();
     }
 

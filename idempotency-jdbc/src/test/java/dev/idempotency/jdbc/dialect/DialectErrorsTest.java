@@ -4,7 +4,7 @@ import static dev.idempotency.jdbc.dialect.DialectsTest.failure;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.zaxxer.hikari.HikariDataSource;
-import dev.idempotency.jdbc.TestDatabases;
+import dev.idempotency.testsupport.TestDatabases;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;

@@ -3,7 +3,7 @@ package dev.idempotency.jdbc.dialect;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.zaxxer.hikari.HikariDataSource;
-import dev.idempotency.jdbc.TestDatabases;
+import dev.idempotency.testsupport.TestDatabases;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;

@@ -12,6 +12,7 @@ import dev.idempotency.ManagedIdempotency;
 import dev.idempotency.Outcome;
 import dev.idempotency.TransactionRequiredException;
 import dev.idempotency.jdbc.JdbcIdempotencyStore;
+import dev.idempotency.testkit.TestClock;
 import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;
@@ -20,7 +21,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicReference;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.Jdbi;
 import org.jdbi.v3.core.transaction.TransactionIsolationLevel;
@@ -49,10 +49,10 @@ abstract class AbstractJdbiTest {
         store.createTableIfMissing(pool);
     }
 
-    private final AtomicReference<Instant> now = new AtomicReference<>(Instant.parse("2026-03-29T01:30:00.250Z"));
+    private final TestClock now = new TestClock(Instant.parse("2026-03-29T01:30:00.250Z"));
     private final AtomicInteger executions = new AtomicInteger();
     private final JdbcIdempotencyStore store = JdbcIdempotencyStore.builder().table(TABLE).build();
-    private final Idempotency<Handle> idem = JdbiIdempotency.builder(store).clock(now::get)
+    private final Idempotency<Handle> idem = JdbiIdempotency.builder(store).clock(now)
             .keyPolicy(KeyPolicy.builder().lockTimeout(Duration.ofSeconds(5)).build()).build();
     private HikariDataSource pool;
     private Jdbi jdbi;
@@ -224,7 +224,7 @@ abstract class AbstractJdbiTest {
     @Test
     void expiredRecordsArePurgedThroughAHandle() {
         jdbi.useTransaction(h -> idem.execute(key("old"), h, () -> work(h, key("old"))));
-        now.updateAndGet(t -> t.plus(KeyPolicy.DEFAULT_RETENTION));
+        now.advance(KeyPolicy.DEFAULT_RETENTION);
         int purged = jdbi.inTransaction(h -> idem.purgeExpired(h, 10));
         assertThat(purged).isEqualTo(1);
     }

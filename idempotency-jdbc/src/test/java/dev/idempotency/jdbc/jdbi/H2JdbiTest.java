@@ -1,7 +1,7 @@
 package dev.idempotency.jdbc.jdbi;
 
 import com.zaxxer.hikari.HikariDataSource;
-import dev.idempotency.jdbc.TestDatabases;
+import dev.idempotency.testsupport.TestDatabases;
 
 /** The Jdbi adapter on embedded H2. */
 class H2JdbiTest extends AbstractJdbiTest {

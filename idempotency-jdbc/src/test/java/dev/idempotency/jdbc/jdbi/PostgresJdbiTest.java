@@ -1,7 +1,7 @@
 package dev.idempotency.jdbc.jdbi;
 
 import com.zaxxer.hikari.HikariDataSource;
-import dev.idempotency.jdbc.TestDatabases;
+import dev.idempotency.testsupport.TestDatabases;
 
 /** The Jdbi adapter on the PostgreSQL server of the environment ({@code IDEMPOTENCY_PG_URL}). */
 class PostgresJdbiTest extends AbstractJdbiTest {

@@ -2,8 +2,8 @@ package dev.idempotency.jdbc.kit;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.idempotency.jdbc.JdbcIdempotencyStore;
-import dev.idempotency.jdbc.TestDatabases;
 import dev.idempotency.jdbc.dialect.SqlDialect;
+import dev.idempotency.testsupport.TestDatabases;
 
 /**
  * The store contract with the base {@link SqlDialect} alone, as a dialect of one's own starts (a

@@ -1,12 +1,12 @@
 package dev.idempotency.jdbc.kit;
 
 import com.zaxxer.hikari.HikariDataSource;
-import dev.idempotency.jdbc.TestDatabases;
+import dev.idempotency.testsupport.TestDatabases;
 
 /** The store contract on embedded HSQLDB, in its multi-version concurrency mode. */
 class HsqldbContractTest extends JdbcStoreContract {
     @Override
     HikariDataSource createPool() {
-        return TestDatabases.pool("jdbc:hsqldb:mem:kit;hsqldb.tx=mvcc", "SA", "", 16);
+        return TestDatabases.hsqldb("kit", 16);
     }
 }

@@ -2,8 +2,8 @@ package dev.idempotency.jdbc.kit;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.idempotency.jdbc.JdbcIdempotencyStore;
-import dev.idempotency.jdbc.TestDatabases;
 import dev.idempotency.jdbc.dialect.PartitionedPostgresDialect;
+import dev.idempotency.testsupport.TestDatabases;
 
 /**
  * The store contract on the PostgreSQL server of the environment, with the record table partitioned

@@ -1,7 +1,7 @@
 package dev.idempotency.jdbc.kit;
 
 import com.zaxxer.hikari.HikariDataSource;
-import dev.idempotency.jdbc.TestDatabases;
+import dev.idempotency.testsupport.TestDatabases;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;

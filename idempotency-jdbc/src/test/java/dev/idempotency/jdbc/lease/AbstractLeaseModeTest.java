@@ -19,6 +19,7 @@ import dev.idempotency.ResultTooLargeException;
 import dev.idempotency.RetryPolicy;
 import dev.idempotency.jdbc.JdbcIdempotencyStore;
 import dev.idempotency.jdbc.JdbcTransactions;
+import dev.idempotency.testsupport.LazyPool;
 import java.io.IOException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -54,20 +55,16 @@ public abstract class AbstractLeaseModeTest {
 
     static final String TABLE = "idempotency_lease";
 
-    private final Supplier<HikariDataSource> pools;
-    private HikariDataSource pool;
+    private final LazyPool pool;
 
     /** @param pools opens the pool on the database under test, when the first test needs it */
     protected AbstractLeaseModeTest(Supplier<HikariDataSource> pools) {
-        this.pools = pools;
+        this.pool = new LazyPool(pools);
     }
 
     /** @return the pool on the database under test */
     protected DataSource dataSource() {
-        if (pool == null) {
-            pool = pools.get();
-        }
-        return pool;
+        return pool.get();
     }
 
     /** Thrown by the fake provider for a declined card: declared final. */
@@ -105,9 +102,7 @@ public abstract class AbstractLeaseModeTest {
 
     @AfterAll
     void close() {
-        if (pool != null) {
-            pool.close();
-        }
+        pool.close();
     }
 
     ManagedIdempotency<Connection> managed(InstantSource clock, LeasePolicy leases, IdempotencyListener listener) {

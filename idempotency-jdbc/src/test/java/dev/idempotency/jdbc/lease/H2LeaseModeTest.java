@@ -1,6 +1,6 @@
 package dev.idempotency.jdbc.lease;
 
-import dev.idempotency.jdbc.TestDatabases;
+import dev.idempotency.testsupport.TestDatabases;
 
 /** Lease mode on embedded H2. */
 class H2LeaseModeTest extends AbstractLeaseModeTest {

@@ -1,11 +1,11 @@
 package dev.idempotency.jdbc.lease;
 
-import dev.idempotency.jdbc.TestDatabases;
+import dev.idempotency.testsupport.TestDatabases;
 
 /** Lease mode on in-memory HSQLDB in MVCC mode. */
 class HsqldbLeaseModeTest extends AbstractLeaseModeTest {
 
     HsqldbLeaseModeTest() {
-        super(() -> TestDatabases.pool("jdbc:hsqldb:mem:lease;hsqldb.tx=mvcc", "SA", "", 24));
+        super(() -> TestDatabases.hsqldb("lease", 24));
     }
 }

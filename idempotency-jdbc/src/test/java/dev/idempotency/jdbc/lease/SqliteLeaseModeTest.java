@@ -1,7 +1,6 @@
 package dev.idempotency.jdbc.lease;
 
-import dev.idempotency.jdbc.SqliteStoreTest;
-import dev.idempotency.jdbc.TestDatabases;
+import dev.idempotency.testsupport.TestDatabases;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -12,7 +11,7 @@ class SqliteLeaseModeTest extends AbstractLeaseModeTest {
     SqliteLeaseModeTest() {
         super(() -> {
             try {
-                return TestDatabases.pool(SqliteStoreTest.url(Files.createTempDirectory("idempotency-sqlite").resolve("lease.db"), ""),
+                return TestDatabases.pool(TestDatabases.sqliteUrl(Files.createTempDirectory("idempotency-sqlite").resolve("lease.db"), ""),
                         null, null, 24);
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
