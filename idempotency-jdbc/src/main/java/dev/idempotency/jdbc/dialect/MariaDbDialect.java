@@ -102,27 +102,17 @@ public class MariaDbDialect extends SqlDialect {
 
     @Override
     public Claim claim(Connection c, TableName table, ClaimRequest r) throws SQLException {
-        try {
-            StoredRecord found = read(c, table, r, "");
-            if (found == null && waitsInALockingRead(c)) {
-                found = read(c, table, r, " FOR UPDATE");
-            }
-            for (int round = 0; round < 3; round++) {
-                if (found != null && found.expiresAt().isAfter(r.now())) {
-                    return Claim.existing(found);
-                }
-                if (found == null ? insertOrCount(c, table, r) : takeOver(c, table, r)) {
-                    return Claim.acquired();
-                }
-                found = read(c, table, r, " LOCK IN SHARE MODE");
-            }
-        } catch (SQLException e) {
-            if (isLockTimeout(e)) {
-                return Claim.busy();
-            }
-            throw e;
-        }
-        throw new SQLException("the key's record kept changing under concurrent claims", "40001");
+        return ClaimRounds.busyOnLockTimeout(this, Claim.busy(), () ->
+                ClaimRounds.repeat("the key's record kept changing under concurrent claims", round -> {
+                    StoredRecord found = round > 0 ? read(c, table, r, " LOCK IN SHARE MODE") : read(c, table, r, "");
+                    if (round == 0 && found == null && waitsInALockingRead(c)) {
+                        found = read(c, table, r, " FOR UPDATE");
+                    }
+                    if (found != null && found.expiresAt().isAfter(r.now())) {
+                        return Claim.existing(found);
+                    }
+                    return (found == null ? insertOrCount(c, table, r) : takeOver(c, table, r)) ? Claim.acquired() : null;
+                }));
     }
 
     /**

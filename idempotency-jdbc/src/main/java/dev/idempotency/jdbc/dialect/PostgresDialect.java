@@ -101,39 +101,32 @@ public class PostgresDialect extends SqlDialect {
                 + R_COLUMNS
                 + ", set_config('lock_timeout', (SELECT before FROM cfg), true)"
                 + " FROM (VALUES (1)) AS one (x) LEFT JOIN " + table + " r ON r.scope = ? AND r.key_id = ?";
-        for (int round = 0; round < 3; round++) {
-            try (PreparedStatement s = c.prepareStatement(sql)) {
-                bindClaim(s, r);
-                s.setString(7, r.fingerprint().value());
-                s.setString(8, RecordStatus.IN_PROGRESS.name());
-                s.setLong(9, r.now().toEpochMilli());
-                s.setLong(10, r.expiresAt().toEpochMilli());
-                s.setString(11, r.key().scope());
-                s.setString(12, r.key().id());
-                s.setLong(13, r.now().toEpochMilli());
-                s.setString(14, r.key().scope());
-                s.setString(15, r.key().id());
-                StoredRecord found;
-                try (ResultSet rs = s.executeQuery()) {
-                    rs.next();
-                    if (rs.getInt(1) > 0) {
-                        return Claim.acquired();
+        return ClaimRounds.repeat("the key's record kept changing under concurrent claims", round ->
+                ClaimRounds.busyOnLockTimeout(this, Claim.busy(), () -> {
+                    try (PreparedStatement s = c.prepareStatement(sql)) {
+                        bindClaim(s, r);
+                        s.setString(7, r.fingerprint().value());
+                        s.setString(8, RecordStatus.IN_PROGRESS.name());
+                        s.setLong(9, r.now().toEpochMilli());
+                        s.setLong(10, r.expiresAt().toEpochMilli());
+                        s.setString(11, r.key().scope());
+                        s.setString(12, r.key().id());
+                        s.setLong(13, r.now().toEpochMilli());
+                        s.setString(14, r.key().scope());
+                        s.setString(15, r.key().id());
+                        StoredRecord found;
+                        try (ResultSet rs = s.executeQuery()) {
+                            rs.next();
+                            if (rs.getInt(1) > 0) {
+                                return Claim.acquired();
+                            }
+                            found = rs.getString(2) == null ? null : readRecord(rs, 2);
+                        }
+                        // Not claimed, yet no live record in this snapshot: a concurrent claim committed while
+                        // the statement waited. The next round's snapshot sees it (READ COMMITTED).
+                        return found != null && found.expiresAt().isAfter(r.now()) ? Claim.existing(found) : null;
                     }
-                    found = rs.getString(2) == null ? null : readRecord(rs, 2);
-                }
-                if (found != null && found.expiresAt().isAfter(r.now())) {
-                    return Claim.existing(found);
-                }
-                // Not claimed, yet no live record in this snapshot: a concurrent claim committed while
-                // the statement waited. The next round's snapshot sees it (READ COMMITTED).
-            } catch (SQLException e) {
-                if (isLockTimeout(e)) {
-                    return Claim.busy();
-                }
-                throw e;
-            }
-        }
-        throw new SQLException("the key's record kept changing under concurrent claims", "40001");
+                }));
     }
 
     /**

@@ -212,24 +212,15 @@ public abstract class SqlDialect {
      * @throws SQLException if a statement fails for another reason than a duplicate or a lock timeout
      */
     protected final Claim claimReadingFirst(Connection c, TableName table, ClaimRequest request) throws SQLException {
-        for (int round = 0; round < 3; round++) {
-            StoredRecord found = select(c, table, request.key());
-            if (found != null && found.expiresAt().isAfter(request.now())) {
-                return Claim.existing(found);
-            }
-            try {
-                if (found == null ? insertClaim(c, table, request) : takeOver(c, table, request)) {
-                    return Claim.acquired();
-                }
-            } catch (SQLException e) {
-                if (isLockTimeout(e)) {
-                    return Claim.busy();
-                }
-                throw e;
-            }
-        }
-        throw new SQLException("the key's record kept changing under concurrent claims; the transaction's snapshot"
-                + " cannot see the committed record", "40001");
+        return ClaimRounds.repeat("the key's record kept changing under concurrent claims; the transaction's snapshot"
+                + " cannot see the committed record", round -> {
+                    StoredRecord found = select(c, table, request.key());
+                    if (found != null && found.expiresAt().isAfter(request.now())) {
+                        return Claim.existing(found);
+                    }
+                    return ClaimRounds.busyOnLockTimeout(this, Claim.busy(), () ->
+                            (found == null ? insertClaim(c, table, request) : takeOver(c, table, request)) ? Claim.acquired() : null);
+                });
     }
 
     /**
@@ -399,14 +390,8 @@ public abstract class SqlDialect {
      * @throws SQLException if the update fails otherwise
      */
     protected final @Nullable Claim writeOrNull(PreparedStatement s, Duration lockTimeout, int acquiredRows) throws SQLException {
-        try {
-            return withLockTimeout(s, lockTimeout, s::executeUpdate) == acquiredRows ? Claim.acquired() : null;
-        } catch (SQLException e) {
-            if (isLockTimeout(e)) {
-                return Claim.busy();
-            }
-            throw e;
-        }
+        return ClaimRounds.busyOnLockTimeout(this, Claim.busy(), () ->
+                withLockTimeout(s, lockTimeout, s::executeUpdate) == acquiredRows ? Claim.acquired() : null);
     }
 
     // ---- completion, release, purge --------------------------------------------------------------
@@ -920,7 +905,7 @@ public abstract class SqlDialect {
         Instant now = databaseNow(c);
         Instant leaseUntil = now.plus(r.lease());
         ClaimRequest request = new ClaimRequest(r.key(), r.fingerprint(), now, now.plus(r.retention()), r.lockTimeout());
-        for (int round = 0; round < 3; round++) {
+        return ClaimRounds.repeat("the key's lease kept changing under concurrent claims", round -> {
             Savepoint beforeClaim = claimCountsDuplicates() ? c.setSavepoint() : null;
             Claim claim = claim(c, table, request);
             if (beforeClaim != null) {
@@ -945,25 +930,16 @@ public abstract class SqlDialect {
             }
             LeaseRow row = readLease(c, table, r.key());
             if (row == null) {
-                continue; // purged meanwhile: claim again
+                return null; // purged meanwhile: claim again
             }
             boolean live = row.leaseUntil != null && row.leaseUntil > now.toEpochMilli();
             if (live || !row.fingerprint.equals(r.fingerprint())) {
                 return new LeaseClaim.Held(row.fingerprint, Instant.ofEpochMilli(row.leaseUntil == null ? now.toEpochMilli() : row.leaseUntil),
                         row.attempts, now);
             }
-            try {
-                if (takeOverLease(c, table, r, now, leaseUntil, row)) {
-                    return new LeaseClaim.Acquired(row.attempts + 1, now, leaseUntil, row.recoveryPoint);
-                }
-            } catch (SQLException e) {
-                if (isLockTimeout(e)) {
-                    return LeaseClaim.busy();
-                }
-                throw e;
-            }
-        }
-        throw new SQLException("the key's lease kept changing under concurrent claims", "40001");
+            return ClaimRounds.busyOnLockTimeout(this, LeaseClaim.busy(), () -> takeOverLease(c, table, r, now, leaseUntil, row)
+                    ? new LeaseClaim.Acquired(row.attempts + 1, now, leaseUntil, row.recoveryPoint) : null);
+        });
     }
 
     /**
