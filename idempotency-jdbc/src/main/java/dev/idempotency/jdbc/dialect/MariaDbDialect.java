@@ -217,7 +217,7 @@ public class MariaDbDialect extends SqlDialect {
 
     /**
      * Records a chunk's outcomes in one multi-table {@code UPDATE} joined to a derived table of the
-     * results, per {@value #KEYS_PER_STATEMENT} keys and 4 MiB of results ({@link #completeInRowSets}),
+     * results, per 500 keys and 4 MiB of results,
      * instead of a batch of one {@code UPDATE} per key. The derived table is read first and each
      * record reached through the primary key ({@code STRAIGHT_JOIN}, {@code FORCE INDEX}): left to
      * itself, the optimizer scans a small table instead, and an {@code UPDATE} that scans locks every

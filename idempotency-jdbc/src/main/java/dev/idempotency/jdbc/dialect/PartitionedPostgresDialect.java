@@ -109,7 +109,7 @@ public class PartitionedPostgresDialect extends PostgresDialect {
     }
 
     /**
-     * Claims key by key, each as {@link #claim} under a savepoint ({@link #claimInChunk}, so that a key
+     * Claims key by key, each as {@link #claim} under a savepoint (so that a key
      * held past the lock timeout leaves the transaction usable): the multi-row insert relies on a
      * unique key this table lacks.
      */

@@ -140,7 +140,7 @@ public class PostgresDialect extends SqlDialect {
     }
 
     /**
-     * Claims a chunk writing first, as the single claim does: per {@value #KEYS_PER_STATEMENT} keys,
+     * Claims a chunk writing first, as the single claim does: per 500 keys,
      * one {@code INSERT ... ON CONFLICT DO NOTHING RETURNING} claims every absent key and says which
      * (a duplicate is a row not returned, never an error); only the keys it did not insert are then
      * read, in one {@code SELECT}, and an expired one is taken over key by key. A first chunk of new
@@ -187,7 +187,7 @@ public class PostgresDialect extends SqlDialect {
      * @return the claim
      * @throws SQLException if the claim fails otherwise
      */
-    protected final Claim claimInChunk(Connection c, TableName table, ClaimRequest r) throws SQLException {
+    final Claim claimInChunk(Connection c, TableName table, ClaimRequest r) throws SQLException {
         Savepoint savepoint = c.setSavepoint();
         Claim claim = claim(c, table, r);
         if (claim instanceof Claim.Busy) {
@@ -223,9 +223,9 @@ public class PostgresDialect extends SqlDialect {
     }
 
     /**
-     * Records a chunk's outcomes in one {@code UPDATE ... FROM (VALUES ...)} per
-     * {@value #KEYS_PER_STATEMENT} keys ({@link #completeInRowSets}), instead of a batch of one
-     * {@code UPDATE} per key: PostgreSQL runs each statement of a batch on its own.
+     * Records a chunk's outcomes in one {@code UPDATE ... FROM (VALUES ...)} per 500 keys and 4 MiB
+     * of results, instead of a batch of one {@code UPDATE} per key: PostgreSQL runs each statement of
+     * a batch on its own.
      */
     @Override
     public int completeAll(Connection c, TableName table, List<Completion> completions) throws SQLException {

@@ -55,7 +55,7 @@ import org.jspecify.annotations.Nullable;
 public abstract class SqlDialect {
 
     /** The columns every dialect's table has, in the order {@link #readRecord} expects. */
-    protected static final String COLUMNS =
+    static final String COLUMNS =
             "scope, key_id, fingerprint, status, result_codec, result, created_at, completed_at, expires_at, lease_until";
 
     /** @return the dialect's name, as logged and used in the DDL resource's file name */
@@ -172,7 +172,7 @@ public abstract class SqlDialect {
      * @return that value as text, or {@code null}
      * @throws SQLException if the query fails
      */
-    protected static String queryText(Connection c, String sql) throws SQLException {
+    static String queryText(Connection c, String sql) throws SQLException {
         try (PreparedStatement s = c.prepareStatement(sql); ResultSet rs = s.executeQuery()) {
             return rs.next() ? rs.getString(1) : null;
         }
@@ -211,7 +211,7 @@ public abstract class SqlDialect {
      * @return the claim
      * @throws SQLException if a statement fails for another reason than a duplicate or a lock timeout
      */
-    protected final Claim claimReadingFirst(Connection c, TableName table, ClaimRequest request) throws SQLException {
+    final Claim claimReadingFirst(Connection c, TableName table, ClaimRequest request) throws SQLException {
         return ClaimRounds.repeat("the key's record kept changing under concurrent claims; the transaction's snapshot"
                 + " cannot see the committed record", round -> {
                     StoredRecord found = select(c, table, request.key());
@@ -232,7 +232,7 @@ public abstract class SqlDialect {
      * @return the record, or {@code null}
      * @throws SQLException if the query fails
      */
-    protected @Nullable StoredRecord select(Connection c, TableName table, IdempotencyKey key) throws SQLException {
+    @Nullable StoredRecord select(Connection c, TableName table, IdempotencyKey key) throws SQLException {
         try (PreparedStatement s = c.prepareStatement("SELECT " + COLUMNS + " FROM " + table + " WHERE scope = ? AND key_id = ?")) {
             s.setString(1, key.scope());
             s.setString(2, key.id());
@@ -304,7 +304,7 @@ public abstract class SqlDialect {
      * @param r the attempt
      * @throws SQLException if binding fails
      */
-    protected static void bindClaim(PreparedStatement s, ClaimRequest r) throws SQLException {
+    static void bindClaim(PreparedStatement s, ClaimRequest r) throws SQLException {
         bindClaims(s, List.of(r));
     }
 
@@ -316,7 +316,7 @@ public abstract class SqlDialect {
      * @param requests the rows, in order
      * @throws SQLException if binding fails
      */
-    protected static void bindClaims(PreparedStatement s, List<ClaimRequest> requests) throws SQLException {
+    static void bindClaims(PreparedStatement s, List<ClaimRequest> requests) throws SQLException {
         int p = 0;
         for (ClaimRequest r : requests) {
             s.setString(++p, r.key().scope());
@@ -334,7 +334,7 @@ public abstract class SqlDialect {
      * @return {@code INSERT INTO table (...) VALUES (...), (...)} with {@code rows} rows of the columns
      *     {@link #bindClaims} binds
      */
-    protected static String multiRowClaimInsert(TableName table, int rows) {
+    static String multiRowClaimInsert(TableName table, int rows) {
         return "INSERT INTO " + table + " (scope, key_id, fingerprint, status, created_at, expires_at) VALUES "
                 + String.join(", ", Collections.nCopies(rows, "(?, ?, ?, ?, ?, ?)"));
     }
@@ -389,7 +389,7 @@ public abstract class SqlDialect {
      *     {@code null} if the key has a record
      * @throws SQLException if the update fails otherwise
      */
-    protected final @Nullable Claim writeOrNull(PreparedStatement s, Duration lockTimeout, int acquiredRows) throws SQLException {
+    final @Nullable Claim writeOrNull(PreparedStatement s, Duration lockTimeout, int acquiredRows) throws SQLException {
         return ClaimRounds.busyOnLockTimeout(this, Claim.busy(), () ->
                 withLockTimeout(s, lockTimeout, s::executeUpdate) == acquiredRows ? Claim.acquired() : null);
     }
@@ -426,7 +426,7 @@ public abstract class SqlDialect {
      * @param done what to record
      * @throws SQLException if binding fails
      */
-    protected void bindCompletion(PreparedStatement s, Completion done) throws SQLException {
+    final void bindCompletion(PreparedStatement s, Completion done) throws SQLException {
         s.setString(1, done.status().name());
         s.setString(2, done.codec());
         bindResult(s, 3, done.result());
@@ -464,7 +464,7 @@ public abstract class SqlDialect {
     }
 
     /** SQLState of {@link #completeAndCommit}'s failure when the claimed record is not found (no data). */
-    protected static final String RECORD_MISSING = "02000";
+    static final String RECORD_MISSING = "02000";
 
     /**
      * @param e a failure of {@link #completeAndCommit}
@@ -505,7 +505,7 @@ public abstract class SqlDialect {
      * @return {@code INSERT INTO table (...) VALUES (...)} of a completed record, the columns that
      *     {@link #bindCompletedRecord} binds
      */
-    protected static String completedRecordInsert(TableName table) {
+    static String completedRecordInsert(TableName table) {
         return "INSERT INTO " + table + " (scope, key_id, fingerprint, status, result_codec, result, created_at, completed_at,"
                 + " expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)";
     }
@@ -519,7 +519,7 @@ public abstract class SqlDialect {
      * @param done the outcome
      * @throws SQLException if binding fails
      */
-    protected void bindCompletedRecord(PreparedStatement s, ClaimRequest r, Completion done) throws SQLException {
+    final void bindCompletedRecord(PreparedStatement s, ClaimRequest r, Completion done) throws SQLException {
         s.setString(1, r.key().scope());
         s.setString(2, r.key().id());
         s.setString(3, r.fingerprint().value());
@@ -656,7 +656,7 @@ public abstract class SqlDialect {
     // ---- chunks of a batch job ---------------------------------------------------------------------
 
     /** The most keys one chunk statement binds; a larger chunk is claimed in slices of this size. */
-    protected static final int KEYS_PER_STATEMENT = 500;
+    static final int KEYS_PER_STATEMENT = 500;
 
     /**
      * @return whether {@link #claimAll} inserts the absent keys of a chunk in one multi-row
@@ -667,7 +667,7 @@ public abstract class SqlDialect {
     }
 
     /**
-     * Claims the keys of a chunk, sorted as given. Per slice of at most {@value #KEYS_PER_STATEMENT}
+     * Claims the keys of a chunk, sorted as given. Per slice of at most 500
      * keys: one {@code SELECT} finds the existing records; one multi-row {@code INSERT} claims the
      * absent keys (under a savepoint where a failed statement aborts the transaction). Only if that
      * insert meets a concurrent claim (a duplicate, or a lock wait that runs out) are the absent keys
@@ -724,7 +724,7 @@ public abstract class SqlDialect {
      * @return the records found, by key
      * @throws SQLException if the query fails
      */
-    protected Map<IdempotencyKey, StoredRecord> selectAll(Connection c, TableName table, List<ClaimRequest> slice) throws SQLException {
+    final Map<IdempotencyKey, StoredRecord> selectAll(Connection c, TableName table, List<ClaimRequest> slice) throws SQLException {
         // Keys grouped by scope (the slice is sorted): "scope = ? AND key_id IN (...)" lets every database
         // look the keys up in the primary key, where "(scope = ? AND key_id = ?) OR ..." makes some scan
         // every record of the scope.
@@ -826,7 +826,7 @@ public abstract class SqlDialect {
      * @return the number of completions whose claimed record was not found
      * @throws SQLException if a statement fails
      */
-    protected final int completeInRowSets(Connection c, List<Completion> completions, IntFunction<String> sqlForRows)
+    final int completeInRowSets(Connection c, List<Completion> completions, IntFunction<String> sqlForRows)
             throws SQLException {
         int missing = 0;
         int from = 0;
@@ -1112,7 +1112,7 @@ public abstract class SqlDialect {
      * @return the record
      * @throws SQLException if reading fails
      */
-    protected StoredRecord readRecord(ResultSet rs, int first) throws SQLException {
+    final StoredRecord readRecord(ResultSet rs, int first) throws SQLException {
         IdempotencyKey key = IdempotencyKey.of(rs.getString(first), rs.getString(first + 1));
         long completed = rs.getLong(first + 7);
         Instant completedAt = rs.wasNull() ? null : Instant.ofEpochMilli(completed);
@@ -1125,7 +1125,7 @@ public abstract class SqlDialect {
      * @param c the connection
      * @param savepoint a savepoint to release; failures are ignored (some drivers do not support it)
      */
-    protected static void releaseQuietly(Connection c, Savepoint savepoint) {
+    static void releaseQuietly(Connection c, Savepoint savepoint) {
         try {
             c.releaseSavepoint(savepoint);
         } catch (SQLException | UnsupportedOperationException ignored) {
