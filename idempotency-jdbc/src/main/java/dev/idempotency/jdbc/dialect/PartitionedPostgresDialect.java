@@ -109,17 +109,13 @@ public class PartitionedPostgresDialect extends PostgresDialect {
     }
 
     /**
-     * Claims key by key, each as {@link #claim} under a savepoint (so that a key
-     * held past the lock timeout leaves the transaction usable): the multi-row insert relies on a
-     * unique key this table lacks.
+     * No: a chunk is claimed key by key, each as {@link #claim} under a savepoint (so that a key held
+     * past the lock timeout leaves the transaction usable): the multi-row insert relies on a unique
+     * key this table lacks.
      */
     @Override
-    public List<Claim> claimAll(Connection c, TableName table, List<ClaimRequest> requests) throws SQLException {
-        List<Claim> claims = new ArrayList<>(requests.size());
-        for (ClaimRequest r : requests) {
-            claims.add(claimInChunk(c, table, r));
-        }
-        return claims;
+    protected boolean multiRowClaims() {
+        return false;
     }
 
     /**

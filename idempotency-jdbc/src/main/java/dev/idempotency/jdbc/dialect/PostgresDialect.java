@@ -1,6 +1,5 @@
 package dev.idempotency.jdbc.dialect;
 
-import dev.idempotency.IdempotencyKey;
 import dev.idempotency.spi.Claim;
 import dev.idempotency.spi.ClaimRequest;
 import dev.idempotency.spi.Completion;
@@ -13,16 +12,11 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Savepoint;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.Collections;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 
 /**
  * PostgreSQL 12 and later.
@@ -140,86 +134,32 @@ public class PostgresDialect extends SqlDialect {
     }
 
     /**
-     * Claims a chunk writing first, as the single claim does: per 500 keys,
-     * one {@code INSERT ... ON CONFLICT DO NOTHING RETURNING} claims every absent key and says which
-     * (a duplicate is a row not returned, never an error); only the keys it did not insert are then
+     * A chunk is claimed writing first, as the single claim does: per 500 keys, one
+     * {@code INSERT ... ON CONFLICT DO NOTHING RETURNING} claims every absent key and says which (a
+     * duplicate is a row not returned, never an error); only the keys it did not insert are then
      * read, in one {@code SELECT}, and an expired one is taken over key by key. A first chunk of new
      * keys so costs one statement to claim. The insert runs under a savepoint, so that a lock wait
      * that runs out (a concurrent claimer of one of the keys) does not abort the transaction: the
      * slice is then claimed key by key, each waiting as a single claim does.
      */
     @Override
-    public List<Claim> claimAll(Connection c, TableName table, List<ClaimRequest> requests) throws SQLException {
-        List<Claim> claims = new ArrayList<>(requests.size());
-        for (int from = 0; from < requests.size(); from += KEYS_PER_STATEMENT) {
-            List<ClaimRequest> slice = requests.subList(from, Math.min(requests.size(), from + KEYS_PER_STATEMENT));
-            Set<IdempotencyKey> inserted = insertReturning(c, table, slice);
-            if (inserted == null) {
-                for (ClaimRequest r : slice) {
-                    claims.add(claimInChunk(c, table, r));
-                }
-                continue;
-            }
-            List<ClaimRequest> rest = slice.stream().filter(r -> !inserted.contains(r.key())).toList();
-            Map<IdempotencyKey, StoredRecord> found = rest.isEmpty() ? Map.of() : selectAll(c, table, rest);
-            for (ClaimRequest r : slice) {
-                StoredRecord record = found.get(r.key());
-                if (inserted.contains(r.key())) {
-                    claims.add(Claim.acquired());
-                } else if (record != null && record.expiresAt().isAfter(r.now())) {
-                    claims.add(Claim.existing(record));
-                } else {
-                    claims.add(claimInChunk(c, table, r));
-                }
-            }
-        }
-        return claims;
+    ChunkClaims.Strategy chunkClaims() {
+        return multiRowClaims() ? ChunkClaims.Strategy.INSERT_FIRST : ChunkClaims.Strategy.KEY_BY_KEY;
+    }
+
+    @Override
+    String claimInsertReturningKeys(TableName table, int rows) {
+        return multiRowClaimInsert(table, rows) + " ON CONFLICT (scope, key_id) DO NOTHING RETURNING scope, key_id";
     }
 
     /**
      * The single claim of one key of a chunk, under a savepoint: a lock wait that runs out fails the
      * statement, which aborts a PostgreSQL transaction, and the chunk's other keys must still be
      * claimed. The key then answers {@link Claim.Busy} and the transaction goes on.
-     *
-     * @param c the connection, in a transaction
-     * @param table the table
-     * @param r the attempt
-     * @return the claim
-     * @throws SQLException if the claim fails otherwise
      */
+    @Override
     final Claim claimInChunk(Connection c, TableName table, ClaimRequest r) throws SQLException {
-        Savepoint savepoint = c.setSavepoint();
-        Claim claim = claim(c, table, r);
-        if (claim instanceof Claim.Busy) {
-            c.rollback(savepoint);
-        }
-        releaseQuietly(c, savepoint);
-        return claim;
-    }
-
-    /** @return the keys the insert claimed, or {@code null} if a lock wait ran out (nothing inserted) */
-    private Set<IdempotencyKey> insertReturning(Connection c, TableName table, List<ClaimRequest> slice)
-            throws SQLException {
-        Savepoint savepoint = c.setSavepoint();
-        try (PreparedStatement s = c.prepareStatement(multiRowClaimInsert(table, slice.size())
-                + " ON CONFLICT (scope, key_id) DO NOTHING RETURNING scope, key_id")) {
-            bindClaims(s, slice);
-            Set<IdempotencyKey> inserted = new HashSet<>();
-            try (ResultSet rs = withLockTimeout(s, slice.get(0).lockTimeout(), s::executeQuery)) {
-                while (rs.next()) {
-                    inserted.add(IdempotencyKey.of(rs.getString(1), rs.getString(2)));
-                }
-            }
-            return inserted;
-        } catch (SQLException e) {
-            c.rollback(savepoint);
-            if (isLockTimeout(e)) {
-                return null;
-            }
-            throw e;
-        } finally {
-            releaseQuietly(c, savepoint);
-        }
+        return Savepoints.undoingIf(c, true, () -> claim(c, table, r), claim -> claim instanceof Claim.Busy);
     }
 
     /**

@@ -252,24 +252,20 @@ public abstract class SqlDialect {
      * @throws SQLException if the insert fails otherwise, including a lock timeout
      */
     protected boolean insertClaim(Connection c, TableName table, ClaimRequest r) throws SQLException {
-        Savepoint savepoint = failedStatementAbortsTransaction() ? c.setSavepoint() : null;
-        try (PreparedStatement s = c.prepareStatement("INSERT INTO " + table
-                + " (scope, key_id, fingerprint, status, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)")) {
-            bindClaim(s, r);
-            withLockTimeout(s, r.lockTimeout(), s::executeUpdate);
-            return true;
+        try {
+            return Savepoints.undoingFailure(c, failedStatementAbortsTransaction(), () -> {
+                try (PreparedStatement s = c.prepareStatement("INSERT INTO " + table
+                        + " (scope, key_id, fingerprint, status, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)")) {
+                    bindClaim(s, r);
+                    withLockTimeout(s, r.lockTimeout(), s::executeUpdate);
+                    return true;
+                }
+            });
         } catch (SQLException e) {
-            if (savepoint != null) {
-                c.rollback(savepoint);
-            }
             if (isDuplicateKey(e)) {
                 return false;
             }
             throw e;
-        } finally {
-            if (savepoint != null) {
-                releaseQuietly(c, savepoint);
-            }
         }
     }
 
@@ -666,13 +662,43 @@ public abstract class SqlDialect {
         return true;
     }
 
+    /** @return how {@link #claimAll} claims a slice of a chunk: the base reads first, unless {@link #multiRowClaims()} says no */
+    ChunkClaims.Strategy chunkClaims() {
+        return multiRowClaims() ? ChunkClaims.Strategy.READ_FIRST : ChunkClaims.Strategy.KEY_BY_KEY;
+    }
+
     /**
-     * Claims the keys of a chunk, sorted as given. Per slice of at most 500
-     * keys: one {@code SELECT} finds the existing records; one multi-row {@code INSERT} claims the
-     * absent keys (under a savepoint where a failed statement aborts the transaction). Only if that
-     * insert meets a concurrent claim (a duplicate, or a lock wait that runs out) are the absent keys
-     * claimed one by one with {@link #claim}, which waits for each holder as a single claim does; an
-     * expired record is taken over one by one too.
+     * Claims one key of a chunk on its own. The base: as {@link #claim}.
+     *
+     * @param c the caller's connection, in a transaction
+     * @param table the table
+     * @param r the attempt
+     * @return the claim
+     * @throws SQLException if the claim fails
+     */
+    Claim claimInChunk(Connection c, TableName table, ClaimRequest r) throws SQLException {
+        return claim(c, table, r);
+    }
+
+    /**
+     * @param table the table
+     * @param rows how many keys to claim
+     * @return for {@link ChunkClaims.Strategy#INSERT_FIRST}: a multi-row claim {@code INSERT} of the
+     *     columns {@link #bindClaims} binds that skips the keys that have a record and returns the
+     *     scope and key id of each row it inserted
+     */
+    String claimInsertReturningKeys(TableName table, int rows) {
+        throw new UnsupportedOperationException(name() + " does not claim a chunk by inserting first");
+    }
+
+    /**
+     * Claims the keys of a chunk, sorted as given. Per slice of at most 500 keys: one
+     * {@code SELECT} finds the existing records; one multi-row {@code INSERT} claims the absent keys
+     * (under a savepoint where a failed statement aborts the transaction). Only if that insert meets
+     * a concurrent claim (a duplicate, or a lock wait that runs out) are the absent keys claimed one
+     * by one with {@link #claim}, which waits for each holder as a single claim does; an expired
+     * record is taken over one by one too. Where {@link #multiRowClaims()} says no, every key is
+     * claimed on its own.
      *
      * @param c the caller's connection, in a transaction
      * @param table the table
@@ -681,38 +707,7 @@ public abstract class SqlDialect {
      * @throws SQLException if a statement fails for another reason than a duplicate or a lock timeout
      */
     public List<Claim> claimAll(Connection c, TableName table, List<ClaimRequest> requests) throws SQLException {
-        List<Claim> claims = new ArrayList<>(requests.size());
-        for (int from = 0; from < requests.size(); from += KEYS_PER_STATEMENT) {
-            List<ClaimRequest> slice = requests.subList(from, Math.min(requests.size(), from + KEYS_PER_STATEMENT));
-            if (slice.size() == 1 || !multiRowClaims()) {
-                for (ClaimRequest r : slice) {
-                    claims.add(claim(c, table, r));
-                }
-                continue;
-            }
-            Map<IdempotencyKey, StoredRecord> found = selectAll(c, table, slice);
-            Claim[] sliceClaims = new Claim[slice.size()];
-            List<ClaimRequest> absent = new ArrayList<>();
-            for (int i = 0; i < slice.size(); i++) {
-                ClaimRequest r = slice.get(i);
-                StoredRecord record = found.get(r.key());
-                if (record == null) {
-                    absent.add(r);
-                } else if (record.expiresAt().isAfter(r.now())) {
-                    sliceClaims[i] = Claim.existing(record);
-                } else {
-                    sliceClaims[i] = claim(c, table, r);
-                }
-            }
-            boolean inserted = !absent.isEmpty() && insertAll(c, table, absent);
-            for (int i = 0; i < slice.size(); i++) {
-                if (sliceClaims[i] == null) {
-                    sliceClaims[i] = inserted ? Claim.acquired() : claim(c, table, slice.get(i));
-                }
-                claims.add(sliceClaims[i]);
-            }
-        }
-        return claims;
+        return ChunkClaims.claimAll(this, c, table, requests);
     }
 
     /**
@@ -759,28 +754,6 @@ public abstract class SqlDialect {
             }
         }
         return found;
-    }
-
-    /** @return {@code true} if every row was inserted; {@code false} (nothing inserted) on a duplicate or a lock timeout */
-    private boolean insertAll(Connection c, TableName table, List<ClaimRequest> absent) throws SQLException {
-        Savepoint savepoint = failedStatementAbortsTransaction() ? c.setSavepoint() : null;
-        try (PreparedStatement s = c.prepareStatement(multiRowClaimInsert(table, absent.size()))) {
-            bindClaims(s, absent);
-            withLockTimeout(s, absent.get(0).lockTimeout(), s::executeUpdate);
-            return true;
-        } catch (SQLException e) {
-            if (savepoint != null) {
-                c.rollback(savepoint);
-            }
-            if (isDuplicateKey(e) || isLockTimeout(e)) {
-                return false;
-            }
-            throw e;
-        } finally {
-            if (savepoint != null) {
-                releaseQuietly(c, savepoint);
-            }
-        }
     }
 
     /**
@@ -906,14 +879,9 @@ public abstract class SqlDialect {
         Instant leaseUntil = now.plus(r.lease());
         ClaimRequest request = new ClaimRequest(r.key(), r.fingerprint(), now, now.plus(r.retention()), r.lockTimeout());
         return ClaimRounds.repeat("the key's lease kept changing under concurrent claims", round -> {
-            Savepoint beforeClaim = claimCountsDuplicates() ? c.setSavepoint() : null;
-            Claim claim = claim(c, table, request);
-            if (beforeClaim != null) {
-                if (claim instanceof Claim.Existing) {
-                    c.rollback(beforeClaim); // undo the duplicate's count: a lease counts attempts itself
-                }
-                releaseQuietly(c, beforeClaim);
-            }
+            // Where the claim counts a duplicate, undo that count: a lease counts attempts itself.
+            Claim claim = Savepoints.undoingIf(c, claimCountsDuplicates(), () -> claim(c, table, request),
+                    found -> found instanceof Claim.Existing);
             if (claim instanceof Claim.Busy) {
                 return LeaseClaim.busy();
             }
