@@ -116,24 +116,15 @@ public class MariaDbDialect extends SqlDialect {
     }
 
     /**
-     * Inserts the completed record first, one statement on a first execution:
-     * {@code INSERT ... ON DUPLICATE KEY UPDATE attempts = attempts + 1}, which waits for a concurrent
-     * writer of the key that is still open (bounded as the claim's wait is) and counts 1 if it
-     * inserted, 2 if the key has a record. Only then does the claim run ({@link SqlDialect#writeLast}),
-     * which finds that record with a locking read, or takes it over if it has expired. Inserting first
-     * costs a write lock on a duplicate, which a claim avoids; here the duplicate's transaction is
-     * rolled back at once anyway.
+     * The completed record is inserted first ({@link SqlDialect#writeLast}), with
+     * {@code INSERT ... ON DUPLICATE KEY UPDATE attempts = attempts + 1}, which counts 1 if it
+     * inserted and 2 if the key has a record; the claim then finds that record with a locking read,
+     * or takes it over if it has expired. Inserting first costs a write lock on a duplicate, which a
+     * claim avoids; here the duplicate's transaction is rolled back at once anyway.
      */
     @Override
-    public Claim writeLast(Connection c, TableName table, ClaimRequest r, Completion done) throws SQLException {
-        try (PreparedStatement s = c.prepareStatement(completedRecordInsert(table) + " ON DUPLICATE KEY UPDATE attempts = attempts + 1")) {
-            bindCompletedRecord(s, r, done);
-            Claim written = writeOrNull(s, r.lockTimeout(), 1);
-            if (written != null) {
-                return written;
-            }
-        }
-        return super.writeLast(c, table, r, done);
+    String completedRecordInsertFirst(TableName table) {
+        return completedRecordInsert(table) + " ON DUPLICATE KEY UPDATE attempts = attempts + 1";
     }
 
     /**

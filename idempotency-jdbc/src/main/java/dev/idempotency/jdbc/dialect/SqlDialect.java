@@ -477,7 +477,11 @@ public abstract class SqlDialect {
      * transaction ({@code IdempotencyStore.writeLast}): an unexpired record refuses the write, an
      * expired one is replaced. The base claims the key with {@link #claim} (so each dialect's tested
      * claim decides who wins a race, and waits as it does) and, if acquired, records {@code done} with
-     * {@link #complete}: two statements on a first execution.
+     * {@link #complete}: two statements on a first execution. A dialect that inserts the completed
+     * record first (H2, MariaDB) costs one statement there: its insert waits for a concurrent writer
+     * of the key that is still open, up to the lock timeout, and only if the key has a record (a row
+     * count, or a duplicate-key failure of that statement alone) does the claim run as above, which
+     * finds the record or takes an expired one over.
      *
      * @param c the connection, in a transaction whose work has run
      * @param table the table
@@ -489,11 +493,49 @@ public abstract class SqlDialect {
      *     timeout; {@link #isRecordMissing} tells a record that vanished between the claim and its completion
      */
     public Claim writeLast(Connection c, TableName table, ClaimRequest r, Completion done) throws SQLException {
+        String insertFirst = completedRecordInsertFirst(table);
+        if (insertFirst != null) {
+            Claim written = insertCompletedRecord(c, insertFirst, r, done);
+            if (written != null) {
+                return written;
+            }
+        }
         Claim claim = claim(c, table, r);
         if (claim instanceof Claim.Acquired && complete(c, table, done) != 1) {
             throw new SQLException("the record claimed for the write-last completion was not found", RECORD_MISSING);
         }
         return claim;
+    }
+
+    /**
+     * @param table the table
+     * @return the statement with which {@link #writeLast} inserts the completed record first (the
+     *     columns {@link #bindCompletedRecord} binds; its update count is 1 if it inserted, and the
+     *     key has a record if it counts otherwise or fails with a duplicate key), or {@code null} if
+     *     it claims first. The base: {@code null}
+     */
+    @Nullable String completedRecordInsertFirst(TableName table) {
+        return null;
+    }
+
+    /**
+     * @return {@link Claim#acquired()} if inserted, {@link Claim#busy()} if the lock wait ran out,
+     *     {@code null} if the key has a record
+     */
+    private @Nullable Claim insertCompletedRecord(Connection c, String sql, ClaimRequest r, Completion done) throws SQLException {
+        try {
+            return Savepoints.undoingFailure(c, failedStatementAbortsTransaction(), () -> {
+                try (PreparedStatement s = c.prepareStatement(sql)) {
+                    bindCompletedRecord(s, r, done);
+                    return writeOrNull(s, r.lockTimeout(), 1);
+                }
+            });
+        } catch (SQLException e) {
+            if (isDuplicateKey(e)) {
+                return null;
+            }
+            throw e;
+        }
     }
 
     /**
