@@ -11,11 +11,11 @@ import java.sql.SQLException;
 import java.sql.SQLTimeoutException;
 import java.sql.Statement;
 import java.time.Instant;
-import java.util.List;
 import java.util.Collections;
 import java.util.Map;
 import java.util.Optional;
 import java.util.WeakHashMap;
+import java.util.function.IntFunction;
 
 /**
  * MariaDB 10.6 and later, and MySQL 8 (InnoDB).
@@ -207,9 +207,9 @@ public class MariaDbDialect extends SqlDialect {
     }
 
     /**
-     * Records a chunk's outcomes in one multi-table {@code UPDATE} joined to a derived table of the
-     * results, per 500 keys and 4 MiB of results,
-     * instead of a batch of one {@code UPDATE} per key. The derived table is read first and each
+     * A chunk's outcomes are recorded in one multi-table {@code UPDATE} joined to a derived table of
+     * the results, per 500 keys and 4 MiB of results, instead of a batch of one {@code UPDATE} per
+     * key. The derived table is read first and each
      * record reached through the primary key ({@code STRAIGHT_JOIN}, {@code FORCE INDEX}): left to
      * itself, the optimizer scans a small table instead, and an {@code UPDATE} that scans locks every
      * row it reads, so it would wait for any key another transaction holds, up to
@@ -217,13 +217,13 @@ public class MariaDbDialect extends SqlDialect {
      * and a completed row changes anyway (its status does).
      */
     @Override
-    public int completeAll(Connection c, TableName table, List<Completion> completions) throws SQLException {
-        return completeInRowSets(c, completions, rows -> "UPDATE (SELECT ? AS scope, ? AS key_id, ? AS status,"
+    IntFunction<String> completionRowSets(TableName table) {
+        return rows -> "UPDATE (SELECT ? AS scope, ? AS key_id, ? AS status,"
                 + " ? AS codec, ? AS result, ? AS completed_at, ? AS expires_at"
                 + " UNION ALL SELECT ?, ?, ?, ?, ?, ?, ?".repeat(rows - 1)
                 + ") v STRAIGHT_JOIN " + table + " t FORCE INDEX (PRIMARY) ON t.scope = v.scope AND t.key_id = v.key_id"
                 + " SET t.status = v.status, t.result_codec = v.codec,"
-                + " t.result = v.result, t.completed_at = v.completed_at, t.expires_at = v.expires_at");
+                + " t.result = v.result, t.completed_at = v.completed_at, t.expires_at = v.expires_at";
     }
 
     @Override

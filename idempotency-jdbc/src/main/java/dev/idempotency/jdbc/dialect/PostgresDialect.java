@@ -15,8 +15,8 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Collections;
-import java.util.List;
 import java.util.Optional;
+import java.util.function.IntFunction;
 
 /**
  * PostgreSQL 12 and later.
@@ -163,18 +163,18 @@ public class PostgresDialect extends SqlDialect {
     }
 
     /**
-     * Records a chunk's outcomes in one {@code UPDATE ... FROM (VALUES ...)} per 500 keys and 4 MiB
-     * of results, instead of a batch of one {@code UPDATE} per key: PostgreSQL runs each statement of
-     * a batch on its own.
+     * A chunk's outcomes are recorded in one {@code UPDATE ... FROM (VALUES ...)} per 500 keys and
+     * 4 MiB of results, instead of a batch of one {@code UPDATE} per key: PostgreSQL runs each
+     * statement of a batch on its own.
      */
     @Override
-    public int completeAll(Connection c, TableName table, List<Completion> completions) throws SQLException {
-        return completeInRowSets(c, completions, rows -> "UPDATE " + table + " t SET status = v.status, result_codec = v.codec,"
+    IntFunction<String> completionRowSets(TableName table) {
+        return rows -> "UPDATE " + table + " t SET status = v.status, result_codec = v.codec,"
                 + " result = v.result, completed_at = v.completed_at, expires_at = v.expires_at FROM (VALUES "
                 + String.join(", ", Collections.nCopies(rows, "(CAST(? AS VARCHAR), CAST(? AS VARCHAR), CAST(? AS VARCHAR),"
                         + " CAST(? AS VARCHAR), CAST(? AS BYTEA), CAST(? AS BIGINT), CAST(? AS BIGINT))"))
                 + ") AS v (scope, key_id, status, codec, result, completed_at, expires_at)"
-                + " WHERE t.scope = v.scope AND t.key_id = v.key_id");
+                + " WHERE t.scope = v.scope AND t.key_id = v.key_id";
     }
 
     /**

@@ -799,7 +799,9 @@ public abstract class SqlDialect {
     }
 
     /**
-     * Records the outcomes of a chunk in one JDBC batch of the completing {@code UPDATE}.
+     * Records the outcomes of a chunk: in one JDBC batch of the completing {@code UPDATE}, or, where
+     * the dialect has a statement that records many (PostgreSQL, MariaDB), with one such statement
+     * per 500 completions and 4 MiB of results.
      *
      * @param c the connection
      * @param table the table
@@ -810,6 +812,10 @@ public abstract class SqlDialect {
     public int completeAll(Connection c, TableName table, List<Completion> completions) throws SQLException {
         if (completions.isEmpty()) {
             return 0;
+        }
+        IntFunction<String> rowSets = completionRowSets(table);
+        if (rowSets != null) {
+            return completeInRowSets(c, completions, rowSets);
         }
         try (PreparedStatement s = c.prepareStatement(completionUpdate(table))) {
             for (Completion done : completions) {
@@ -824,6 +830,16 @@ public abstract class SqlDialect {
             }
             return missing;
         }
+    }
+
+    /**
+     * @param table the table
+     * @return the statement that records a set of n completions at once, binding what
+     *     {@link #completeInRowSets} binds, or {@code null} to record a chunk in a JDBC batch of the
+     *     completing {@code UPDATE}. The base: {@code null}
+     */
+    @Nullable IntFunction<String> completionRowSets(TableName table) {
+        return null;
     }
 
     /** Results per completing statement of a chunk, at most: well under MariaDB's default {@code max_allowed_packet}. */
