@@ -10,7 +10,6 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.SQLTimeoutException;
 import java.sql.Statement;
-import java.time.Instant;
 import java.util.Collections;
 import java.util.Map;
 import java.util.Optional;
@@ -227,11 +226,8 @@ public class MariaDbDialect extends SqlDialect {
     }
 
     @Override
-    public int purgeExpired(Connection c, TableName table, Instant now, int limit) throws SQLException {
-        try (PreparedStatement s = c.prepareStatement("DELETE FROM " + table + " WHERE expires_at <= ? ORDER BY expires_at LIMIT " + limit)) {
-            s.setLong(1, now.toEpochMilli());
-            return s.executeUpdate();
-        }
+    protected String purgeStatement(TableName table, int limit) {
+        return "DELETE FROM " + table + " WHERE expires_at <= ? ORDER BY expires_at LIMIT " + limit;
     }
 
     @Override

@@ -13,7 +13,6 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.Collections;
 import java.util.Optional;
 import java.util.function.IntFunction;
@@ -334,14 +333,10 @@ public class PostgresDialect extends SqlDialect {
     }
 
     @Override
-    public int purgeExpired(Connection c, TableName table, Instant now, int limit) throws SQLException {
-        try (PreparedStatement s = c.prepareStatement("WITH batch AS MATERIALIZED (SELECT scope, key_id FROM " + table
+    protected String purgeStatement(TableName table, int limit) {
+        return "WITH batch AS MATERIALIZED (SELECT scope, key_id FROM " + table
                 + " WHERE expires_at <= ? ORDER BY expires_at LIMIT " + limit + " FOR UPDATE SKIP LOCKED) DELETE FROM " + table
-                + " t USING batch WHERE t.scope = batch.scope AND t.key_id = batch.key_id AND t.expires_at <= ?")) {
-            s.setLong(1, now.toEpochMilli());
-            s.setLong(2, now.toEpochMilli());
-            return s.executeUpdate();
-        }
+                + " t USING batch WHERE t.scope = batch.scope AND t.key_id = batch.key_id AND t.expires_at <= ?";
     }
 
     /**

@@ -670,10 +670,7 @@ public abstract class SqlDialect {
     }
 
     /**
-     * Deletes at most {@code limit} expired records. The base statement selects the batch with a
-     * standard {@code FETCH FIRST} subquery on the expiry index, and checks the expiry again on
-     * the deleted row itself: a record that a concurrent transaction took over while the delete
-     * waited for its lock is no longer expired, and must survive.
+     * Deletes at most {@code limit} expired records, with the dialect's {@link #purgeStatement}.
      *
      * @param c the connection
      * @param table the table
@@ -683,12 +680,30 @@ public abstract class SqlDialect {
      * @throws SQLException if the delete fails
      */
     public int purgeExpired(Connection c, TableName table, Instant now, int limit) throws SQLException {
-        try (PreparedStatement s = c.prepareStatement("DELETE FROM " + table + " WHERE (scope, key_id) IN (SELECT scope, key_id FROM "
-                + table + " WHERE expires_at <= ? ORDER BY expires_at FETCH FIRST " + limit + " ROWS ONLY) AND expires_at <= ?")) {
-            s.setLong(1, now.toEpochMilli());
-            s.setLong(2, now.toEpochMilli());
+        String sql = purgeStatement(table, limit);
+        int parameters = (int) sql.chars().filter(ch -> ch == '?').count();
+        try (PreparedStatement s = c.prepareStatement(sql)) {
+            for (int p = 1; p <= parameters; p++) {
+                s.setLong(p, now.toEpochMilli());
+            }
             return s.executeUpdate();
         }
+    }
+
+    /**
+     * The statement that deletes at most {@code limit} expired records; each of its parameters is
+     * bound to the current time in epoch milliseconds. The base statement selects the batch with a
+     * standard {@code FETCH FIRST} subquery on the expiry index, and checks the expiry again on
+     * the deleted row itself: a record that a concurrent transaction took over while the delete
+     * waited for its lock is no longer expired, and must survive.
+     *
+     * @param table the table
+     * @param limit the batch size
+     * @return the {@code DELETE} statement, its only parameters the current time
+     */
+    protected String purgeStatement(TableName table, int limit) {
+        return "DELETE FROM " + table + " WHERE (scope, key_id) IN (SELECT scope, key_id FROM "
+                + table + " WHERE expires_at <= ? ORDER BY expires_at FETCH FIRST " + limit + " ROWS ONLY) AND expires_at <= ?";
     }
 
     // ---- chunks of a batch job ---------------------------------------------------------------------
