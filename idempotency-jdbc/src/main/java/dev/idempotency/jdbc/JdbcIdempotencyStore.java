@@ -192,7 +192,7 @@ public final class JdbcIdempotencyStore implements LeasingStore<Connection> {
         int rows;
         try {
             refuseOverPacketLimit(d, tx, completion);
-            OwnedTransactions.Slot owned = OwnedTransactions.of(tx);
+            OwnedTransaction owned = OwnedTransaction.of(tx);
             if (owned != null && !owned.hasPending() && d.completesWithCommit()) {
                 owned.defer(d, table, completion); // sent with the COMMIT, by JdbcTransactions
                 return;
@@ -210,7 +210,7 @@ public final class JdbcIdempotencyStore implements LeasingStore<Connection> {
      * find the result recorded (and replay it), as it would have without the deferral.
      */
     private void sendPendingCompletion(Connection tx) throws SQLException {
-        OwnedTransactions.Slot owned = OwnedTransactions.of(tx);
+        OwnedTransaction owned = OwnedTransaction.of(tx);
         if (owned == null || !owned.hasPending() || owned.writeLast() != null) {
             return;
         }
@@ -250,7 +250,7 @@ public final class JdbcIdempotencyStore implements LeasingStore<Connection> {
         SqlDialect d = dialectFor(tx, request.key());
         try {
             refuseOverPacketLimit(d, tx, completion);
-            OwnedTransactions.Slot owned = OwnedTransactions.of(tx);
+            OwnedTransaction owned = OwnedTransaction.of(tx);
             if (owned != null && !owned.hasPending() && d.writesLastWithCommit()) {
                 owned.deferWriteLast(d, table, request, completion); // sent with the COMMIT, by JdbcTransactions
                 return Claim.acquired();
@@ -462,7 +462,7 @@ public final class JdbcIdempotencyStore implements LeasingStore<Connection> {
      */
     private IdempotencyException translate(SqlDialect d, @Nullable Connection tx, IdempotencyKey key, String what, SQLException e) {
         if (d.isReadOnly(e)) {
-            boolean libraryRuns = tx == null || OwnedTransactions.of(tx) != null;
+            boolean libraryRuns = tx == null || OwnedTransaction.of(tx) != null;
             TransactionRequiredException readOnly = new TransactionRequiredException(key, "the transaction is read-only (a"
                     + " read-only transaction, a database opened read-only, or a standby server), so the library could not "
                     + what + " in table '" + table + "' (" + d.name() + "; SQLState " + e.getSQLState() + "). Nothing was written"

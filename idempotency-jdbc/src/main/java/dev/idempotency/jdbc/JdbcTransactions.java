@@ -32,6 +32,10 @@ import org.jspecify.annotations.Nullable;
  * key has a record, the commit rolls back and throws
  * {@link LastWriteRefusedException}, which the engine answers from.
  *
+ * <p>The work is given the data source's connection in a wrapper that carries the transaction to
+ * {@link JdbcIdempotencyStore} (what the commit must send, if anything); every call reaches the
+ * connection, {@code unwrap} and {@code isWrapperFor} included, and the wrapper equals only itself.
+ *
  * <p>The isolation level is the data source's own. Immutable and thread-safe.
  */
 public final class JdbcTransactions implements TransactionRunner<Connection> {
@@ -59,19 +63,19 @@ public final class JdbcTransactions implements TransactionRunner<Connection> {
     public <T, X extends Exception> T inTransaction(TxWork<Connection, T, X> work) throws X {
         Objects.requireNonNull(work, "work");
         Connection c = begin();
-        OwnedTransactions.begin(c);
+        OwnedTransaction transaction = OwnedTransaction.begin(c);
         try {
             T result;
             try {
-                result = work.apply(c);
+                result = work.apply(transaction.connection());
             } catch (Throwable failure) {
                 rollback(c, failure);
                 throw failure;
             }
-            commit(c);
+            commit(c, transaction);
             return result;
         } finally {
-            OwnedTransactions.end(c);
+            transaction.end();
             close(c);
         }
     }
@@ -104,13 +108,13 @@ public final class JdbcTransactions implements TransactionRunner<Connection> {
         }
     }
 
-    private static void commit(Connection c) {
-        OwnedTransactions.Slot owned = OwnedTransactions.end(c);
-        if (owned != null && owned.writeLast() != null) {
+    private static void commit(Connection c, OwnedTransaction owned) {
+        owned.end();
+        if (owned.writeLast() != null) {
             commitWritingLast(c, owned);
             return;
         }
-        if (owned != null && owned.hasPending()) {
+        if (owned.hasPending()) {
             commitWithCompletion(c, owned);
             return;
         }
@@ -137,7 +141,7 @@ public final class JdbcTransactions implements TransactionRunner<Connection> {
     }
 
     /** Sends the completion the store left and the {@code COMMIT} in one round trip. */
-    private static void commitWithCompletion(Connection c, OwnedTransactions.Slot owned) {
+    private static void commitWithCompletion(Connection c, OwnedTransaction owned) {
         Completion done = owned.completion();
         try {
             owned.dialect().completeAndCommit(c, owned.table(), done);
@@ -154,7 +158,7 @@ public final class JdbcTransactions implements TransactionRunner<Connection> {
      * (the key has a record, or is held past the lock timeout) rolls back and throws
      * {@link LastWriteRefusedException} with what was found.
      */
-    private static void commitWritingLast(Connection c, OwnedTransactions.Slot owned) {
+    private static void commitWritingLast(Connection c, OwnedTransaction owned) {
         Completion done = owned.completion();
         Claim claim;
         try {

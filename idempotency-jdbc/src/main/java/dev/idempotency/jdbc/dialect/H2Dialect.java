@@ -1,8 +1,5 @@
 package dev.idempotency.jdbc.dialect;
 
-import dev.idempotency.spi.Claim;
-import dev.idempotency.spi.ClaimRequest;
-import dev.idempotency.spi.Completion;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
@@ -63,25 +60,12 @@ public class H2Dialect extends SqlDialect {
     }
 
     /**
-     * Inserts the completed record first: one statement on a first execution. The insert waits for a
-     * concurrent writer of the key that is still open (up to the lock timeout); a duplicate (23505)
-     * fails that statement alone, and only then does the claim run ({@link SqlDialect#writeLast}),
-     * which finds the record or takes an expired one over.
+     * The completed record is inserted first, a plain {@code INSERT}: a duplicate (23505) fails that
+     * statement alone, and the claim then runs ({@link SqlDialect#writeLast}).
      */
     @Override
-    public Claim writeLast(Connection c, TableName table, ClaimRequest r, Completion done) throws SQLException {
-        try (PreparedStatement s = c.prepareStatement(completedRecordInsert(table))) {
-            bindCompletedRecord(s, r, done);
-            Claim written = writeOrNull(s, r.lockTimeout(), 1);
-            if (written != null) {
-                return written;
-            }
-        } catch (SQLException e) {
-            if (!isDuplicateKey(e)) {
-                throw e;
-            }
-        }
-        return super.writeLast(c, table, r, done);
+    String completedRecordInsertFirst(TableName table) {
+        return completedRecordInsert(table);
     }
 
     /**

@@ -10,12 +10,11 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.SQLTimeoutException;
 import java.sql.Statement;
-import java.time.Instant;
-import java.util.List;
 import java.util.Collections;
 import java.util.Map;
 import java.util.Optional;
 import java.util.WeakHashMap;
+import java.util.function.IntFunction;
 
 /**
  * MariaDB 10.6 and later, and MySQL 8 (InnoDB).
@@ -102,48 +101,29 @@ public class MariaDbDialect extends SqlDialect {
 
     @Override
     public Claim claim(Connection c, TableName table, ClaimRequest r) throws SQLException {
-        try {
-            StoredRecord found = read(c, table, r, "");
-            if (found == null && waitsInALockingRead(c)) {
-                found = read(c, table, r, " FOR UPDATE");
-            }
-            for (int round = 0; round < 3; round++) {
-                if (found != null && found.expiresAt().isAfter(r.now())) {
-                    return Claim.existing(found);
-                }
-                if (found == null ? insertOrCount(c, table, r) : takeOver(c, table, r)) {
-                    return Claim.acquired();
-                }
-                found = read(c, table, r, " LOCK IN SHARE MODE");
-            }
-        } catch (SQLException e) {
-            if (isLockTimeout(e)) {
-                return Claim.busy();
-            }
-            throw e;
-        }
-        throw new SQLException("the key's record kept changing under concurrent claims", "40001");
+        return ClaimRounds.busyOnLockTimeout(this, Claim.busy(), () ->
+                ClaimRounds.repeat("the key's record kept changing under concurrent claims", round -> {
+                    StoredRecord found = round > 0 ? read(c, table, r, " LOCK IN SHARE MODE") : read(c, table, r, "");
+                    if (round == 0 && found == null && waitsInALockingRead(c)) {
+                        found = read(c, table, r, " FOR UPDATE");
+                    }
+                    if (found != null && found.expiresAt().isAfter(r.now())) {
+                        return Claim.existing(found);
+                    }
+                    return (found == null ? insertOrCount(c, table, r) : takeOver(c, table, r)) ? Claim.acquired() : null;
+                }));
     }
 
     /**
-     * Inserts the completed record first, one statement on a first execution:
-     * {@code INSERT ... ON DUPLICATE KEY UPDATE attempts = attempts + 1}, which waits for a concurrent
-     * writer of the key that is still open (bounded as the claim's wait is) and counts 1 if it
-     * inserted, 2 if the key has a record. Only then does the claim run ({@link SqlDialect#writeLast}),
-     * which finds that record with a locking read, or takes it over if it has expired. Inserting first
-     * costs a write lock on a duplicate, which a claim avoids; here the duplicate's transaction is
-     * rolled back at once anyway.
+     * The completed record is inserted first ({@link SqlDialect#writeLast}), with
+     * {@code INSERT ... ON DUPLICATE KEY UPDATE attempts = attempts + 1}, which counts 1 if it
+     * inserted and 2 if the key has a record; the claim then finds that record with a locking read,
+     * or takes it over if it has expired. Inserting first costs a write lock on a duplicate, which a
+     * claim avoids; here the duplicate's transaction is rolled back at once anyway.
      */
     @Override
-    public Claim writeLast(Connection c, TableName table, ClaimRequest r, Completion done) throws SQLException {
-        try (PreparedStatement s = c.prepareStatement(completedRecordInsert(table) + " ON DUPLICATE KEY UPDATE attempts = attempts + 1")) {
-            bindCompletedRecord(s, r, done);
-            Claim written = writeOrNull(s, r.lockTimeout(), 1);
-            if (written != null) {
-                return written;
-            }
-        }
-        return super.writeLast(c, table, r, done);
+    String completedRecordInsertFirst(TableName table) {
+        return completedRecordInsert(table) + " ON DUPLICATE KEY UPDATE attempts = attempts + 1";
     }
 
     /**
@@ -226,9 +206,9 @@ public class MariaDbDialect extends SqlDialect {
     }
 
     /**
-     * Records a chunk's outcomes in one multi-table {@code UPDATE} joined to a derived table of the
-     * results, per {@value #KEYS_PER_STATEMENT} keys and 4 MiB of results ({@link #completeInRowSets}),
-     * instead of a batch of one {@code UPDATE} per key. The derived table is read first and each
+     * A chunk's outcomes are recorded in one multi-table {@code UPDATE} joined to a derived table of
+     * the results, per 500 keys and 4 MiB of results, instead of a batch of one {@code UPDATE} per
+     * key. The derived table is read first and each
      * record reached through the primary key ({@code STRAIGHT_JOIN}, {@code FORCE INDEX}): left to
      * itself, the optimizer scans a small table instead, and an {@code UPDATE} that scans locks every
      * row it reads, so it would wait for any key another transaction holds, up to
@@ -236,21 +216,18 @@ public class MariaDbDialect extends SqlDialect {
      * and a completed row changes anyway (its status does).
      */
     @Override
-    public int completeAll(Connection c, TableName table, List<Completion> completions) throws SQLException {
-        return completeInRowSets(c, completions, rows -> "UPDATE (SELECT ? AS scope, ? AS key_id, ? AS status,"
+    IntFunction<String> completionRowSets(TableName table) {
+        return rows -> "UPDATE (SELECT ? AS scope, ? AS key_id, ? AS status,"
                 + " ? AS codec, ? AS result, ? AS completed_at, ? AS expires_at"
                 + " UNION ALL SELECT ?, ?, ?, ?, ?, ?, ?".repeat(rows - 1)
                 + ") v STRAIGHT_JOIN " + table + " t FORCE INDEX (PRIMARY) ON t.scope = v.scope AND t.key_id = v.key_id"
                 + " SET t.status = v.status, t.result_codec = v.codec,"
-                + " t.result = v.result, t.completed_at = v.completed_at, t.expires_at = v.expires_at");
+                + " t.result = v.result, t.completed_at = v.completed_at, t.expires_at = v.expires_at";
     }
 
     @Override
-    public int purgeExpired(Connection c, TableName table, Instant now, int limit) throws SQLException {
-        try (PreparedStatement s = c.prepareStatement("DELETE FROM " + table + " WHERE expires_at <= ? ORDER BY expires_at LIMIT " + limit)) {
-            s.setLong(1, now.toEpochMilli());
-            return s.executeUpdate();
-        }
+    protected String purgeStatement(TableName table, int limit) {
+        return "DELETE FROM " + table + " WHERE expires_at <= ? ORDER BY expires_at LIMIT " + limit;
     }
 
     @Override

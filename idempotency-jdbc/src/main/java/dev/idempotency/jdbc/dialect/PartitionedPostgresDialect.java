@@ -86,39 +86,36 @@ public class PartitionedPostgresDialect extends PostgresDialect {
 
     @Override
     public Claim claim(Connection c, TableName table, ClaimRequest request) throws SQLException {
-        try (PreparedStatement s = c.prepareStatement(
-                "SELECT current_setting('transaction_isolation'), pg_advisory_xact_lock(hashtext(?), hashtext(?))")) {
-            s.setString(1, request.key().scope());
-            s.setString(2, request.key().id());
-            try (ResultSet rs = withLockTimeout(s, request.lockTimeout(), s::executeQuery)) {
-                rs.next();
-                if (!"read committed".equals(rs.getString(1))) {
-                    throw new SQLException("the record table partitioned by expiry day needs READ COMMITTED transactions, this one is "
-                            + rs.getString(1).toUpperCase(java.util.Locale.ROOT) + ": a snapshot taken before the key's lock could hide"
-                            + " its record, and the key would run twice", "0A000");
+        Claim busy = ClaimRounds.busyOnLockTimeout(this, Claim.busy(), () -> {
+            try (PreparedStatement s = c.prepareStatement(
+                    "SELECT current_setting('transaction_isolation'), pg_advisory_xact_lock(hashtext(?), hashtext(?))")) {
+                s.setString(1, request.key().scope());
+                s.setString(2, request.key().id());
+                try (ResultSet rs = withLockTimeout(s, request.lockTimeout(), s::executeQuery)) {
+                    rs.next();
+                    if (!"read committed".equals(rs.getString(1))) {
+                        throw new SQLException("the record table partitioned by expiry day needs READ COMMITTED transactions, this one is "
+                                + rs.getString(1).toUpperCase(java.util.Locale.ROOT) + ": a snapshot taken before the key's lock could"
+                                + " hide its record, and the key would run twice", "0A000");
+                    }
                 }
             }
-        } catch (SQLException e) {
-            if (isLockTimeout(e)) {
-                return Claim.busy();
-            }
-            throw e;
+            return null; // the key's lock is held: claim it
+        });
+        if (busy != null) {
+            return busy;
         }
         return claimReadingFirst(c, table, request);
     }
 
     /**
-     * Claims key by key, each as {@link #claim} under a savepoint ({@link #claimInChunk}, so that a key
-     * held past the lock timeout leaves the transaction usable): the multi-row insert relies on a
-     * unique key this table lacks.
+     * No: a chunk is claimed key by key, each as {@link #claim} under a savepoint (so that a key held
+     * past the lock timeout leaves the transaction usable): the multi-row insert relies on a unique
+     * key this table lacks.
      */
     @Override
-    public List<Claim> claimAll(Connection c, TableName table, List<ClaimRequest> requests) throws SQLException {
-        List<Claim> claims = new ArrayList<>(requests.size());
-        for (ClaimRequest r : requests) {
-            claims.add(claimInChunk(c, table, r));
-        }
-        return claims;
+    protected boolean multiRowClaims() {
+        return false;
     }
 
     /**

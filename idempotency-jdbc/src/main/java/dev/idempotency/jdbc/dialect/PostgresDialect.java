@@ -1,6 +1,5 @@
 package dev.idempotency.jdbc.dialect;
 
-import dev.idempotency.IdempotencyKey;
 import dev.idempotency.spi.Claim;
 import dev.idempotency.spi.ClaimRequest;
 import dev.idempotency.spi.Completion;
@@ -13,16 +12,10 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Savepoint;
 import java.time.Duration;
-import java.time.Instant;
-import java.util.ArrayList;
 import java.util.Collections;
-import java.util.HashSet;
-import java.util.List;
-import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
+import java.util.function.IntFunction;
 
 /**
  * PostgreSQL 12 and later.
@@ -101,39 +94,32 @@ public class PostgresDialect extends SqlDialect {
                 + R_COLUMNS
                 + ", set_config('lock_timeout', (SELECT before FROM cfg), true)"
                 + " FROM (VALUES (1)) AS one (x) LEFT JOIN " + table + " r ON r.scope = ? AND r.key_id = ?";
-        for (int round = 0; round < 3; round++) {
-            try (PreparedStatement s = c.prepareStatement(sql)) {
-                bindClaim(s, r);
-                s.setString(7, r.fingerprint().value());
-                s.setString(8, RecordStatus.IN_PROGRESS.name());
-                s.setLong(9, r.now().toEpochMilli());
-                s.setLong(10, r.expiresAt().toEpochMilli());
-                s.setString(11, r.key().scope());
-                s.setString(12, r.key().id());
-                s.setLong(13, r.now().toEpochMilli());
-                s.setString(14, r.key().scope());
-                s.setString(15, r.key().id());
-                StoredRecord found;
-                try (ResultSet rs = s.executeQuery()) {
-                    rs.next();
-                    if (rs.getInt(1) > 0) {
-                        return Claim.acquired();
+        return ClaimRounds.repeat("the key's record kept changing under concurrent claims", round ->
+                ClaimRounds.busyOnLockTimeout(this, Claim.busy(), () -> {
+                    try (PreparedStatement s = c.prepareStatement(sql)) {
+                        bindClaim(s, r);
+                        s.setString(7, r.fingerprint().value());
+                        s.setString(8, RecordStatus.IN_PROGRESS.name());
+                        s.setLong(9, r.now().toEpochMilli());
+                        s.setLong(10, r.expiresAt().toEpochMilli());
+                        s.setString(11, r.key().scope());
+                        s.setString(12, r.key().id());
+                        s.setLong(13, r.now().toEpochMilli());
+                        s.setString(14, r.key().scope());
+                        s.setString(15, r.key().id());
+                        StoredRecord found;
+                        try (ResultSet rs = s.executeQuery()) {
+                            rs.next();
+                            if (rs.getInt(1) > 0) {
+                                return Claim.acquired();
+                            }
+                            found = rs.getString(2) == null ? null : readRecord(rs, 2);
+                        }
+                        // Not claimed, yet no live record in this snapshot: a concurrent claim committed while
+                        // the statement waited. The next round's snapshot sees it (READ COMMITTED).
+                        return found != null && found.expiresAt().isAfter(r.now()) ? Claim.existing(found) : null;
                     }
-                    found = rs.getString(2) == null ? null : readRecord(rs, 2);
-                }
-                if (found != null && found.expiresAt().isAfter(r.now())) {
-                    return Claim.existing(found);
-                }
-                // Not claimed, yet no live record in this snapshot: a concurrent claim committed while
-                // the statement waited. The next round's snapshot sees it (READ COMMITTED).
-            } catch (SQLException e) {
-                if (isLockTimeout(e)) {
-                    return Claim.busy();
-                }
-                throw e;
-            }
-        }
-        throw new SQLException("the key's record kept changing under concurrent claims", "40001");
+                }));
     }
 
     /**
@@ -147,101 +133,47 @@ public class PostgresDialect extends SqlDialect {
     }
 
     /**
-     * Claims a chunk writing first, as the single claim does: per {@value #KEYS_PER_STATEMENT} keys,
-     * one {@code INSERT ... ON CONFLICT DO NOTHING RETURNING} claims every absent key and says which
-     * (a duplicate is a row not returned, never an error); only the keys it did not insert are then
+     * A chunk is claimed writing first, as the single claim does: per 500 keys, one
+     * {@code INSERT ... ON CONFLICT DO NOTHING RETURNING} claims every absent key and says which (a
+     * duplicate is a row not returned, never an error); only the keys it did not insert are then
      * read, in one {@code SELECT}, and an expired one is taken over key by key. A first chunk of new
      * keys so costs one statement to claim. The insert runs under a savepoint, so that a lock wait
      * that runs out (a concurrent claimer of one of the keys) does not abort the transaction: the
      * slice is then claimed key by key, each waiting as a single claim does.
      */
     @Override
-    public List<Claim> claimAll(Connection c, TableName table, List<ClaimRequest> requests) throws SQLException {
-        List<Claim> claims = new ArrayList<>(requests.size());
-        for (int from = 0; from < requests.size(); from += KEYS_PER_STATEMENT) {
-            List<ClaimRequest> slice = requests.subList(from, Math.min(requests.size(), from + KEYS_PER_STATEMENT));
-            Set<IdempotencyKey> inserted = insertReturning(c, table, slice);
-            if (inserted == null) {
-                for (ClaimRequest r : slice) {
-                    claims.add(claimInChunk(c, table, r));
-                }
-                continue;
-            }
-            List<ClaimRequest> rest = slice.stream().filter(r -> !inserted.contains(r.key())).toList();
-            Map<IdempotencyKey, StoredRecord> found = rest.isEmpty() ? Map.of() : selectAll(c, table, rest);
-            for (ClaimRequest r : slice) {
-                StoredRecord record = found.get(r.key());
-                if (inserted.contains(r.key())) {
-                    claims.add(Claim.acquired());
-                } else if (record != null && record.expiresAt().isAfter(r.now())) {
-                    claims.add(Claim.existing(record));
-                } else {
-                    claims.add(claimInChunk(c, table, r));
-                }
-            }
-        }
-        return claims;
+    ChunkClaims.Strategy chunkClaims() {
+        return multiRowClaims() ? ChunkClaims.Strategy.INSERT_FIRST : ChunkClaims.Strategy.KEY_BY_KEY;
+    }
+
+    @Override
+    String claimInsertReturningKeys(TableName table, int rows) {
+        return multiRowClaimInsert(table, rows) + " ON CONFLICT (scope, key_id) DO NOTHING RETURNING scope, key_id";
     }
 
     /**
      * The single claim of one key of a chunk, under a savepoint: a lock wait that runs out fails the
      * statement, which aborts a PostgreSQL transaction, and the chunk's other keys must still be
      * claimed. The key then answers {@link Claim.Busy} and the transaction goes on.
-     *
-     * @param c the connection, in a transaction
-     * @param table the table
-     * @param r the attempt
-     * @return the claim
-     * @throws SQLException if the claim fails otherwise
      */
-    protected final Claim claimInChunk(Connection c, TableName table, ClaimRequest r) throws SQLException {
-        Savepoint savepoint = c.setSavepoint();
-        Claim claim = claim(c, table, r);
-        if (claim instanceof Claim.Busy) {
-            c.rollback(savepoint);
-        }
-        releaseQuietly(c, savepoint);
-        return claim;
-    }
-
-    /** @return the keys the insert claimed, or {@code null} if a lock wait ran out (nothing inserted) */
-    private Set<IdempotencyKey> insertReturning(Connection c, TableName table, List<ClaimRequest> slice)
-            throws SQLException {
-        Savepoint savepoint = c.setSavepoint();
-        try (PreparedStatement s = c.prepareStatement(multiRowClaimInsert(table, slice.size())
-                + " ON CONFLICT (scope, key_id) DO NOTHING RETURNING scope, key_id")) {
-            bindClaims(s, slice);
-            Set<IdempotencyKey> inserted = new HashSet<>();
-            try (ResultSet rs = withLockTimeout(s, slice.get(0).lockTimeout(), s::executeQuery)) {
-                while (rs.next()) {
-                    inserted.add(IdempotencyKey.of(rs.getString(1), rs.getString(2)));
-                }
-            }
-            return inserted;
-        } catch (SQLException e) {
-            c.rollback(savepoint);
-            if (isLockTimeout(e)) {
-                return null;
-            }
-            throw e;
-        } finally {
-            releaseQuietly(c, savepoint);
-        }
+    @Override
+    final Claim claimInChunk(Connection c, TableName table, ClaimRequest r) throws SQLException {
+        return Savepoints.undoingIf(c, true, () -> claim(c, table, r), claim -> claim instanceof Claim.Busy);
     }
 
     /**
-     * Records a chunk's outcomes in one {@code UPDATE ... FROM (VALUES ...)} per
-     * {@value #KEYS_PER_STATEMENT} keys ({@link #completeInRowSets}), instead of a batch of one
-     * {@code UPDATE} per key: PostgreSQL runs each statement of a batch on its own.
+     * A chunk's outcomes are recorded in one {@code UPDATE ... FROM (VALUES ...)} per 500 keys and
+     * 4 MiB of results, instead of a batch of one {@code UPDATE} per key: PostgreSQL runs each
+     * statement of a batch on its own.
      */
     @Override
-    public int completeAll(Connection c, TableName table, List<Completion> completions) throws SQLException {
-        return completeInRowSets(c, completions, rows -> "UPDATE " + table + " t SET status = v.status, result_codec = v.codec,"
+    IntFunction<String> completionRowSets(TableName table) {
+        return rows -> "UPDATE " + table + " t SET status = v.status, result_codec = v.codec,"
                 + " result = v.result, completed_at = v.completed_at, expires_at = v.expires_at FROM (VALUES "
                 + String.join(", ", Collections.nCopies(rows, "(CAST(? AS VARCHAR), CAST(? AS VARCHAR), CAST(? AS VARCHAR),"
                         + " CAST(? AS VARCHAR), CAST(? AS BYTEA), CAST(? AS BIGINT), CAST(? AS BIGINT))"))
                 + ") AS v (scope, key_id, status, codec, result, completed_at, expires_at)"
-                + " WHERE t.scope = v.scope AND t.key_id = v.key_id");
+                + " WHERE t.scope = v.scope AND t.key_id = v.key_id";
     }
 
     /**
@@ -401,14 +333,10 @@ public class PostgresDialect extends SqlDialect {
     }
 
     @Override
-    public int purgeExpired(Connection c, TableName table, Instant now, int limit) throws SQLException {
-        try (PreparedStatement s = c.prepareStatement("WITH batch AS MATERIALIZED (SELECT scope, key_id FROM " + table
+    protected String purgeStatement(TableName table, int limit) {
+        return "WITH batch AS MATERIALIZED (SELECT scope, key_id FROM " + table
                 + " WHERE expires_at <= ? ORDER BY expires_at LIMIT " + limit + " FOR UPDATE SKIP LOCKED) DELETE FROM " + table
-                + " t USING batch WHERE t.scope = batch.scope AND t.key_id = batch.key_id AND t.expires_at <= ?")) {
-            s.setLong(1, now.toEpochMilli());
-            s.setLong(2, now.toEpochMilli());
-            return s.executeUpdate();
-        }
+                + " t USING batch WHERE t.scope = batch.scope AND t.key_id = batch.key_id AND t.expires_at <= ?";
     }
 
     /**

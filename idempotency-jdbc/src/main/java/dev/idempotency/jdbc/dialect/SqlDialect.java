@@ -55,7 +55,7 @@ import org.jspecify.annotations.Nullable;
 public abstract class SqlDialect {
 
     /** The columns every dialect's table has, in the order {@link #readRecord} expects. */
-    protected static final String COLUMNS =
+    static final String COLUMNS =
             "scope, key_id, fingerprint, status, result_codec, result, created_at, completed_at, expires_at, lease_until";
 
     /** @return the dialect's name, as logged and used in the DDL resource's file name */
@@ -172,7 +172,7 @@ public abstract class SqlDialect {
      * @return that value as text, or {@code null}
      * @throws SQLException if the query fails
      */
-    protected static String queryText(Connection c, String sql) throws SQLException {
+    static String queryText(Connection c, String sql) throws SQLException {
         try (PreparedStatement s = c.prepareStatement(sql); ResultSet rs = s.executeQuery()) {
             return rs.next() ? rs.getString(1) : null;
         }
@@ -211,25 +211,16 @@ public abstract class SqlDialect {
      * @return the claim
      * @throws SQLException if a statement fails for another reason than a duplicate or a lock timeout
      */
-    protected final Claim claimReadingFirst(Connection c, TableName table, ClaimRequest request) throws SQLException {
-        for (int round = 0; round < 3; round++) {
-            StoredRecord found = select(c, table, request.key());
-            if (found != null && found.expiresAt().isAfter(request.now())) {
-                return Claim.existing(found);
-            }
-            try {
-                if (found == null ? insertClaim(c, table, request) : takeOver(c, table, request)) {
-                    return Claim.acquired();
-                }
-            } catch (SQLException e) {
-                if (isLockTimeout(e)) {
-                    return Claim.busy();
-                }
-                throw e;
-            }
-        }
-        throw new SQLException("the key's record kept changing under concurrent claims; the transaction's snapshot"
-                + " cannot see the committed record", "40001");
+    final Claim claimReadingFirst(Connection c, TableName table, ClaimRequest request) throws SQLException {
+        return ClaimRounds.repeat("the key's record kept changing under concurrent claims; the transaction's snapshot"
+                + " cannot see the committed record", round -> {
+                    StoredRecord found = select(c, table, request.key());
+                    if (found != null && found.expiresAt().isAfter(request.now())) {
+                        return Claim.existing(found);
+                    }
+                    return ClaimRounds.busyOnLockTimeout(this, Claim.busy(), () ->
+                            (found == null ? insertClaim(c, table, request) : takeOver(c, table, request)) ? Claim.acquired() : null);
+                });
     }
 
     /**
@@ -241,7 +232,7 @@ public abstract class SqlDialect {
      * @return the record, or {@code null}
      * @throws SQLException if the query fails
      */
-    protected @Nullable StoredRecord select(Connection c, TableName table, IdempotencyKey key) throws SQLException {
+    @Nullable StoredRecord select(Connection c, TableName table, IdempotencyKey key) throws SQLException {
         try (PreparedStatement s = c.prepareStatement("SELECT " + COLUMNS + " FROM " + table + " WHERE scope = ? AND key_id = ?")) {
             s.setString(1, key.scope());
             s.setString(2, key.id());
@@ -261,24 +252,20 @@ public abstract class SqlDialect {
      * @throws SQLException if the insert fails otherwise, including a lock timeout
      */
     protected boolean insertClaim(Connection c, TableName table, ClaimRequest r) throws SQLException {
-        Savepoint savepoint = failedStatementAbortsTransaction() ? c.setSavepoint() : null;
-        try (PreparedStatement s = c.prepareStatement("INSERT INTO " + table
-                + " (scope, key_id, fingerprint, status, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)")) {
-            bindClaim(s, r);
-            withLockTimeout(s, r.lockTimeout(), s::executeUpdate);
-            return true;
+        try {
+            return Savepoints.undoingFailure(c, failedStatementAbortsTransaction(), () -> {
+                try (PreparedStatement s = c.prepareStatement("INSERT INTO " + table
+                        + " (scope, key_id, fingerprint, status, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)")) {
+                    bindClaim(s, r);
+                    withLockTimeout(s, r.lockTimeout(), s::executeUpdate);
+                    return true;
+                }
+            });
         } catch (SQLException e) {
-            if (savepoint != null) {
-                c.rollback(savepoint);
-            }
             if (isDuplicateKey(e)) {
                 return false;
             }
             throw e;
-        } finally {
-            if (savepoint != null) {
-                releaseQuietly(c, savepoint);
-            }
         }
     }
 
@@ -313,7 +300,7 @@ public abstract class SqlDialect {
      * @param r the attempt
      * @throws SQLException if binding fails
      */
-    protected static void bindClaim(PreparedStatement s, ClaimRequest r) throws SQLException {
+    static void bindClaim(PreparedStatement s, ClaimRequest r) throws SQLException {
         bindClaims(s, List.of(r));
     }
 
@@ -325,7 +312,7 @@ public abstract class SqlDialect {
      * @param requests the rows, in order
      * @throws SQLException if binding fails
      */
-    protected static void bindClaims(PreparedStatement s, List<ClaimRequest> requests) throws SQLException {
+    static void bindClaims(PreparedStatement s, List<ClaimRequest> requests) throws SQLException {
         int p = 0;
         for (ClaimRequest r : requests) {
             s.setString(++p, r.key().scope());
@@ -343,7 +330,7 @@ public abstract class SqlDialect {
      * @return {@code INSERT INTO table (...) VALUES (...), (...)} with {@code rows} rows of the columns
      *     {@link #bindClaims} binds
      */
-    protected static String multiRowClaimInsert(TableName table, int rows) {
+    static String multiRowClaimInsert(TableName table, int rows) {
         return "INSERT INTO " + table + " (scope, key_id, fingerprint, status, created_at, expires_at) VALUES "
                 + String.join(", ", Collections.nCopies(rows, "(?, ?, ?, ?, ?, ?)"));
     }
@@ -398,15 +385,9 @@ public abstract class SqlDialect {
      *     {@code null} if the key has a record
      * @throws SQLException if the update fails otherwise
      */
-    protected final @Nullable Claim writeOrNull(PreparedStatement s, Duration lockTimeout, int acquiredRows) throws SQLException {
-        try {
-            return withLockTimeout(s, lockTimeout, s::executeUpdate) == acquiredRows ? Claim.acquired() : null;
-        } catch (SQLException e) {
-            if (isLockTimeout(e)) {
-                return Claim.busy();
-            }
-            throw e;
-        }
+    final @Nullable Claim writeOrNull(PreparedStatement s, Duration lockTimeout, int acquiredRows) throws SQLException {
+        return ClaimRounds.busyOnLockTimeout(this, Claim.busy(), () ->
+                withLockTimeout(s, lockTimeout, s::executeUpdate) == acquiredRows ? Claim.acquired() : null);
     }
 
     // ---- completion, release, purge --------------------------------------------------------------
@@ -441,7 +422,7 @@ public abstract class SqlDialect {
      * @param done what to record
      * @throws SQLException if binding fails
      */
-    protected void bindCompletion(PreparedStatement s, Completion done) throws SQLException {
+    final void bindCompletion(PreparedStatement s, Completion done) throws SQLException {
         s.setString(1, done.status().name());
         s.setString(2, done.codec());
         bindResult(s, 3, done.result());
@@ -479,7 +460,7 @@ public abstract class SqlDialect {
     }
 
     /** SQLState of {@link #completeAndCommit}'s failure when the claimed record is not found (no data). */
-    protected static final String RECORD_MISSING = "02000";
+    static final String RECORD_MISSING = "02000";
 
     /**
      * @param e a failure of {@link #completeAndCommit}
@@ -496,7 +477,11 @@ public abstract class SqlDialect {
      * transaction ({@code IdempotencyStore.writeLast}): an unexpired record refuses the write, an
      * expired one is replaced. The base claims the key with {@link #claim} (so each dialect's tested
      * claim decides who wins a race, and waits as it does) and, if acquired, records {@code done} with
-     * {@link #complete}: two statements on a first execution.
+     * {@link #complete}: two statements on a first execution. A dialect that inserts the completed
+     * record first (H2, MariaDB) costs one statement there: its insert waits for a concurrent writer
+     * of the key that is still open, up to the lock timeout, and only if the key has a record (a row
+     * count, or a duplicate-key failure of that statement alone) does the claim run as above, which
+     * finds the record or takes an expired one over.
      *
      * @param c the connection, in a transaction whose work has run
      * @param table the table
@@ -508,6 +493,13 @@ public abstract class SqlDialect {
      *     timeout; {@link #isRecordMissing} tells a record that vanished between the claim and its completion
      */
     public Claim writeLast(Connection c, TableName table, ClaimRequest r, Completion done) throws SQLException {
+        String insertFirst = completedRecordInsertFirst(table);
+        if (insertFirst != null) {
+            Claim written = insertCompletedRecord(c, insertFirst, r, done);
+            if (written != null) {
+                return written;
+            }
+        }
         Claim claim = claim(c, table, r);
         if (claim instanceof Claim.Acquired && complete(c, table, done) != 1) {
             throw new SQLException("the record claimed for the write-last completion was not found", RECORD_MISSING);
@@ -517,10 +509,41 @@ public abstract class SqlDialect {
 
     /**
      * @param table the table
+     * @return the statement with which {@link #writeLast} inserts the completed record first (the
+     *     columns {@link #bindCompletedRecord} binds; its update count is 1 if it inserted, and the
+     *     key has a record if it counts otherwise or fails with a duplicate key), or {@code null} if
+     *     it claims first. The base: {@code null}
+     */
+    @Nullable String completedRecordInsertFirst(TableName table) {
+        return null;
+    }
+
+    /**
+     * @return {@link Claim#acquired()} if inserted, {@link Claim#busy()} if the lock wait ran out,
+     *     {@code null} if the key has a record
+     */
+    private @Nullable Claim insertCompletedRecord(Connection c, String sql, ClaimRequest r, Completion done) throws SQLException {
+        try {
+            return Savepoints.undoingFailure(c, failedStatementAbortsTransaction(), () -> {
+                try (PreparedStatement s = c.prepareStatement(sql)) {
+                    bindCompletedRecord(s, r, done);
+                    return writeOrNull(s, r.lockTimeout(), 1);
+                }
+            });
+        } catch (SQLException e) {
+            if (isDuplicateKey(e)) {
+                return null;
+            }
+            throw e;
+        }
+    }
+
+    /**
+     * @param table the table
      * @return {@code INSERT INTO table (...) VALUES (...)} of a completed record, the columns that
      *     {@link #bindCompletedRecord} binds
      */
-    protected static String completedRecordInsert(TableName table) {
+    static String completedRecordInsert(TableName table) {
         return "INSERT INTO " + table + " (scope, key_id, fingerprint, status, result_codec, result, created_at, completed_at,"
                 + " expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)";
     }
@@ -534,7 +557,7 @@ public abstract class SqlDialect {
      * @param done the outcome
      * @throws SQLException if binding fails
      */
-    protected void bindCompletedRecord(PreparedStatement s, ClaimRequest r, Completion done) throws SQLException {
+    final void bindCompletedRecord(PreparedStatement s, ClaimRequest r, Completion done) throws SQLException {
         s.setString(1, r.key().scope());
         s.setString(2, r.key().id());
         s.setString(3, r.fingerprint().value());
@@ -647,10 +670,7 @@ public abstract class SqlDialect {
     }
 
     /**
-     * Deletes at most {@code limit} expired records. The base statement selects the batch with a
-     * standard {@code FETCH FIRST} subquery on the expiry index, and checks the expiry again on
-     * the deleted row itself: a record that a concurrent transaction took over while the delete
-     * waited for its lock is no longer expired, and must survive.
+     * Deletes at most {@code limit} expired records, with the dialect's {@link #purgeStatement}.
      *
      * @param c the connection
      * @param table the table
@@ -660,18 +680,36 @@ public abstract class SqlDialect {
      * @throws SQLException if the delete fails
      */
     public int purgeExpired(Connection c, TableName table, Instant now, int limit) throws SQLException {
-        try (PreparedStatement s = c.prepareStatement("DELETE FROM " + table + " WHERE (scope, key_id) IN (SELECT scope, key_id FROM "
-                + table + " WHERE expires_at <= ? ORDER BY expires_at FETCH FIRST " + limit + " ROWS ONLY) AND expires_at <= ?")) {
-            s.setLong(1, now.toEpochMilli());
-            s.setLong(2, now.toEpochMilli());
+        String sql = purgeStatement(table, limit);
+        int parameters = (int) sql.chars().filter(ch -> ch == '?').count();
+        try (PreparedStatement s = c.prepareStatement(sql)) {
+            for (int p = 1; p <= parameters; p++) {
+                s.setLong(p, now.toEpochMilli());
+            }
             return s.executeUpdate();
         }
+    }
+
+    /**
+     * The statement that deletes at most {@code limit} expired records; each of its parameters is
+     * bound to the current time in epoch milliseconds. The base statement selects the batch with a
+     * standard {@code FETCH FIRST} subquery on the expiry index, and checks the expiry again on
+     * the deleted row itself: a record that a concurrent transaction took over while the delete
+     * waited for its lock is no longer expired, and must survive.
+     *
+     * @param table the table
+     * @param limit the batch size
+     * @return the {@code DELETE} statement, its only parameters the current time
+     */
+    protected String purgeStatement(TableName table, int limit) {
+        return "DELETE FROM " + table + " WHERE (scope, key_id) IN (SELECT scope, key_id FROM "
+                + table + " WHERE expires_at <= ? ORDER BY expires_at FETCH FIRST " + limit + " ROWS ONLY) AND expires_at <= ?";
     }
 
     // ---- chunks of a batch job ---------------------------------------------------------------------
 
     /** The most keys one chunk statement binds; a larger chunk is claimed in slices of this size. */
-    protected static final int KEYS_PER_STATEMENT = 500;
+    static final int KEYS_PER_STATEMENT = 500;
 
     /**
      * @return whether {@link #claimAll} inserts the absent keys of a chunk in one multi-row
@@ -681,13 +719,43 @@ public abstract class SqlDialect {
         return true;
     }
 
+    /** @return how {@link #claimAll} claims a slice of a chunk: the base reads first, unless {@link #multiRowClaims()} says no */
+    ChunkClaims.Strategy chunkClaims() {
+        return multiRowClaims() ? ChunkClaims.Strategy.READ_FIRST : ChunkClaims.Strategy.KEY_BY_KEY;
+    }
+
     /**
-     * Claims the keys of a chunk, sorted as given. Per slice of at most {@value #KEYS_PER_STATEMENT}
-     * keys: one {@code SELECT} finds the existing records; one multi-row {@code INSERT} claims the
-     * absent keys (under a savepoint where a failed statement aborts the transaction). Only if that
-     * insert meets a concurrent claim (a duplicate, or a lock wait that runs out) are the absent keys
-     * claimed one by one with {@link #claim}, which waits for each holder as a single claim does; an
-     * expired record is taken over one by one too.
+     * Claims one key of a chunk on its own. The base: as {@link #claim}.
+     *
+     * @param c the caller's connection, in a transaction
+     * @param table the table
+     * @param r the attempt
+     * @return the claim
+     * @throws SQLException if the claim fails
+     */
+    Claim claimInChunk(Connection c, TableName table, ClaimRequest r) throws SQLException {
+        return claim(c, table, r);
+    }
+
+    /**
+     * @param table the table
+     * @param rows how many keys to claim
+     * @return for {@link ChunkClaims.Strategy#INSERT_FIRST}: a multi-row claim {@code INSERT} of the
+     *     columns {@link #bindClaims} binds that skips the keys that have a record and returns the
+     *     scope and key id of each row it inserted
+     */
+    String claimInsertReturningKeys(TableName table, int rows) {
+        throw new UnsupportedOperationException(name() + " does not claim a chunk by inserting first");
+    }
+
+    /**
+     * Claims the keys of a chunk, sorted as given. Per slice of at most 500 keys: one
+     * {@code SELECT} finds the existing records; one multi-row {@code INSERT} claims the absent keys
+     * (under a savepoint where a failed statement aborts the transaction). Only if that insert meets
+     * a concurrent claim (a duplicate, or a lock wait that runs out) are the absent keys claimed one
+     * by one with {@link #claim}, which waits for each holder as a single claim does; an expired
+     * record is taken over one by one too. Where {@link #multiRowClaims()} says no, every key is
+     * claimed on its own.
      *
      * @param c the caller's connection, in a transaction
      * @param table the table
@@ -696,38 +764,7 @@ public abstract class SqlDialect {
      * @throws SQLException if a statement fails for another reason than a duplicate or a lock timeout
      */
     public List<Claim> claimAll(Connection c, TableName table, List<ClaimRequest> requests) throws SQLException {
-        List<Claim> claims = new ArrayList<>(requests.size());
-        for (int from = 0; from < requests.size(); from += KEYS_PER_STATEMENT) {
-            List<ClaimRequest> slice = requests.subList(from, Math.min(requests.size(), from + KEYS_PER_STATEMENT));
-            if (slice.size() == 1 || !multiRowClaims()) {
-                for (ClaimRequest r : slice) {
-                    claims.add(claim(c, table, r));
-                }
-                continue;
-            }
-            Map<IdempotencyKey, StoredRecord> found = selectAll(c, table, slice);
-            Claim[] sliceClaims = new Claim[slice.size()];
-            List<ClaimRequest> absent = new ArrayList<>();
-            for (int i = 0; i < slice.size(); i++) {
-                ClaimRequest r = slice.get(i);
-                StoredRecord record = found.get(r.key());
-                if (record == null) {
-                    absent.add(r);
-                } else if (record.expiresAt().isAfter(r.now())) {
-                    sliceClaims[i] = Claim.existing(record);
-                } else {
-                    sliceClaims[i] = claim(c, table, r);
-                }
-            }
-            boolean inserted = !absent.isEmpty() && insertAll(c, table, absent);
-            for (int i = 0; i < slice.size(); i++) {
-                if (sliceClaims[i] == null) {
-                    sliceClaims[i] = inserted ? Claim.acquired() : claim(c, table, slice.get(i));
-                }
-                claims.add(sliceClaims[i]);
-            }
-        }
-        return claims;
+        return ChunkClaims.claimAll(this, c, table, requests);
     }
 
     /**
@@ -739,7 +776,7 @@ public abstract class SqlDialect {
      * @return the records found, by key
      * @throws SQLException if the query fails
      */
-    protected Map<IdempotencyKey, StoredRecord> selectAll(Connection c, TableName table, List<ClaimRequest> slice) throws SQLException {
+    final Map<IdempotencyKey, StoredRecord> selectAll(Connection c, TableName table, List<ClaimRequest> slice) throws SQLException {
         // Keys grouped by scope (the slice is sorted): "scope = ? AND key_id IN (...)" lets every database
         // look the keys up in the primary key, where "(scope = ? AND key_id = ?) OR ..." makes some scan
         // every record of the scope.
@@ -776,30 +813,10 @@ public abstract class SqlDialect {
         return found;
     }
 
-    /** @return {@code true} if every row was inserted; {@code false} (nothing inserted) on a duplicate or a lock timeout */
-    private boolean insertAll(Connection c, TableName table, List<ClaimRequest> absent) throws SQLException {
-        Savepoint savepoint = failedStatementAbortsTransaction() ? c.setSavepoint() : null;
-        try (PreparedStatement s = c.prepareStatement(multiRowClaimInsert(table, absent.size()))) {
-            bindClaims(s, absent);
-            withLockTimeout(s, absent.get(0).lockTimeout(), s::executeUpdate);
-            return true;
-        } catch (SQLException e) {
-            if (savepoint != null) {
-                c.rollback(savepoint);
-            }
-            if (isDuplicateKey(e) || isLockTimeout(e)) {
-                return false;
-            }
-            throw e;
-        } finally {
-            if (savepoint != null) {
-                releaseQuietly(c, savepoint);
-            }
-        }
-    }
-
     /**
-     * Records the outcomes of a chunk in one JDBC batch of the completing {@code UPDATE}.
+     * Records the outcomes of a chunk: in one JDBC batch of the completing {@code UPDATE}, or, where
+     * the dialect has a statement that records many (PostgreSQL, MariaDB), with one such statement
+     * per 500 completions and 4 MiB of results.
      *
      * @param c the connection
      * @param table the table
@@ -810,6 +827,10 @@ public abstract class SqlDialect {
     public int completeAll(Connection c, TableName table, List<Completion> completions) throws SQLException {
         if (completions.isEmpty()) {
             return 0;
+        }
+        IntFunction<String> rowSets = completionRowSets(table);
+        if (rowSets != null) {
+            return completeInRowSets(c, completions, rowSets);
         }
         try (PreparedStatement s = c.prepareStatement(completionUpdate(table))) {
             for (Completion done : completions) {
@@ -824,6 +845,16 @@ public abstract class SqlDialect {
             }
             return missing;
         }
+    }
+
+    /**
+     * @param table the table
+     * @return the statement that records a set of n completions at once, binding what
+     *     {@link #completeInRowSets} binds, or {@code null} to record a chunk in a JDBC batch of the
+     *     completing {@code UPDATE}. The base: {@code null}
+     */
+    @Nullable IntFunction<String> completionRowSets(TableName table) {
+        return null;
     }
 
     /** Results per completing statement of a chunk, at most: well under MariaDB's default {@code max_allowed_packet}. */
@@ -841,7 +872,7 @@ public abstract class SqlDialect {
      * @return the number of completions whose claimed record was not found
      * @throws SQLException if a statement fails
      */
-    protected final int completeInRowSets(Connection c, List<Completion> completions, IntFunction<String> sqlForRows)
+    final int completeInRowSets(Connection c, List<Completion> completions, IntFunction<String> sqlForRows)
             throws SQLException {
         int missing = 0;
         int from = 0;
@@ -917,53 +948,7 @@ public abstract class SqlDialect {
      * @throws SQLException if a statement fails for another reason than a lock timeout
      */
     public LeaseClaim claimLease(Connection c, TableName table, LeaseRequest r) throws SQLException {
-        Instant now = databaseNow(c);
-        Instant leaseUntil = now.plus(r.lease());
-        ClaimRequest request = new ClaimRequest(r.key(), r.fingerprint(), now, now.plus(r.retention()), r.lockTimeout());
-        for (int round = 0; round < 3; round++) {
-            Savepoint beforeClaim = claimCountsDuplicates() ? c.setSavepoint() : null;
-            Claim claim = claim(c, table, request);
-            if (beforeClaim != null) {
-                if (claim instanceof Claim.Existing) {
-                    c.rollback(beforeClaim); // undo the duplicate's count: a lease counts attempts itself
-                }
-                releaseQuietly(c, beforeClaim);
-            }
-            if (claim instanceof Claim.Busy) {
-                return LeaseClaim.busy();
-            }
-            if (claim instanceof Claim.Acquired) {
-                leaseUpdate(c, table, r.key(), "owner_token = ?, lease_until = ?, attempts = 1, phase = NULL", null, s -> {
-                    s.setString(1, r.ownerToken());
-                    s.setLong(2, leaseUntil.toEpochMilli());
-                });
-                return new LeaseClaim.Acquired(1, now, leaseUntil, null);
-            }
-            StoredRecord record = ((Claim.Existing) claim).record();
-            if (record.status() != RecordStatus.IN_PROGRESS) {
-                return new LeaseClaim.Found(record);
-            }
-            LeaseRow row = readLease(c, table, r.key());
-            if (row == null) {
-                continue; // purged meanwhile: claim again
-            }
-            boolean live = row.leaseUntil != null && row.leaseUntil > now.toEpochMilli();
-            if (live || !row.fingerprint.equals(r.fingerprint())) {
-                return new LeaseClaim.Held(row.fingerprint, Instant.ofEpochMilli(row.leaseUntil == null ? now.toEpochMilli() : row.leaseUntil),
-                        row.attempts, now);
-            }
-            try {
-                if (takeOverLease(c, table, r, now, leaseUntil, row)) {
-                    return new LeaseClaim.Acquired(row.attempts + 1, now, leaseUntil, row.recoveryPoint);
-                }
-            } catch (SQLException e) {
-                if (isLockTimeout(e)) {
-                    return LeaseClaim.busy();
-                }
-                throw e;
-            }
-        }
-        throw new SQLException("the key's lease kept changing under concurrent claims", "40001");
+        return Leases.claim(this, c, table, r);
     }
 
     /**
@@ -973,45 +958,6 @@ public abstract class SqlDialect {
      */
     protected boolean claimCountsDuplicates() {
         return false;
-    }
-
-    private LeaseRow readLease(Connection c, TableName table, IdempotencyKey key) throws SQLException {
-        try (PreparedStatement s = c.prepareStatement("SELECT fingerprint, lease_until, attempts, owner_token, phase, result_codec,"
-                + " result FROM " + table + " WHERE scope = ? AND key_id = ? AND status = ?")) {
-            s.setString(1, key.scope());
-            s.setString(2, key.id());
-            s.setString(3, RecordStatus.IN_PROGRESS.name());
-            try (ResultSet rs = s.executeQuery()) {
-                if (!rs.next()) {
-                    return null;
-                }
-                long lease = rs.getLong(2);
-                Long leaseUntil = rs.wasNull() ? null : lease;
-                RecoveryPoint point = RecoveryPoint.PREPARED.equals(rs.getString(5))
-                        ? new RecoveryPoint(rs.getString(6), rs.getBytes(7)) : null;
-                return new LeaseRow(Fingerprint.fromValue(rs.getString(1)), leaseUntil, rs.getInt(3), rs.getString(4), point);
-            }
-        }
-    }
-
-    private boolean takeOverLease(Connection c, TableName table, LeaseRequest r, Instant now, Instant leaseUntil, LeaseRow seen)
-            throws SQLException {
-        try (PreparedStatement s = c.prepareStatement("UPDATE " + table + " SET owner_token = ?, lease_until = ?, attempts = attempts + 1"
-                + " WHERE scope = ? AND key_id = ? AND status = ? AND fingerprint = ? AND attempts = ?"
-                + " AND (lease_until IS NULL OR lease_until <= ?) AND " + (seen.ownerToken == null ? "owner_token IS NULL" : "owner_token = ?"))) {
-            s.setString(1, r.ownerToken());
-            s.setLong(2, leaseUntil.toEpochMilli());
-            s.setString(3, r.key().scope());
-            s.setString(4, r.key().id());
-            s.setString(5, RecordStatus.IN_PROGRESS.name());
-            s.setString(6, seen.fingerprint.value());
-            s.setInt(7, seen.attempts);
-            s.setLong(8, now.toEpochMilli());
-            if (seen.ownerToken != null) {
-                s.setString(9, seen.ownerToken);
-            }
-            return withLockTimeout(s, r.lockTimeout(), s::executeUpdate) == 1;
-        }
     }
 
     /**
@@ -1027,9 +973,7 @@ public abstract class SqlDialect {
      */
     public Optional<Instant> extendLease(Connection c, TableName table, IdempotencyKey key, String ownerToken, Duration lease)
             throws SQLException {
-        Instant until = databaseNow(c).plus(lease);
-        int rows = leaseUpdate(c, table, key, "lease_until = ?", ownerToken, s -> s.setLong(1, until.toEpochMilli()));
-        return rows == 1 ? Optional.of(until) : Optional.empty();
+        return Leases.extend(this, c, table, key, ownerToken, lease);
     }
 
     /**
@@ -1047,11 +991,7 @@ public abstract class SqlDialect {
      */
     public boolean checkpoint(Connection c, TableName table, IdempotencyKey key, String ownerToken, RecoveryPoint point)
             throws SQLException {
-        return leaseUpdate(c, table, key, "phase = ?, result_codec = ?, result = ?", ownerToken, s -> {
-            s.setString(1, RecoveryPoint.PREPARED);
-            s.setString(2, point.codec());
-            bindResult(s, 3, point.state());
-        }) == 1;
+        return Leases.checkpoint(this, c, table, key, ownerToken, point);
     }
 
     /**
@@ -1065,16 +1005,7 @@ public abstract class SqlDialect {
      * @throws SQLException if a statement fails
      */
     public Optional<Instant> completeLeased(Connection c, TableName table, String ownerToken, LeasedCompletion done) throws SQLException {
-        Instant now = databaseNow(c);
-        int rows = leaseUpdate(c, table, done.key(), "status = ?, result_codec = ?, result = ?, completed_at = ?, expires_at = ?,"
-                + " lease_until = NULL, phase = NULL", ownerToken, s -> {
-                    s.setString(1, done.status().name());
-                    s.setString(2, done.codec());
-                    bindResult(s, 3, done.result());
-                    s.setLong(4, now.toEpochMilli());
-                    s.setLong(5, now.plus(done.retention()).toEpochMilli());
-                });
-        return rows == 1 ? Optional.of(now) : Optional.empty();
+        return Leases.complete(this, c, table, ownerToken, done);
     }
 
     /**
@@ -1089,38 +1020,7 @@ public abstract class SqlDialect {
      * @throws SQLException if the update fails
      */
     public boolean releaseLease(Connection c, TableName table, IdempotencyKey key, String ownerToken) throws SQLException {
-        return leaseUpdate(c, table, key, "lease_until = 0", ownerToken, s -> {
-        }) == 1;
-    }
-
-    /** Binds the {@code SET} parameters of a lease update, from index 1. */
-    @FunctionalInterface
-    private interface Binder {
-        void bind(PreparedStatement s) throws SQLException;
-    }
-
-    /**
-     * {@code UPDATE table SET <set> WHERE key AND status = IN_PROGRESS [AND owner_token = ?]}: the
-     * fence of every lease write.
-     */
-    private int leaseUpdate(Connection c, TableName table, IdempotencyKey key, String set, String ownerToken, Binder binder)
-            throws SQLException {
-        int setParameters = (int) set.chars().filter(ch -> ch == '?').count();
-        try (PreparedStatement s = c.prepareStatement("UPDATE " + table + " SET " + set + " WHERE scope = ? AND key_id = ? AND status = ?"
-                + (ownerToken == null ? "" : " AND owner_token = ?"))) {
-            binder.bind(s);
-            s.setString(setParameters + 1, key.scope());
-            s.setString(setParameters + 2, key.id());
-            s.setString(setParameters + 3, RecordStatus.IN_PROGRESS.name());
-            if (ownerToken != null) {
-                s.setString(setParameters + 4, ownerToken);
-            }
-            return s.executeUpdate();
-        }
-    }
-
-    /** The lease columns of a record in progress. */
-    private record LeaseRow(Fingerprint fingerprint, Long leaseUntil, int attempts, String ownerToken, RecoveryPoint recoveryPoint) {
+        return Leases.release(c, table, key, ownerToken);
     }
 
     private static @Nullable Instant leaseUntil(ResultSet rs, int column) throws SQLException {
@@ -1136,7 +1036,7 @@ public abstract class SqlDialect {
      * @return the record
      * @throws SQLException if reading fails
      */
-    protected StoredRecord readRecord(ResultSet rs, int first) throws SQLException {
+    final StoredRecord readRecord(ResultSet rs, int first) throws SQLException {
         IdempotencyKey key = IdempotencyKey.of(rs.getString(first), rs.getString(first + 1));
         long completed = rs.getLong(first + 7);
         Instant completedAt = rs.wasNull() ? null : Instant.ofEpochMilli(completed);
@@ -1149,7 +1049,7 @@ public abstract class SqlDialect {
      * @param c the connection
      * @param savepoint a savepoint to release; failures are ignored (some drivers do not support it)
      */
-    protected static void releaseQuietly(Connection c, Savepoint savepoint) {
+    static void releaseQuietly(Connection c, Savepoint savepoint) {
         try {
             c.releaseSavepoint(savepoint);
         } catch (SQLException | UnsupportedOperationException ignored) {

@@ -7,7 +7,6 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.time.Instant;
 import java.util.Optional;
 
 /**
@@ -93,12 +92,9 @@ public class SqliteDialect extends SqlDialect {
     }
 
     @Override
-    public int purgeExpired(Connection c, TableName table, Instant now, int limit) throws SQLException {
-        try (PreparedStatement s = c.prepareStatement("DELETE FROM " + table + " WHERE (scope, key_id) IN (SELECT scope, key_id FROM "
-                + table + " WHERE expires_at <= ? ORDER BY expires_at LIMIT " + limit + ")")) {
-            s.setLong(1, now.toEpochMilli());
-            return s.executeUpdate();
-        }
+    protected String purgeStatement(TableName table, int limit) {
+        return "DELETE FROM " + table + " WHERE (scope, key_id) IN (SELECT scope, key_id FROM "
+                + table + " WHERE expires_at <= ? ORDER BY expires_at LIMIT " + limit + ")";
     }
 
     /**
