@@ -9,7 +9,6 @@ import dev.idempotency.spi.IdempotencyStore;
 import dev.idempotency.spi.RecordStatus;
 import dev.idempotency.spi.StoredRecord;
 import dev.idempotency.spi.TxSavepoint;
-import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
 import java.time.temporal.ChronoUnit;
@@ -75,13 +74,13 @@ public final class Idempotency<C> {
     private final IdempotencyStore<C> store;
     private final KeyPolicy policy;
     private final InstantSource clock;
-    private final IdempotencyListener listener;
+    private final ListenerCalls heard;
 
     private Idempotency(Builder<C> b) {
         this.store = b.store;
         this.policy = b.policy;
         this.clock = b.clock;
-        this.listener = b.listener;
+        this.heard = new ListenerCalls(b.listener);
     }
 
     /**
@@ -253,10 +252,10 @@ public final class Idempotency<C> {
             Objects.requireNonNull(tx, "tx");
             Objects.requireNonNull(work, "work");
             Outcome<T> outcome = attempt(key, fingerprint, tx, codec, work);
-            notifyOutcome(key, outcome.status(), started);
+            heard.outcome(key, outcome.status(), started);
             return outcome;
         } catch (Throwable t) {
-            notifyError(key, t, started);
+            heard.error(key, t, started);
             throw t;
         }
     }
@@ -474,28 +473,6 @@ public final class Idempotency<C> {
         return bytes;
     }
 
-    private void notifyOutcome(IdempotencyKey key, Outcome.Status status, long started) {
-        if (listener == IdempotencyListener.NONE) {
-            return;
-        }
-        try {
-            listener.onOutcome(key, status, Duration.ofNanos(System.nanoTime() - started));
-        } catch (RuntimeException e) {
-            log.warn("IdempotencyListener.onOutcome failed for key {}; ignored", key, e);
-        }
-    }
-
-    private void notifyError(IdempotencyKey key, Throwable failure, long started) {
-        if (listener == IdempotencyListener.NONE) {
-            return;
-        }
-        try {
-            listener.onError(key, failure, Duration.ofNanos(System.nanoTime() - started));
-        } catch (RuntimeException e) {
-            log.warn("IdempotencyListener.onError failed for key {}; ignored", key, e);
-        }
-    }
-
     /**
      * Runs a chunk of items in the caller's transaction, each at most once for its own key, with one
      * claim for the whole chunk and one batched recording of every result (where the store can: the
@@ -599,23 +576,9 @@ public final class Idempotency<C> {
         return isFinal(failure);
     }
 
-    void outcomeReached(IdempotencyKey key, Outcome.Status status, long started) {
-        notifyOutcome(key, status, started);
-    }
-
-    void errorReached(IdempotencyKey key, Throwable failure, long started) {
-        notifyError(key, failure, started);
-    }
-
-    void retrying(IdempotencyKey key, int attempt, Throwable failure, Duration backoff) {
-        if (listener == IdempotencyListener.NONE) {
-            return;
-        }
-        try {
-            listener.onRetry(key, attempt, failure, backoff);
-        } catch (RuntimeException e) {
-            log.warn("IdempotencyListener.onRetry failed for key {}; ignored", key, e);
-        }
+    /** What tells this engine's listener; every mode of the engine reports through it. */
+    ListenerCalls heard() {
+        return heard;
     }
 
     @Override

@@ -317,10 +317,10 @@ public final class ManagedIdempotency<C> {
             engine.policy().validate(key);
             Objects.requireNonNull(work, "work");
             Outcome<T> outcome = withRetries(key, () -> writeLastTransaction(key, fingerprint, codec, work));
-            engine.outcomeReached(key, outcome.status(), started);
+            engine.heard().outcome(key, outcome.status(), started);
             return outcome;
         } catch (Throwable t) {
-            engine.errorReached(key, t, started);
+            engine.heard().error(key, t, started);
             throw t;
         }
     }
@@ -517,10 +517,10 @@ public final class ManagedIdempotency<C> {
             Objects.requireNonNull(fingerprint, "fingerprint");
             Objects.requireNonNull(phases, "phases");
             Outcome<T> outcome = leased(leasingStore(), key, fingerprint, phases);
-            engine.outcomeReached(key, outcome.status(), started);
+            engine.heard().outcome(key, outcome.status(), started);
             return outcome;
         } catch (Throwable t) {
-            engine.errorReached(key, t, started);
+            engine.heard().error(key, t, started);
             throw t;
         }
     }
@@ -779,7 +779,7 @@ public final class ManagedIdempotency<C> {
                 }
                 Duration backoff = retry.backoff(attempt, () -> ThreadLocalRandom.current().nextDouble());
                 log.debug("Key {}: attempt {} of the transaction ended in a conflict; retrying in {}", key, attempt, backoff);
-                engine.retrying(key, attempt, failure, backoff);
+                engine.heard().retry(key, attempt, failure, backoff);
                 if (!pause(backoff)) {
                     throw failure;
                 }
