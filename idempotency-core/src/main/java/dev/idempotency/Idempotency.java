@@ -53,7 +53,10 @@ import org.slf4j.LoggerFactory;
  *       {@code tx} ({@link IdempotencyStore#complete}) and return {@link Outcome.Executed}.</li>
  * </ol>
  * The caller commits or rolls back; the engine never does either. Commit: the business change and
- * the record both exist. Roll back or crash: neither does, and a retry is safe.
+ * the record both exist. Roll back or crash: neither does, and a retry is safe. Since the engine
+ * cannot see that commit, its {@link IdempotencyListener} hears the outcome when {@code execute}
+ * returns, before the caller commits (a chunk's outcomes, one by one, when {@code executeChunk}
+ * returns); {@link ManagedIdempotency}, which commits, reports after its commit.
  *
  * <p>The state of {@code tx} after each outcome: after {@code Executed}, {@code Replayed},
  * {@code Mismatch} and {@code Failed}, no statement of the library has failed and the transaction
@@ -246,18 +249,12 @@ public final class Idempotency<C> {
 
     private <T, X extends Exception> Outcome<T> run(IdempotencyKey key, Fingerprint fingerprint, C tx,
                                                     ResultCodec<T> codec, Work<T, X> work) throws X {
-        long started = System.nanoTime();
-        try {
+        return heard.single(key, () -> {
             policy.validate(key);
             Objects.requireNonNull(tx, "tx");
             Objects.requireNonNull(work, "work");
-            Outcome<T> outcome = attempt(key, fingerprint, tx, codec, work);
-            heard.outcome(key, outcome.status(), started);
-            return outcome;
-        } catch (Throwable t) {
-            heard.error(key, t, started);
-            throw t;
-        }
+            return attempt(key, fingerprint, tx, codec, work);
+        });
     }
 
     private <T, X extends Exception> Outcome<T> attempt(IdempotencyKey key, Fingerprint fingerprint, C tx,
@@ -494,7 +491,9 @@ public final class Idempotency<C> {
      *   <li>Record every result and final failure in one batch ({@link IdempotencyStore#completeAll}),
      *       and return one outcome per item, in input order.</li>
      * </ol>
-     * The caller commits or rolls back, as with {@code execute}.
+     * The caller commits or rolls back, as with {@code execute}. The listener hears one
+     * {@code onOutcome} per item when this returns, or one {@code onError} (with the first item's
+     * key) for the exception thrown.
      *
      * @param tx the caller's open transaction
      * @param items the chunk's items; at most a few thousand
@@ -517,7 +516,7 @@ public final class Idempotency<C> {
     public <I, T, X extends Exception> List<Outcome<T>> executeChunk(C tx, List<? extends I> items,
             Function<? super I, IdempotencyKey> keyOf, Function<? super I, Fingerprint> fingerprintOf, ResultCodec<T> codec,
             ItemWork<? super I, T, X> work) throws X {
-        return Chunks.execute(this, tx, items, keyOf, fingerprintOf, codec, work);
+        return heard.chunk(items, keyOf, () -> Chunks.execute(this, tx, items, keyOf, fingerprintOf, codec, work));
     }
 
     /**
@@ -538,11 +537,21 @@ public final class Idempotency<C> {
      */
     public <I, T, X extends Exception> List<Outcome<T>> executeChunk(C tx, List<? extends I> items,
             Function<? super I, IdempotencyKey> keyOf, ResultCodec<T> codec, ItemWork<? super I, T, X> work) throws X {
-        return Chunks.execute(this, tx, items, keyOf, item -> Fingerprint.NONE, codec, work);
+        return heard.chunk(items, keyOf, () -> Chunks.execute(this, tx, items, keyOf, item -> Fingerprint.NONE, codec, work));
     }
 
     // ---- shared with ManagedIdempotency, which runs the same protocol in transactions of its own ----
 
+
+    /**
+     * The protocol of {@code execute} for a key already validated, in a transaction that
+     * {@link ManagedIdempotency} runs, without telling the listener: that mode reports once its
+     * transaction is committed. {@code codec} is {@code null} to choose a built-in one.
+     */
+    <T, X extends Exception> Outcome<T> attemptUnheard(IdempotencyKey key, Fingerprint fingerprint, C tx, ResultCodec<T> codec,
+                                                       Work<T, X> work) throws X {
+        return attempt(key, fingerprint, tx, codec, work);
+    }
 
     <T> Outcome<T> outcomeOfRecord(IdempotencyKey key, Fingerprint fingerprint, ResultCodec<T> codec, StoredRecord record) {
         return fromRecord(key, fingerprint, codec, record);
@@ -625,7 +634,8 @@ public final class Idempotency<C> {
         }
 
         /**
-         * @param listener told about every outcome and error, with timings
+         * @param listener told about every outcome and error, with timings, in every mode built on
+         *     this engine (see {@link IdempotencyListener})
          * @return this builder
          */
         public Builder<C> listener(IdempotencyListener listener) {
