@@ -71,6 +71,11 @@ import org.slf4j.LoggerFactory;
 public final class Idempotency<C> {
 
     private static final Logger log = LoggerFactory.getLogger(Idempotency.class);
+    /** What a result that cannot be recorded leaves in the caller's transaction. */
+    static final String CLAIM_RELEASED = "the claim was released: roll back the transaction to undo the work's writes";
+    /** What a result that cannot be recorded leaves in a transaction that {@link ManagedIdempotency} runs. */
+    static final String ROLLED_BACK = "the library rolled back the transaction it ran, the work's writes with it: nothing of the key"
+            + " was recorded";
     /** The keys whose work runs on this thread now, each with its transaction, innermost last. */
     private static final ThreadLocal<List<Running>> RUNNING = ThreadLocal.withInitial(java.util.ArrayList::new);
 
@@ -253,12 +258,12 @@ public final class Idempotency<C> {
             policy.validate(key);
             Objects.requireNonNull(tx, "tx");
             Objects.requireNonNull(work, "work");
-            return attempt(key, fingerprint, tx, codec, work);
+            return attempt(key, fingerprint, tx, codec, work, CLAIM_RELEASED);
         });
     }
 
     private <T, X extends Exception> Outcome<T> attempt(IdempotencyKey key, Fingerprint fingerprint, C tx,
-                                                        ResultCodec<T> codec, Work<T, X> work) throws X {
+                                                        ResultCodec<T> codec, Work<T, X> work, String aftermath) throws X {
         for (Running running : RUNNING.get()) {
             if (running.tx == tx && running.key.equals(key)) {
                 throw new NestedKeyException(key); // its claim is this transaction's own: it would look committed and abandoned
@@ -274,11 +279,12 @@ public final class Idempotency<C> {
             log.debug("Key {} is held by another transaction past the lock timeout of {}", key, policy.lockTimeout());
             return new Outcome.InProgress<>(key);
         }
-        return runClaimed(key, tx, codec, work);
+        return runClaimed(key, tx, codec, work, aftermath);
     }
 
-    private <T, X extends Exception> Outcome<T> runClaimed(IdempotencyKey key, C tx, ResultCodec<T> codec, Work<T, X> work)
-            throws X {
+    /** Runs the work for a claimed key and records its result; {@code aftermath} says what a result that cannot be recorded leaves. */
+    private <T, X extends Exception> Outcome<T> runClaimed(IdempotencyKey key, C tx, ResultCodec<T> codec, Work<T, X> work,
+                                                           String aftermath) throws X {
         TxSavepoint savepoint;
         try {
             savepoint = policy.hasFinalFailures() ? store.savepoint(tx) : null;
@@ -311,11 +317,8 @@ public final class Idempotency<C> {
             if (savepoint != null) {
                 savepoint.release();
             }
-            ResultCodec<?> used = codec != null ? codec : chooseCodec(key, value);
-            byte[] encoded = value == null ? null : encode(key, used, value);
-            if (encoded != null && encoded.length > policy.maxResultBytes()) {
-                throw new ResultTooLargeException(key, encoded.length, policy.maxResultBytes());
-            }
+            ResultCodec<?> used = codecForRecord(key, codec, value, aftermath);
+            byte[] encoded = encodeForRecord(key, used, value, ResultTooLargeException.RESULT, aftermath);
             Instant completedAt = now();
             store.complete(tx, new Completion(key, RecordStatus.COMPLETED, used.name(), encoded, completedAt,
                     completedAt.plus(policy.retention())));
@@ -444,30 +447,33 @@ public final class Idempotency<C> {
         }
     }
 
-    private static ResultCodec<?> chooseCodec(IdempotencyKey key, Object value) {
+    private static ResultCodec<?> chooseCodec(IdempotencyKey key, Object value, String aftermath) {
         if (value == null) {
             return BuiltInCodecs.NONE;
         }
         return BuiltInCodecs.forValue(value).orElseThrow(() -> new ResultCodecException(key,
                 "no built-in codec for results of type " + value.getClass().getName()
-                        + "; pass one, e.g. execute(key, tx, ResultCodec.of(\"receipt-v1\", toJson, fromJson), work)."
-                        + " The claim was released; roll back the transaction to undo the work's writes", null));
+                        + "; pass one, e.g. ResultCodec.of(\"receipt-v1\", toJson, fromJson), to execute. " + sentence(aftermath), null));
     }
 
     @SuppressWarnings("unchecked")
-    private static byte[] encode(IdempotencyKey key, ResultCodec<?> codec, Object value) {
+    private static byte[] encode(IdempotencyKey key, ResultCodec<?> codec, Object value, String aftermath) {
         byte[] bytes;
         try {
             bytes = ((ResultCodec<Object>) codec).encode(value);
         } catch (Exception e) {
             throw new ResultCodecException(key, "codec '" + codec.name() + "' failed to encode the result of type "
-                    + value.getClass().getName() + ". The claim was released; roll back the transaction to undo the work's writes", e);
+                    + value.getClass().getName() + ". " + sentence(aftermath), e);
         }
         if (bytes == null) {
-            throw new ResultCodecException(key, "codec '" + codec.name() + "' encoded a result as null. The claim was released;"
-                    + " roll back the transaction to undo the work's writes", null);
+            throw new ResultCodecException(key, "codec '" + codec.name() + "' encoded a result as null. " + sentence(aftermath), null);
         }
         return bytes;
+    }
+
+    /** @return {@code clause} as a sentence of its own: capitalised */
+    private static String sentence(String clause) {
+        return Character.toUpperCase(clause.charAt(0)) + clause.substring(1);
     }
 
     /**
@@ -516,7 +522,7 @@ public final class Idempotency<C> {
     public <I, T, X extends Exception> List<Outcome<T>> executeChunk(C tx, List<? extends I> items,
             Function<? super I, IdempotencyKey> keyOf, Function<? super I, Fingerprint> fingerprintOf, ResultCodec<T> codec,
             ItemWork<? super I, T, X> work) throws X {
-        return heard.chunk(items, keyOf, () -> Chunks.execute(this, tx, items, keyOf, fingerprintOf, codec, work));
+        return heard.chunk(items, keyOf, () -> Chunks.execute(this, tx, items, keyOf, fingerprintOf, codec, work, CLAIM_RELEASED));
     }
 
     /**
@@ -537,7 +543,8 @@ public final class Idempotency<C> {
      */
     public <I, T, X extends Exception> List<Outcome<T>> executeChunk(C tx, List<? extends I> items,
             Function<? super I, IdempotencyKey> keyOf, ResultCodec<T> codec, ItemWork<? super I, T, X> work) throws X {
-        return heard.chunk(items, keyOf, () -> Chunks.execute(this, tx, items, keyOf, item -> Fingerprint.NONE, codec, work));
+        return heard.chunk(items, keyOf, () -> Chunks.execute(this, tx, items, keyOf, item -> Fingerprint.NONE, codec, work,
+                CLAIM_RELEASED));
     }
 
     // ---- shared with ManagedIdempotency, which runs the same protocol in transactions of its own ----
@@ -550,35 +557,31 @@ public final class Idempotency<C> {
      */
     <T, X extends Exception> Outcome<T> attemptUnheard(IdempotencyKey key, Fingerprint fingerprint, C tx, ResultCodec<T> codec,
                                                        Work<T, X> work) throws X {
-        return attempt(key, fingerprint, tx, codec, work);
+        return attempt(key, fingerprint, tx, codec, work, ROLLED_BACK);
     }
 
     <T> Outcome<T> outcomeOfRecord(IdempotencyKey key, Fingerprint fingerprint, ResultCodec<T> codec, StoredRecord record) {
         return fromRecord(key, fingerprint, codec, record);
     }
 
-    /** Encodes a result for the record and checks it against the size limit; {@code null} stays {@code null}. */
-    byte[] encodeForRecord(IdempotencyKey key, ResultCodec<?> codec, Object value) {
-        return encodeForRecord(key, codec, value, null, null);
-    }
-
     /**
-     * As {@link #encodeForRecord(IdempotencyKey, ResultCodec, Object)}, for a mode whose answer to a
-     * value over the limit is its own: {@code what} was too large, and {@code aftermath} says what
-     * the library does about it; both {@code null} for the transactional mode's.
+     * Encodes a value for the record and checks it against the size limit; {@code null} stays
+     * {@code null}. {@code what} is the value, as a message names it; {@code aftermath} says what
+     * the library did when the value cannot be recorded, true for the mode that calls
+     * ({@link #CLAIM_RELEASED} in the caller's transaction, {@link #ROLLED_BACK} in one the library
+     * runs, lease mode's own).
      */
     byte[] encodeForRecord(IdempotencyKey key, ResultCodec<?> codec, Object value, String what, String aftermath) {
-        byte[] encoded = value == null ? null : encode(key, codec, value);
+        byte[] encoded = value == null ? null : encode(key, codec, value, aftermath);
         if (encoded != null && encoded.length > policy.maxResultBytes()) {
-            throw what == null ? new ResultTooLargeException(key, encoded.length, policy.maxResultBytes())
-                    : new ResultTooLargeException(key, what, encoded.length, policy.maxResultBytes(), aftermath);
+            throw new ResultTooLargeException(key, what, encoded.length, policy.maxResultBytes(), aftermath);
         }
         return encoded;
     }
 
-    /** The codec that records {@code value}: the one given, or the built-in one for its type. */
-    ResultCodec<?> codecForRecord(IdempotencyKey key, ResultCodec<?> codec, Object value) {
-        return codec != null ? codec : chooseCodec(key, value);
+    /** The codec that records {@code value}: the one given, or the built-in one for its type; {@code aftermath} as for {@link #encodeForRecord}. */
+    ResultCodec<?> codecForRecord(IdempotencyKey key, ResultCodec<?> codec, Object value, String aftermath) {
+        return codec != null ? codec : chooseCodec(key, value, aftermath);
     }
 
     boolean isFinalFailure(Exception failure) {

@@ -396,8 +396,8 @@ public final class ManagedIdempotency<C> {
                     at.plus(policy.retention())), new Outcome.Failed<>(key, recorded.type(), recorded.message(), at, false)));
         }
         engine.store().checkTransaction(tx, key); // the work must not have ended the transaction: its writes would have no record
-        ResultCodec<?> used = engine.codecForRecord(key, codec, value);
-        byte[] encoded = engine.encodeForRecord(key, used, value);
+        ResultCodec<?> used = engine.codecForRecord(key, codec, value, Idempotency.ROLLED_BACK);
+        byte[] encoded = engine.encodeForRecord(key, used, value, ResultTooLargeException.RESULT, Idempotency.ROLLED_BACK);
         Instant at = engine.now();
         return new Written<>(new Completion(key, RecordStatus.COMPLETED, used.name(), encoded, at, at.plus(policy.retention())),
                 new Outcome.Executed<>(key, value));
@@ -448,7 +448,7 @@ public final class ManagedIdempotency<C> {
             IdempotencyKey first = items.isEmpty() ? null : keyOf.apply(items.get(0));
             return withRetries(first, () -> transactions.inTransaction(tx -> {
                 ItemWork<I, T, X> bound = item -> work.apply(tx, item);
-                return Chunks.execute(engine, tx, items, keyOf, fingerprintOf, codec, bound);
+                return Chunks.execute(engine, tx, items, keyOf, fingerprintOf, codec, bound, Idempotency.ROLLED_BACK);
             }));
         });
     }
