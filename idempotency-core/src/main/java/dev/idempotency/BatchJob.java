@@ -28,7 +28,8 @@ import org.slf4j.LoggerFactory;
  * {@link ItemWork} instead.
  *
  * <p>Progress, a {@link JobProgress} of counts, reaches a listener ({@code Consumer<JobProgress>})
- * after every committed chunk. The run answers a {@link JobResult}: the final counts, and by key the
+ * after every committed chunk; the engine's {@link IdempotencyListener} hears each item's outcome
+ * after its chunk's commit. The run answers a {@link JobResult}: the final counts, and by key the
  * items that failed, were held by another worker or mismatched (up to
  * {@link Builder#maxListedItems} of each kind, so that a huge job's result stays bounded). Immutable
  * and thread-safe; one {@link #run} at a time per iterator.

@@ -17,7 +17,10 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.function.Function;
 
-/** The chunk protocol of {@link Idempotency#executeChunk}, over the engine's store and policy. */
+/**
+ * The chunk protocol of {@link Idempotency#executeChunk}, over the engine's store and policy;
+ * {@code aftermath} says what a result that cannot be recorded leaves, true for the mode that runs it.
+ */
 final class Chunks {
 
     private static final Comparator<IdempotencyKey> KEY_ORDER =
@@ -28,7 +31,7 @@ final class Chunks {
 
     static <C, I, T, X extends Exception> List<Outcome<T>> execute(Idempotency<C> engine, C tx, List<? extends I> items,
             Function<? super I, IdempotencyKey> keyOf, Function<? super I, Fingerprint> fingerprintOf, ResultCodec<T> codec,
-            ItemWork<? super I, T, X> work) throws X {
+            ItemWork<? super I, T, X> work, String aftermath) throws X {
         Objects.requireNonNull(tx, "tx");
         Objects.requireNonNull(items, "items");
         Objects.requireNonNull(keyOf, "keyOf");
@@ -86,7 +89,7 @@ final class Chunks {
                 } else if (claim instanceof Claim.Busy) {
                     outcomes.add(new Outcome.InProgress<>(keys[i]));
                 } else {
-                    outcomes.add(runItem(engine, tx, keys[i], items.get(i), codec, work, completions));
+                    outcomes.add(runItem(engine, tx, keys[i], items.get(i), codec, work, completions, aftermath));
                 }
             }
             store.completeAll(tx, completions);
@@ -104,7 +107,7 @@ final class Chunks {
     }
 
     private static <C, I, T, X extends Exception> Outcome<T> runItem(Idempotency<C> engine, C tx, IdempotencyKey key, I item,
-            ResultCodec<T> codec, ItemWork<? super I, T, X> work, List<Completion> completions) throws X {
+            ResultCodec<T> codec, ItemWork<? super I, T, X> work, List<Completion> completions, String aftermath) throws X {
         KeyPolicy policy = engine.policy();
         TxSavepoint savepoint = policy.hasFinalFailures() ? engine.store().savepoint(tx) : null;
         T value;
@@ -124,7 +127,7 @@ final class Chunks {
         if (savepoint != null) {
             savepoint.release();
         }
-        byte[] encoded = engine.encodeForRecord(key, codec, value);
+        byte[] encoded = engine.encodeForRecord(key, codec, value, ResultTooLargeException.RESULT, aftermath);
         Instant at = engine.now();
         completions.add(new Completion(key, RecordStatus.COMPLETED, codec.name(), encoded, at, at.plus(policy.retention())));
         return new Outcome.Executed<>(key, value);

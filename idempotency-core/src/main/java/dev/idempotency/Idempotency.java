@@ -9,7 +9,6 @@ import dev.idempotency.spi.IdempotencyStore;
 import dev.idempotency.spi.RecordStatus;
 import dev.idempotency.spi.StoredRecord;
 import dev.idempotency.spi.TxSavepoint;
-import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
 import java.time.temporal.ChronoUnit;
@@ -54,7 +53,10 @@ import org.slf4j.LoggerFactory;
  *       {@code tx} ({@link IdempotencyStore#complete}) and return {@link Outcome.Executed}.</li>
  * </ol>
  * The caller commits or rolls back; the engine never does either. Commit: the business change and
- * the record both exist. Roll back or crash: neither does, and a retry is safe.
+ * the record both exist. Roll back or crash: neither does, and a retry is safe. Since the engine
+ * cannot see that commit, its {@link IdempotencyListener} hears the outcome when {@code execute}
+ * returns, before the caller commits (a chunk's outcomes, one by one, when {@code executeChunk}
+ * returns); {@link ManagedIdempotency}, which commits, reports after its commit.
  *
  * <p>The state of {@code tx} after each outcome: after {@code Executed}, {@code Replayed},
  * {@code Mismatch} and {@code Failed}, no statement of the library has failed and the transaction
@@ -69,19 +71,24 @@ import org.slf4j.LoggerFactory;
 public final class Idempotency<C> {
 
     private static final Logger log = LoggerFactory.getLogger(Idempotency.class);
+    /** What a result that cannot be recorded leaves in the caller's transaction. */
+    static final String CLAIM_RELEASED = "the claim was released: roll back the transaction to undo the work's writes";
+    /** What a result that cannot be recorded leaves in a transaction that {@link ManagedIdempotency} runs. */
+    static final String ROLLED_BACK = "the library rolled back the transaction it ran, the work's writes with it: nothing of the key"
+            + " was recorded";
     /** The keys whose work runs on this thread now, each with its transaction, innermost last. */
     private static final ThreadLocal<List<Running>> RUNNING = ThreadLocal.withInitial(java.util.ArrayList::new);
 
     private final IdempotencyStore<C> store;
     private final KeyPolicy policy;
     private final InstantSource clock;
-    private final IdempotencyListener listener;
+    private final ListenerCalls heard;
 
     private Idempotency(Builder<C> b) {
         this.store = b.store;
         this.policy = b.policy;
         this.clock = b.clock;
-        this.listener = b.listener;
+        this.heard = new ListenerCalls(b.listener);
     }
 
     /**
@@ -247,22 +254,16 @@ public final class Idempotency<C> {
 
     private <T, X extends Exception> Outcome<T> run(IdempotencyKey key, Fingerprint fingerprint, C tx,
                                                     ResultCodec<T> codec, Work<T, X> work) throws X {
-        long started = System.nanoTime();
-        try {
+        return heard.single(key, () -> {
             policy.validate(key);
             Objects.requireNonNull(tx, "tx");
             Objects.requireNonNull(work, "work");
-            Outcome<T> outcome = attempt(key, fingerprint, tx, codec, work);
-            notifyOutcome(key, outcome.status(), started);
-            return outcome;
-        } catch (Throwable t) {
-            notifyError(key, t, started);
-            throw t;
-        }
+            return attempt(key, fingerprint, tx, codec, work, CLAIM_RELEASED);
+        });
     }
 
     private <T, X extends Exception> Outcome<T> attempt(IdempotencyKey key, Fingerprint fingerprint, C tx,
-                                                        ResultCodec<T> codec, Work<T, X> work) throws X {
+                                                        ResultCodec<T> codec, Work<T, X> work, String aftermath) throws X {
         store.checkTransaction(tx, key);
         Instant now = now();
         Claim claim = store.claim(tx, new ClaimRequest(key, fingerprint, now, now.plus(policy.retention()), policy.lockTimeout()));
@@ -278,11 +279,12 @@ public final class Idempotency<C> {
             log.debug("Key {} is held by another transaction past the lock timeout of {}", key, policy.lockTimeout());
             return new Outcome.InProgress<>(key);
         }
-        return runClaimed(key, tx, codec, work);
+        return runClaimed(key, tx, codec, work, aftermath);
     }
 
-    private <T, X extends Exception> Outcome<T> runClaimed(IdempotencyKey key, C tx, ResultCodec<T> codec, Work<T, X> work)
-            throws X {
+    /** Runs the work for a claimed key and records its result; {@code aftermath} says what a result that cannot be recorded leaves. */
+    private <T, X extends Exception> Outcome<T> runClaimed(IdempotencyKey key, C tx, ResultCodec<T> codec, Work<T, X> work,
+                                                           String aftermath) throws X {
         TxSavepoint savepoint;
         try {
             savepoint = policy.hasFinalFailures() ? store.savepoint(tx) : null;
@@ -315,11 +317,8 @@ public final class Idempotency<C> {
             if (savepoint != null) {
                 savepoint.release();
             }
-            ResultCodec<?> used = codec != null ? codec : chooseCodec(key, value);
-            byte[] encoded = value == null ? null : encode(key, used, value);
-            if (encoded != null && encoded.length > policy.maxResultBytes()) {
-                throw new ResultTooLargeException(key, encoded.length, policy.maxResultBytes());
-            }
+            ResultCodec<?> used = codecForRecord(key, codec, value, aftermath);
+            byte[] encoded = encodeForRecord(key, used, value, ResultTooLargeException.RESULT, aftermath);
             Instant completedAt = now();
             store.complete(tx, new Completion(key, RecordStatus.COMPLETED, used.name(), encoded, completedAt,
                     completedAt.plus(policy.retention())));
@@ -448,52 +447,33 @@ public final class Idempotency<C> {
         }
     }
 
-    private static ResultCodec<?> chooseCodec(IdempotencyKey key, Object value) {
+    private static ResultCodec<?> chooseCodec(IdempotencyKey key, Object value, String aftermath) {
         if (value == null) {
             return BuiltInCodecs.NONE;
         }
         return BuiltInCodecs.forValue(value).orElseThrow(() -> new ResultCodecException(key,
                 "no built-in codec for results of type " + value.getClass().getName()
-                        + "; pass one, e.g. execute(key, tx, ResultCodec.of(\"receipt-v1\", toJson, fromJson), work)."
-                        + " The claim was released; roll back the transaction to undo the work's writes", null));
+                        + "; pass one, e.g. ResultCodec.of(\"receipt-v1\", toJson, fromJson), to execute. " + sentence(aftermath), null));
     }
 
     @SuppressWarnings("unchecked")
-    private static byte[] encode(IdempotencyKey key, ResultCodec<?> codec, Object value) {
+    private static byte[] encode(IdempotencyKey key, ResultCodec<?> codec, Object value, String aftermath) {
         byte[] bytes;
         try {
             bytes = ((ResultCodec<Object>) codec).encode(value);
         } catch (Exception e) {
             throw new ResultCodecException(key, "codec '" + codec.name() + "' failed to encode the result of type "
-                    + value.getClass().getName() + ". The claim was released; roll back the transaction to undo the work's writes", e);
+                    + value.getClass().getName() + ". " + sentence(aftermath), e);
         }
         if (bytes == null) {
-            throw new ResultCodecException(key, "codec '" + codec.name() + "' encoded a result as null. The claim was released;"
-                    + " roll back the transaction to undo the work's writes", null);
+            throw new ResultCodecException(key, "codec '" + codec.name() + "' encoded a result as null. " + sentence(aftermath), null);
         }
         return bytes;
     }
 
-    private void notifyOutcome(IdempotencyKey key, Outcome.Status status, long started) {
-        if (listener == IdempotencyListener.NONE) {
-            return;
-        }
-        try {
-            listener.onOutcome(key, status, Duration.ofNanos(System.nanoTime() - started));
-        } catch (RuntimeException e) {
-            log.warn("IdempotencyListener.onOutcome failed for key {}; ignored", key, e);
-        }
-    }
-
-    private void notifyError(IdempotencyKey key, Throwable failure, long started) {
-        if (listener == IdempotencyListener.NONE) {
-            return;
-        }
-        try {
-            listener.onError(key, failure, Duration.ofNanos(System.nanoTime() - started));
-        } catch (RuntimeException e) {
-            log.warn("IdempotencyListener.onError failed for key {}; ignored", key, e);
-        }
+    /** @return {@code clause} as a sentence of its own: capitalised */
+    private static String sentence(String clause) {
+        return Character.toUpperCase(clause.charAt(0)) + clause.substring(1);
     }
 
     /**
@@ -517,7 +497,9 @@ public final class Idempotency<C> {
      *   <li>Record every result and final failure in one batch ({@link IdempotencyStore#completeAll}),
      *       and return one outcome per item, in input order.</li>
      * </ol>
-     * The caller commits or rolls back, as with {@code execute}.
+     * The caller commits or rolls back, as with {@code execute}. The listener hears one
+     * {@code onOutcome} per item when this returns, or one {@code onError} (with the first item's
+     * key) for the exception thrown.
      *
      * @param tx the caller's open transaction
      * @param items the chunk's items; at most a few thousand
@@ -540,7 +522,7 @@ public final class Idempotency<C> {
     public <I, T, X extends Exception> List<Outcome<T>> executeChunk(C tx, List<? extends I> items,
             Function<? super I, IdempotencyKey> keyOf, Function<? super I, Fingerprint> fingerprintOf, ResultCodec<T> codec,
             ItemWork<? super I, T, X> work) throws X {
-        return Chunks.execute(this, tx, items, keyOf, fingerprintOf, codec, work);
+        return heard.chunk(items, keyOf, () -> Chunks.execute(this, tx, items, keyOf, fingerprintOf, codec, work, CLAIM_RELEASED));
     }
 
     /**
@@ -561,61 +543,54 @@ public final class Idempotency<C> {
      */
     public <I, T, X extends Exception> List<Outcome<T>> executeChunk(C tx, List<? extends I> items,
             Function<? super I, IdempotencyKey> keyOf, ResultCodec<T> codec, ItemWork<? super I, T, X> work) throws X {
-        return Chunks.execute(this, tx, items, keyOf, item -> Fingerprint.NONE, codec, work);
+        return heard.chunk(items, keyOf, () -> Chunks.execute(this, tx, items, keyOf, item -> Fingerprint.NONE, codec, work,
+                CLAIM_RELEASED));
     }
 
     // ---- shared with ManagedIdempotency, which runs the same protocol in transactions of its own ----
 
 
+    /**
+     * The protocol of {@code execute} for a key already validated, in a transaction that
+     * {@link ManagedIdempotency} runs, without telling the listener: that mode reports once its
+     * transaction is committed. {@code codec} is {@code null} to choose a built-in one.
+     */
+    <T, X extends Exception> Outcome<T> attemptUnheard(IdempotencyKey key, Fingerprint fingerprint, C tx, ResultCodec<T> codec,
+                                                       Work<T, X> work) throws X {
+        return attempt(key, fingerprint, tx, codec, work, ROLLED_BACK);
+    }
+
     <T> Outcome<T> outcomeOfRecord(IdempotencyKey key, Fingerprint fingerprint, ResultCodec<T> codec, StoredRecord record) {
         return fromRecord(key, fingerprint, codec, record);
     }
 
-    /** Encodes a result for the record and checks it against the size limit; {@code null} stays {@code null}. */
-    byte[] encodeForRecord(IdempotencyKey key, ResultCodec<?> codec, Object value) {
-        return encodeForRecord(key, codec, value, null, null);
-    }
-
     /**
-     * As {@link #encodeForRecord(IdempotencyKey, ResultCodec, Object)}, for a mode whose answer to a
-     * value over the limit is its own: {@code what} was too large, and {@code aftermath} says what
-     * the library does about it; both {@code null} for the transactional mode's.
+     * Encodes a value for the record and checks it against the size limit; {@code null} stays
+     * {@code null}. {@code what} is the value, as a message names it; {@code aftermath} says what
+     * the library did when the value cannot be recorded, true for the mode that calls
+     * ({@link #CLAIM_RELEASED} in the caller's transaction, {@link #ROLLED_BACK} in one the library
+     * runs, lease mode's own).
      */
     byte[] encodeForRecord(IdempotencyKey key, ResultCodec<?> codec, Object value, String what, String aftermath) {
-        byte[] encoded = value == null ? null : encode(key, codec, value);
+        byte[] encoded = value == null ? null : encode(key, codec, value, aftermath);
         if (encoded != null && encoded.length > policy.maxResultBytes()) {
-            throw what == null ? new ResultTooLargeException(key, encoded.length, policy.maxResultBytes())
-                    : new ResultTooLargeException(key, what, encoded.length, policy.maxResultBytes(), aftermath);
+            throw new ResultTooLargeException(key, what, encoded.length, policy.maxResultBytes(), aftermath);
         }
         return encoded;
     }
 
-    /** The codec that records {@code value}: the one given, or the built-in one for its type. */
-    ResultCodec<?> codecForRecord(IdempotencyKey key, ResultCodec<?> codec, Object value) {
-        return codec != null ? codec : chooseCodec(key, value);
+    /** The codec that records {@code value}: the one given, or the built-in one for its type; {@code aftermath} as for {@link #encodeForRecord}. */
+    ResultCodec<?> codecForRecord(IdempotencyKey key, ResultCodec<?> codec, Object value, String aftermath) {
+        return codec != null ? codec : chooseCodec(key, value, aftermath);
     }
 
     boolean isFinalFailure(Exception failure) {
         return isFinal(failure);
     }
 
-    void outcomeReached(IdempotencyKey key, Outcome.Status status, long started) {
-        notifyOutcome(key, status, started);
-    }
-
-    void errorReached(IdempotencyKey key, Throwable failure, long started) {
-        notifyError(key, failure, started);
-    }
-
-    void retrying(IdempotencyKey key, int attempt, Throwable failure, Duration backoff) {
-        if (listener == IdempotencyListener.NONE) {
-            return;
-        }
-        try {
-            listener.onRetry(key, attempt, failure, backoff);
-        } catch (RuntimeException e) {
-            log.warn("IdempotencyListener.onRetry failed for key {}; ignored", key, e);
-        }
+    /** What tells this engine's listener; every mode of the engine reports through it. */
+    ListenerCalls heard() {
+        return heard;
     }
 
     @Override
@@ -672,7 +647,8 @@ public final class Idempotency<C> {
         }
 
         /**
-         * @param listener told about every outcome and error, with timings
+         * @param listener told about every outcome and error, with timings, in every mode built on
+         *     this engine (see {@link IdempotencyListener})
          * @return this builder
          */
         public Builder<C> listener(IdempotencyListener listener) {

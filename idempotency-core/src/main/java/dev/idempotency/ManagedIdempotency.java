@@ -40,6 +40,12 @@ import org.slf4j.LoggerFactory;
  * result. Each retry reaches the listener ({@link IdempotencyListener#onRetry}). An
  * {@code InProgress} outcome rolls its transaction back.
  *
+ * <p><b>The listener</b>, in every mode here, hears what the caller gets, once, after the commit:
+ * one {@code onOutcome} per outcome returned (per item, for a chunk), one {@code onError} for an
+ * exception that reaches the caller (a commit that the database refused, or the last conflict,
+ * included), and one {@code onRetry} per attempt run again; an attempt that is retried is never
+ * heard as an outcome.
+ *
  * <p><b>Write-last mode</b> ({@link #executeWritingLast(IdempotencyKey, TxWork)}), opt-in, for work
  * that is only database writes and harmless to run twice: the work first, then the completed record,
  * then the commit; a duplicate runs the work and rolls it back before it replays. See that method.
@@ -183,23 +189,24 @@ public final class ManagedIdempotency<C> {
     private <T, X extends Exception> Outcome<T> transact(IdempotencyKey key, Fingerprint fingerprint, ResultCodec<T> codec,
                                                          TxWork<C, T, X> work) throws X {
         Objects.requireNonNull(key, "key");
-        Objects.requireNonNull(work, "work");
-        return withRetries(key, () -> {
-            try {
-                return transactions.inTransaction(tx -> {
-                    Work<T, X> bound = () -> work.apply(tx);
-                    Outcome<T> outcome = codec == null ? engine.execute(key, fingerprint, tx, bound)
-                            : engine.execute(key, fingerprint, tx, codec, bound);
-                    if (outcome instanceof Outcome.InProgress) {
-                        throw new RollBack(outcome); // the wait may have aborted the transaction
-                    }
+        return engine.heard().single(key, () -> {
+            engine.policy().validate(key);
+            Objects.requireNonNull(work, "work");
+            return withRetries(key, () -> {
+                try {
+                    return transactions.inTransaction(tx -> {
+                        Outcome<T> outcome = engine.attemptUnheard(key, fingerprint, tx, codec, () -> work.apply(tx));
+                        if (outcome instanceof Outcome.InProgress) {
+                            throw new RollBack(outcome); // the wait may have aborted the transaction
+                        }
+                        return outcome;
+                    });
+                } catch (RollBack rolledBack) {
+                    @SuppressWarnings("unchecked")
+                    Outcome<T> outcome = (Outcome<T>) rolledBack.carried;
                     return outcome;
-                });
-            } catch (RollBack rolledBack) {
-                @SuppressWarnings("unchecked")
-                Outcome<T> outcome = (Outcome<T>) rolledBack.carried;
-                return outcome;
-            }
+                }
+            });
         });
     }
 
@@ -312,17 +319,11 @@ public final class ManagedIdempotency<C> {
     private <T, X extends Exception> Outcome<T> writingLast(IdempotencyKey key, Fingerprint fingerprint, ResultCodec<T> codec,
                                                             TxWork<C, T, X> work) throws X {
         Objects.requireNonNull(key, "key");
-        long started = System.nanoTime();
-        try {
+        return engine.heard().single(key, () -> {
             engine.policy().validate(key);
             Objects.requireNonNull(work, "work");
-            Outcome<T> outcome = withRetries(key, () -> writeLastTransaction(key, fingerprint, codec, work));
-            engine.outcomeReached(key, outcome.status(), started);
-            return outcome;
-        } catch (Throwable t) {
-            engine.errorReached(key, t, started);
-            throw t;
-        }
+            return withRetries(key, () -> writeLastTransaction(key, fingerprint, codec, work));
+        });
     }
 
     private <T, X extends Exception> Outcome<T> writeLastTransaction(IdempotencyKey key, Fingerprint fingerprint, ResultCodec<T> codec,
@@ -395,8 +396,8 @@ public final class ManagedIdempotency<C> {
                     at.plus(policy.retention())), new Outcome.Failed<>(key, recorded.type(), recorded.message(), at, false)));
         }
         engine.store().checkTransaction(tx, key); // the work must not have ended the transaction: its writes would have no record
-        ResultCodec<?> used = engine.codecForRecord(key, codec, value);
-        byte[] encoded = engine.encodeForRecord(key, used, value);
+        ResultCodec<?> used = engine.codecForRecord(key, codec, value, Idempotency.ROLLED_BACK);
+        byte[] encoded = engine.encodeForRecord(key, used, value, ResultTooLargeException.RESULT, Idempotency.ROLLED_BACK);
         Instant at = engine.now();
         return new Written<>(new Completion(key, RecordStatus.COMPLETED, used.name(), encoded, at, at.plus(policy.retention())),
                 new Outcome.Executed<>(key, value));
@@ -421,7 +422,9 @@ public final class ManagedIdempotency<C> {
      * Runs a chunk of items in one transaction of the library's own, with the protocol of
      * {@link Idempotency#executeChunk(Object, List, Function, Function, ResultCodec, ItemWork)}, and
      * commits; a conflict rolls the whole chunk back and runs it again, and items that a concurrent
-     * worker recorded meanwhile are then replayed. For a whole job, see {@link BatchJob}.
+     * worker recorded meanwhile are then replayed. For a whole job, see {@link BatchJob}. The
+     * listener hears one {@code onOutcome} per item after the commit, or one {@code onError} (with
+     * the first item's key) for the exception thrown.
      *
      * @param items the chunk's items
      * @param keyOf the key of an item
@@ -441,11 +444,13 @@ public final class ManagedIdempotency<C> {
             Function<? super I, Fingerprint> fingerprintOf, ResultCodec<T> codec, ChunkWork<C, ? super I, T, X> work) throws X {
         Objects.requireNonNull(items, "items");
         Objects.requireNonNull(work, "work");
-        IdempotencyKey first = items.isEmpty() ? null : keyOf.apply(items.get(0));
-        return withRetries(first, () -> transactions.inTransaction(tx -> {
-            ItemWork<I, T, X> bound = item -> work.apply(tx, item);
-            return engine.executeChunk(tx, items, keyOf, fingerprintOf, codec, bound);
-        }));
+        return engine.heard().chunk(items, keyOf, () -> {
+            IdempotencyKey first = items.isEmpty() ? null : keyOf.apply(items.get(0));
+            return withRetries(first, () -> transactions.inTransaction(tx -> {
+                ItemWork<I, T, X> bound = item -> work.apply(tx, item);
+                return Chunks.execute(engine, tx, items, keyOf, fingerprintOf, codec, bound, Idempotency.ROLLED_BACK);
+            }));
+        });
     }
 
     // ---- lease mode ---------------------------------------------------------------------------------
@@ -511,18 +516,12 @@ public final class ManagedIdempotency<C> {
      * @throws IdempotencyStoreException if the store or the database fails
      */
     public <T, X extends Exception> Outcome<T> run(IdempotencyKey key, Fingerprint fingerprint, Phases<C, T, X> phases) throws X {
-        long started = System.nanoTime();
-        try {
+        return engine.heard().single(key, () -> {
             engine.policy().validate(key);
             Objects.requireNonNull(fingerprint, "fingerprint");
             Objects.requireNonNull(phases, "phases");
-            Outcome<T> outcome = leased(leasingStore(), key, fingerprint, phases);
-            engine.outcomeReached(key, outcome.status(), started);
-            return outcome;
-        } catch (Throwable t) {
-            engine.errorReached(key, t, started);
-            throw t;
-        }
+            return leased(leasingStore(), key, fingerprint, phases);
+        });
     }
 
     /**
@@ -779,7 +778,7 @@ public final class ManagedIdempotency<C> {
                 }
                 Duration backoff = retry.backoff(attempt, () -> ThreadLocalRandom.current().nextDouble());
                 log.debug("Key {}: attempt {} of the transaction ended in a conflict; retrying in {}", key, attempt, backoff);
-                engine.retrying(key, attempt, failure, backoff);
+                engine.heard().retry(key, attempt, failure, backoff);
                 if (!pause(backoff)) {
                     throw failure;
                 }

@@ -7,6 +7,9 @@ package dev.idempotency;
  * <ul>
  *   <li>in the caller's transaction, the claim is released: roll the transaction back to undo the
  *       work's writes;</li>
+ *   <li>in a transaction that {@link ManagedIdempotency} runs ({@code execute}, write-last, chunks),
+ *       the library has rolled it back, the work's writes with it, and nothing of the key is
+ *       recorded;</li>
  *   <li>in lease mode, for the prepare phase's value: the claim's transaction was rolled back with
  *       the prepare's writes, nothing of the key was recorded, and the call did not run;</li>
  *   <li>in lease mode, for the result: the call has run, so the finish phase's writes are rolled

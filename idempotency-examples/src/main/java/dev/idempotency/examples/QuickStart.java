@@ -6,7 +6,7 @@ import dev.idempotency.IdempotencyKey;
 import dev.idempotency.KeyPolicy;
 import dev.idempotency.Outcome;
 import dev.idempotency.ResultCodec;
-import dev.idempotency.jdbc.Idempotent;
+import dev.idempotency.jdbc.JdbcIdempotency;
 import dev.idempotency.jdbc.JdbcIdempotencyStore;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -50,7 +50,7 @@ public final class QuickStart {
             connection.setAutoCommit(false);
             try {
                 IdempotencyKey key = IdempotencyKey.of(tenant, idempotencyKeyHeader);
-                Outcome<String> outcome = Idempotent.execute(key, connection, () -> Shop.reserve(connection, "sku-1", 2));
+                Outcome<String> outcome = JdbcIdempotency.execute(key, connection, () -> Shop.reserve(connection, "sku-1", 2));
                 connection.commit();
                 return outcome.value(); // the first execution's result, for every retry
             } catch (SQLException | RuntimeException e) {
@@ -137,7 +137,7 @@ public final class QuickStart {
         try (Connection connection = dataSource.getConnection()) {
             connection.setAutoCommit(false);
             IdempotencyKey key = IdempotencyKey.of(tenant, idempotencyKeyHeader);
-            Outcome<Receipt> outcome = Idempotent.execute(key, connection, receipts,
+            Outcome<Receipt> outcome = JdbcIdempotency.execute(key, connection, receipts,
                     () -> new Receipt(Shop.charge(connection, customer, cents), cents));
             connection.commit();
             return outcome.value();
@@ -163,10 +163,10 @@ public final class QuickStart {
      */
     public static List<Idempotency<Connection>> twoPolicies() {
         // tag::two-policies[]
-        Idempotency<Connection> reservations = Idempotent.builder()
+        Idempotency<Connection> reservations = JdbcIdempotency.builder()
                 .keyPolicy(KeyPolicy.builder().retention(Duration.ofHours(24)).build())
                 .build();
-        Idempotency<Connection> payments = Idempotent.builder()
+        Idempotency<Connection> payments = JdbcIdempotency.builder()
                 .keyPolicy(KeyPolicy.builder().retention(Duration.ofDays(7)).finalFailures(CardDeclined.class).build())
                 .build();
         // end::two-policies[]

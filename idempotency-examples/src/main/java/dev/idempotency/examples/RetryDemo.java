@@ -3,7 +3,7 @@ package dev.idempotency.examples;
 import dev.idempotency.Fingerprint;
 import dev.idempotency.IdempotencyKey;
 import dev.idempotency.Outcome;
-import dev.idempotency.jdbc.Idempotent;
+import dev.idempotency.jdbc.JdbcIdempotency;
 import dev.idempotency.jdbc.JdbcIdempotencyStore;
 import java.io.PrintStream;
 import java.sql.Connection;
@@ -15,7 +15,7 @@ import java.util.UUID;
 /**
  * The demonstration: a client sends reservations and charges, loses the first responses to
  * timeouts, and retries, as clients do. Run once without protection and once with every call
- * wrapped in {@link Idempotent#execute}, each on its own embedded H2 database, and print what
+ * wrapped in {@link JdbcIdempotency#execute}, each on its own embedded H2 database, and print what
  * happened side by side.
  */
 public final class RetryDemo {
@@ -71,7 +71,7 @@ public final class RetryDemo {
         out.println("== Unprotected: every delivery runs the work ==");
         Totals unprotected = scenario(out, "unprotected", requests, false);
         out.println();
-        out.println("== Protected: every call wrapped in Idempotent.execute(key, connection, work) ==");
+        out.println("== Protected: every call wrapped in JdbcIdempotency.execute(key, connection, work) ==");
         Totals protectedTotals = scenario(out, "protected", requests, true);
 
         out.println();
@@ -105,7 +105,7 @@ public final class RetryDemo {
                     String answer;
                     if (protect) {
                         IdempotencyKey key = IdempotencyKey.of("demo-client", request.key());
-                        Outcome<String> outcome = Idempotent.execute(key, Fingerprint.of(request.description()), c, () -> {
+                        Outcome<String> outcome = JdbcIdempotency.execute(key, Fingerprint.of(request.description()), c, () -> {
                             ran[0]++;
                             return request.call().run(c);
                         });
@@ -122,7 +122,7 @@ public final class RetryDemo {
             }
             if (protect) {
                 IdempotencyKey reused = IdempotencyKey.of("demo-client", requests.get(3).key());
-                Outcome<String> misuse = Idempotent.execute(reused, Fingerprint.of("charge 99999 cents to cust-1"), c,
+                Outcome<String> misuse = JdbcIdempotency.execute(reused, Fingerprint.of("charge 99999 cents to cust-1"), c,
                         () -> Shop.charge(c, "cust-1", 99_999));
                 c.commit();
                 out.printf("  %-28s same key, other body -> %s (answer 422, nothing charged)%n", "charge 99999 cents", misuse.status());

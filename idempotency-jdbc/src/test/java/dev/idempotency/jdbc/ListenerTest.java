@@ -4,11 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.zaxxer.hikari.HikariDataSource;
+import dev.idempotency.BatchJob;
 import dev.idempotency.Idempotency;
 import dev.idempotency.IdempotencyKey;
 import dev.idempotency.IdempotencyListener;
 import dev.idempotency.KeyPolicy;
+import dev.idempotency.ManagedIdempotency;
 import dev.idempotency.Outcome;
+import dev.idempotency.Phases;
+import dev.idempotency.ResultCodec;
 import dev.idempotency.testkit.TestClock;
 import dev.idempotency.testsupport.TestDatabases;
 import java.sql.Connection;
@@ -24,7 +28,9 @@ import org.junit.jupiter.api.TestInstance;
 
 /**
  * Contract 8 (docs/contract.md) on H2: the listener reports every outcome and error, with its
- * timing.
+ * timing; one {@code onOutcome} per outcome the caller gets, a chunk's item by item, after the
+ * commit in every mode whose transaction the library runs, and when {@code execute} returns in the
+ * caller's own transaction. Commits that fail are in {@code PostgresListenerTest}.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ListenerTest {
@@ -44,6 +50,98 @@ class ListenerTest {
     @AfterAll
     void close() {
         ds.close();
+    }
+
+    private final HeardCalls heard = new HeardCalls(ds, "listener_record");
+    private final Idempotency<Connection> heardEngine = Idempotency.builder(store).clock(clock).listener(heard).build();
+    private final ManagedIdempotency<Connection> managed = ManagedIdempotency.of(heardEngine, JdbcTransactions.of(ds));
+
+    private static List<String> items(String... ids) {
+        return List.of(ids);
+    }
+
+    private static IdempotencyKey keyOf(String id) {
+        return IdempotencyKey.of("t", id);
+    }
+
+    @BeforeEach
+    void forget() {
+        heard.clear();
+    }
+
+    @Test
+    void inTheCallersTransactionTheOutcomeIsHeardWhenExecuteReturnsBeforeTheCallersCommit() throws Exception {
+        Tx.commit(ds, c -> heardEngine.execute(keyOf("tx"), c, () -> "v"));
+        Tx.commit(ds, c -> heardEngine.execute(keyOf("tx"), c, () -> "v"));
+        assertThat(heard.calls()).containsExactly("tx:EXECUTED before its commit", "tx:REPLAYED");
+    }
+
+    @Test
+    void managedExecuteIsHeardOnceAfterItsCommit() throws Exception {
+        assertThat(managed.execute(keyOf("managed"), tx -> "v").isExecuted()).isTrue();
+        assertThat(managed.execute(keyOf("managed"), tx -> "w").value()).isEqualTo("v");
+        assertThat(heard.calls()).containsExactly("managed:EXECUTED", "managed:REPLAYED");
+    }
+
+    @Test
+    void writeLastIsHeardOnceAfterItsCommit() throws Exception {
+        assertThat(managed.executeWritingLast(keyOf("last"), tx -> "v").isExecuted()).isTrue();
+        assertThat(managed.executeWritingLast(keyOf("last"), tx -> "w").value()).isEqualTo("v");
+        assertThat(heard.calls()).containsExactly("last:EXECUTED", "last:REPLAYED");
+    }
+
+    @Test
+    void leaseModeAndItsPhasesAreHeardOnceAfterTheFinishCommits() throws Exception {
+        assertThat(managed.lease(keyOf("lease"), ResultCodec.string(), attempt -> "called").isExecuted()).isTrue();
+        Phases<Connection, String, Exception> phases = Phases.<Connection, String, Exception>prepare(tx -> "prepared", ResultCodec.string())
+                .call((attempt, prepared) -> prepared + "+called")
+                .finish((tx, prepared, called) -> called + "+finished", ResultCodec.string());
+        assertThat(managed.run(keyOf("phases"), phases).value()).isEqualTo("prepared+called+finished");
+        assertThat(managed.run(keyOf("phases"), phases).isReplay()).isTrue();
+        assertThat(heard.calls()).containsExactly("lease:EXECUTED", "phases:EXECUTED", "phases:REPLAYED");
+    }
+
+    @Test
+    void aChunkInTheCallersTransactionIsHeardItemByItemWhenItReturns() throws Exception {
+        Tx.commit(ds, c -> heardEngine.execute(keyOf("c2"), c, () -> "earlier"));
+        heard.clear();
+        List<Outcome<String>> outcomes = Tx.commit(ds, c -> heardEngine.executeChunk(c, items("c1", "c2", "c3"),
+                ListenerTest::keyOf, ResultCodec.string(), id -> "v-" + id));
+        assertThat(outcomes).hasSize(3);
+        assertThat(heard.calls()).containsExactly("c1:EXECUTED before its commit", "c2:REPLAYED", "c3:EXECUTED before its commit");
+    }
+
+    @Test
+    void aChunkInTheCallersTransactionWhoseItemThrowsIsHeardAsOneError() {
+        assertThatThrownBy(() -> Tx.commit(ds, c -> heardEngine.executeChunk(c, items("e1", "e2", "e3"), ListenerTest::keyOf,
+                ResultCodec.string(), id -> {
+                    if (id.equals("e2")) {
+                        throw new IllegalStateException("item failed");
+                    }
+                    return "v";
+                }))).isInstanceOf(IllegalStateException.class);
+        assertThat(heard.calls()).as("one error, with the chunk's first key").containsExactly("e1:error:IllegalStateException");
+    }
+
+    @Test
+    void aManagedChunkIsHeardItemByItemAfterItsCommit() throws Exception {
+        managed.execute(keyOf("m2"), tx -> "earlier");
+        heard.clear();
+        List<Outcome<String>> outcomes = managed.executeChunk(items("m1", "m2", "m3"), ListenerTest::keyOf,
+                id -> dev.idempotency.Fingerprint.NONE, ResultCodec.string(), (tx, id) -> "v-" + id);
+        assertThat(outcomes).hasSize(3);
+        assertThat(heard.calls()).containsExactly("m1:EXECUTED", "m2:REPLAYED", "m3:EXECUTED");
+    }
+
+    @Test
+    void aBatchJobIsHeardItemByItemAfterEachChunkCommits() throws Exception {
+        BatchJob<Connection, String, String, Exception> job = BatchJob.<Connection, String, String, Exception>builder(managed,
+                ListenerTest::keyOf, ResultCodec.string(), (tx, id) -> "v-" + id).chunkSize(2).build();
+        assertThat(job.run(items("b1", "b2", "b3", "b4", "b5").iterator()).progress().executed()).isEqualTo(5);
+        assertThat(heard.calls()).containsExactly("b1:EXECUTED", "b2:EXECUTED", "b3:EXECUTED", "b4:EXECUTED", "b5:EXECUTED");
+        heard.clear();
+        job.run(items("b1", "b2", "b3").iterator());
+        assertThat(heard.calls()).as("a rerun replays").containsExactly("b1:REPLAYED", "b2:REPLAYED", "b3:REPLAYED");
     }
 
     @Test

@@ -47,7 +47,7 @@ class PostgresReadOnlyTest {
 
     @Test
     void aReadOnlyTransactionTheLibraryRunsIsRefusedAsRolledBackByTheLibrary() {
-        ManagedIdempotency<Connection> managed = Idempotent.managed(readOnly);
+        ManagedIdempotency<Connection> managed = JdbcIdempotency.managed(readOnly);
         IdempotencyKey key = IdempotencyKey.of("read-only", UUID.randomUUID().toString());
         assertThatThrownBy(() -> managed.execute(key, tx -> "r")).isInstanceOf(TransactionRequiredException.class)
                 .hasMessageContaining("the library rolled back the transaction it ran").hasMessageNotContaining("roll back,");

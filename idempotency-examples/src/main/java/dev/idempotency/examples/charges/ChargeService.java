@@ -9,7 +9,7 @@ import dev.idempotency.ManagedIdempotency;
 import dev.idempotency.Outcome;
 import dev.idempotency.Phases;
 import dev.idempotency.ResultCodec;
-import dev.idempotency.jdbc.Idempotent;
+import dev.idempotency.jdbc.JdbcIdempotency;
 import dev.idempotency.jdbc.JdbcIdempotencyStore;
 import dev.idempotency.jdbc.JdbcTransactions;
 import java.sql.Connection;
@@ -62,7 +62,7 @@ public final class ChargeService {
         this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
         this.provider = Objects.requireNonNull(provider, "provider");
         // tag::lease-instance[]
-        Idempotency<Connection> engine = Idempotent.builder()
+        Idempotency<Connection> engine = JdbcIdempotency.builder()
                 .keyPolicy(KeyPolicy.builder().finalFailures(CardDeclinedException.class).build())
                 .build();
         this.idempotency = ManagedIdempotency.builder(engine, JdbcTransactions.of(dataSource))

@@ -8,7 +8,7 @@ import dev.idempotency.IdempotencyKey;
 import dev.idempotency.KeyPolicy;
 import dev.idempotency.ManagedIdempotency;
 import dev.idempotency.Outcome;
-import dev.idempotency.jdbc.Idempotent;
+import dev.idempotency.jdbc.JdbcIdempotency;
 import dev.idempotency.jdbc.JdbcIdempotencyStore;
 import dev.idempotency.spring.SpringIdempotency;
 import io.micrometer.core.instrument.Meter;
@@ -119,7 +119,7 @@ class IdempotencyAutoConfigurationTest {
 
     @Test
     void theApplicationsOwnEngineWins() {
-        Idempotency<Connection> own = Idempotent.builder().keyPolicy(KeyPolicy.builder().retention(Duration.ofDays(30)).build())
+        Idempotency<Connection> own = JdbcIdempotency.builder().keyPolicy(KeyPolicy.builder().retention(Duration.ofDays(30)).build())
                 .build();
         runner.withBean("ownIdempotency", Idempotency.class, () -> own).run(context -> {
             assertThat(context).hasSingleBean(Idempotency.class);

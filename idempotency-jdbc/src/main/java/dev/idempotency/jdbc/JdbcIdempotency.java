@@ -16,7 +16,7 @@ import javax.sql.DataSource;
  *
  * <pre>{@code
  * connection.setAutoCommit(false);
- * Outcome<String> outcome = Idempotent.execute(key, connection, () -> reserve(connection, "sku-1", 2));
+ * Outcome<String> outcome = JdbcIdempotency.execute(key, connection, () -> reserve(connection, "sku-1", 2));
  * connection.commit();
  * }</pre>
  *
@@ -28,9 +28,9 @@ import javax.sql.DataSource;
  *
  * <p>Thread-safe.
  */
-public final class Idempotent {
+public final class JdbcIdempotency {
 
-    private Idempotent() {
+    private JdbcIdempotency() {
     }
 
     private static final class Default {
@@ -38,7 +38,7 @@ public final class Idempotent {
     }
 
     /** @return the shared default instance that the static methods use */
-    public static Idempotency<Connection> defaults() {
+    public static Idempotency<Connection> ofDefaults() {
         return Default.INSTANCE;
     }
 
@@ -51,7 +51,7 @@ public final class Idempotent {
 
     /**
      * Transactions run for you, and lease mode, on connections from {@code dataSource}, with the
-     * defaults: the store of {@link #defaults()}, {@link dev.idempotency.RetryPolicy#ofDefaults()} and
+     * defaults: the store of {@link #ofDefaults()}, {@link dev.idempotency.RetryPolicy#ofDefaults()} and
      * {@link dev.idempotency.LeasePolicy#ofDefaults()}. For other settings build a
      * {@link ManagedIdempotency} from {@link #builder()} and {@link JdbcTransactions#of(DataSource)}.
      *
@@ -59,7 +59,7 @@ public final class Idempotent {
      * @return a managed engine; build it once and share it
      */
     public static ManagedIdempotency<Connection> managed(DataSource dataSource) {
-        return ManagedIdempotency.of(defaults(), JdbcTransactions.of(dataSource));
+        return ManagedIdempotency.of(ofDefaults(), JdbcTransactions.of(dataSource));
     }
 
     /**
@@ -83,7 +83,7 @@ public final class Idempotent {
      * @throws dev.idempotency.IdempotencyStoreException if the store fails
      */
     public static <T, X extends Exception> Outcome<T> execute(IdempotencyKey key, Connection connection, Work<T, X> work) throws X {
-        return defaults().execute(key, connection, work);
+        return ofDefaults().execute(key, connection, work);
     }
 
     /**
@@ -107,7 +107,7 @@ public final class Idempotent {
      */
     public static <T, X extends Exception> Outcome<T> execute(IdempotencyKey key, Fingerprint fingerprint, Connection connection,
                                                               Work<T, X> work) throws X {
-        return defaults().execute(key, fingerprint, connection, work);
+        return ofDefaults().execute(key, fingerprint, connection, work);
     }
 
     /**
@@ -131,7 +131,7 @@ public final class Idempotent {
      */
     public static <T, X extends Exception> Outcome<T> execute(IdempotencyKey key, Connection connection, ResultCodec<T> codec,
                                                               Work<T, X> work) throws X {
-        return defaults().execute(key, connection, codec, work);
+        return ofDefaults().execute(key, connection, codec, work);
     }
 
     /**
@@ -156,6 +156,6 @@ public final class Idempotent {
      */
     public static <T, X extends Exception> Outcome<T> execute(IdempotencyKey key, Fingerprint fingerprint, Connection connection,
                                                               ResultCodec<T> codec, Work<T, X> work) throws X {
-        return defaults().execute(key, fingerprint, connection, codec, work);
+        return ofDefaults().execute(key, fingerprint, connection, codec, work);
     }
 }

@@ -14,9 +14,9 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
-/** The static entry points of {@link Idempotent}: each overload records, replays and compares fingerprints in the default table. */
+/** The static entry points of {@link JdbcIdempotency}: each overload records, replays and compares fingerprints in the default table. */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
-class IdempotentTest {
+class JdbcIdempotencyTest {
 
     private final HikariDataSource ds = TestDatabases.h2("idempotent-entry-points");
     private final ResultCodec<Integer> number = ResultCodec.of("number-v1", String::valueOf, Integer::valueOf);
@@ -34,25 +34,25 @@ class IdempotentTest {
     @Test
     void everyOverloadRecordsAndReplaysThroughTheSharedDefaults() throws Exception {
         IdempotencyKey plain = IdempotencyKey.of("static", "plain");
-        Outcome<String> first = Tx.commit(ds, c -> Idempotent.execute(plain, c, () -> "first"));
+        Outcome<String> first = Tx.commit(ds, c -> JdbcIdempotency.execute(plain, c, () -> "first"));
         assertThat(first).isEqualTo(new Outcome.Executed<>(plain, "first"));
-        Outcome<String> replay = Tx.commit(ds, c -> Idempotent.execute(plain, c, () -> "second"));
+        Outcome<String> replay = Tx.commit(ds, c -> JdbcIdempotency.execute(plain, c, () -> "second"));
         assertThat(replay.isReplay()).isTrue();
         assertThat(replay.value()).isEqualTo("first");
 
         IdempotencyKey printed = IdempotencyKey.of("static", "fingerprinted");
-        assertThat(Tx.commit(ds, c -> Idempotent.execute(printed, Fingerprint.of("A"), c, () -> "a")).isExecuted()).isTrue();
-        assertThat(Tx.commit(ds, c -> Idempotent.execute(printed, Fingerprint.of("B"), c, () -> "b")).status())
+        assertThat(Tx.commit(ds, c -> JdbcIdempotency.execute(printed, Fingerprint.of("A"), c, () -> "a")).isExecuted()).isTrue();
+        assertThat(Tx.commit(ds, c -> JdbcIdempotency.execute(printed, Fingerprint.of("B"), c, () -> "b")).status())
                 .isEqualTo(Outcome.Status.MISMATCH);
 
         IdempotencyKey coded = IdempotencyKey.of("static", "coded");
-        assertThat(Tx.commit(ds, c -> Idempotent.execute(coded, c, number, () -> 41)).isExecuted()).isTrue();
-        assertThat(Tx.commit(ds, c -> Idempotent.execute(coded, c, number, () -> 0)).value()).isEqualTo(41);
+        assertThat(Tx.commit(ds, c -> JdbcIdempotency.execute(coded, c, number, () -> 41)).isExecuted()).isTrue();
+        assertThat(Tx.commit(ds, c -> JdbcIdempotency.execute(coded, c, number, () -> 0)).value()).isEqualTo(41);
 
         IdempotencyKey both = IdempotencyKey.of("static", "both");
-        assertThat(Tx.commit(ds, c -> Idempotent.execute(both, Fingerprint.of("A"), c, number, () -> 7)).isExecuted()).isTrue();
-        assertThat(Tx.commit(ds, c -> Idempotent.execute(both, Fingerprint.of("A"), c, number, () -> 8)).value()).isEqualTo(7);
-        assertThat(Tx.commit(ds, c -> Idempotent.execute(both, Fingerprint.of("B"), c, number, () -> 9)).status())
+        assertThat(Tx.commit(ds, c -> JdbcIdempotency.execute(both, Fingerprint.of("A"), c, number, () -> 7)).isExecuted()).isTrue();
+        assertThat(Tx.commit(ds, c -> JdbcIdempotency.execute(both, Fingerprint.of("A"), c, number, () -> 8)).value()).isEqualTo(7);
+        assertThat(Tx.commit(ds, c -> JdbcIdempotency.execute(both, Fingerprint.of("B"), c, number, () -> 9)).status())
                 .isEqualTo(Outcome.Status.MISMATCH);
 
         assertThat(Tx.count(ds, "SELECT COUNT(*) FROM idempotency_record WHERE scope = 'static' AND key_id IN ('plain', 'fingerprinted', 'coded', 'both')")).isEqualTo(4);
@@ -60,19 +60,19 @@ class IdempotentTest {
 
     @Test
     void defaultsAreOneInstanceAndTheBuilderMakesNewOnesOnTheDefaultTable() throws Exception {
-        assertThat(Idempotent.defaults()).isSameAs(Idempotent.defaults());
-        assertThat(Idempotent.defaults().store()).isInstanceOf(JdbcIdempotencyStore.class);
-        var own = Idempotent.builder().build();
-        assertThat(own).isNotSameAs(Idempotent.defaults()).isNotSameAs(Idempotent.builder().build());
+        assertThat(JdbcIdempotency.ofDefaults()).isSameAs(JdbcIdempotency.ofDefaults());
+        assertThat(JdbcIdempotency.ofDefaults().store()).isInstanceOf(JdbcIdempotencyStore.class);
+        var own = JdbcIdempotency.builder().build();
+        assertThat(own).isNotSameAs(JdbcIdempotency.ofDefaults()).isNotSameAs(JdbcIdempotency.builder().build());
         IdempotencyKey key = IdempotencyKey.of("static", "builder");
         assertThat(Tx.<Outcome<String>>commit(ds, c -> own.execute(key, c, () -> "own")).isExecuted()).isTrue();
-        assertThat(Tx.commit(ds, (Connection c) -> Idempotent.execute(key, c, () -> "other")).value()).isEqualTo("own");
+        assertThat(Tx.commit(ds, (Connection c) -> JdbcIdempotency.execute(key, c, () -> "other")).value()).isEqualTo("own");
     }
 
     @Test
     void managedRunsItsOwnTransactionsOnTheDataSource() {
         IdempotencyKey key = IdempotencyKey.of("static", "managed");
-        var managed = Idempotent.managed(ds);
+        var managed = JdbcIdempotency.managed(ds);
         assertThat(managed.execute(key, c -> "in its own transaction").isExecuted()).isTrue();
         Outcome<String> replay = managed.execute(key, c -> "again");
         assertThat(replay.isReplay()).isTrue();
