@@ -12,6 +12,7 @@ import dev.idempotency.ManagedIdempotency;
 import dev.idempotency.ResultCodec;
 import dev.idempotency.ResultCodecException;
 import dev.idempotency.ResultTooLargeException;
+import dev.idempotency.testsupport.TestDatabases;
 import java.sql.Connection;
 import java.util.List;
 import java.util.UUID;

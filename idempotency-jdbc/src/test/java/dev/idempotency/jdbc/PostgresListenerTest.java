@@ -14,6 +14,7 @@ import dev.idempotency.Phases;
 import dev.idempotency.ResultCodec;
 import dev.idempotency.RetryPolicy;
 import dev.idempotency.TransactionConflictException;
+import dev.idempotency.testsupport.TestDatabases;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
