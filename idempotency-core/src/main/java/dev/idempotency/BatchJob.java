@@ -24,7 +24,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>The work is a {@link ChunkWork}: it is given the chunk's transaction, which the library begins,
  * commits and retries. To run a chunk in a transaction of your own, use
- * {@link Idempotency#executeChunk(Object, List, Function, Function, ResultCodec, ItemWork)} with an
+ * {@link Idempotency#executeChunk(Object, List, Function, ItemWork)} with an
  * {@link ItemWork} instead.
  *
  * <p>Progress, a {@link JobProgress} of counts, reaches a listener ({@code Consumer<JobProgress>})
@@ -50,9 +50,7 @@ public final class BatchJob<C, I, T, X extends Exception> {
     public static final int DEFAULT_MAX_LISTED_ITEMS = 1_000;
 
     private final ManagedIdempotency<C> managed;
-    private final Function<? super I, IdempotencyKey> keyOf;
-    private final Function<? super I, Fingerprint> fingerprintOf;
-    private final ResultCodec<T> codec;
+    private final Function<? super I, IdempotentCall<T>> callOf;
     private final ChunkWork<C, ? super I, T, X> work;
     private final int chunkSize;
     private final Consumer<? super JobProgress> listener;
@@ -60,9 +58,7 @@ public final class BatchJob<C, I, T, X extends Exception> {
 
     private BatchJob(Builder<C, I, T, X> b) {
         this.managed = b.managed;
-        this.keyOf = b.keyOf;
-        this.fingerprintOf = b.fingerprintOf;
-        this.codec = b.codec;
+        this.callOf = b.callOf;
         this.work = b.work;
         this.chunkSize = b.chunkSize;
         this.listener = b.listener;
@@ -71,8 +67,9 @@ public final class BatchJob<C, I, T, X extends Exception> {
 
     /**
      * @param managed the engine and the transactions (its key policy's retention should be days)
-     * @param keyOf the key of an item
-     * @param codec encodes each result
+     * @param callOf the call of an item: its key, its fingerprint (or none) and its codec (or none,
+     *     to choose a built-in one by the result's type), e.g.
+     *     {@code payment -> IdempotentCall.of(payment.key(), receiptCodec)}
      * @param work the business change for one item, given the chunk's transaction
      * @param <C> the transaction type
      * @param <I> the item type
@@ -82,8 +79,8 @@ public final class BatchJob<C, I, T, X extends Exception> {
      *     {@value #DEFAULT_MAX_LISTED_ITEMS} items of each kind listed
      */
     public static <C, I, T, X extends Exception> Builder<C, I, T, X> builder(ManagedIdempotency<C> managed,
-            Function<? super I, IdempotencyKey> keyOf, ResultCodec<T> codec, ChunkWork<C, ? super I, T, X> work) {
-        return new Builder<>(managed, keyOf, codec, work);
+            Function<? super I, IdempotentCall<T>> callOf, ChunkWork<C, ? super I, T, X> work) {
+        return new Builder<>(managed, callOf, work);
     }
 
     /**
@@ -143,7 +140,7 @@ public final class BatchJob<C, I, T, X extends Exception> {
             while (chunk.size() < chunkSize && items.hasNext()) {
                 chunk.add(items.next());
             }
-            for (Outcome<T> outcome : managed.executeChunk(chunk, keyOf, fingerprintOf, codec, work)) {
+            for (Outcome<T> outcome : managed.executeChunk(chunk, callOf, work)) {
                 switch (outcome.status()) {
                     case EXECUTED:
                         executed++;
@@ -197,19 +194,16 @@ public final class BatchJob<C, I, T, X extends Exception> {
      */
     public static final class Builder<C, I, T, X extends Exception> {
         private final ManagedIdempotency<C> managed;
-        private final Function<? super I, IdempotencyKey> keyOf;
-        private final ResultCodec<T> codec;
+        private final Function<? super I, IdempotentCall<T>> callOf;
         private final ChunkWork<C, ? super I, T, X> work;
-        private Function<? super I, Fingerprint> fingerprintOf = item -> Fingerprint.NONE;
         private int chunkSize = DEFAULT_CHUNK_SIZE;
         private Consumer<? super JobProgress> listener = progress -> { };
         private int maxListedItems = DEFAULT_MAX_LISTED_ITEMS;
 
-        private Builder(ManagedIdempotency<C> managed, Function<? super I, IdempotencyKey> keyOf, ResultCodec<T> codec,
+        private Builder(ManagedIdempotency<C> managed, Function<? super I, IdempotentCall<T>> callOf,
                         ChunkWork<C, ? super I, T, X> work) {
             this.managed = Objects.requireNonNull(managed, "managed");
-            this.keyOf = Objects.requireNonNull(keyOf, "keyOf");
-            this.codec = Objects.requireNonNull(codec, "codec");
+            this.callOf = Objects.requireNonNull(callOf, "callOf");
             this.work = Objects.requireNonNull(work, "work");
         }
 
@@ -223,15 +217,6 @@ public final class BatchJob<C, I, T, X extends Exception> {
                 throw new IllegalArgumentException("chunkSize must be between 1 and 10000, was " + chunkSize);
             }
             this.chunkSize = chunkSize;
-            return this;
-        }
-
-        /**
-         * @param fingerprintOf the request fingerprint of an item
-         * @return this builder
-         */
-        public Builder<C, I, T, X> fingerprint(Function<? super I, Fingerprint> fingerprintOf) {
-            this.fingerprintOf = Objects.requireNonNull(fingerprintOf, "fingerprintOf");
             return this;
         }
 

@@ -29,14 +29,19 @@ final class Chunks {
     private Chunks() {
     }
 
+    /**
+     * @return the key of an item by {@code callOf}, for the listener's report of a chunk's failure;
+     *     {@code null} if {@code callOf} is
+     */
+    static <I> Function<I, IdempotencyKey> keys(Function<? super I, ? extends IdempotentCall<?>> callOf) {
+        return callOf == null ? null : item -> callOf.apply(item).key();
+    }
+
     static <C, I, T, X extends Exception> List<Outcome<T>> execute(Idempotency<C> engine, C tx, List<? extends I> items,
-            Function<? super I, IdempotencyKey> keyOf, Function<? super I, Fingerprint> fingerprintOf, ResultCodec<T> codec,
-            ItemWork<? super I, T, X> work, String aftermath) throws X {
+            Function<? super I, IdempotentCall<T>> callOf, ItemWork<? super I, T, X> work, String aftermath) throws X {
         Objects.requireNonNull(tx, "tx");
         Objects.requireNonNull(items, "items");
-        Objects.requireNonNull(keyOf, "keyOf");
-        Objects.requireNonNull(fingerprintOf, "fingerprintOf");
-        Objects.requireNonNull(codec, "codec");
+        Objects.requireNonNull(callOf, "callOf");
         Objects.requireNonNull(work, "work");
         int n = items.size();
         if (n == 0) {
@@ -46,11 +51,14 @@ final class Chunks {
         IdempotencyStore<C> store = engine.store();
         IdempotencyKey[] keys = new IdempotencyKey[n];
         Fingerprint[] fingerprints = new Fingerprint[n];
+        List<ResultCodec<T>> codecs = new ArrayList<>(n);
         Map<IdempotencyKey, Integer> seen = new HashMap<>();
         for (int i = 0; i < n; i++) {
             I item = Objects.requireNonNull(items.get(i), "items[" + i + "]");
-            keys[i] = policy.validate(Objects.requireNonNull(keyOf.apply(item), "the key of items[" + i + "]"));
-            fingerprints[i] = Objects.requireNonNull(fingerprintOf.apply(item), "the fingerprint of items[" + i + "]");
+            IdempotentCall<T> call = Objects.requireNonNull(callOf.apply(item), "the call of items[" + i + "]");
+            keys[i] = policy.validate(call.key());
+            fingerprints[i] = call.fingerprint();
+            codecs.add(call.codecOrNull());
             Integer earlier = seen.putIfAbsent(keys[i], i);
             if (earlier != null) {
                 throw new DuplicateKeyInChunkException(keys[i], earlier, i);
@@ -85,11 +93,11 @@ final class Chunks {
             for (int i = 0; i < n; i++) {
                 Claim claim = claims[i];
                 if (claim instanceof Claim.Existing existing) {
-                    outcomes.add(engine.outcomeOfRecord(keys[i], fingerprints[i], codec, existing.record()));
+                    outcomes.add(engine.outcomeOfRecord(keys[i], fingerprints[i], codecs.get(i), existing.record()));
                 } else if (claim instanceof Claim.Busy) {
                     outcomes.add(new Outcome.InProgress<>(keys[i]));
                 } else {
-                    outcomes.add(runItem(engine, tx, keys[i], items.get(i), codec, work, completions, aftermath));
+                    outcomes.add(runItem(engine, tx, keys[i], items.get(i), codecs.get(i), work, completions, aftermath));
                 }
             }
             store.completeAll(tx, completions);
@@ -127,9 +135,10 @@ final class Chunks {
         if (savepoint != null) {
             savepoint.release();
         }
-        byte[] encoded = engine.encodeForRecord(key, codec, value, ResultTooLargeException.RESULT, aftermath);
+        ResultCodec<?> used = engine.codecForRecord(key, codec, value, aftermath);
+        byte[] encoded = engine.encodeForRecord(key, used, value, ResultTooLargeException.RESULT, aftermath);
         Instant at = engine.now();
-        completions.add(new Completion(key, RecordStatus.COMPLETED, codec.name(), encoded, at, at.plus(policy.retention())));
+        completions.add(new Completion(key, RecordStatus.COMPLETED, used.name(), encoded, at, at.plus(policy.retention())));
         return new Outcome.Executed<>(key, value);
     }
 }

@@ -22,7 +22,7 @@ import org.slf4j.LoggerFactory;
  * The engine: runs a piece of work at most once per key, with the key's record checked and written
  * inside the caller's own transaction, atomically with the work's business change.
  *
- * <p>Protocol of {@code execute(key, tx, work)} in transactional mode:
+ * <p>Protocol of {@code execute(call, tx, work)} in transactional mode:
  * <ol>
  *   <li>Validate the key against the {@link KeyPolicy}; an invalid key throws
  *       {@link InvalidKeyException} before any database access.</li>
@@ -110,23 +110,44 @@ public final class Idempotency<C> {
     }
 
     /**
-     * Runs {@code work} at most once for {@code key}, without a fingerprint, choosing a built-in
-     * codec by the result's type ({@code String}, {@code byte[]}, {@code Integer}, {@code Long},
-     * {@code Boolean}, {@code UUID} or {@code null}); any other type needs
-     * {@link #execute(IdempotencyKey, Object, ResultCodec, Work) a codec}.
+     * Runs {@code work} at most once for the call's key, in the caller's transaction {@code tx}
+     * (the protocol above): with the call's request fingerprint, so that the same key with another
+     * fingerprint gives {@link Outcome.Mismatch}, and its codec, or one chosen by the result's type
+     * (see {@link IdempotentCall}). A record written by another codec than the call's (another
+     * result type or format) is refused with a {@link ResultCodecException} naming the recorded
+     * codec and what this call expects.
      *
-     * <p>Without a codec, a replay decodes the result with the built-in codec named in the record,
-     * whatever type the call now expects: erasure leaves the engine no way to know {@code T}. If
-     * the work's result type changed since the record was written (an {@code Integer} then, a
-     * {@code String} now), the caller's own use of the replayed value throws
-     * {@code ClassCastException}. Pass the codec ({@link ResultCodec#string()}, a named one, ...) to
-     * have such a record refused with a {@link ResultCodecException} that names the recorded codec
-     * and the expected type.
+     * @param call the key, fingerprint and codec
+     * @param tx the caller's open transaction
+     * @param work the business change
+     * @param <T> the result type
+     * @param <X> the work's checked exception
+     * @return the outcome; never {@code null}
+     * @throws X the work's own exception, unchanged
+     * @throws InvalidKeyException if the policy refuses the key
+     * @throws TransactionRequiredException if {@code tx} cannot carry the record atomically
+     * @throws AbandonedClaimException if the work ended {@code tx}, or an earlier work left the key's claim committed
+     *     without its result
+     * @throws NestedKeyException if the key's own work, running in {@code tx}, calls it again
+     * @throws ResultCodecException if the result cannot be encoded (no built-in codec fits it), or a replay cannot be
+     *     decoded
+     * @throws ResultTooLargeException if the encoded result is over the policy's limit
+     * @throws IdempotencyStoreException if the store fails
+     */
+    public <T, X extends Exception> Outcome<T> execute(IdempotentCall<T> call, C tx, Work<T, X> work) throws X {
+        Objects.requireNonNull(call, "call");
+        return run(call.key(), call.fingerprint(), tx, call.codecOrNull(), work);
+    }
+
+    /**
+     * The shortcut of {@link #execute(IdempotentCall, Object, Work)} for
+     * {@code IdempotentCall.of(key)}: no fingerprint, a built-in codec chosen by the result's type.
      *
      * @param key the key
      * @param tx the caller's open transaction
      * @param work the business change
-     * @param <T> the result type
+     * @param <T> the result type: {@code String}, {@code byte[]}, {@code Integer}, {@code Long},
+     *     {@code Boolean}, {@code UUID} or {@code null}; others need a codec
      * @param <X> the work's checked exception
      * @return the outcome; never {@code null}
      * @throws X the work's own exception, unchanged
@@ -141,87 +162,6 @@ public final class Idempotency<C> {
      */
     public <T, X extends Exception> Outcome<T> execute(IdempotencyKey key, C tx, Work<T, X> work) throws X {
         return run(key, Fingerprint.NONE, tx, null, work);
-    }
-
-    /**
-     * As {@link #execute(IdempotencyKey, Object, Work)}, with a request fingerprint: the same key
-     * with another fingerprint gives {@link Outcome.Mismatch}. Without a codec, a result type that
-     * changed since the record was written is not detected: see
-     * {@link #execute(IdempotencyKey, Object, Work)}.
-     *
-     * @param key the key
-     * @param fingerprint the request's fingerprint
-     * @param tx the caller's open transaction
-     * @param work the business change
-     * @param <T> the result type
-     * @param <X> the work's checked exception
-     * @return the outcome; never {@code null}
-     * @throws X the work's own exception, unchanged
-     * @throws InvalidKeyException if the policy refuses the key
-     * @throws TransactionRequiredException if {@code tx} cannot carry the record atomically
-     * @throws AbandonedClaimException if the work ended {@code tx}, or an earlier work left the key's claim committed
-     *     without its result
-     * @throws NestedKeyException if the key's own work, running in {@code tx}, calls it again
-     * @throws ResultCodecException if the result cannot be encoded, or a replay cannot be decoded
-     * @throws ResultTooLargeException if the encoded result is over the policy's limit
-     * @throws IdempotencyStoreException if the store fails
-     */
-    public <T, X extends Exception> Outcome<T> execute(IdempotencyKey key, Fingerprint fingerprint, C tx, Work<T, X> work)
-            throws X {
-        return run(key, Objects.requireNonNull(fingerprint, "fingerprint"), tx, null, work);
-    }
-
-    /**
-     * As {@link #execute(IdempotencyKey, Object, Work)}, with an explicit codec for the result. A
-     * record written by another codec (another result type or format) is refused with a
-     * {@link ResultCodecException} naming the recorded codec and what this call expects.
-     *
-     * @param key the key
-     * @param tx the caller's open transaction
-     * @param codec encodes the result for the record and decodes it for a replay
-     * @param work the business change
-     * @param <T> the result type
-     * @param <X> the work's checked exception
-     * @return the outcome; never {@code null}
-     * @throws X the work's own exception, unchanged
-     * @throws InvalidKeyException if the policy refuses the key
-     * @throws TransactionRequiredException if {@code tx} cannot carry the record atomically
-     * @throws AbandonedClaimException if the work ended {@code tx}, or an earlier work left the key's claim committed
-     *     without its result
-     * @throws NestedKeyException if the key's own work, running in {@code tx}, calls it again
-     * @throws ResultCodecException if the result cannot be encoded, or a replay cannot be decoded
-     * @throws ResultTooLargeException if the encoded result is over the policy's limit
-     * @throws IdempotencyStoreException if the store fails
-     */
-    public <T, X extends Exception> Outcome<T> execute(IdempotencyKey key, C tx, ResultCodec<T> codec, Work<T, X> work)
-            throws X {
-        return run(key, Fingerprint.NONE, tx, Objects.requireNonNull(codec, "codec"), work);
-    }
-
-    /**
-     * The complete form: key, fingerprint, transaction, codec and work.
-     *
-     * @param key the key
-     * @param fingerprint the request's fingerprint
-     * @param tx the caller's open transaction
-     * @param codec encodes the result for the record and decodes it for a replay
-     * @param work the business change
-     * @param <T> the result type
-     * @param <X> the work's checked exception
-     * @return the outcome; never {@code null}
-     * @throws X the work's own exception, unchanged
-     * @throws InvalidKeyException if the policy refuses the key
-     * @throws TransactionRequiredException if {@code tx} cannot carry the record atomically
-     * @throws AbandonedClaimException if the work ended {@code tx}, or an earlier work left the key's claim committed
-     *     without its result
-     * @throws NestedKeyException if the key's own work, running in {@code tx}, calls it again
-     * @throws ResultCodecException if the result cannot be encoded, or a replay cannot be decoded
-     * @throws ResultTooLargeException if the encoded result is over the policy's limit
-     * @throws IdempotencyStoreException if the store fails
-     */
-    public <T, X extends Exception> Outcome<T> execute(IdempotencyKey key, Fingerprint fingerprint, C tx,
-                                                       ResultCodec<T> codec, Work<T, X> work) throws X {
-        return run(key, Objects.requireNonNull(fingerprint, "fingerprint"), tx, Objects.requireNonNull(codec, "codec"), work);
     }
 
     /**
@@ -433,7 +373,7 @@ public final class Idempotency<C> {
         if (use == null) {
             use = BuiltInCodecs.byName(record.codec()).orElseThrow(() -> new ResultCodecException(key,
                     "the result was recorded with codec '" + record.codec() + "', which is not a built-in one;"
-                            + " pass that codec to execute(...)", null));
+                            + " give the call that codec: IdempotentCall.of(key, codec)", null));
         } else if (!use.name().equals(record.codec())) {
             throw new ResultCodecException(key, "the result was recorded with " + BuiltInCodecs.describe(record.codec())
                     + " but this call " + BuiltInCodecs.expectation(use) + ": the result's type or format changed since the"
@@ -453,7 +393,8 @@ public final class Idempotency<C> {
         }
         return BuiltInCodecs.forValue(value).orElseThrow(() -> new ResultCodecException(key,
                 "no built-in codec for results of type " + value.getClass().getName()
-                        + "; pass one, e.g. ResultCodec.of(\"receipt-v1\", toJson, fromJson), to execute. " + sentence(aftermath), null));
+                        + "; give the call one, e.g. IdempotentCall.of(key, ResultCodec.of(\"receipt-v1\", toJson, fromJson)). "
+                        + sentence(aftermath), null));
     }
 
     @SuppressWarnings("unchecked")
@@ -488,7 +429,7 @@ public final class Idempotency<C> {
      *       order (by scope, then id), so that two workers whose chunks overlap wait for each other
      *       instead of deadlocking.</li>
      *   <li>For each item, in input order: a record found gives its outcome as in
-     *       {@link #execute(IdempotencyKey, Fingerprint, Object, ResultCodec, Work)} (replay, mismatch,
+     *       {@link #execute(IdempotentCall, Object, Work)} (replay, mismatch,
      *       recorded failure) without running the work; a key held by another transaction past the lock
      *       timeout gives {@link Outcome.InProgress}; a claimed key runs the work.</li>
      *   <li>A final failure (per the key policy) of one item's work is undone to a savepoint taken
@@ -503,9 +444,8 @@ public final class Idempotency<C> {
      *
      * @param tx the caller's open transaction
      * @param items the chunk's items; at most a few thousand
-     * @param keyOf the key of an item
-     * @param fingerprintOf the request fingerprint of an item ({@code item -> Fingerprint.NONE} for none)
-     * @param codec encodes each result for the record and decodes it for a replay
+     * @param callOf the call of an item: its key, its fingerprint (or none) and its codec (or none, to
+     *     choose a built-in one by the result's type), e.g. {@code item -> IdempotentCall.of(item.key(), codec)}
      * @param work the business change for one item
      * @param <I> the item type
      * @param <T> the result type
@@ -520,31 +460,8 @@ public final class Idempotency<C> {
      * @throws IdempotencyStoreException if the store fails
      */
     public <I, T, X extends Exception> List<Outcome<T>> executeChunk(C tx, List<? extends I> items,
-            Function<? super I, IdempotencyKey> keyOf, Function<? super I, Fingerprint> fingerprintOf, ResultCodec<T> codec,
-            ItemWork<? super I, T, X> work) throws X {
-        return heard.chunk(items, keyOf, () -> Chunks.execute(this, tx, items, keyOf, fingerprintOf, codec, work, CLAIM_RELEASED));
-    }
-
-    /**
-     * As {@link #executeChunk(Object, List, Function, Function, ResultCodec, ItemWork)}, without
-     * fingerprints.
-     *
-     * @param tx the caller's open transaction
-     * @param items the chunk's items
-     * @param keyOf the key of an item
-     * @param codec encodes each result
-     * @param work the business change for one item
-     * @param <I> the item type
-     * @param <T> the result type
-     * @param <X> the work's checked exception
-     * @return one outcome per item, in input order
-     * @throws X an item's own exception, unchanged
-     * @throws DuplicateKeyInChunkException if two items have the same key
-     */
-    public <I, T, X extends Exception> List<Outcome<T>> executeChunk(C tx, List<? extends I> items,
-            Function<? super I, IdempotencyKey> keyOf, ResultCodec<T> codec, ItemWork<? super I, T, X> work) throws X {
-        return heard.chunk(items, keyOf, () -> Chunks.execute(this, tx, items, keyOf, item -> Fingerprint.NONE, codec, work,
-                CLAIM_RELEASED));
+            Function<? super I, IdempotentCall<T>> callOf, ItemWork<? super I, T, X> work) throws X {
+        return heard.chunk(items, Chunks.keys(callOf), () -> Chunks.execute(this, tx, items, callOf, work, CLAIM_RELEASED));
     }
 
     // ---- shared with ManagedIdempotency, which runs the same protocol in transactions of its own ----

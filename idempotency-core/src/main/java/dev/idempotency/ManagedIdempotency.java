@@ -32,7 +32,7 @@ import org.slf4j.LoggerFactory;
  * the caller, with whole-transaction retries, and lease mode with recovery phases, for work with
  * effects outside the database.
  *
- * <p><b>Transactional mode, run for you</b> ({@link #execute(IdempotencyKey, TxWork)}): begin a
+ * <p><b>Transactional mode, run for you</b> ({@link #execute(IdempotentCall, TxWork)}): begin a
  * transaction, run {@link Idempotency}'s protocol in it (claim, work, record), commit. A conflict
  * that the database resolves by aborting the transaction (serialization failure, deadlock, a
  * cluster's certification failure at {@code COMMIT}) rolls it back whole; it is run again, up to the
@@ -46,7 +46,7 @@ import org.slf4j.LoggerFactory;
  * included), and one {@code onRetry} per attempt run again; an attempt that is retried is never
  * heard as an outcome.
  *
- * <p><b>Write-last mode</b> ({@link #executeWritingLast(IdempotencyKey, TxWork)}), opt-in, for work
+ * <p><b>Write-last mode</b> ({@link #writeLast(IdempotentCall, TxWork)}), opt-in, for work
  * that is only database writes and harmless to run twice: the work first, then the completed record,
  * then the commit; a duplicate runs the work and rolls it back before it replays. See that method.
  *
@@ -127,9 +127,31 @@ public final class ManagedIdempotency<C> {
     // ---- transactional mode, run for the caller -------------------------------------------------
 
     /**
-     * Runs {@code work} at most once for {@code key}, in a transaction of the library's own that it
-     * commits, retrying conflicts; the result's codec is chosen by its type as in
-     * {@link Idempotency#execute(IdempotencyKey, Object, Work)}.
+     * Runs {@code work} at most once for the call's key, in a transaction of the library's own that
+     * it commits, retrying conflicts; with the call's fingerprint and codec, or one chosen by the
+     * result's type, as in {@link Idempotency#execute(IdempotentCall, Object, Work)}.
+     *
+     * @param call the key, fingerprint and codec
+     * @param work the business change, given the open transaction; it must not commit or roll back
+     * @param <T> the result type
+     * @param <X> the work's checked exception
+     * @return the outcome; never {@code null}
+     * @throws X the work's own exception, unchanged (the transaction was rolled back)
+     * @throws InvalidKeyException if the policy refuses the key
+     * @throws TransactionConflictException if every attempt ended in a conflict
+     * @throws ResultCodecException if the result cannot be encoded (no built-in codec fits it), or a replay cannot be
+     *     decoded
+     * @throws ResultTooLargeException if the encoded result is over the policy's limit
+     * @throws IdempotencyStoreException if the store or the database fails
+     */
+    public <T, X extends Exception> Outcome<T> execute(IdempotentCall<T> call, TxWork<C, T, X> work) throws X {
+        Objects.requireNonNull(call, "call");
+        return transact(call.key(), call.fingerprint(), call.codecOrNull(), work);
+    }
+
+    /**
+     * The shortcut of {@link #execute(IdempotentCall, TxWork)} for {@code IdempotentCall.of(key)}:
+     * no fingerprint, a built-in codec chosen by the result's type.
      *
      * @param key the key
      * @param work the business change, given the open transaction; it must not commit or roll back
@@ -140,50 +162,11 @@ public final class ManagedIdempotency<C> {
      * @throws InvalidKeyException if the policy refuses the key
      * @throws TransactionConflictException if every attempt ended in a conflict
      * @throws ResultCodecException if no built-in codec fits the result, or a replay cannot be decoded
+     * @throws ResultTooLargeException if the encoded result is over the policy's limit
      * @throws IdempotencyStoreException if the store or the database fails
      */
     public <T, X extends Exception> Outcome<T> execute(IdempotencyKey key, TxWork<C, T, X> work) throws X {
         return transact(key, Fingerprint.NONE, null, work);
-    }
-
-    /**
-     * As {@link #execute(IdempotencyKey, TxWork)}, with a request fingerprint.
-     *
-     * @param key the key
-     * @param fingerprint the request's fingerprint
-     * @param work the business change
-     * @param <T> the result type
-     * @param <X> the work's checked exception
-     * @return the outcome; never {@code null}
-     * @throws X the work's own exception, unchanged
-     * @throws InvalidKeyException if the policy refuses the key
-     * @throws TransactionConflictException if every attempt ended in a conflict
-     * @throws ResultCodecException if no built-in codec fits the result, or a replay cannot be decoded
-     * @throws IdempotencyStoreException if the store or the database fails
-     */
-    public <T, X extends Exception> Outcome<T> execute(IdempotencyKey key, Fingerprint fingerprint, TxWork<C, T, X> work) throws X {
-        return transact(key, Objects.requireNonNull(fingerprint, "fingerprint"), null, work);
-    }
-
-    /**
-     * The complete form: key, fingerprint, codec and work.
-     *
-     * @param key the key
-     * @param fingerprint the request's fingerprint
-     * @param codec encodes the result for the record and decodes it for a replay
-     * @param work the business change
-     * @param <T> the result type
-     * @param <X> the work's checked exception
-     * @return the outcome; never {@code null}
-     * @throws X the work's own exception, unchanged
-     * @throws InvalidKeyException if the policy refuses the key
-     * @throws TransactionConflictException if every attempt ended in a conflict
-     * @throws ResultCodecException if the result cannot be encoded, or a replay cannot be decoded
-     * @throws IdempotencyStoreException if the store or the database fails
-     */
-    public <T, X extends Exception> Outcome<T> execute(IdempotencyKey key, Fingerprint fingerprint, ResultCodec<T> codec,
-                                                       TxWork<C, T, X> work) throws X {
-        return transact(key, Objects.requireNonNull(fingerprint, "fingerprint"), Objects.requireNonNull(codec, "codec"), work);
     }
 
     private <T, X extends Exception> Outcome<T> transact(IdempotencyKey key, Fingerprint fingerprint, ResultCodec<T> codec,
@@ -217,7 +200,7 @@ public final class ManagedIdempotency<C> {
      * result, in a transaction of the library's own that it commits; for work whose effects are all
      * in that transaction. A first execution costs the work's own transaction plus one write (on
      * PostgreSQL through {@code JdbcTransactions}, sent with the {@code COMMIT} in the same round
-     * trip), where {@link #execute(IdempotencyKey, TxWork)} first claims the key and only then runs
+     * trip), where {@link #execute(IdempotentCall, TxWork)} first claims the key and only then runs
      * the work. Protocol:
      * <ol>
      *   <li>Validate the key; an invalid key throws {@link InvalidKeyException} before any access.</li>
@@ -235,14 +218,14 @@ public final class ManagedIdempotency<C> {
      *       timeout: if it commits, this write is refused; if it rolls back, this one goes on.</li>
      *   <li>Written and committed: {@link Outcome.Executed} (or {@link Outcome.Failed}, for a final
      *       failure). Refused: the transaction is rolled back, <b>the work's writes with it</b>, and
-     *       the record found answers as in {@link #execute(IdempotencyKey, TxWork)}: its result
+     *       the record found answers as in {@link #execute(IdempotentCall, TxWork)}: its result
      *       replayed, {@link Outcome.Mismatch} for another fingerprint, its recorded failure replayed,
      *       {@link Outcome.InProgress} for a key held in lease mode or past the lock timeout.</li>
      * </ol>
      * A conflict that the database resolves by aborting the transaction is retried whole, as in
-     * {@link #execute(IdempotencyKey, TxWork)}.
+     * {@link #execute(IdempotentCall, TxWork)}.
      *
-     * <p><b>What it promises:</b> the same as {@link #execute(IdempotencyKey, TxWork)} for what is
+     * <p><b>What it promises:</b> the same as {@link #execute(IdempotentCall, TxWork)} for what is
      * committed: at most one transaction per key commits, with the key's record and the work's
      * writes together, and every retry while the record is kept answers with that transaction's
      * outcome. Nothing of the work is visible to other transactions before the commit.
@@ -256,6 +239,28 @@ public final class ManagedIdempotency<C> {
      * over a {@link TransactionRunner}, and not in {@link Idempotency}, whose caller commits: a
      * transaction of the caller's own cannot be given to it.
      *
+     * @param call the key, fingerprint and codec
+     * @param work the business change, given the open transaction; it must not commit or roll back
+     * @param <T> the result type
+     * @param <X> the work's checked exception
+     * @return the outcome; never {@code null}
+     * @throws X the work's own exception, unchanged (the transaction was rolled back)
+     * @throws InvalidKeyException if the policy refuses the key
+     * @throws TransactionConflictException if every attempt ended in a conflict
+     * @throws ResultCodecException if the result cannot be encoded (no built-in codec fits it), or a replay cannot be
+     *     decoded
+     * @throws ResultTooLargeException if the encoded result is over the policy's limit
+     * @throws IdempotencyStoreException if the store or the database fails
+     */
+    public <T, X extends Exception> Outcome<T> writeLast(IdempotentCall<T> call, TxWork<C, T, X> work) throws X {
+        Objects.requireNonNull(call, "call");
+        return writingLast(call.key(), call.fingerprint(), call.codecOrNull(), work);
+    }
+
+    /**
+     * The shortcut of {@link #writeLast(IdempotentCall, TxWork)} for {@code IdempotentCall.of(key)}:
+     * no fingerprint, a built-in codec chosen by the result's type.
+     *
      * @param key the key
      * @param work the business change, given the open transaction; it must not commit or roll back
      * @param <T> the result type
@@ -268,52 +273,8 @@ public final class ManagedIdempotency<C> {
      * @throws ResultTooLargeException if the encoded result is over the policy's limit
      * @throws IdempotencyStoreException if the store or the database fails
      */
-    public <T, X extends Exception> Outcome<T> executeWritingLast(IdempotencyKey key, TxWork<C, T, X> work) throws X {
+    public <T, X extends Exception> Outcome<T> writeLast(IdempotencyKey key, TxWork<C, T, X> work) throws X {
         return writingLast(key, Fingerprint.NONE, null, work);
-    }
-
-    /**
-     * As {@link #executeWritingLast(IdempotencyKey, TxWork)}, with a request fingerprint.
-     *
-     * @param key the key
-     * @param fingerprint the request's fingerprint
-     * @param work the business change
-     * @param <T> the result type
-     * @param <X> the work's checked exception
-     * @return the outcome; never {@code null}
-     * @throws X the work's own exception, unchanged
-     * @throws InvalidKeyException if the policy refuses the key
-     * @throws TransactionConflictException if every attempt ended in a conflict
-     * @throws ResultCodecException if no built-in codec fits the result, or a replay cannot be decoded
-     * @throws ResultTooLargeException if the encoded result is over the policy's limit
-     * @throws IdempotencyStoreException if the store or the database fails
-     */
-    public <T, X extends Exception> Outcome<T> executeWritingLast(IdempotencyKey key, Fingerprint fingerprint,
-                                                                  TxWork<C, T, X> work) throws X {
-        return writingLast(key, Objects.requireNonNull(fingerprint, "fingerprint"), null, work);
-    }
-
-    /**
-     * As {@link #executeWritingLast(IdempotencyKey, TxWork)}: the complete form, with a fingerprint
-     * and a codec.
-     *
-     * @param key the key
-     * @param fingerprint the request's fingerprint
-     * @param codec encodes the result for the record and decodes it for a replay
-     * @param work the business change
-     * @param <T> the result type
-     * @param <X> the work's checked exception
-     * @return the outcome; never {@code null}
-     * @throws X the work's own exception, unchanged
-     * @throws InvalidKeyException if the policy refuses the key
-     * @throws TransactionConflictException if every attempt ended in a conflict
-     * @throws ResultCodecException if the result cannot be encoded, or a replay cannot be decoded
-     * @throws ResultTooLargeException if the encoded result is over the policy's limit
-     * @throws IdempotencyStoreException if the store or the database fails
-     */
-    public <T, X extends Exception> Outcome<T> executeWritingLast(IdempotencyKey key, Fingerprint fingerprint, ResultCodec<T> codec,
-                                                                  TxWork<C, T, X> work) throws X {
-        return writingLast(key, Objects.requireNonNull(fingerprint, "fingerprint"), Objects.requireNonNull(codec, "codec"), work);
     }
 
     private <T, X extends Exception> Outcome<T> writingLast(IdempotencyKey key, Fingerprint fingerprint, ResultCodec<T> codec,
@@ -420,35 +381,39 @@ public final class ManagedIdempotency<C> {
 
     /**
      * Runs a chunk of items in one transaction of the library's own, with the protocol of
-     * {@link Idempotency#executeChunk(Object, List, Function, Function, ResultCodec, ItemWork)}, and
+     * {@link Idempotency#executeChunk(Object, List, Function, ItemWork)}, and
      * commits; a conflict rolls the whole chunk back and runs it again, and items that a concurrent
      * worker recorded meanwhile are then replayed. For a whole job, see {@link BatchJob}. The
      * listener hears one {@code onOutcome} per item after the commit, or one {@code onError} (with
      * the first item's key) for the exception thrown.
      *
      * @param items the chunk's items
-     * @param keyOf the key of an item
-     * @param fingerprintOf the request fingerprint of an item
-     * @param codec encodes each result
+     * @param callOf the call of an item: its key, fingerprint (or none) and codec (or none, to choose a
+     *     built-in one by the result's type)
      * @param work the business change for one item, given the transaction
      * @param <I> the item type
      * @param <T> the result type
      * @param <X> the work's checked exception
      * @return one outcome per item, in input order
      * @throws X an item's own exception, unchanged (the chunk was rolled back)
+     * @throws InvalidKeyException if the policy refuses an item's key
      * @throws DuplicateKeyInChunkException if two items have the same key
      * @throws TransactionConflictException if every attempt ended in a conflict
+     * @throws ResultCodecException if a result cannot be encoded, or a replay cannot be decoded
+     * @throws ResultTooLargeException if an encoded result is over the policy's limit
      * @throws IdempotencyStoreException if the store or the database fails
      */
-    public <I, T, X extends Exception> List<Outcome<T>> executeChunk(List<? extends I> items, Function<? super I, IdempotencyKey> keyOf,
-            Function<? super I, Fingerprint> fingerprintOf, ResultCodec<T> codec, ChunkWork<C, ? super I, T, X> work) throws X {
+    public <I, T, X extends Exception> List<Outcome<T>> executeChunk(List<? extends I> items,
+            Function<? super I, IdempotentCall<T>> callOf, ChunkWork<C, ? super I, T, X> work) throws X {
         Objects.requireNonNull(items, "items");
+        Objects.requireNonNull(callOf, "callOf");
         Objects.requireNonNull(work, "work");
+        Function<I, IdempotencyKey> keyOf = Chunks.keys(callOf);
         return engine.heard().chunk(items, keyOf, () -> {
             IdempotencyKey first = items.isEmpty() ? null : keyOf.apply(items.get(0));
             return withRetries(first, () -> transactions.inTransaction(tx -> {
                 ItemWork<I, T, X> bound = item -> work.apply(tx, item);
-                return Chunks.execute(engine, tx, items, keyOf, fingerprintOf, codec, bound, Idempotency.ROLLED_BACK);
+                return Chunks.execute(engine, tx, items, callOf, bound, Idempotency.ROLLED_BACK);
             }));
         });
     }
@@ -457,11 +422,10 @@ public final class ManagedIdempotency<C> {
 
     /**
      * Lease mode with a call only: runs {@code work} outside any transaction, at most once to
-     * completion for {@code key}, and records its result fenced by the attempt's owner token.
+     * completion for the call's key, and records its result fenced by the attempt's owner token,
+     * with the call's codec or one chosen by the result's type (see {@link IdempotentCall}).
      *
-     * @param key the key
-     * @param fingerprint the request's fingerprint
-     * @param codec encodes the result for the record and decodes it for a replay
+     * @param call the key, fingerprint and codec
      * @param work the call, given its attempt
      * @param <T> the result type
      * @param <X> the call's checked exception
@@ -469,44 +433,54 @@ public final class ManagedIdempotency<C> {
      * @throws X the call's own exception, unchanged (the lease was ended, so a retry runs at once)
      * @throws InvalidKeyException if the policy refuses the key
      * @throws LeaseLostException if the lease ended and another attempt took the key over
-     * @throws ResultCodecException if the result cannot be encoded, or a replay cannot be decoded
+     * @throws ResultCodecException if the result cannot be encoded (no built-in codec fits it), or a replay cannot be
+     *     decoded
      * @throws ResultTooLargeException if the encoded result is over the policy's limit: the operation
      *     is recorded as failed, and no retry runs the call again
      * @throws UnsupportedOperationException if the store keeps no leases
      * @throws IdempotencyStoreException if the store or the database fails
      */
-    public <T, X extends Exception> Outcome<T> lease(IdempotencyKey key, Fingerprint fingerprint, ResultCodec<T> codec,
-                                                     LeasedWork<T, X> work) throws X {
-        return run(key, fingerprint, Phases.<C, T, X>call(work).result(codec));
+    public <T, X extends Exception> Outcome<T> lease(IdempotentCall<T> call, LeasedWork<T, X> work) throws X {
+        Objects.requireNonNull(call, "call");
+        return leasedRun(call.key(), call.fingerprint(), null, Phases.<C, T, X>call(work).recorded(call.codecOrNull()));
     }
 
     /**
-     * As {@link #lease(IdempotencyKey, Fingerprint, ResultCodec, LeasedWork)}, without a fingerprint.
+     * The shortcut of {@link #lease(IdempotentCall, LeasedWork)} for {@code IdempotentCall.of(key)}:
+     * no fingerprint, a built-in codec chosen by the result's type.
      *
      * @param key the key
-     * @param codec encodes the result
-     * @param work the call
+     * @param work the call, given its attempt
      * @param <T> the result type
      * @param <X> the call's checked exception
      * @return the outcome; never {@code null}
-     * @throws X the call's own exception, unchanged
+     * @throws X the call's own exception, unchanged (the lease was ended, so a retry runs at once)
+     * @throws InvalidKeyException if the policy refuses the key
      * @throws LeaseLostException if the lease ended and another attempt took the key over
+     * @throws ResultCodecException if no built-in codec fits the result, or a replay cannot be decoded
+     * @throws ResultTooLargeException if the encoded result is over the policy's limit: the operation
+     *     is recorded as failed, and no retry runs the call again
+     * @throws UnsupportedOperationException if the store keeps no leases
+     * @throws IdempotencyStoreException if the store or the database fails
      */
-    public <T, X extends Exception> Outcome<T> lease(IdempotencyKey key, ResultCodec<T> codec, LeasedWork<T, X> work) throws X {
-        return lease(key, Fingerprint.NONE, codec, work);
+    public <T, X extends Exception> Outcome<T> lease(IdempotencyKey key, LeasedWork<T, X> work) throws X {
+        return leasedRun(key, Fingerprint.NONE, null, Phases.<C, T, X>call(work).recorded(null));
     }
 
     /**
-     * Runs an operation in phases under a lease (see {@link Phases} and the protocol above).
+     * Runs an operation in phases under a lease (see {@link Phases} and the protocol above), with
+     * the call's key and fingerprint. The result's codec is the one the phases declare
+     * ({@code finish(..., codec)} or {@code result(codec)}): a call that names a codec of its own
+     * must name the same one.
      *
-     * @param key the key
-     * @param fingerprint the request's fingerprint
+     * @param call the key and fingerprint (and, if any, the same codec as the phases')
      * @param phases the operation
      * @param <T> the result type
      * @param <X> the phases' checked exception
      * @return the outcome; never {@code null}
      * @throws X a phase's own exception, unchanged
      * @throws InvalidKeyException if the policy refuses the key
+     * @throws IllegalArgumentException if the call names another codec than the phases, before any access
      * @throws LeaseLostException if the lease ended and another attempt took the key over
      * @throws ResultCodecException if a value cannot be encoded, or a recorded one decoded
      * @throws ResultTooLargeException if an encoded value is over the policy's limit: the prepare's
@@ -515,17 +489,14 @@ public final class ManagedIdempotency<C> {
      * @throws UnsupportedOperationException if the store keeps no leases
      * @throws IdempotencyStoreException if the store or the database fails
      */
-    public <T, X extends Exception> Outcome<T> run(IdempotencyKey key, Fingerprint fingerprint, Phases<C, T, X> phases) throws X {
-        return engine.heard().single(key, () -> {
-            engine.policy().validate(key);
-            Objects.requireNonNull(fingerprint, "fingerprint");
-            Objects.requireNonNull(phases, "phases");
-            return leased(leasingStore(), key, fingerprint, phases);
-        });
+    public <T, X extends Exception> Outcome<T> run(IdempotentCall<T> call, Phases<C, T, X> phases) throws X {
+        Objects.requireNonNull(call, "call");
+        return leasedRun(call.key(), call.fingerprint(), call.codecOrNull(), phases);
     }
 
     /**
-     * As {@link #run(IdempotencyKey, Fingerprint, Phases)}, without a fingerprint.
+     * The shortcut of {@link #run(IdempotentCall, Phases)} for {@code IdempotentCall.of(key)}: no
+     * fingerprint.
      *
      * @param key the key
      * @param phases the operation
@@ -533,10 +504,32 @@ public final class ManagedIdempotency<C> {
      * @param <X> the phases' checked exception
      * @return the outcome; never {@code null}
      * @throws X a phase's own exception, unchanged
+     * @throws InvalidKeyException if the policy refuses the key
      * @throws LeaseLostException if the lease ended and another attempt took the key over
+     * @throws ResultCodecException if a value cannot be encoded, or a recorded one decoded
+     * @throws ResultTooLargeException if an encoded value is over the policy's limit (see
+     *     {@link #run(IdempotentCall, Phases)})
+     * @throws UnsupportedOperationException if the store keeps no leases
+     * @throws IdempotencyStoreException if the store or the database fails
      */
     public <T, X extends Exception> Outcome<T> run(IdempotencyKey key, Phases<C, T, X> phases) throws X {
-        return run(key, Fingerprint.NONE, phases);
+        return leasedRun(key, Fingerprint.NONE, null, phases);
+    }
+
+    /** Lease mode for a key, with the codec that the call names ({@code null} if none), which must be the phases' own. */
+    private <T, X extends Exception> Outcome<T> leasedRun(IdempotencyKey key, Fingerprint fingerprint, ResultCodec<T> named,
+                                                          Phases<C, T, X> phases) throws X {
+        return engine.heard().single(key, () -> {
+            engine.policy().validate(key);
+            Objects.requireNonNull(phases, "phases");
+            if (named != null && !named.name().equals(phases.codec.name())) {
+                throw new IllegalArgumentException("the call of key " + key + " names codec '" + named.name()
+                        + "' but its phases record the result with codec '" + phases.codec.name() + "': give the codec once,"
+                        + " to the phases (finish(..., codec) or result(codec)), and IdempotentCall.of(key, fingerprint) without"
+                        + " one. Nothing was read or written");
+            }
+            return leased(leasingStore(), key, fingerprint, phases);
+        });
     }
 
     private <T, X extends Exception> Outcome<T> leased(LeasingStore<C> store, IdempotencyKey key, Fingerprint fingerprint,
@@ -621,14 +614,16 @@ public final class ManagedIdempotency<C> {
         try {
             value = withRetries(key, () -> transactions.inTransaction(tx -> {
                 T result = phases.finish.finish(tx, prepared, called);
+                ResultCodec<?> used = engine.codecForRecord(key, phases.codec, result,
+                        "the finish transaction was rolled back, the finish phase's writes with it");
                 byte[] encoded;
                 try {
-                    encoded = engine.encodeForRecord(key, phases.codec, result, ResultTooLargeException.RESULT,
+                    encoded = engine.encodeForRecord(key, used, result, ResultTooLargeException.RESULT,
                             "the finish transaction was rolled back, the finish phase's writes with it");
                 } catch (ResultTooLargeException tooLarge) {
                     throw new RollBack(tooLarge); // the finish's writes must not commit without the result
                 }
-                store.completeLeased(tx, token, new LeasedCompletion(key, RecordStatus.COMPLETED, phases.codec.name(), encoded,
+                store.completeLeased(tx, token, new LeasedCompletion(key, RecordStatus.COMPLETED, used.name(), encoded,
                         policy.retention())).orElseThrow(() -> new LeaseLostException(key, "the result"));
                 return result;
             }));

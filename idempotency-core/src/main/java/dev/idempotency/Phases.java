@@ -40,13 +40,15 @@ public final class Phases<C, T, X extends Exception> {
 
     final Called<C, Object, Object, X> steps;
     final PhaseFinish<C, Object, Object, T, X> finish;
+
+    /** The result's codec; {@code null} only for {@link ManagedIdempotency#lease}, to choose a built-in one by the result's type. */
     final ResultCodec<T> codec;
 
     @SuppressWarnings("unchecked")
     private Phases(Called<C, ?, ?, X> steps, PhaseFinish<C, ?, ?, T, X> finish, ResultCodec<T> codec) {
         this.steps = (Called<C, Object, Object, X>) steps;
         this.finish = (PhaseFinish<C, Object, Object, T, X>) finish;
-        this.codec = Objects.requireNonNull(codec, "codec");
+        this.codec = codec;
     }
 
     /**
@@ -150,7 +152,7 @@ public final class Phases<C, T, X extends Exception> {
          * @return the operation
          */
         public <T> Phases<C, T, X> finish(PhaseFinish<C, P, V, T, X> finish, ResultCodec<T> codec) {
-            return new Phases<>(this, Objects.requireNonNull(finish, "finish"), codec);
+            return new Phases<>(this, Objects.requireNonNull(finish, "finish"), Objects.requireNonNull(codec, "codec"));
         }
 
         /**
@@ -160,6 +162,11 @@ public final class Phases<C, T, X extends Exception> {
          * @return the operation
          */
         public Phases<C, V, X> result(ResultCodec<V> codec) {
+            return recorded(Objects.requireNonNull(codec, "codec"));
+        }
+
+        /** As {@link #result}, with {@code null} to choose a built-in codec by the result's type. */
+        Phases<C, V, X> recorded(ResultCodec<V> codec) {
             PhaseFinish<C, P, V, V, X> recordCall = (tx, prepared, called) -> called;
             return new Phases<>(this, recordCall, codec);
         }

@@ -12,12 +12,12 @@ import java.util.UUID;
  *
  * <p>Built-ins cover no result, {@code String}, {@code byte[]}, {@code Integer}, {@code Long},
  * {@code Boolean} and {@code UUID} (numbers, booleans and UUIDs are stored as readable UTF-8
- * text). Anything else plugs in with one line, for example with a JSON library, and is passed to
- * {@code execute}:
+ * text). Anything else plugs in with one line, for example with a JSON library, and is given with
+ * the call ({@link IdempotentCall#of(IdempotencyKey, ResultCodec)}):
  *
  * <pre>{@code
  * ResultCodec<Receipt> receipts = ResultCodec.of("receipt-v1", json::writeValueAsString, s -> json.readValue(s, Receipt.class));
- * Outcome<Receipt> outcome = idempotency.execute(key, connection, receipts, () -> charge(connection));
+ * Outcome<Receipt> outcome = idempotency.execute(IdempotentCall.of(key, receipts), connection, () -> charge(connection));
  * }</pre>
  *
  * <p>A codec's {@link #name()} is recorded beside the result; a replay through a codec of another

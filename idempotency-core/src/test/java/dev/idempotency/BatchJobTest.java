@@ -9,6 +9,7 @@ import dev.idempotency.fake.FakeTx;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Function;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
@@ -24,7 +25,13 @@ class BatchJobTest {
 
     /** A job whose work refuses item 4 with a final failure, in chunks of 2. */
     BatchJob.Builder<FakeTx, Integer, Integer, RuntimeException> builder() {
-        return BatchJob.<FakeTx, Integer, Integer, RuntimeException>builder(managed, i -> IdempotencyKey.of("n" + i), codec, (tx, i) -> {
+        return builder(i -> Fingerprint.NONE);
+    }
+
+    /** As {@link #builder()}, each item with its fingerprint. */
+    BatchJob.Builder<FakeTx, Integer, Integer, RuntimeException> builder(Function<Integer, Fingerprint> fingerprintOf) {
+        return BatchJob.<FakeTx, Integer, Integer, RuntimeException>builder(managed,
+                i -> IdempotentCall.of(IdempotencyKey.of("n" + i), codec).withFingerprint(fingerprintOf.apply(i)), (tx, i) -> {
             if (i == 4) {
                 throw new IllegalArgumentException("four is refused");
             }
@@ -70,7 +77,7 @@ class BatchJobTest {
         builder().build().run(Stream.of(1), 1); // n1 recorded without a fingerprint
         store.busy.add(IdempotencyKey.of("n5")); // held by another worker past the lock timeout
         BatchJob<FakeTx, Integer, Integer, RuntimeException> job =
-                builder().fingerprint(i -> i == 1 ? Fingerprint.of("changed") : Fingerprint.NONE).build();
+                builder(i -> i == 1 ? Fingerprint.of("changed") : Fingerprint.NONE).build();
 
         JobResult<Integer> result = job.run(Stream.of(1, 2, 3, 4, 5, 6), 6);
         JobProgress p = result.progress();
@@ -103,8 +110,8 @@ class BatchJobTest {
 
     @Test
     void atMostTheLimitOfEachKindIsListedWhileTheCountsStayWhole() {
-        var everyEvenFails = BatchJob.<FakeTx, Integer, Integer, RuntimeException>builder(managed, i -> IdempotencyKey.of("n" + i),
-                codec, (tx, i) -> {
+        var everyEvenFails = BatchJob.<FakeTx, Integer, Integer, RuntimeException>builder(managed,
+                i -> IdempotentCall.of(IdempotencyKey.of("n" + i), codec), (tx, i) -> {
                     if (i % 2 == 0) {
                         throw new IllegalArgumentException(i + " is even");
                     }
@@ -131,7 +138,8 @@ class BatchJobTest {
         JobProgress none = empty.progress();
         assertThat(none.chunks()).isZero();
         assertThat(none.done()).isZero();
-        var builder = BatchJob.<FakeTx, Integer, Integer, RuntimeException>builder(managed, i -> IdempotencyKey.of("n" + i), codec,
+        var builder = BatchJob.<FakeTx, Integer, Integer, RuntimeException>builder(managed,
+                i -> IdempotentCall.of(IdempotencyKey.of("n" + i), codec),
                 (tx, i) -> i);
         builder.chunkSize(1).chunkSize(10_000);
         assertThatThrownBy(() -> builder.chunkSize(0)).isInstanceOf(IllegalArgumentException.class);

@@ -22,6 +22,7 @@ class ChunksTest {
 
     final FakeStore store = new FakeStore();
     final Function<String, IdempotencyKey> keyOf = s -> IdempotencyKey.of(s.substring(0, 1), s.substring(1));
+    final Function<String, IdempotentCall<String>> callOf = s -> IdempotentCall.of(keyOf.apply(s), ResultCodec.string());
 
     Idempotency<FakeTx> engine(KeyPolicy policy) {
         return Idempotency.builder(store).keyPolicy(policy).clock(() -> T0).build();
@@ -31,8 +32,7 @@ class ChunksTest {
     void keysAreClaimedSortedByScopeThenIdAndOutcomesComeInInputOrder() {
         FakeTx tx = store.begin();
         List<String> ran = new ArrayList<>();
-        List<Outcome<String>> outcomes = engine(KeyPolicy.ofDefaults()).executeChunk(tx, List.of("b1", "a2", "a1", "c0"), keyOf,
-                ResultCodec.string(), item -> {
+        List<Outcome<String>> outcomes = engine(KeyPolicy.ofDefaults()).executeChunk(tx, List.of("b1", "a2", "a1", "c0"), callOf, item -> {
                     ran.add(item);
                     return item.toUpperCase();
                 });
@@ -47,16 +47,25 @@ class ChunksTest {
     }
 
     @Test
+    void anItemWhoseCallNamesNoCodecIsRecordedWithTheBuiltInOneOfItsType() {
+        FakeTx tx = store.begin();
+        List<Outcome<Integer>> outcomes = engine(KeyPolicy.ofDefaults()).executeChunk(tx, List.of("a1", "a2"),
+                item -> IdempotentCall.of(keyOf.apply(item)), String::length);
+        assertThat(outcomes).extracting(Outcome::value).containsExactly(2, 2);
+        assertThat(store.in(tx, keyOf.apply("a1")).orElseThrow().codec()).isEqualTo(ResultCodec.integer().name());
+    }
+
+    @Test
     void aDuplicateKeyIsRefusedBeforeTheStoreIsUsed() {
-        assertThatThrownBy(() -> engine(KeyPolicy.ofDefaults()).executeChunk(store.begin(), List.of("a1", "b1", "a1"), keyOf,
-                ResultCodec.string(), item -> item)).isInstanceOf(DuplicateKeyInChunkException.class)
+        assertThatThrownBy(() -> engine(KeyPolicy.ofDefaults()).executeChunk(store.begin(), List.of("a1", "b1", "a1"), callOf,
+                item -> item)).isInstanceOf(DuplicateKeyInChunkException.class)
                 .hasMessageContaining("0").hasMessageContaining("2");
         assertThat(store.calls).isEmpty();
     }
 
     @Test
     void anEmptyChunkTouchesNothing() {
-        assertThat(engine(KeyPolicy.ofDefaults()).executeChunk(store.begin(), List.<String>of(), keyOf, ResultCodec.string(),
+        assertThat(engine(KeyPolicy.ofDefaults()).executeChunk(store.begin(), List.<String>of(), callOf,
                 item -> item)).isEmpty();
         assertThat(store.calls).isEmpty();
     }
@@ -67,8 +76,7 @@ class ChunksTest {
         FakeTx tx = store.begin();
         IllegalStateException boom = new IllegalStateException("boom");
         RuntimeException releaseFailure = new IdempotencyStoreException(null, "release fails", null);
-        assertThatThrownBy(() -> engine(KeyPolicy.ofDefaults()).executeChunk(tx, List.of("b1", "a9", "a2", "c3"), keyOf,
-                ResultCodec.string(), item -> {
+        assertThatThrownBy(() -> engine(KeyPolicy.ofDefaults()).executeChunk(tx, List.of("b1", "a9", "a2", "c3"), callOf, item -> {
                     if (item.equals("a2")) {
                         store.failRelease = releaseFailure;
                         throw boom;
@@ -83,7 +91,7 @@ class ChunksTest {
     @Test
     void anItemsClaimsAreReleasedAndTheyAreGone() {
         FakeTx tx = store.begin();
-        assertThatThrownBy(() -> engine(KeyPolicy.ofDefaults()).executeChunk(tx, List.of("a1", "a2"), keyOf, ResultCodec.string(),
+        assertThatThrownBy(() -> engine(KeyPolicy.ofDefaults()).executeChunk(tx, List.of("a1", "a2"), callOf,
                 item -> {
                     throw new IllegalStateException(item);
                 })).isInstanceOf(IllegalStateException.class);
@@ -95,7 +103,7 @@ class ChunksTest {
     void aFinalFailureIsUndoneForItsItemAloneAndTheChunkGoesOn() {
         FakeTx tx = store.begin();
         List<Outcome<String>> outcomes = engine(KeyPolicy.builder().finalFailures(IllegalArgumentException.class).build())
-                .executeChunk(tx, List.of("a1", "a2", "a3"), keyOf, ResultCodec.string(), item -> {
+                .executeChunk(tx, List.of("a1", "a2", "a3"), callOf, item -> {
                     tx.write(item);
                     if (item.equals("a2")) {
                         throw new IllegalArgumentException("declined " + item);
@@ -117,7 +125,7 @@ class ChunksTest {
         FakeTx tx = store.begin();
         IllegalStateException boom = new IllegalStateException("boom");
         assertThatThrownBy(() -> engine(KeyPolicy.builder().finalFailures(IllegalArgumentException.class).build())
-                .executeChunk(tx, List.of("a1"), keyOf, ResultCodec.string(), item -> {
+                .executeChunk(tx, List.of("a1"), callOf, item -> {
                     throw boom;
                 })).isSameAs(boom);
         assertThat(store.calls).doesNotContain("savepoint-rollback");
@@ -131,11 +139,12 @@ class ChunksTest {
         store.busy.add(keyOf.apply("a3"));
         List<String> ran = new ArrayList<>();
         List<Outcome<String>> outcomes = engine(KeyPolicy.ofDefaults()).executeChunk(store.begin(), List.of("a1", "a2", "a3", "a4"),
-                keyOf, item -> Fingerprint.of("f-" + item), ResultCodec.string(), item -> {
+                item -> callOf.apply(item).withFingerprint(Fingerprint.of("f-" + item)), item -> {
                     ran.add(item);
                     return item;
                 });
-        assertThat(outcomes).containsExactly(new Outcome.Replayed<>(keyOf.apply("a1"), "old", T0), new Outcome.Mismatch<>(keyOf.apply("a2")),
+        assertThat(outcomes).containsExactly(new Outcome.Replayed<>(keyOf.apply("a1"), "old", T0),
+                new Outcome.Mismatch<>(keyOf.apply("a2")),
                 new Outcome.InProgress<>(keyOf.apply("a3")), new Outcome.Executed<>(keyOf.apply("a4"), "a4"));
         assertThat(ran).containsExactly("a4");
     }
@@ -143,16 +152,16 @@ class ChunksTest {
     @Test
     void aStoreThatAnswersTheWrongNumberOfClaimsIsAFailure() {
         store.claimAllAnswer = () -> List.of(Claim.acquired());
-        assertThatThrownBy(() -> engine(KeyPolicy.ofDefaults()).executeChunk(store.begin(), List.of("a1", "a2"), keyOf,
-                ResultCodec.string(), item -> item)).isInstanceOf(IdempotencyStoreException.class)
+        assertThatThrownBy(() -> engine(KeyPolicy.ofDefaults()).executeChunk(store.begin(), List.of("a1", "a2"), callOf,
+                item -> item)).isInstanceOf(IdempotencyStoreException.class)
                 .hasMessageContaining("1 claims for a chunk of 2");
     }
 
     @Test
     void aResultOverTheLimitStopsTheChunk() {
         FakeTx tx = store.begin();
-        assertThatThrownBy(() -> engine(KeyPolicy.builder().maxResultBytes(2).build()).executeChunk(tx, List.of("a1", "a2"), keyOf,
-                ResultCodec.string(), item -> item.equals("a2") ? "abc" : "ab")).isInstanceOf(ResultTooLargeException.class);
+        assertThatThrownBy(() -> engine(KeyPolicy.builder().maxResultBytes(2).build()).executeChunk(tx, List.of("a1", "a2"), callOf,
+                item -> item.equals("a2") ? "abc" : "ab")).isInstanceOf(ResultTooLargeException.class);
         assertThat(store.in(tx, keyOf.apply("a1"))).isEmpty();
         StoredRecord none = store.in(tx, keyOf.apply("a2")).orElse(null);
         assertThat(none).isNull();
@@ -161,7 +170,7 @@ class ChunksTest {
     @Test
     void aResultOfExactlyTheLimitIsRecorded() {
         FakeTx tx = store.begin();
-        assertThat(engine(KeyPolicy.builder().maxResultBytes(2).build()).executeChunk(tx, List.of("a1"), keyOf, ResultCodec.string(),
+        assertThat(engine(KeyPolicy.builder().maxResultBytes(2).build()).executeChunk(tx, List.of("a1"), callOf,
                 item -> "ab")).extracting(Outcome::status).containsExactly(Outcome.Status.EXECUTED);
     }
 
@@ -169,7 +178,7 @@ class ChunksTest {
     void aClosedTransactionIsRefusedBeforeAnyClaim() {
         FakeTx tx = store.begin();
         tx.open = false;
-        assertThatThrownBy(() -> engine(KeyPolicy.ofDefaults()).executeChunk(tx, List.of("a1"), keyOf, ResultCodec.string(),
+        assertThatThrownBy(() -> engine(KeyPolicy.ofDefaults()).executeChunk(tx, List.of("a1"), callOf,
                 item -> item)).isInstanceOf(dev.idempotency.TransactionRequiredException.class);
         assertThat(store.claimAllRequests).isEmpty();
     }

@@ -94,11 +94,12 @@ class IdempotencyEngineTest {
         Fingerprint a = Fingerprint.of("a");
         Fingerprint b = Fingerprint.of("b");
         FakeTx tx = store.begin();
-        engine.execute(KEY, a, tx, () -> "r");
+        engine.execute(IdempotentCall.of(KEY, a), tx, () -> "r");
         store.commit(tx);
-        assertThat(engine.execute(KEY, b, store.begin(), () -> "x")).isEqualTo(new Outcome.Mismatch<>(KEY));
+        assertThat(engine.execute(IdempotentCall.of(KEY, b), store.begin(), () -> "x")).isEqualTo(new Outcome.Mismatch<>(KEY));
         assertThat(engine.execute(KEY, store.begin(), () -> "x")).isEqualTo(new Outcome.Mismatch<>(KEY));
-        assertThat(engine.execute(KEY, Fingerprint.of("a"), store.begin(), ResultCodec.string(), () -> "x"))
+        assertThat(engine.execute(IdempotentCall.of(KEY, ResultCodec.string()).withFingerprint(Fingerprint.of("a")), store.begin(),
+                () -> "x"))
                 .isEqualTo(new Outcome.Replayed<>(KEY, "r", T0_MS));
     }
 
@@ -343,17 +344,18 @@ class IdempotencyEngineTest {
         ResultCodec<String> upper = ResultCodec.of("upper-v1", String::toUpperCase, s -> s + "!");
         Idempotency<FakeTx> engine = engine();
         FakeTx tx = store.begin();
-        engine.execute(KEY, tx, upper, () -> "abc");
+        engine.execute(IdempotentCall.of(KEY, upper), tx, () -> "abc");
         store.commit(tx);
-        assertThat(engine.execute(KEY, store.begin(), upper, () -> "x")).isEqualTo(new Outcome.Replayed<>(KEY, "ABC!", T0_MS));
-        assertThatThrownBy(() -> engine.execute(KEY, store.begin(), ResultCodec.string(), () -> "x"))
+        assertThat(engine.execute(IdempotentCall.of(KEY, upper), store.begin(), () -> "x")).isEqualTo(new Outcome.Replayed<>(KEY,
+                "ABC!", T0_MS));
+        assertThatThrownBy(() -> engine.execute(IdempotentCall.of(KEY, ResultCodec.string()), store.begin(), () -> "x"))
                 .isInstanceOf(ResultCodecException.class).hasMessageContaining("upper-v1");
         assertThatThrownBy(() -> engine.execute(KEY, store.begin(), () -> "x"))
                 .isInstanceOf(ResultCodecException.class).hasMessageContaining("not a built-in one");
         ResultCodec<String> broken = ResultCodec.of("upper-v1", s -> s, s -> {
             throw new IllegalStateException("cannot decode");
         });
-        assertThatThrownBy(() -> engine.execute(KEY, store.begin(), broken, () -> "x"))
+        assertThatThrownBy(() -> engine.execute(IdempotentCall.of(KEY, broken), store.begin(), () -> "x"))
                 .isInstanceOf(ResultCodecException.class).hasMessageContaining("failed to decode")
                 .hasCauseInstanceOf(IllegalStateException.class);
     }
@@ -368,7 +370,7 @@ class IdempotencyEngineTest {
         ResultCodec<String> failing = ResultCodec.of("failing-v1", s -> {
             throw new IllegalStateException("cannot encode");
         }, s -> s);
-        assertThatThrownBy(() -> engine.execute(KEY, tx, failing, () -> "r")).isInstanceOf(ResultCodecException.class)
+        assertThatThrownBy(() -> engine.execute(IdempotentCall.of(KEY, failing), tx, () -> "r")).isInstanceOf(ResultCodecException.class)
                 .hasMessageContaining("failed to encode").hasCauseInstanceOf(IllegalStateException.class);
         assertThat(store.in(tx, KEY)).isEmpty();
         ResultCodec<String> nullBytes = new ResultCodec<>() {
@@ -387,7 +389,7 @@ class IdempotencyEngineTest {
                 return null;
             }
         };
-        assertThatThrownBy(() -> engine.execute(KEY, tx, nullBytes, () -> "r")).isInstanceOf(ResultCodecException.class)
+        assertThatThrownBy(() -> engine.execute(IdempotentCall.of(KEY, nullBytes), tx, () -> "r")).isInstanceOf(ResultCodecException.class)
                 .hasMessageContaining("encoded a result as null");
         assertThat(store.in(tx, KEY)).isEmpty();
     }

@@ -72,7 +72,7 @@ class ManagedIdempotencyTest {
         assertThat(runs).hasValue(3);
         assertThat(store.committedWrites()).containsExactly("w3");
         assertThat(events).containsSubsequence("retry 1 PT0S", "retry 2 PT0S");
-        assertThat(managed().execute(KEY, Fingerprint.NONE, ResultCodec.string(), tx -> "again"))
+        assertThat(managed().execute(IdempotentCall.of(KEY, ResultCodec.string()), tx -> "again"))
                 .isInstanceOf(Outcome.Replayed.class).extracting(Outcome::value).isEqualTo("r");
     }
 
@@ -99,7 +99,7 @@ class ManagedIdempotencyTest {
     @Test
     void aBusyKeyIsInProgressAndItsTransactionRolledBack() {
         store.busy.add(KEY);
-        assertThat(managed().execute(KEY, Fingerprint.NONE, tx -> {
+        assertThat(managed().execute(KEY, tx -> {
             tx.write("w");
             return "r";
         })).isEqualTo(new Outcome.InProgress<>(KEY));
@@ -110,7 +110,7 @@ class ManagedIdempotencyTest {
     void leaseRunsTheCallOnceAndReplaysItsResult() {
         AtomicInteger runs = new AtomicInteger();
         List<LeaseAttempt> attempts = new ArrayList<>();
-        Outcome<String> first = managed().lease(KEY, ResultCodec.string(), attempt -> {
+        Outcome<String> first = managed().lease(IdempotentCall.of(KEY, ResultCodec.string()), attempt -> {
             attempts.add(attempt);
             return "r" + runs.incrementAndGet();
         });
@@ -119,7 +119,7 @@ class ManagedIdempotencyTest {
         assertThat(attempts.get(0).resumed()).isFalse();
         assertThat(attempts.get(0).key()).isEqualTo(KEY);
         assertThat(attempts.get(0).leaseUntil()).isEqualTo(store.storeNow.plus(LeasePolicy.DEFAULT_LEASE));
-        Outcome<String> second = managed().lease(KEY, ResultCodec.string(), attempt -> "r" + runs.incrementAndGet());
+        Outcome<String> second = managed().lease(IdempotentCall.of(KEY, ResultCodec.string()), attempt -> "r" + runs.incrementAndGet());
         assertThat(second).isEqualTo(new Outcome.Replayed<>(KEY, "r1", store.storeNow));
         assertThat(runs).hasValue(1);
         assertThat(store.committed(KEY).orElseThrow().expiresAt()).isEqualTo(store.storeNow.plus(KeyPolicy.DEFAULT_RETENTION));
@@ -129,7 +129,7 @@ class ManagedIdempotencyTest {
     @Test
     void theDownstreamKeyIsAnOpaqueDigestThatLeavesTheScopeOut() {
         List<String> sent = new ArrayList<>();
-        managed().lease(IdempotencyKey.of("tenant-acme", "k1"), ResultCodec.string(), attempt -> {
+        managed().lease(IdempotentCall.of(IdempotencyKey.of("tenant-acme", "k1"), ResultCodec.string()), attempt -> {
             sent.add(attempt.downstreamKey().toString());
             sent.add(attempt.downstreamKey().id());
             sent.add(attempt.downstreamKey("ledger").toString());
@@ -144,13 +144,13 @@ class ManagedIdempotencyTest {
     @Test
     void extendingTheLeaseOfAnAttemptThatIsOverSaysWhyInsteadOfBlamingATakeOver() {
         List<LeaseAttempt> attempts = new ArrayList<>();
-        managed().lease(KEY, ResultCodec.string(), a -> {
+        managed().lease(IdempotentCall.of(KEY, ResultCodec.string()), a -> {
             attempts.add(a);
             return "r";
         });
         IllegalStateException down = new IllegalStateException("down");
         IdempotencyKey failing = IdempotencyKey.of("jobs", "k2");
-        assertThatThrownBy(() -> managed().lease(failing, ResultCodec.string(), a -> {
+        assertThatThrownBy(() -> managed().lease(IdempotentCall.of(failing, ResultCodec.string()), a -> {
             attempts.add(a);
             throw down;
         })).isSameAs(down);
@@ -168,17 +168,51 @@ class ManagedIdempotencyTest {
         store.putLeased(new StoredRecord(KEY, Fingerprint.of("a"), RecordStatus.IN_PROGRESS, null, null, store.storeNow, null,
                 store.storeNow.plusSeconds(3600), until), "someone", 1, null);
         AtomicInteger runs = new AtomicInteger();
-        assertThat(managed().lease(KEY, Fingerprint.of("a"), ResultCodec.string(), a -> "r" + runs.incrementAndGet()))
+        assertThat(managed().lease(IdempotentCall.of(KEY, ResultCodec.string()).withFingerprint(Fingerprint.of("a")),
+                a -> "r" + runs.incrementAndGet()))
                 .isEqualTo(new Outcome.InProgress<>(KEY, until, Duration.ofSeconds(10)));
-        assertThat(managed().lease(KEY, Fingerprint.of("b"), ResultCodec.string(), a -> "r" + runs.incrementAndGet()))
+        assertThat(managed().lease(IdempotentCall.of(KEY, ResultCodec.string()).withFingerprint(Fingerprint.of("b")),
+                a -> "r" + runs.incrementAndGet()))
                 .isEqualTo(new Outcome.Mismatch<>(KEY));
         assertThat(runs).hasValue(0);
     }
 
     @Test
+    void leaseWithTheBareKeyRecordsItsResultWithTheBuiltInCodecOfItsType() {
+        assertThat(managed().lease(KEY, a -> 42L)).isEqualTo(new Outcome.Executed<>(KEY, 42L));
+        assertThat(store.committed(KEY).orElseThrow().codec()).isEqualTo(ResultCodec.longs().name());
+        Outcome<Long> replay = managed().lease(KEY, a -> {
+            throw new AssertionError("a recorded key does not run again");
+        });
+        assertThat(replay.value()).isEqualTo(42L);
+        assertThat(replay.isReplay()).isTrue();
+    }
+
+    @Test
+    void leaseWithAResultOfNoBuiltInTypeAndNoCodecAsksForOneAndEndsItsLease() {
+        assertThatThrownBy(() -> managed().lease(KEY, a -> Instant.EPOCH)).isInstanceOf(ResultCodecException.class)
+                .hasMessageContaining("java.time.Instant").hasMessageContaining("IdempotentCall.of(key, ResultCodec.of(");
+        assertThat(store.calls).last().isEqualTo("releaseLease:k1");
+    }
+
+    @Test
+    void runRefusesACallThatNamesAnotherCodecThanItsPhasesBeforeAnyAccess() {
+        Phases<FakeTx, String, RuntimeException> phases = Phases.<FakeTx, String, RuntimeException>call(a -> "r")
+                .result(ResultCodec.string());
+        ResultCodec<String> other = ResultCodec.of("other-v1", s -> s, s -> s);
+        assertThatThrownBy(() -> managed().run(IdempotentCall.of(KEY, other), phases)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("'other-v1'").hasMessageContaining("'string'").hasMessageContaining("Nothing was read or written");
+        assertThat(store.calls).isEmpty();
+        assertThat(events).containsExactly("error IllegalArgumentException");
+        assertThat(managed().run(IdempotentCall.of(KEY, ResultCodec.string()).withFingerprint(Fingerprint.of("a")), phases))
+                .isEqualTo(new Outcome.Executed<>(KEY, "r"));
+        assertThat(managed().run(IdempotentCall.of(KEY, Fingerprint.of("b")), phases)).isEqualTo(new Outcome.Mismatch<>(KEY));
+    }
+
+    @Test
     void aBusyLeaseClaimIsInProgressWithoutALeaseEnd() {
         store.busy.add(KEY);
-        assertThat(managed().lease(KEY, ResultCodec.string(), a -> "r")).isEqualTo(new Outcome.InProgress<>(KEY, null));
+        assertThat(managed().lease(IdempotentCall.of(KEY, ResultCodec.string()), a -> "r")).isEqualTo(new Outcome.InProgress<>(KEY, null));
         assertThat(runner.commits).isZero();
     }
 
@@ -217,7 +251,7 @@ class ManagedIdempotencyTest {
         IllegalStateException down = new IllegalStateException("down");
         RuntimeException releaseFailure = new IllegalStateException("release fails");
         store.failRelease = releaseFailure;
-        assertThatThrownBy(() -> managed().lease(KEY, ResultCodec.string(), a -> {
+        assertThatThrownBy(() -> managed().lease(IdempotentCall.of(KEY, ResultCodec.string()), a -> {
             throw down;
         })).isSameAs(down);
         assertThat(down.getSuppressed()).containsExactly(releaseFailure);
@@ -249,7 +283,7 @@ class ManagedIdempotencyTest {
         RuntimeException completeFailure = new IllegalStateException("complete fails");
         store.failComplete = completeFailure;
         IllegalArgumentException declined = new IllegalArgumentException("declined");
-        assertThatThrownBy(() -> managed.lease(KEY, ResultCodec.string(), a -> {
+        assertThatThrownBy(() -> managed.lease(IdempotentCall.of(KEY, ResultCodec.string()), a -> {
             throw declined;
         })).isSameAs(completeFailure);
         assertThat(completeFailure.getSuppressed()).containsExactly(declined);
@@ -259,14 +293,14 @@ class ManagedIdempotencyTest {
     @Test
     void aLostLeaseIsReportedAndNotReleased() {
         ManagedIdempotency<FakeTx> managed = managed();
-        assertThatThrownBy(() -> managed.lease(KEY, ResultCodec.string(), attempt -> {
+        assertThatThrownBy(() -> managed.lease(IdempotentCall.of(KEY, ResultCodec.string()), attempt -> {
             store.loseLease = true;
             return "r";
         })).isInstanceOf(LeaseLostException.class);
         assertThat(store.calls).doesNotContain("releaseLease:k1");
         store.loseLease = false;
         IdempotencyKey other = IdempotencyKey.of("jobs", "k2");
-        assertThatThrownBy(() -> managed.lease(other, ResultCodec.string(), attempt -> {
+        assertThatThrownBy(() -> managed.lease(IdempotentCall.of(other, ResultCodec.string()), attempt -> {
             store.loseLease = true;
             return attempt.extend(Duration.ofSeconds(5)).toString();
         })).isInstanceOf(LeaseLostException.class);
@@ -275,13 +309,14 @@ class ManagedIdempotencyTest {
 
     @Test
     void anExtendedLeaseEndsLater() {
-        Instant extended = managed().lease(KEY, ResultCodec.of("instant-v1", Instant::toString, Instant::parse), attempt -> {
+        Instant extended = managed().lease(IdempotentCall.of(KEY, ResultCodec.of("instant-v1", Instant::toString, Instant::parse)),
+                attempt -> {
             Instant end = attempt.extend(Duration.ofMinutes(2));
             assertThat(attempt.leaseUntil()).isEqualTo(end);
             return end;
         }).value();
         assertThat(extended).isEqualTo(store.storeNow.plus(Duration.ofMinutes(2)));
-        assertThatThrownBy(() -> managed().lease(IdempotencyKey.of("k3"), ResultCodec.string(), attempt -> {
+        assertThatThrownBy(() -> managed().lease(IdempotentCall.of(IdempotencyKey.of("k3"), ResultCodec.string()), attempt -> {
             attempt.extend(Duration.ofMillis(1));
             return "r";
         })).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("lease");
@@ -292,7 +327,7 @@ class ManagedIdempotencyTest {
         store.putLeased(new StoredRecord(KEY, Fingerprint.NONE, RecordStatus.IN_PROGRESS, null, null, store.storeNow, null,
                 store.storeNow.plusSeconds(3600), store.storeNow), "crashed", 2, null);
         AtomicInteger number = new AtomicInteger();
-        assertThat(managed().lease(KEY, ResultCodec.string(), attempt -> {
+        assertThat(managed().lease(IdempotentCall.of(KEY, ResultCodec.string()), attempt -> {
             number.set(attempt.number());
             return "r";
         }).status()).isEqualTo(Outcome.Status.EXECUTED);
@@ -319,7 +354,8 @@ class ManagedIdempotencyTest {
                     throw new AssertionError("not used: " + method);
                 });
         ManagedIdempotency<FakeTx> managed = ManagedIdempotency.of(Idempotency.of(plain), runner);
-        assertThatThrownBy(() -> managed.lease(KEY, ResultCodec.string(), a -> "r")).isInstanceOf(UnsupportedOperationException.class)
+        assertThatThrownBy(() -> managed.lease(IdempotentCall.of(KEY, ResultCodec.string()),
+                a -> "r")).isInstanceOf(UnsupportedOperationException.class)
                 .hasMessageContaining("PlainStore");
         assertThat(managed.retryPolicy()).isSameAs(RetryPolicy.ofDefaults());
         assertThat(managed.leasePolicy()).isSameAs(LeasePolicy.ofDefaults());
@@ -328,8 +364,8 @@ class ManagedIdempotencyTest {
     @Test
     void executeChunkRunsInATransactionOfItsOwnAndRetriesAConflict() {
         runner.commitFailures.add(conflict());
-        List<Outcome<Integer>> outcomes = managed().executeChunk(List.of(1, 2), i -> IdempotencyKey.of("n" + i), i -> Fingerprint.NONE,
-                ResultCodec.of("n-v1", String::valueOf, Integer::valueOf), (tx, i) -> {
+        List<Outcome<Integer>> outcomes = managed().executeChunk(List.of(1, 2), i -> IdempotentCall.of(IdempotencyKey.of("n" + i),
+                ResultCodec.of("n-v1", String::valueOf, Integer::valueOf)), (tx, i) -> {
                     tx.write("item " + i);
                     return i * 10;
                 });
@@ -351,7 +387,8 @@ class ManagedIdempotencyTest {
         };
         ManagedIdempotency<FakeTx> managed = ManagedIdempotency.builder(Idempotency.of(store), runner).retry(NO_PAUSE)
                 .leases(LeasePolicy.builder().waitForHolder(Duration.ofMinutes(10)).pollInterval(Duration.ofMillis(1)).build()).build();
-        assertThat(managed.lease(KEY, ResultCodec.string(), a -> "mine")).isEqualTo(new Outcome.Replayed<>(KEY, "theirs", store.storeNow));
+        assertThat(managed.lease(IdempotentCall.of(KEY, ResultCodec.string()), a -> "mine")).isEqualTo(new Outcome.Replayed<>(KEY,
+                "theirs", store.storeNow));
         assertThat(polls).hasValue(3);
     }
 
@@ -364,7 +401,8 @@ class ManagedIdempotencyTest {
                 .leases(LeasePolicy.builder().waitForHolder(Duration.ofMinutes(10)).pollInterval(Duration.ofMinutes(1)).build()).build();
         try {
             Thread.currentThread().interrupt();
-            assertThat(managed.lease(KEY, ResultCodec.string(), a -> "mine")).isEqualTo(new Outcome.InProgress<>(KEY, until, Duration.ofSeconds(10)));
+            assertThat(managed.lease(IdempotentCall.of(KEY, ResultCodec.string()),
+                    a -> "mine")).isEqualTo(new Outcome.InProgress<>(KEY, until, Duration.ofSeconds(10)));
             assertThat(Thread.currentThread().isInterrupted()).isTrue();
             runner.commitFailures.add(conflict());
             IdempotencyKey other = IdempotencyKey.of("jobs", "k2");
@@ -377,8 +415,8 @@ class ManagedIdempotencyTest {
 
     @Test
     void everyAttemptHasARandomOwnerToken() {
-        managed().lease(KEY, ResultCodec.string(), a -> "r");
-        managed().lease(IdempotencyKey.of("k2"), ResultCodec.string(), a -> "r");
+        managed().lease(IdempotentCall.of(KEY, ResultCodec.string()), a -> "r");
+        managed().lease(IdempotentCall.of(IdempotencyKey.of("k2"), ResultCodec.string()), a -> "r");
         assertThat(store.ownerTokens).hasSize(2).allSatisfy(t -> assertThat(t).hasSize(32).isNotEqualTo("0".repeat(32)))
                 .doesNotHaveDuplicates();
     }
@@ -390,7 +428,7 @@ class ManagedIdempotencyTest {
                 .finish((tx, prepared, called) -> {
                     throw finishFailure;
                 }, ResultCodec.string());
-        assertThatThrownBy(() -> managed().run(KEY, Fingerprint.NONE, phases)).isSameAs(finishFailure);
+        assertThatThrownBy(() -> managed().run(KEY, phases)).isSameAs(finishFailure);
         assertThat(store.calls).last().isEqualTo("releaseLease:k1");
     }
 
@@ -398,7 +436,7 @@ class ManagedIdempotencyTest {
     void aLeaseLostWhileRecordingAFinalFailureCarriesTheFailure() {
         ManagedIdempotency<FakeTx> managed = managed(KeyPolicy.builder().finalFailures(IllegalArgumentException.class).build());
         IllegalArgumentException declined = new IllegalArgumentException("declined");
-        assertThatThrownBy(() -> managed.lease(KEY, ResultCodec.string(), a -> {
+        assertThatThrownBy(() -> managed.lease(IdempotentCall.of(KEY, ResultCodec.string()), a -> {
             store.loseLease = true;
             throw declined;
         })).isInstanceOfSatisfying(LeaseLostException.class, lost -> assertThat(lost.getSuppressed()).containsExactly(declined));
@@ -408,9 +446,9 @@ class ManagedIdempotencyTest {
     @Test
     void aResultOfExactlyTheLimitIsRecordedInLeaseModeAndOneByteMoreIsRecordedAsFailed() {
         ManagedIdempotency<FakeTx> managed = managed(KeyPolicy.builder().maxResultBytes(2).build());
-        assertThat(managed.lease(KEY, ResultCodec.string(), a -> "ab").status()).isEqualTo(Outcome.Status.EXECUTED);
+        assertThat(managed.lease(IdempotentCall.of(KEY, ResultCodec.string()), a -> "ab").status()).isEqualTo(Outcome.Status.EXECUTED);
         IdempotencyKey k2 = IdempotencyKey.of("k2");
-        assertThatThrownBy(() -> managed.lease(k2, ResultCodec.string(), a -> "abc"))
+        assertThatThrownBy(() -> managed.lease(IdempotentCall.of(k2, ResultCodec.string()), a -> "abc"))
                 .isInstanceOfSatisfying(ResultTooLargeException.class, e -> assertThat(e.size()).isEqualTo(3));
         assertThat(store.calls).doesNotContain("releaseLease:k2");
         assertThat(store.committed(k2).orElseThrow().status()).isEqualTo(RecordStatus.FAILED);
@@ -420,6 +458,6 @@ class ManagedIdempotencyTest {
     void anEmptyChunkNeedsNoKey() {
         assertThat(managed().executeChunk(List.<Integer>of(), i -> {
             throw new AssertionError("no item");
-        }, i -> Fingerprint.NONE, ResultCodec.string(), (tx, i) -> "r")).isEmpty();
+        }, (tx, i) -> "r")).isEmpty();
     }
 }

@@ -41,8 +41,8 @@ class ManagedWriteLastTest {
 
     @Test
     void theWorkRunsFirstAndItsRecordCommitsWithIt() {
-        Outcome<String> first = managed(KeyPolicy.ofDefaults()).executeWritingLast(KEY, tx -> work(tx, "w1"));
-        Outcome<String> retry = managed(KeyPolicy.ofDefaults()).executeWritingLast(KEY, tx -> work(tx, "w2"));
+        Outcome<String> first = managed(KeyPolicy.ofDefaults()).writeLast(KEY, tx -> work(tx, "w1"));
+        Outcome<String> retry = managed(KeyPolicy.ofDefaults()).writeLast(KEY, tx -> work(tx, "w2"));
         assertThat(first).isEqualTo(new Outcome.Executed<>(KEY, "w1"));
         assertThat(retry).isInstanceOf(Outcome.Replayed.class).extracting(Outcome::value).isEqualTo("w1");
         assertThat(store.committedWrites()).containsExactly("w1");
@@ -52,7 +52,7 @@ class ManagedWriteLastTest {
     @Test
     void aRefusalAtCommitAnswersFromTheRecordItCarries() {
         runner.commitFailures.add(new LastWriteRefusedException(KEY, Claim.existing(completed("won")), null));
-        Outcome<String> outcome = managed(KeyPolicy.ofDefaults()).executeWritingLast(KEY, Fingerprint.NONE, ResultCodec.string(),
+        Outcome<String> outcome = managed(KeyPolicy.ofDefaults()).writeLast(IdempotentCall.of(KEY, ResultCodec.string()),
                 tx -> work(tx, "mine"));
         assertThat(outcome).isInstanceOf(Outcome.Replayed.class).extracting(Outcome::value).isEqualTo("won");
         assertThat(store.committedWrites()).isEmpty();
@@ -62,21 +62,21 @@ class ManagedWriteLastTest {
     @Test
     void aBusyRefusalAtCommitIsInProgress() {
         runner.commitFailures.add(new LastWriteRefusedException(KEY, Claim.busy(), null));
-        assertThat(managed(KeyPolicy.ofDefaults()).executeWritingLast(KEY, tx -> work(tx, "mine"))).isEqualTo(new Outcome.InProgress<>(KEY));
+        assertThat(managed(KeyPolicy.ofDefaults()).writeLast(KEY, tx -> work(tx, "mine"))).isEqualTo(new Outcome.InProgress<>(KEY));
         assertThat(store.committedWrites()).isEmpty();
     }
 
     @Test
     void aKeyHeldPastTheLockTimeoutIsInProgressAndTheWorkRolledBack() {
         store.busy.add(KEY);
-        assertThat(managed(KeyPolicy.ofDefaults()).executeWritingLast(KEY, tx -> work(tx, "mine"))).isEqualTo(new Outcome.InProgress<>(KEY));
+        assertThat(managed(KeyPolicy.ofDefaults()).writeLast(KEY, tx -> work(tx, "mine"))).isEqualTo(new Outcome.InProgress<>(KEY));
         assertThat(runner.commits).isZero();
     }
 
     @Test
     void aFinalFailureRollsTheWorkBackAndIsRecordedInATransactionOfItsOwn() {
         ManagedIdempotency<FakeTx> managed = managed(KeyPolicy.builder().finalFailures(IllegalArgumentException.class).build());
-        Outcome<String> failed = managed.executeWritingLast(KEY, tx -> {
+        Outcome<String> failed = managed.writeLast(KEY, tx -> {
             tx.write("declined");
             throw new IllegalArgumentException("card declined");
         });
@@ -87,15 +87,16 @@ class ManagedWriteLastTest {
         assertThat(runner.transactions).isEqualTo(2);
         assertThat(store.committedWrites()).isEmpty();
         assertThat(store.committed(KEY)).get().extracting(StoredRecord::status).isEqualTo(RecordStatus.FAILED);
-        assertThat(managed.executeWritingLast(KEY, tx -> work(tx, "again"))).isInstanceOfSatisfying(Outcome.Failed.class,
+        assertThat(managed.writeLast(KEY, tx -> work(tx, "again"))).isInstanceOfSatisfying(Outcome.Failed.class,
                 f -> assertThat(f.replayed()).isTrue());
     }
 
     @Test
     void anInvalidKeyIsRefusedBeforeAnyTransaction() {
         ManagedIdempotency<FakeTx> managed = managed(KeyPolicy.builder().maxIdLength(1).build());
-        assertThatThrownBy(() -> managed.executeWritingLast(KEY, tx -> work(tx, "w"))).isInstanceOf(InvalidKeyException.class);
-        assertThatThrownBy(() -> managed.executeWritingLast(null, tx -> "w")).isInstanceOf(NullPointerException.class).hasMessage("key");
+        assertThatThrownBy(() -> managed.writeLast(KEY, tx -> work(tx, "w"))).isInstanceOf(InvalidKeyException.class);
+        assertThatThrownBy(() -> managed.writeLast((IdempotencyKey) null,
+                tx -> "w")).isInstanceOf(NullPointerException.class).hasMessage("key");
         assertThat(runner.transactions).isZero();
     }
 

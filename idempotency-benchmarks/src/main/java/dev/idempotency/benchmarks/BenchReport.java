@@ -408,7 +408,7 @@ public final class BenchReport {
     private void writeLastTable(StringBuilder md) {
         String tx = "TransactionBenchmark.";
         md.append("\n### Write-last mode\n\n")
-                .append("`ManagedIdempotency.executeWritingLast`: the work first, then the completed record, written with the"
+                .append("`ManagedIdempotency.writeLast`: the work first, then the completed record, written with the"
                         + " commit (in one round trip on PostgreSQL). Mean µs, and in brackets the ratio to the baseline of the"
                         + " same run; target on PostgreSQL: first at most 1.2 × the baseline. A replay runs the work and rolls it"
                         + " back before it answers.\n\n")

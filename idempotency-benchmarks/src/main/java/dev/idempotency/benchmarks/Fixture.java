@@ -3,6 +3,7 @@ package dev.idempotency.benchmarks;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.idempotency.Idempotency;
 import dev.idempotency.IdempotencyKey;
+import dev.idempotency.IdempotentCall;
 import dev.idempotency.IdempotencyStoreException;
 import dev.idempotency.ManagedIdempotency;
 import dev.idempotency.Outcome;
@@ -262,14 +263,14 @@ final class Fixture implements AutoCloseable {
     }
 
     /**
-     * A first execution in write-last mode ({@link ManagedIdempotency#executeWritingLast}): the work
+     * A first execution in write-last mode ({@link ManagedIdempotency#writeLast}): the work
      * runs first, then the completed record is written and committed.
      *
      * @return the outcome, {@code Executed}
      * @throws SQLException if it fails
      */
     Outcome<Long> writeLastFirst() throws SQLException {
-        return executed(managed.executeWritingLast(freshKey(), this::insertOrder));
+        return executed(managed.writeLast(freshKey(), this::insertOrder));
     }
 
     /**
@@ -281,7 +282,7 @@ final class Fixture implements AutoCloseable {
      * @throws SQLException if it fails
      */
     Outcome<Long> writeLastReplay(IdempotencyKey key) throws SQLException {
-        return replayed(key, managed.executeWritingLast(key, this::insertOrder));
+        return replayed(key, managed.writeLast(key, this::insertOrder));
     }
 
     private static Outcome<Long> executed(Outcome<Long> outcome) {
@@ -499,7 +500,8 @@ final class Fixture implements AutoCloseable {
         return chunks(items, chunk, (c, orders, from, to) -> {
             for (long i = from; i < to; i++) {
                 long item = i;
-                Outcome<Long> outcome = engine.execute(itemKey(item), c, ResultCodec.longs(), () -> addOrder(orders, item));
+                Outcome<Long> outcome = engine.execute(IdempotentCall.of(itemKey(item), ResultCodec.longs()), c,
+                        () -> addOrder(orders, item));
                 if (!(outcome instanceof Outcome.Executed)) {
                     throw new IllegalStateException("item " + item + " gave " + outcome + " instead of Executed");
                 }
@@ -519,7 +521,8 @@ final class Fixture implements AutoCloseable {
     long batchChunk(int items, int chunk) throws SQLException {
         return chunks(items, chunk, (c, orders, from, to) -> {
             List<Long> list = LongStream.range(from, to).boxed().toList();
-            List<Outcome<Long>> outcomes = engine.executeChunk(c, list, Fixture::itemKey, ResultCodec.longs(),
+            List<Outcome<Long>> outcomes = engine.executeChunk(c, list, item -> IdempotentCall.of(Fixture.itemKey(item),
+                    ResultCodec.longs()),
                     item -> addOrder(orders, item));
             for (Outcome<Long> outcome : outcomes) {
                 if (!(outcome instanceof Outcome.Executed)) {

@@ -26,7 +26,7 @@ import org.openjdk.jmh.annotations.Warmup;
  * transaction itself; a realistic business change (an inventory reservation) with and without the
  * library; and the peers a user would pick instead ({@link Peers}), each marking the key in a
  * transaction of its own before the baseline's business transaction, with a fresh key and with a
- * duplicate. And write-last mode ({@code ManagedIdempotency.executeWritingLast}), first and replay.
+ * duplicate. And write-last mode ({@code ManagedIdempotency.writeLast}), first and replay.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)

@@ -104,7 +104,7 @@ public interface IdempotencyStore<C> {
 
     /**
      * Writes the key's record, complete with its outcome, in a transaction whose work has already
-     * run: the write of {@link dev.idempotency.ManagedIdempotency#executeWritingLast write-last mode},
+     * run: the write of {@link dev.idempotency.ManagedIdempotency#writeLast write-last mode},
      * which runs the work first and writes the record last, in a transaction the library commits.
      * The promises of {@link #claim} hold for it: of all transactions claiming or writing one key, at
      * most one gets {@link Claim.Acquired}; the others wait for it (up to the request's lock timeout)

@@ -3,6 +3,7 @@ package dev.idempotency.examples;
 import dev.idempotency.Fingerprint;
 import dev.idempotency.Idempotency;
 import dev.idempotency.IdempotencyKey;
+import dev.idempotency.IdempotentCall;
 import dev.idempotency.KeyPolicy;
 import dev.idempotency.Outcome;
 import dev.idempotency.ResultCodec;
@@ -81,7 +82,8 @@ public final class QuickStart {
             connection.setAutoCommit(false);
             IdempotencyKey key = IdempotencyKey.of(tenant, idempotencyKeyHeader);
             Fingerprint request = Fingerprint.ofParts("POST /charges", customer, cents);
-            Outcome<String> outcome = idempotency.execute(key, request, connection, () -> Shop.charge(connection, customer, cents));
+            IdempotentCall<String> call = IdempotentCall.of(key, request); // the key, the request's fingerprint
+            Outcome<String> outcome = idempotency.execute(call, connection, () -> Shop.charge(connection, customer, cents));
             connection.commit();
             switch (outcome.status()) {
                 case EXECUTED:
@@ -137,7 +139,7 @@ public final class QuickStart {
         try (Connection connection = dataSource.getConnection()) {
             connection.setAutoCommit(false);
             IdempotencyKey key = IdempotencyKey.of(tenant, idempotencyKeyHeader);
-            Outcome<Receipt> outcome = JdbcIdempotency.execute(key, connection, receipts,
+            Outcome<Receipt> outcome = JdbcIdempotency.execute(IdempotentCall.of(key, receipts), connection,
                     () -> new Receipt(Shop.charge(connection, customer, cents), cents));
             connection.commit();
             return outcome.value();

@@ -2,6 +2,7 @@ package dev.idempotency.examples;
 
 import dev.idempotency.Fingerprint;
 import dev.idempotency.IdempotencyKey;
+import dev.idempotency.IdempotentCall;
 import dev.idempotency.Outcome;
 import dev.idempotency.jdbc.JdbcIdempotency;
 import dev.idempotency.jdbc.JdbcIdempotencyStore;
@@ -105,7 +106,8 @@ public final class RetryDemo {
                     String answer;
                     if (protect) {
                         IdempotencyKey key = IdempotencyKey.of("demo-client", request.key());
-                        Outcome<String> outcome = JdbcIdempotency.execute(key, Fingerprint.of(request.description()), c, () -> {
+                        IdempotentCall<String> call = IdempotentCall.of(key, Fingerprint.of(request.description()));
+                        Outcome<String> outcome = JdbcIdempotency.execute(call, c, () -> {
                             ran[0]++;
                             return request.call().run(c);
                         });
@@ -122,8 +124,8 @@ public final class RetryDemo {
             }
             if (protect) {
                 IdempotencyKey reused = IdempotencyKey.of("demo-client", requests.get(3).key());
-                Outcome<String> misuse = JdbcIdempotency.execute(reused, Fingerprint.of("charge 99999 cents to cust-1"), c,
-                        () -> Shop.charge(c, "cust-1", 99_999));
+                IdempotentCall<String> otherBody = IdempotentCall.of(reused, Fingerprint.of("charge 99999 cents to cust-1"));
+                Outcome<String> misuse = JdbcIdempotency.execute(otherBody, c, () -> Shop.charge(c, "cust-1", 99_999));
                 c.commit();
                 out.printf("  %-28s same key, other body -> %s (answer 422, nothing charged)%n", "charge 99999 cents", misuse.status());
             }

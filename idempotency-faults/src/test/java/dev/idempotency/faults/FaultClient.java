@@ -4,6 +4,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.idempotency.Fingerprint;
 import dev.idempotency.Idempotency;
 import dev.idempotency.IdempotencyKey;
+import dev.idempotency.IdempotentCall;
 import dev.idempotency.KeyPolicy;
 import dev.idempotency.ManagedIdempotency;
 import dev.idempotency.Outcome;
@@ -100,13 +101,13 @@ final class FaultClient {
     static FaultClient leased(String name, ManagedIdempotency<Connection> managed, History history, String scope,
                               BiFunction<FaultClient, String, Phases<Connection, String, Exception>> phases) {
         return new FaultClient(name, history, client -> keys -> List.of(
-                managed.run(IdempotencyKey.of(scope, keys.get(0)), Fingerprint.NONE, phases.apply(client, keys.get(0)))));
+                managed.run(IdempotencyKey.of(scope, keys.get(0)), phases.apply(client, keys.get(0)))));
     }
 
     /** @return a client of batch chunks: each attempt runs its keys as one chunk ({@code executeChunk}), the work one business row per key */
     static FaultClient chunks(String name, ManagedIdempotency<Connection> managed, History history, String scope) {
-        return new FaultClient(name, history, client -> keys -> managed.executeChunk(keys, k -> IdempotencyKey.of(scope, k),
-                k -> Fingerprint.NONE, ResultCodec.string(), (tx, k) -> {
+        return new FaultClient(name, history, client -> keys -> managed.executeChunk(keys,
+                k -> IdempotentCall.of(IdempotencyKey.of(scope, k), ResultCodec.string()), (tx, k) -> {
                     String value = client.nextValue();
                     Workload.insertEffect(tx, scope, k, value);
                     return value;

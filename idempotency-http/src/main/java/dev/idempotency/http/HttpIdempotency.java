@@ -3,6 +3,7 @@ package dev.idempotency.http;
 import dev.idempotency.Fingerprint;
 import dev.idempotency.Idempotency;
 import dev.idempotency.IdempotencyKey;
+import dev.idempotency.IdempotentCall;
 import dev.idempotency.InvalidKeyException;
 import dev.idempotency.KeyPolicy;
 import dev.idempotency.LeaseLostException;
@@ -175,7 +176,7 @@ public final class HttpIdempotency<C> {
         if (keyed.key == null) {
             return new HttpAnswer(transactions.transactions().inTransaction(tx -> run(handler, request, tx)), HttpAnswer.Kind.UNKEYED);
         }
-        Outcome<Response> outcome = transactions.execute(keyed.key, fingerprint(request), recorded, tx -> run(handler, request, tx));
+        Outcome<Response> outcome = transactions.execute(call(keyed.key, request), tx -> run(handler, request, tx));
         return answer(outcome);
     }
 
@@ -204,7 +205,7 @@ public final class HttpIdempotency<C> {
         if (keyed.key == null) {
             return new HttpAnswer(run(handler, request, tx), HttpAnswer.Kind.UNKEYED);
         }
-        return answer(engine.execute(keyed.key, fingerprint(request), tx, recorded, () -> run(handler, request, tx)));
+        return answer(engine.execute(call(keyed.key, request), tx, () -> run(handler, request, tx)));
     }
 
     /**
@@ -233,7 +234,7 @@ public final class HttpIdempotency<C> {
             return new HttpAnswer(nonNull(handler.handle(request, null)), HttpAnswer.Kind.UNKEYED);
         }
         try {
-            return answer(leases.lease(keyed.key, fingerprint(request), recorded, attempt -> nonNull(handler.handle(request, attempt))));
+            return answer(leases.lease(call(keyed.key, request), attempt -> nonNull(handler.handle(request, attempt))));
         } catch (LeaseLostException lost) {
             log.debug("Key {}: the attempt lost its lease; answering 409", keyed.key);
             return inProgress(keyed.key, null, "This attempt ran longer than its lease and another attempt took the key over."
@@ -284,6 +285,11 @@ public final class HttpIdempotency<C> {
      */
     public Fingerprint fingerprint(Request request) {
         return Objects.requireNonNull(fingerprint.apply(request), "the fingerprint function returned null");
+    }
+
+    /** @return the call of a keyed request: its key, its fingerprint, and the codec of the recorded response */
+    private IdempotentCall<Response> call(IdempotencyKey key, Request request) {
+        return IdempotentCall.of(key, recorded).withFingerprint(fingerprint(request));
     }
 
     private ManagedIdempotency<C> managed(String method) {

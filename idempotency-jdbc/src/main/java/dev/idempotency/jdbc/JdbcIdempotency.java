@@ -1,10 +1,9 @@
 package dev.idempotency.jdbc;
 
-import dev.idempotency.Fingerprint;
 import dev.idempotency.Idempotency;
 import dev.idempotency.IdempotencyKey;
+import dev.idempotency.IdempotentCall;
 import dev.idempotency.Outcome;
-import dev.idempotency.ResultCodec;
 import dev.idempotency.Work;
 import dev.idempotency.ManagedIdempotency;
 import java.sql.Connection;
@@ -63,8 +62,32 @@ public final class JdbcIdempotency {
     }
 
     /**
-     * Runs {@code work} at most once for {@code key} in {@code connection}'s transaction; see
-     * {@link Idempotency#execute(IdempotencyKey, Object, Work)}.
+     * Runs {@code work} at most once for the call's key in {@code connection}'s transaction, with
+     * its fingerprint and codec; see {@link Idempotency#execute(IdempotentCall, Object, Work)}.
+     *
+     * @param call the key, fingerprint and codec
+     * @param connection the caller's connection, auto-commit off
+     * @param work the business change
+     * @param <T> the result type
+     * @param <X> the work's checked exception
+     * @return the outcome; never {@code null}
+     * @throws X the work's own exception, unchanged
+     * @throws dev.idempotency.InvalidKeyException if the policy refuses the key
+     * @throws dev.idempotency.TransactionRequiredException if {@code connection} cannot carry the record atomically
+     * @throws dev.idempotency.ResultCodecException if the result cannot be encoded, or a replay cannot be decoded
+     * @throws dev.idempotency.ResultTooLargeException if the encoded result is over the policy's limit
+     * @throws dev.idempotency.AbandonedClaimException if the work ended the transaction, or an earlier work left the key's
+     *     claim committed without its result
+     * @throws dev.idempotency.IdempotencyStoreException if the store fails
+     */
+    public static <T, X extends Exception> Outcome<T> execute(IdempotentCall<T> call, Connection connection, Work<T, X> work)
+            throws X {
+        return ofDefaults().execute(call, connection, work);
+    }
+
+    /**
+     * The shortcut for {@code IdempotentCall.of(key)}: no fingerprint, a built-in codec chosen by the
+     * result's type; see {@link Idempotency#execute(IdempotencyKey, Object, Work)}.
      *
      * @param key the key
      * @param connection the caller's connection, auto-commit off
@@ -84,78 +107,5 @@ public final class JdbcIdempotency {
      */
     public static <T, X extends Exception> Outcome<T> execute(IdempotencyKey key, Connection connection, Work<T, X> work) throws X {
         return ofDefaults().execute(key, connection, work);
-    }
-
-    /**
-     * With a request fingerprint; see {@link Idempotency#execute(IdempotencyKey, Fingerprint, Object, Work)}.
-     *
-     * @param key the key
-     * @param fingerprint the request's fingerprint
-     * @param connection the caller's connection, auto-commit off
-     * @param work the business change
-     * @param <T> the result type
-     * @param <X> the work's checked exception
-     * @return the outcome; never {@code null}
-     * @throws X the work's own exception, unchanged
-     * @throws dev.idempotency.InvalidKeyException if the policy refuses the key
-     * @throws dev.idempotency.TransactionRequiredException if {@code connection} cannot carry the record atomically
-     * @throws dev.idempotency.ResultCodecException if the result cannot be encoded, or a replay cannot be decoded
-     * @throws dev.idempotency.ResultTooLargeException if the encoded result is over the policy's limit
-     * @throws dev.idempotency.AbandonedClaimException if the work ended the transaction, or an earlier work left the key's
-     *     claim committed without its result
-     * @throws dev.idempotency.IdempotencyStoreException if the store fails
-     */
-    public static <T, X extends Exception> Outcome<T> execute(IdempotencyKey key, Fingerprint fingerprint, Connection connection,
-                                                              Work<T, X> work) throws X {
-        return ofDefaults().execute(key, fingerprint, connection, work);
-    }
-
-    /**
-     * With an explicit codec; see {@link Idempotency#execute(IdempotencyKey, Object, ResultCodec, Work)}.
-     *
-     * @param key the key
-     * @param connection the caller's connection, auto-commit off
-     * @param codec the result's codec
-     * @param work the business change
-     * @param <T> the result type
-     * @param <X> the work's checked exception
-     * @return the outcome; never {@code null}
-     * @throws X the work's own exception, unchanged
-     * @throws dev.idempotency.InvalidKeyException if the policy refuses the key
-     * @throws dev.idempotency.TransactionRequiredException if {@code connection} cannot carry the record atomically
-     * @throws dev.idempotency.ResultCodecException if the result cannot be encoded, or a replay cannot be decoded
-     * @throws dev.idempotency.ResultTooLargeException if the encoded result is over the policy's limit
-     * @throws dev.idempotency.AbandonedClaimException if the work ended the transaction, or an earlier work left the key's
-     *     claim committed without its result
-     * @throws dev.idempotency.IdempotencyStoreException if the store fails
-     */
-    public static <T, X extends Exception> Outcome<T> execute(IdempotencyKey key, Connection connection, ResultCodec<T> codec,
-                                                              Work<T, X> work) throws X {
-        return ofDefaults().execute(key, connection, codec, work);
-    }
-
-    /**
-     * With a fingerprint and an explicit codec.
-     *
-     * @param key the key
-     * @param fingerprint the request's fingerprint
-     * @param connection the caller's connection, auto-commit off
-     * @param codec the result's codec
-     * @param work the business change
-     * @param <T> the result type
-     * @param <X> the work's checked exception
-     * @return the outcome; never {@code null}
-     * @throws X the work's own exception, unchanged
-     * @throws dev.idempotency.InvalidKeyException if the policy refuses the key
-     * @throws dev.idempotency.TransactionRequiredException if {@code connection} cannot carry the record atomically
-     * @throws dev.idempotency.ResultCodecException if the result cannot be encoded, or a replay cannot be decoded
-     * @throws dev.idempotency.ResultTooLargeException if the encoded result is over the policy's limit
-     * @throws dev.idempotency.AbandonedClaimException if the work ended the transaction, or an earlier work left the key's
-     *     claim committed without its result
-     * @throws dev.idempotency.IdempotencyStoreException if the store fails
-     */
-    public static <T, X extends Exception> Outcome<T> execute(IdempotencyKey key, Fingerprint fingerprint, Connection connection,
-                                                              ResultCodec<T> codec, Work<T, X> work) throws X {
-        return ofDefaults().execute(key, fingerprint, connection, codec, work);
     }
 }

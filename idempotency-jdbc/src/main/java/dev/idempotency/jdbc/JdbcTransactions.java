@@ -27,7 +27,7 @@ import org.jspecify.annotations.Nullable;
  * PostgreSQL), the result that {@link JdbcIdempotencyStore} records in such a transaction is sent
  * together with the {@code COMMIT}, in one round trip; if its record were not found, the statement
  * fails before the {@code COMMIT} runs, and the transaction is rolled back. So is the record of a
- * write-last transaction ({@link dev.idempotency.ManagedIdempotency#executeWritingLast}), where the
+ * write-last transaction ({@link dev.idempotency.ManagedIdempotency#writeLast}), where the
  * dialect allows it ({@link dev.idempotency.jdbc.dialect.SqlDialect#writesLastWithCommit()}): if the
  * key has a record, the commit rolls back and throws
  * {@link LastWriteRefusedException}, which the engine answers from.

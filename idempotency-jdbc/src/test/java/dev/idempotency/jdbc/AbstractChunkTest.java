@@ -8,6 +8,7 @@ import dev.idempotency.BatchJob;
 import dev.idempotency.DuplicateKeyInChunkException;
 import dev.idempotency.Idempotency;
 import dev.idempotency.IdempotencyKey;
+import dev.idempotency.IdempotentCall;
 import dev.idempotency.JobProgress;
 import dev.idempotency.JobResult;
 import dev.idempotency.KeyPolicy;
@@ -115,6 +116,11 @@ public abstract class AbstractChunkTest {
         return IdempotencyKey.of("ledger", item);
     }
 
+    /** @return the call of an item booked with {@link #book}: its key, its result an {@code Integer} */
+    static IdempotentCall<Integer> booking(String item) {
+        return IdempotentCall.of(key(item), ResultCodec.integer());
+    }
+
     /** The work for one item: a ledger row, and its amount as the result. */
     int book(Connection c, String item) throws SQLException {
         runs.computeIfAbsent(item, i -> new AtomicInteger()).incrementAndGet();
@@ -134,7 +140,7 @@ public abstract class AbstractChunkTest {
         try (Connection c = dataSource().getConnection()) {
             c.setAutoCommit(false);
             try {
-                List<Outcome<Integer>> outcomes = idem.executeChunk(c, items, AbstractChunkTest::key, ResultCodec.integer(),
+                List<Outcome<Integer>> outcomes = idem.executeChunk(c, items, AbstractChunkTest::booking,
                         item -> book(c, item));
                 if (commit) {
                     c.commit();
@@ -207,7 +213,7 @@ public abstract class AbstractChunkTest {
             try (Connection c = dataSource().getConnection()) {
                 c.setAutoCommit(false);
                 try {
-                    idem.executeChunk(c, failing, AbstractChunkTest::key, ResultCodec.integer(), item -> {
+                    idem.executeChunk(c, failing, AbstractChunkTest::booking, item -> {
                         if (item.equals("item-0001x")) {
                             throw bug;
                         }
@@ -228,11 +234,11 @@ public abstract class AbstractChunkTest {
         try (Connection raw = dataSource().getConnection()) {
             raw.setAutoCommit(false);
             Connection c = CountingConnection.wrap(raw, statements);
-            idem.executeChunk(c, items(0, 20), AbstractChunkTest::key, ResultCodec.integer(), item -> 1);
+            idem.executeChunk(c, items(0, 20), AbstractChunkTest::booking, item -> 1);
             raw.commit();
             assertThat(statements).as("statements of a first chunk of 20").hasValue(statementsPerFirstChunkOf20());
             statements.set(0);
-            idem.executeChunk(c, items(0, 20), AbstractChunkTest::key, ResultCodec.integer(), item -> 1);
+            idem.executeChunk(c, items(0, 20), AbstractChunkTest::booking, item -> 1);
             raw.commit();
             assertThat(statements).as("statements of a replayed chunk of 20").hasValue(statementsPerReplayedChunkOf20());
         }
@@ -270,7 +276,7 @@ public abstract class AbstractChunkTest {
             List<Outcome<String>> outcomes;
             try (Connection c = dataSource().getConnection()) {
                 c.setAutoCommit(false);
-                outcomes = generous.executeChunk(c, items, AbstractChunkTest::key, ResultCodec.string(),
+                outcomes = generous.executeChunk(c, items, item -> IdempotentCall.of(key(item), ResultCodec.string()),
                         item -> item.substring(item.length() - 1).repeat(eightMiB));
                 c.commit();
             }
@@ -309,9 +315,9 @@ public abstract class AbstractChunkTest {
             holder.setAutoCommit(false);
             c.setAutoCommit(false);
             try {
-                idem.executeChunk(holder, items(1, 2), AbstractChunkTest::key, ResultCodec.integer(), item -> book(holder, item));
+                idem.executeChunk(holder, items(1, 2), AbstractChunkTest::booking, item -> book(holder, item));
                 long started = System.nanoTime();
-                outcomes = impatient.executeChunk(c, items(0, 3), AbstractChunkTest::key, ResultCodec.integer(), item -> book(c, item));
+                outcomes = impatient.executeChunk(c, items(0, 3), AbstractChunkTest::booking, item -> book(c, item));
                 waitedMillis = (System.nanoTime() - started) / 1_000_000;
                 c.commit();
             } finally {
@@ -339,7 +345,8 @@ public abstract class AbstractChunkTest {
             try (Connection c = dataSource().getConnection()) {
                 c.setAutoCommit(false);
                 try {
-                    idem.executeChunk(c, items(0, 3), AbstractChunkTest::key, ResultCodec.integer(), item -> {
+                    idem.executeChunk(c, items(0, 3), AbstractChunkTest::booking,
+                            item -> {
                         if (item.equals("item-00002")) {
                             try (PreparedStatement s = c.prepareStatement("DELETE FROM " + TABLE + " WHERE key_id = 'item-00001'")) {
                                 s.executeUpdate();
@@ -404,8 +411,8 @@ public abstract class AbstractChunkTest {
                 if (w % 2 == 1) {
                     Collections.reverse(mine);
                 }
-                BatchJob<Connection, String, Integer, SQLException> job = BatchJob.builder(managed, AbstractChunkTest::key,
-                        ResultCodec.integer(), this::book).chunkSize(20).build();
+                BatchJob<Connection, String, Integer, SQLException> job = BatchJob.builder(managed,
+                        AbstractChunkTest::booking, this::book).chunkSize(20).build();
                 workers.add(pool.submit(() -> job.run(mine.iterator(), mine.size())));
             }
             for (Future<JobResult<Integer>> worker : workers) {
@@ -424,8 +431,9 @@ public abstract class AbstractChunkTest {
     void aJobReportsProgressAndARerunOfAFinishedJobExecutesNothing() throws Exception {
         ManagedIdempotency<Connection> managed = ManagedIdempotency.of(idem, JdbcTransactions.of(dataSource()));
         List<JobProgress> seen = new ArrayList<>();
-        BatchJob<Connection, String, Integer, SQLException> job = BatchJob.builder(managed, AbstractChunkTest::key,
-                ResultCodec.integer(), this::book).chunkSize(100).listener(seen::add).build();
+        BatchJob<Connection, String, Integer, SQLException> job = BatchJob.builder(managed,
+                AbstractChunkTest::booking,
+                this::book).chunkSize(100).listener(seen::add).build();
         JobProgress first = job.run(items(0, 1000).stream(), 1000).progress();
         assertThat(seen).hasSize(10);
         assertThat(seen.get(4).done()).isEqualTo(500);

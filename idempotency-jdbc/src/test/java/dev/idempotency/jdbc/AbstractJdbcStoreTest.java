@@ -7,6 +7,7 @@ import dev.idempotency.AbandonedClaimException;
 import dev.idempotency.Fingerprint;
 import dev.idempotency.Idempotency;
 import dev.idempotency.IdempotencyKey;
+import dev.idempotency.IdempotentCall;
 import dev.idempotency.InvalidKeyException;
 import dev.idempotency.KeyPolicy;
 import dev.idempotency.MissingTableException;
@@ -157,9 +158,9 @@ public abstract class AbstractJdbcStoreTest {
     @Test
     void sameKeyWithAnotherFingerprintIsAMismatchAndTheTransactionStaysUsable() throws Exception {
         IdempotencyKey key = key("order-3");
-        Tx.commit(dataSource(), c -> idem.execute(key, Fingerprint.of("amount=10"), c, () -> work(c, key)));
+        Tx.commit(dataSource(), c -> idem.execute(IdempotentCall.of(key, Fingerprint.of("amount=10")), c, () -> work(c, key)));
         Outcome<String> misuse = Tx.commit(dataSource(), c -> {
-            Outcome<String> o = idem.execute(key, Fingerprint.of("amount=99"), c, () -> work(c, key));
+            Outcome<String> o = idem.execute(IdempotentCall.of(key, Fingerprint.of("amount=99")), c, () -> work(c, key));
             work(c, IdempotencyKey.of("tenant-1", "unrelated")); // the transaction is still usable
             return o;
         });
@@ -175,7 +176,7 @@ public abstract class AbstractJdbcStoreTest {
     void noFingerprintThenAFingerprintIsAMismatch() throws Exception {
         IdempotencyKey key = key("order-3b");
         Tx.commit(dataSource(), c -> idem.execute(key, c, () -> work(c, key)));
-        Outcome<String> o = Tx.commit(dataSource(), c -> idem.execute(key, Fingerprint.of("x"), c, () -> work(c, key)));
+        Outcome<String> o = Tx.commit(dataSource(), c -> idem.execute(IdempotentCall.of(key, Fingerprint.of("x")), c, () -> work(c, key)));
         assertThat(o.status()).isEqualTo(Outcome.Status.MISMATCH);
     }
 
@@ -186,8 +187,10 @@ public abstract class AbstractJdbcStoreTest {
         clock.advance(KeyPolicy.DEFAULT_RETENTION.minusMillis(1));
         Outcome<String> justBefore = Tx.commit(dataSource(), c -> idem.execute(key, c, () -> work(c, key)));
         clock.advance(Duration.ofMillis(1));
-        Outcome<String> atExpiry = Tx.commit(dataSource(), c -> idem.execute(key, Fingerprint.of("new"), c, () -> work(c, key)));
-        Outcome<String> after = Tx.commit(dataSource(), c -> idem.execute(key, Fingerprint.of("new"), c, () -> work(c, key)));
+        Outcome<String> atExpiry = Tx.commit(dataSource(), c -> idem.execute(IdempotentCall.of(key, Fingerprint.of("new")), c,
+                () -> work(c, key)));
+        Outcome<String> after = Tx.commit(dataSource(), c -> idem.execute(IdempotentCall.of(key, Fingerprint.of("new")), c,
+                () -> work(c, key)));
 
         assertThat(justBefore.status()).isEqualTo(Outcome.Status.REPLAYED);
         assertThat(atExpiry).isEqualTo(new Outcome.Executed<>(key, "receipt-2"));
@@ -394,8 +397,8 @@ public abstract class AbstractJdbcStoreTest {
         ResultCodec<Receipt> codec = ResultCodec.of("receipt-v1", r -> r.id() + ";" + r.cents(),
                 s -> new Receipt(s.split(";")[0], Long.parseLong(s.split(";")[1])));
         IdempotencyKey key = key("custom-codec");
-        Tx.commit(dataSource(), c -> idem.execute(key, c, codec, () -> new Receipt("r-1", 1250)));
-        Outcome<Receipt> replay = Tx.commit(dataSource(), c -> idem.execute(key, c, codec, () -> new Receipt("no", 0)));
+        Tx.commit(dataSource(), c -> idem.execute(IdempotentCall.of(key, codec), c, () -> new Receipt("r-1", 1250)));
+        Outcome<Receipt> replay = Tx.commit(dataSource(), c -> idem.execute(IdempotentCall.of(key, codec), c, () -> new Receipt("no", 0)));
         assertThat(replay.value()).isEqualTo(new Receipt("r-1", 1250));
         assertThatThrownBy(() -> Tx.commit(dataSource(), c -> idem.execute(key, c, () -> "x")))
                 .isInstanceOf(ResultCodecException.class).hasMessageContaining("receipt-v1");
@@ -405,12 +408,13 @@ public abstract class AbstractJdbcStoreTest {
     void aResultTypeThatChangedSinceTheRecordIsATypedErrorNamingBothTypesWhenTheCallNamesItsCodec() throws Exception {
         IdempotencyKey key = key("type-changed");
         Tx.commit(dataSource(), c -> idem.execute(key, c, () -> 42)); // recorded as an Integer, no codec given
-        assertThatThrownBy(() -> Tx.commit(dataSource(), c -> idem.execute(key, c, ResultCodec.string(), () -> "forty-two")))
+        assertThatThrownBy(() -> Tx.commit(dataSource(), c -> idem.execute(IdempotentCall.of(key, ResultCodec.string()), c,
+                () -> "forty-two")))
                 .isInstanceOf(ResultCodecException.class)
                 .hasMessageContaining("codec 'int' (java.lang.Integer)")
                 .hasMessageContaining("expects java.lang.String")
                 .satisfies(e -> assertThat(((ResultCodecException) e).keyId()).isEqualTo("type-changed"));
-        Outcome<Integer> asRecorded = Tx.commit(dataSource(), c -> idem.execute(key, c, ResultCodec.integer(), () -> 0));
+        Outcome<Integer> asRecorded = Tx.commit(dataSource(), c -> idem.execute(IdempotentCall.of(key, ResultCodec.integer()), c, () -> 0));
         assertThat(asRecorded.value()).isEqualTo(42);
         assertThat(executions).hasValue(0);
     }
@@ -435,7 +439,7 @@ public abstract class AbstractJdbcStoreTest {
             throw broken;
         }, s -> s);
         IdempotencyKey key = key("codec-throws");
-        assertThatThrownBy(() -> Tx.commit(dataSource(), c -> idem.execute(key, c, codec, () -> work(c, key))))
+        assertThatThrownBy(() -> Tx.commit(dataSource(), c -> idem.execute(IdempotentCall.of(key, codec), c, () -> work(c, key))))
                 .isInstanceOf(ResultCodecException.class)
                 .hasCause(broken);
         assertThat(records()).isZero();
@@ -466,7 +470,8 @@ public abstract class AbstractJdbcStoreTest {
         try (Connection c = dataSource().getConnection()) {
             c.setAutoCommit(false);
             assertThatThrownBy(() -> small.execute(tooLarge, c, () -> "too large")).isInstanceOf(ResultTooLargeException.class);
-            assertThatThrownBy(() -> small.execute(unencodable, c, broken, () -> "x")).isInstanceOf(ResultCodecException.class);
+            assertThatThrownBy(() -> small.execute(IdempotentCall.of(unencodable, broken), c,
+                    () -> "x")).isInstanceOf(ResultCodecException.class);
             c.commit(); // against the advice: the claims must not survive it
         }
         assertThat(records()).isZero();
@@ -719,7 +724,7 @@ public abstract class AbstractJdbcStoreTest {
         void invalidKeysAreRefusedBeforeAnyDatabaseAccess() throws Exception {
             Connection closed = dataSource().getConnection();
             closed.close(); // any database access would fail on it with another exception
-            assertThatThrownBy(() -> idem.execute(null, closed, () -> "x"))
+            assertThatThrownBy(() -> idem.execute((IdempotencyKey) null, closed, () -> "x"))
                     .isInstanceOf(InvalidKeyException.class).hasMessageContaining("must not be null");
             assertThatThrownBy(() -> IdempotencyKey.of("tenant", null))
                     .isInstanceOf(InvalidKeyException.class).hasMessageContaining("must not be null");

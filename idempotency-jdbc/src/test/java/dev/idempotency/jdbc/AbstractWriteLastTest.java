@@ -7,6 +7,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.idempotency.Fingerprint;
 import dev.idempotency.Idempotency;
 import dev.idempotency.IdempotencyKey;
+import dev.idempotency.IdempotentCall;
 import dev.idempotency.KeyPolicy;
 import dev.idempotency.ManagedIdempotency;
 import dev.idempotency.Outcome;
@@ -44,7 +45,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
 /**
- * Write-last mode ({@link ManagedIdempotency#executeWritingLast}) end to end on a real database:
+ * Write-last mode ({@link ManagedIdempotency#writeLast}) end to end on a real database:
  * the work runs first and the record is written last, so a duplicate runs the work and rolls it
  * back before it answers. Written once, run on every database by a short subclass.
  */
@@ -152,8 +153,8 @@ public abstract class AbstractWriteLastTest {
         ManagedIdempotency<Connection> m = managed();
         IdempotencyKey key = key();
         // tag::write-last[]
-        Outcome<String> first = m.executeWritingLast(key, c -> effect(c, key, "first")); // the work, then the record, one commit
-        Outcome<String> retry = m.executeWritingLast(key, c -> effect(c, key, "second")); // runs, is rolled back, replays "first"
+        Outcome<String> first = m.writeLast(key, c -> effect(c, key, "first")); // the work, then the record, one commit
+        Outcome<String> retry = m.writeLast(key, c -> effect(c, key, "second")); // runs, is rolled back, replays "first"
         // end::write-last[]
         assertThat(first).isInstanceOf(Outcome.Executed.class).extracting(Outcome::value).isEqualTo("first");
         assertThat(retry).isInstanceOf(Outcome.Replayed.class).extracting(Outcome::value).isEqualTo("first");
@@ -167,9 +168,9 @@ public abstract class AbstractWriteLastTest {
         ManagedIdempotency<Connection> m = managed();
         IdempotencyKey normalFirst = key();
         m.execute(normalFirst, c -> effect(c, normalFirst, "normal"));
-        assertThat(m.executeWritingLast(normalFirst, c -> effect(c, normalFirst, "late")).value()).isEqualTo("normal");
+        assertThat(m.writeLast(normalFirst, c -> effect(c, normalFirst, "late")).value()).isEqualTo("normal");
         IdempotencyKey lastFirst = key();
-        m.executeWritingLast(lastFirst, c -> effect(c, lastFirst, "last"));
+        m.writeLast(lastFirst, c -> effect(c, lastFirst, "last"));
         assertThat(m.execute(lastFirst, c -> effect(c, lastFirst, "late"))).isInstanceOf(Outcome.Replayed.class)
                 .extracting(Outcome::value).isEqualTo("last");
         assertThat(effects(normalFirst)).isEqualTo(1);
@@ -180,8 +181,9 @@ public abstract class AbstractWriteLastTest {
     void anotherFingerprintIsAMismatchAndItsWorkIsRolledBack() throws Exception {
         ManagedIdempotency<Connection> m = managed();
         IdempotencyKey key = key();
-        m.executeWritingLast(key, Fingerprint.of("order-1"), ResultCodec.string(), c -> effect(c, key, "first"));
-        Outcome<String> other = m.executeWritingLast(key, Fingerprint.of("order-2"), ResultCodec.string(), c -> effect(c, key, "other"));
+        m.writeLast(IdempotentCall.of(key, ResultCodec.string()).withFingerprint(Fingerprint.of("order-1")), c -> effect(c, key, "first"));
+        Outcome<String> other = m.writeLast(IdempotentCall.of(key, ResultCodec.string()).withFingerprint(Fingerprint.of("order-2")),
+                c -> effect(c, key, "other"));
         assertThat(other).isInstanceOf(Outcome.Mismatch.class);
         assertThat(effects(key)).isEqualTo(1);
         assertThat(record(key)).containsExactly("COMPLETED", "first");
@@ -192,20 +194,20 @@ public abstract class AbstractWriteLastTest {
         TestClock clock = new TestClock(Instant.now());
         ManagedIdempotency<Connection> m = managed(clock, Duration.ofSeconds(10));
         IdempotencyKey key = key();
-        m.executeWritingLast(key, c -> effect(c, key, "old"));
+        m.writeLast(key, c -> effect(c, key, "old"));
         clock.advance(Duration.ofHours(2));
-        Outcome<String> again = m.executeWritingLast(key, c -> effect(c, key, "new"));
+        Outcome<String> again = m.writeLast(key, c -> effect(c, key, "new"));
         assertThat(again).isInstanceOf(Outcome.Executed.class).extracting(Outcome::value).isEqualTo("new");
         assertThat(record(key)).containsExactly("COMPLETED", "new");
         assertThat(effects(key)).isEqualTo(2);
-        assertThat(m.executeWritingLast(key, c -> effect(c, key, "newer")).value()).isEqualTo("new");
+        assertThat(m.writeLast(key, c -> effect(c, key, "newer")).value()).isEqualTo("new");
     }
 
     @Test
     void aFinalFailureRollsTheWorkBackAndIsRecordedForEveryRetry() throws Exception {
         ManagedIdempotency<Connection> m = managed();
         IdempotencyKey key = key();
-        Outcome<String> failed = m.executeWritingLast(key, c -> {
+        Outcome<String> failed = m.writeLast(key, c -> {
             effect(c, key, "declined");
             throw new Declined("card declined");
         });
@@ -213,7 +215,7 @@ public abstract class AbstractWriteLastTest {
             assertThat(f.replayed()).isFalse();
             assertThat(f.errorMessage()).isEqualTo("card declined");
         });
-        Outcome<String> retry = m.executeWritingLast(key, c -> effect(c, key, "would succeed"));
+        Outcome<String> retry = m.writeLast(key, c -> effect(c, key, "would succeed"));
         assertThat(retry).isInstanceOfSatisfying(Outcome.Failed.class, f -> assertThat(f.replayed()).isTrue());
         assertThat(effects(key)).isZero();
         assertThat(record(key)[0]).isEqualTo("FAILED");
@@ -223,13 +225,13 @@ public abstract class AbstractWriteLastTest {
     void anotherFailureRecordsNothingAndTheRetryRuns() throws Exception {
         ManagedIdempotency<Connection> m = managed();
         IdempotencyKey key = key();
-        assertThatThrownBy(() -> m.executeWritingLast(key, c -> {
+        assertThatThrownBy(() -> m.writeLast(key, c -> {
             effect(c, key, "broken");
             throw new IllegalStateException("boom");
         })).isInstanceOf(IllegalStateException.class).hasMessage("boom");
         assertThat(record(key)).isNull();
         assertThat(effects(key)).isZero();
-        assertThat(m.executeWritingLast(key, c -> effect(c, key, "ok"))).isInstanceOf(Outcome.Executed.class);
+        assertThat(m.writeLast(key, c -> effect(c, key, "ok"))).isInstanceOf(Outcome.Executed.class);
         assertThat(effects(key)).isEqualTo(1);
     }
 
@@ -247,7 +249,7 @@ public abstract class AbstractWriteLastTest {
             assertThat(m.engine().execute(key, holder, () -> effect(holder, key, "holder"))).isInstanceOf(Outcome.Executed.class);
             CompletableFuture<Outcome<String>> waiting = CompletableFuture.supplyAsync(() -> {
                 try {
-                    return m.executeWritingLast(key, c -> effect(c, key, "waiter"));
+                    return m.writeLast(key, c -> effect(c, key, "waiter"));
                 } catch (Exception e) {
                     throw new IllegalStateException(e);
                 }
@@ -257,7 +259,7 @@ public abstract class AbstractWriteLastTest {
             assertThat(holder.isClosed()).isFalse();
             holder.commit();
         }
-        assertThat(m.executeWritingLast(key, c -> effect(c, key, "after"))).isInstanceOf(Outcome.Replayed.class)
+        assertThat(m.writeLast(key, c -> effect(c, key, "after"))).isInstanceOf(Outcome.Replayed.class)
                 .extracting(Outcome::value).isEqualTo("holder");
         assertThat(effects(key)).isEqualTo(1);
     }
@@ -297,7 +299,7 @@ public abstract class AbstractWriteLastTest {
                         try {
                             Outcome<String> outcome = normal
                                     ? m.execute(key, c -> failingIf(fail, effect(c, key, value)))
-                                    : m.executeWritingLast(key, c -> failingIf(fail, effect(c, key, value)));
+                                    : m.writeLast(key, c -> failingIf(fail, effect(c, key, value)));
                             answers.add(new Answer(key, value, outcome, null));
                         } catch (Exception | Error e) {
                             answers.add(new Answer(key, value, null, e));

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.idempotency.Fingerprint;
 import dev.idempotency.IdempotencyKey;
+import dev.idempotency.IdempotentCall;
 import dev.idempotency.Outcome;
 import dev.idempotency.ResultCodec;
 import dev.idempotency.testsupport.TestDatabases;
@@ -41,21 +42,26 @@ class JdbcIdempotencyTest {
         assertThat(replay.value()).isEqualTo("first");
 
         IdempotencyKey printed = IdempotencyKey.of("static", "fingerprinted");
-        assertThat(Tx.commit(ds, c -> JdbcIdempotency.execute(printed, Fingerprint.of("A"), c, () -> "a")).isExecuted()).isTrue();
-        assertThat(Tx.commit(ds, c -> JdbcIdempotency.execute(printed, Fingerprint.of("B"), c, () -> "b")).status())
+        assertThat(Tx.commit(ds, c -> JdbcIdempotency.execute(IdempotentCall.of(printed, Fingerprint.of("A")), c,
+                () -> "a")).isExecuted()).isTrue();
+        assertThat(Tx.commit(ds, c -> JdbcIdempotency.execute(IdempotentCall.of(printed, Fingerprint.of("B")), c, () -> "b")).status())
                 .isEqualTo(Outcome.Status.MISMATCH);
 
         IdempotencyKey coded = IdempotencyKey.of("static", "coded");
-        assertThat(Tx.commit(ds, c -> JdbcIdempotency.execute(coded, c, number, () -> 41)).isExecuted()).isTrue();
-        assertThat(Tx.commit(ds, c -> JdbcIdempotency.execute(coded, c, number, () -> 0)).value()).isEqualTo(41);
+        assertThat(Tx.commit(ds, c -> JdbcIdempotency.execute(IdempotentCall.of(coded, number), c, () -> 41)).isExecuted()).isTrue();
+        assertThat(Tx.commit(ds, c -> JdbcIdempotency.execute(IdempotentCall.of(coded, number), c, () -> 0)).value()).isEqualTo(41);
 
         IdempotencyKey both = IdempotencyKey.of("static", "both");
-        assertThat(Tx.commit(ds, c -> JdbcIdempotency.execute(both, Fingerprint.of("A"), c, number, () -> 7)).isExecuted()).isTrue();
-        assertThat(Tx.commit(ds, c -> JdbcIdempotency.execute(both, Fingerprint.of("A"), c, number, () -> 8)).value()).isEqualTo(7);
-        assertThat(Tx.commit(ds, c -> JdbcIdempotency.execute(both, Fingerprint.of("B"), c, number, () -> 9)).status())
+        assertThat(Tx.commit(ds, c -> JdbcIdempotency.execute(IdempotentCall.of(both, number).withFingerprint(Fingerprint.of("A")),
+                c, () -> 7)).isExecuted()).isTrue();
+        assertThat(Tx.commit(ds, c -> JdbcIdempotency.execute(IdempotentCall.of(both, number).withFingerprint(Fingerprint.of("A")),
+                c, () -> 8)).value()).isEqualTo(7);
+        assertThat(Tx.commit(ds, c -> JdbcIdempotency.execute(IdempotentCall.of(both, number).withFingerprint(Fingerprint.of("B")),
+                c, () -> 9)).status())
                 .isEqualTo(Outcome.Status.MISMATCH);
 
-        assertThat(Tx.count(ds, "SELECT COUNT(*) FROM idempotency_record WHERE scope = 'static' AND key_id IN ('plain', 'fingerprinted', 'coded', 'both')")).isEqualTo(4);
+        assertThat(Tx.count(ds,
+                "SELECT COUNT(*) FROM idempotency_record WHERE scope = 'static' AND key_id IN ('plain', 'fingerprinted', 'coded', 'both')")).isEqualTo(4);
     }
 
     @Test

@@ -7,6 +7,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.idempotency.BatchJob;
 import dev.idempotency.Idempotency;
 import dev.idempotency.IdempotencyKey;
+import dev.idempotency.IdempotentCall;
 import dev.idempotency.IdempotencyListener;
 import dev.idempotency.KeyPolicy;
 import dev.idempotency.ManagedIdempotency;
@@ -85,14 +86,14 @@ class ListenerTest {
 
     @Test
     void writeLastIsHeardOnceAfterItsCommit() throws Exception {
-        assertThat(managed.executeWritingLast(keyOf("last"), tx -> "v").isExecuted()).isTrue();
-        assertThat(managed.executeWritingLast(keyOf("last"), tx -> "w").value()).isEqualTo("v");
+        assertThat(managed.writeLast(keyOf("last"), tx -> "v").isExecuted()).isTrue();
+        assertThat(managed.writeLast(keyOf("last"), tx -> "w").value()).isEqualTo("v");
         assertThat(heard.calls()).containsExactly("last:EXECUTED", "last:REPLAYED");
     }
 
     @Test
     void leaseModeAndItsPhasesAreHeardOnceAfterTheFinishCommits() throws Exception {
-        assertThat(managed.lease(keyOf("lease"), ResultCodec.string(), attempt -> "called").isExecuted()).isTrue();
+        assertThat(managed.lease(IdempotentCall.of(keyOf("lease"), ResultCodec.string()), attempt -> "called").isExecuted()).isTrue();
         Phases<Connection, String, Exception> phases = Phases.<Connection, String, Exception>prepare(tx -> "prepared", ResultCodec.string())
                 .call((attempt, prepared) -> prepared + "+called")
                 .finish((tx, prepared, called) -> called + "+finished", ResultCodec.string());
@@ -106,15 +107,15 @@ class ListenerTest {
         Tx.commit(ds, c -> heardEngine.execute(keyOf("c2"), c, () -> "earlier"));
         heard.clear();
         List<Outcome<String>> outcomes = Tx.commit(ds, c -> heardEngine.executeChunk(c, items("c1", "c2", "c3"),
-                ListenerTest::keyOf, ResultCodec.string(), id -> "v-" + id));
+                item -> IdempotentCall.of(ListenerTest.keyOf(item), ResultCodec.string()), id -> "v-" + id));
         assertThat(outcomes).hasSize(3);
         assertThat(heard.calls()).containsExactly("c1:EXECUTED before its commit", "c2:REPLAYED", "c3:EXECUTED before its commit");
     }
 
     @Test
     void aChunkInTheCallersTransactionWhoseItemThrowsIsHeardAsOneError() {
-        assertThatThrownBy(() -> Tx.commit(ds, c -> heardEngine.executeChunk(c, items("e1", "e2", "e3"), ListenerTest::keyOf,
-                ResultCodec.string(), id -> {
+        assertThatThrownBy(() -> Tx.commit(ds, c -> heardEngine.executeChunk(c, items("e1", "e2", "e3"),
+                item -> IdempotentCall.of(ListenerTest.keyOf(item), ResultCodec.string()), id -> {
                     if (id.equals("e2")) {
                         throw new IllegalStateException("item failed");
                     }
@@ -127,8 +128,8 @@ class ListenerTest {
     void aManagedChunkIsHeardItemByItemAfterItsCommit() throws Exception {
         managed.execute(keyOf("m2"), tx -> "earlier");
         heard.clear();
-        List<Outcome<String>> outcomes = managed.executeChunk(items("m1", "m2", "m3"), ListenerTest::keyOf,
-                id -> dev.idempotency.Fingerprint.NONE, ResultCodec.string(), (tx, id) -> "v-" + id);
+        List<Outcome<String>> outcomes = managed.executeChunk(items("m1", "m2", "m3"),
+                item -> IdempotentCall.of(ListenerTest.keyOf(item), ResultCodec.string()), (tx, id) -> "v-" + id);
         assertThat(outcomes).hasSize(3);
         assertThat(heard.calls()).containsExactly("m1:EXECUTED", "m2:REPLAYED", "m3:EXECUTED");
     }
@@ -136,7 +137,7 @@ class ListenerTest {
     @Test
     void aBatchJobIsHeardItemByItemAfterEachChunkCommits() throws Exception {
         BatchJob<Connection, String, String, Exception> job = BatchJob.<Connection, String, String, Exception>builder(managed,
-                ListenerTest::keyOf, ResultCodec.string(), (tx, id) -> "v-" + id).chunkSize(2).build();
+                item -> IdempotentCall.of(ListenerTest.keyOf(item), ResultCodec.string()), (tx, id) -> "v-" + id).chunkSize(2).build();
         assertThat(job.run(items("b1", "b2", "b3", "b4", "b5").iterator()).progress().executed()).isEqualTo(5);
         assertThat(heard.calls()).containsExactly("b1:EXECUTED", "b2:EXECUTED", "b3:EXECUTED", "b4:EXECUTED", "b5:EXECUTED");
         heard.clear();
@@ -167,7 +168,7 @@ class ListenerTest {
         IdempotencyKey key = IdempotencyKey.of("t", "k");
         Tx.commit(ds, c -> idem.execute(key, c, () -> "v"));
         Tx.commit(ds, c -> idem.execute(key, c, () -> "v"));
-        Tx.commit(ds, c -> idem.execute(key, dev.idempotency.Fingerprint.of("other"), c, () -> "v"));
+        Tx.commit(ds, c -> idem.execute(IdempotentCall.of(key, dev.idempotency.Fingerprint.of("other")), c, () -> "v"));
         Tx.commit(ds, c -> idem.execute(IdempotencyKey.of("t", "final"), c, () -> {
             throw new java.io.IOException("declined");
         }));

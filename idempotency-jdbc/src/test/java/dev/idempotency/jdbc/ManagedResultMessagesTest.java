@@ -7,6 +7,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.idempotency.Fingerprint;
 import dev.idempotency.Idempotency;
 import dev.idempotency.IdempotencyKey;
+import dev.idempotency.IdempotentCall;
 import dev.idempotency.KeyPolicy;
 import dev.idempotency.ManagedIdempotency;
 import dev.idempotency.ResultCodec;
@@ -71,9 +72,9 @@ class ManagedResultMessagesTest {
 
     @Test
     void writeLastSaysItRolledItsTransactionBack() {
-        assertThatThrownBy(() -> managed.executeWritingLast(key(), tx -> "over eight bytes"))
+        assertThatThrownBy(() -> managed.writeLast(key(), tx -> "over eight bytes"))
                 .isInstanceOf(ResultTooLargeException.class).hasMessageContaining(OURS).hasMessageNotContaining(YOURS);
-        assertThatThrownBy(() -> managed.executeWritingLast(key(), tx -> new StringBuilder("x")))
+        assertThatThrownBy(() -> managed.writeLast(key(), tx -> new StringBuilder("x")))
                 .isInstanceOf(ResultCodecException.class).hasMessageContaining(OURS).hasMessageNotContaining(YOURS);
     }
 
@@ -82,10 +83,10 @@ class ManagedResultMessagesTest {
         ResultCodec<String> failing = ResultCodec.of("failing", value -> {
             throw new IllegalStateException("cannot encode");
         }, bytes -> "never");
-        assertThatThrownBy(() -> managed.executeChunk(List.of(key()), k -> k, k -> Fingerprint.NONE, ResultCodec.string(),
+        assertThatThrownBy(() -> managed.executeChunk(List.of(key()), k -> IdempotentCall.of(k, ResultCodec.string()),
                 (tx, k) -> "over eight bytes")).isInstanceOf(ResultTooLargeException.class).hasMessageContaining(OURS)
                 .hasMessageNotContaining(YOURS);
-        assertThatThrownBy(() -> managed.executeChunk(List.of(key()), k -> k, k -> Fingerprint.NONE, failing, (tx, k) -> "v"))
+        assertThatThrownBy(() -> managed.executeChunk(List.of(key()), k -> IdempotentCall.of(k, failing), (tx, k) -> "v"))
                 .isInstanceOf(ResultCodecException.class).hasMessageContaining(OURS).hasMessageNotContaining(YOURS);
     }
 }

@@ -113,13 +113,13 @@ class MariaDbStoreTest extends AbstractJdbcStoreTest {
         dev.idempotency.ManagedIdempotency<Connection> managed = dev.idempotency.ManagedIdempotency.builder(
                 engine(KeyPolicy.builder().maxResultBytes(sixteenMiB).build()), JdbcTransactions.of(dataSource())).build();
         IdempotencyKey key = key("write-last-over-the-packet");
-        assertThatThrownBy(() -> managed.executeWritingLast(key, c -> {
+        assertThatThrownBy(() -> managed.writeLast(key, c -> {
             work(c, key);
             return "x".repeat(sixteenMiB);
         })).isInstanceOf(ResultOverPacketLimitException.class).hasMessageContaining("Nothing was sent");
         assertThat(effects()).as("the work was rolled back").isZero();
         assertThat(records()).as("nothing recorded").isZero();
-        assertThat(managed.executeWritingLast(key, c -> work(c, key)).isExecuted()).as("the retry runs and records").isTrue();
+        assertThat(managed.writeLast(key, c -> work(c, key)).isExecuted()).as("the retry runs and records").isTrue();
         assertThat(records()).isEqualTo(1);
     }
 

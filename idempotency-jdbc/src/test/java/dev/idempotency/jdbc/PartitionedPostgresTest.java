@@ -105,7 +105,8 @@ class PartitionedPostgresTest {
         // that the primary key (scope, key_id, expires_at) cannot be what refuses the second record.
         AtomicLong ticks = new AtomicLong(clockMillis.get());
         InstantSource ticking = () -> Instant.ofEpochMilli(ticks.getAndIncrement());
-        ManagedIdempotency<Connection> managed = ManagedIdempotency.builder(engine(Duration.ofHours(24), ticking), JdbcTransactions.of(pool))
+        ManagedIdempotency<Connection> managed = ManagedIdempotency.builder(engine(Duration.ofHours(24), ticking),
+                JdbcTransactions.of(pool))
                 .retry(RetryPolicy.builder().maxAttempts(10).build()).build();
         String prefix = "race-" + UUID.randomUUID().toString().substring(0, 8) + "-";
         ExecutorService senders = Executors.newFixedThreadPool(SENDERS);
@@ -195,8 +196,8 @@ class PartitionedPostgresTest {
     void writeLastOnThePartitionedTableKeepsOneRecordAndTheDuplicateReplays() throws Exception {
         ManagedIdempotency<Connection> managed = ManagedIdempotency.builder(engine(Duration.ofHours(1)), JdbcTransactions.of(pool)).build();
         IdempotencyKey key = IdempotencyKey.of("write-last", UUID.randomUUID().toString());
-        Outcome<String> first = managed.executeWritingLast(key, c -> "first");
-        Outcome<String> again = managed.executeWritingLast(key, c -> "second");
+        Outcome<String> first = managed.writeLast(key, c -> "first");
+        Outcome<String> again = managed.writeLast(key, c -> "second");
         assertThat(first.isExecuted()).isTrue();
         assertThat(again.status()).isEqualTo(Outcome.Status.REPLAYED);
         assertThat(again.value()).isEqualTo("first");

@@ -8,6 +8,7 @@ import dev.idempotency.BatchJob;
 import dev.idempotency.Fingerprint;
 import dev.idempotency.Idempotency;
 import dev.idempotency.IdempotencyKey;
+import dev.idempotency.IdempotentCall;
 import dev.idempotency.IdempotencyStoreException;
 import dev.idempotency.ManagedIdempotency;
 import dev.idempotency.Phases;
@@ -119,9 +120,9 @@ class PostgresListenerTest {
     @Test
     void writeLastWhoseCommitIsRefusedIsHeardAsOneErrorAndAConflictAsARetry() throws Exception {
         IdempotencyKey refused = key("refused-");
-        assertThatThrownBy(() -> managed.executeWritingLast(refused, tx -> "v")).isInstanceOf(IdempotencyStoreException.class);
+        assertThatThrownBy(() -> managed.writeLast(refused, tx -> "v")).isInstanceOf(IdempotencyStoreException.class);
         IdempotencyKey conflict = key("conflict1-");
-        assertThat(managed.executeWritingLast(conflict, tx -> "v").isExecuted()).isTrue();
+        assertThat(managed.writeLast(conflict, tx -> "v").isExecuted()).isTrue();
         assertThat(heard.calls()).containsExactly(refused.id() + ":error:IdempotencyStoreException",
                 conflict.id() + ":retry:1", conflict.id() + ":EXECUTED");
     }
@@ -129,10 +130,10 @@ class PostgresListenerTest {
     @Test
     void leaseModeWhoseFinishCommitIsRefusedIsHeardAsOneErrorAndAConflictAsARetry() throws Exception {
         IdempotencyKey refused = key("refused-");
-        assertThatThrownBy(() -> managed.lease(refused, ResultCodec.string(), attempt -> "called"))
+        assertThatThrownBy(() -> managed.lease(IdempotentCall.of(refused, ResultCodec.string()), attempt -> "called"))
                 .isInstanceOf(IdempotencyStoreException.class);
         IdempotencyKey conflict = key("conflict1-");
-        assertThat(managed.lease(conflict, ResultCodec.string(), attempt -> "called").isExecuted()).isTrue();
+        assertThat(managed.lease(IdempotentCall.of(conflict, ResultCodec.string()), attempt -> "called").isExecuted()).isTrue();
         assertThat(heard.calls()).containsExactly(refused.id() + ":error:IdempotencyStoreException",
                 conflict.id() + ":retry:1", conflict.id() + ":EXECUTED");
     }
@@ -153,7 +154,7 @@ class PostgresListenerTest {
     @Test
     void aManagedChunkWhoseCommitIsRefusedIsHeardAsOneErrorAndNoOutcome() {
         List<IdempotencyKey> chunk = List.of(key("a-"), key("refused-"), key("c-"));
-        assertThatThrownBy(() -> managed.executeChunk(chunk, k -> k, k -> Fingerprint.NONE, ResultCodec.string(), (tx, k) -> "v"))
+        assertThatThrownBy(() -> managed.executeChunk(chunk, k -> IdempotentCall.of(k, ResultCodec.string()), (tx, k) -> "v"))
                 .isInstanceOf(IdempotencyStoreException.class);
         assertThat(heard.calls()).as("one error, with the chunk's first key").containsExactly(chunk.get(0).id()
                 + ":error:IdempotencyStoreException");
@@ -162,7 +163,7 @@ class PostgresListenerTest {
     @Test
     void aManagedChunkWhoseCommitConflictsOnceIsHeardAsARetryThenItemByItem() throws Exception {
         List<IdempotencyKey> chunk = List.of(key("conflict1-"), key("b-"), key("c-"));
-        assertThat(managed.executeChunk(chunk, k -> k, k -> Fingerprint.NONE, ResultCodec.string(), (tx, k) -> "v")).hasSize(3);
+        assertThat(managed.executeChunk(chunk, k -> IdempotentCall.of(k, ResultCodec.string()), (tx, k) -> "v")).hasSize(3);
         assertThat(heard.calls()).containsExactly(chunk.get(0).id() + ":retry:1", chunk.get(0).id() + ":EXECUTED",
                 chunk.get(1).id() + ":EXECUTED", chunk.get(2).id() + ":EXECUTED");
     }
@@ -171,7 +172,7 @@ class PostgresListenerTest {
     void aBatchJobIsHeardItemByItemForEachCommittedChunkAndOnceForTheChunkWhoseCommitIsRefused() {
         List<IdempotencyKey> items = List.of(key("a-"), key("b-"), key("refused-"), key("d-"));
         BatchJob<Connection, IdempotencyKey, String, Exception> job = BatchJob.<Connection, IdempotencyKey, String, Exception>builder(
-                managed, k -> k, ResultCodec.string(), (tx, k) -> "v").chunkSize(2).build();
+                managed, k -> IdempotentCall.of(k, ResultCodec.string()), (tx, k) -> "v").chunkSize(2).build();
         assertThatThrownBy(() -> job.run(items.iterator())).isInstanceOf(IdempotencyStoreException.class);
         assertThat(heard.calls()).containsExactly(items.get(0).id() + ":EXECUTED", items.get(1).id() + ":EXECUTED",
                 items.get(2).id() + ":error:IdempotencyStoreException");

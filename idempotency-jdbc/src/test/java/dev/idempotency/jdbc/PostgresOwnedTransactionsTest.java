@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.idempotency.Idempotency;
 import dev.idempotency.IdempotencyKey;
+import dev.idempotency.IdempotentCall;
 import dev.idempotency.IdempotencyStoreException;
 import dev.idempotency.KeyPolicy;
 import dev.idempotency.ManagedIdempotency;
@@ -138,7 +139,8 @@ class PostgresOwnedTransactionsTest {
         IdempotencyKey fresh = key();
         List<Outcome<String>> chunk = JdbcTransactions.of(pool).inTransaction(c -> {
             engine.execute(executed, c, () -> "single");
-            return engine.executeChunk(c, List.of(executed, fresh), k -> k, dev.idempotency.ResultCodec.string(), k -> "chunk");
+            return engine.executeChunk(c, List.of(executed, fresh), k -> IdempotentCall.of(k, dev.idempotency.ResultCodec.string()),
+                    k -> "chunk");
         });
         assertThat(chunk.get(0).status()).isEqualTo(Outcome.Status.REPLAYED);
         assertThat(chunk.get(0).value()).isEqualTo("single");
@@ -309,8 +311,8 @@ class PostgresOwnedTransactionsTest {
         try (OneConnection one = new OneConnection()) {
             ManagedIdempotency<Connection> managed = one.managed(under);
             IdempotencyKey key = key();
-            Outcome<String> first = managed.executeWritingLast(key, c -> effect(c, key));
-            Outcome<String> again = managed.executeWritingLast(key, c -> effect(c, key));
+            Outcome<String> first = managed.writeLast(key, c -> effect(c, key));
+            Outcome<String> again = managed.writeLast(key, c -> effect(c, key));
             assertThat(again.status()).isEqualTo(Outcome.Status.REPLAYED);
             assertThat(again.value()).isEqualTo(first.value());
             assertThat(one.usable()).isTrue();
@@ -343,10 +345,10 @@ class PostgresOwnedTransactionsTest {
             ManagedIdempotency<Connection> other = ManagedIdempotency.builder(Idempotency.of(store), JdbcTransactions.of(pool)).build();
             IdempotencyKey key = key();
             AtomicInteger attempts = new AtomicInteger();
-            Outcome<String> outcome = managed.executeWritingLast(key, c -> {
+            Outcome<String> outcome = managed.writeLast(key, c -> {
                 String value = effect(c, key); // the snapshot is taken here
                 if (attempts.incrementAndGet() == 1) {
-                    assertThat(other.executeWritingLast(key, o -> "the other's").isExecuted()).isTrue();
+                    assertThat(other.writeLast(key, o -> "the other's").isExecuted()).isTrue();
                 }
                 return value;
             });

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.idempotency.IdempotencyKey;
+import dev.idempotency.IdempotentCall;
 import dev.idempotency.ManagedIdempotency;
 import dev.idempotency.ResultCodec;
 import dev.idempotency.TransactionRequiredException;
@@ -51,7 +52,8 @@ class PostgresReadOnlyTest {
         IdempotencyKey key = IdempotencyKey.of("read-only", UUID.randomUUID().toString());
         assertThatThrownBy(() -> managed.execute(key, tx -> "r")).isInstanceOf(TransactionRequiredException.class)
                 .hasMessageContaining("the library rolled back the transaction it ran").hasMessageNotContaining("roll back,");
-        assertThatThrownBy(() -> managed.lease(key, ResultCodec.string(), attempt -> "r")).isInstanceOf(TransactionRequiredException.class)
+        assertThatThrownBy(() -> managed.lease(IdempotentCall.of(key, ResultCodec.string()),
+                attempt -> "r")).isInstanceOf(TransactionRequiredException.class)
                 .hasMessageContaining("the library rolled back the transaction it ran").hasMessageNotContaining("roll back,");
     }
 }

@@ -24,13 +24,13 @@ class PostgresWriteLastTest extends AbstractWriteLastTest {
     void aFirstExecutionSendsTheRecordWithTheCommitInOneRoundTrip() throws Exception {
         ManagedIdempotency<Connection> m = managed();
         IdempotencyKey warmUp = key();
-        m.executeWritingLast(warmUp, c -> effect(c, warmUp, "warm"));
-        m.executeWritingLast(warmUp, c -> effect(c, warmUp, "warm again"));
+        m.writeLast(warmUp, c -> effect(c, warmUp, "warm"));
+        m.writeLast(warmUp, c -> effect(c, warmUp, "warm again"));
         IdempotencyKey key = key();
         Object[] outcome = new Object[1];
-        int first = PostgresIsolationTest.roundTrips(() -> outcome[0] = m.executeWritingLast(key, c -> effect(c, key, "v")));
+        int first = PostgresIsolationTest.roundTrips(() -> outcome[0] = m.writeLast(key, c -> effect(c, key, "v")));
         Object[] replay = new Object[1];
-        int again = PostgresIsolationTest.roundTrips(() -> replay[0] = m.executeWritingLast(key, c -> effect(c, key, "w")));
+        int again = PostgresIsolationTest.roundTrips(() -> replay[0] = m.writeLast(key, c -> effect(c, key, "w")));
         System.out.printf("PostgreSQL wire (Sync messages), write-last: a first execution costs %d round trips, commit"
                 + " included; a replay %d%n", first, again);
         assertThat(outcome[0]).isInstanceOf(Outcome.Executed.class);
@@ -48,7 +48,7 @@ class PostgresWriteLastTest extends AbstractWriteLastTest {
     void aLockTimeoutOverPostgresMaximumIsBoundedNotRefused() throws Exception {
         ManagedIdempotency<Connection> m = managed(java.time.InstantSource.system(), java.time.Duration.ofDays(30));
         IdempotencyKey key = key();
-        assertThat(m.executeWritingLast(key, c -> effect(c, key, "v")).isExecuted()).isTrue();
+        assertThat(m.writeLast(key, c -> effect(c, key, "v")).isExecuted()).isTrue();
         assertThat(record(key)).containsExactly("COMPLETED", "v");
     }
 }

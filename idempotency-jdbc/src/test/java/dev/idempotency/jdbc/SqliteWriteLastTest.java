@@ -46,7 +46,7 @@ class SqliteWriteLastTest extends AbstractWriteLastTest {
             assertThat(m.engine().execute(key, holder, () -> effect(holder, key, "holder"))).isInstanceOf(Outcome.Executed.class);
             waiting = CompletableFuture.supplyAsync(() -> {
                 try {
-                    return m.executeWritingLast(key, c -> effect(c, key, "waiter"));
+                    return m.writeLast(key, c -> effect(c, key, "waiter"));
                 } catch (Exception e) {
                     throw new IllegalStateException(e);
                 }

@@ -2,14 +2,13 @@ package dev.idempotency.spring;
 
 import dev.idempotency.AbandonedClaimException;
 import dev.idempotency.DuplicateKeyInChunkException;
-import dev.idempotency.Fingerprint;
 import dev.idempotency.Idempotency;
 import dev.idempotency.IdempotencyKey;
 import dev.idempotency.IdempotencyStoreException;
+import dev.idempotency.IdempotentCall;
 import dev.idempotency.InvalidKeyException;
 import dev.idempotency.ItemWork;
 import dev.idempotency.Outcome;
-import dev.idempotency.ResultCodec;
 import dev.idempotency.ResultCodecException;
 import dev.idempotency.ResultTooLargeException;
 import dev.idempotency.TransactionRequiredException;
@@ -106,8 +105,32 @@ public final class SpringIdempotency {
     }
 
     /**
-     * Runs {@code work} at most once for {@code key} in the current Spring transaction, choosing a
-     * built-in codec by the result's type, as {@link Idempotency#execute(IdempotencyKey, Object, Work)}.
+     * Runs {@code work} at most once for the call's key in the current Spring transaction, with the
+     * call's fingerprint and codec, or one chosen by the result's type, as
+     * {@link Idempotency#execute(IdempotentCall, Object, Work)}.
+     *
+     * @param call the key, fingerprint and codec
+     * @param work the business change; it must not commit, roll back or suspend the transaction
+     * @param <T> the result type
+     * @param <X> the work's checked exception
+     * @return the outcome; never {@code null}
+     * @throws X the work's own exception, unchanged
+     * @throws InvalidKeyException if the policy refuses the key
+     * @throws TransactionRequiredException if no suitable Spring transaction is active (see the class comment)
+     * @throws AbandonedClaimException if an earlier work left the key's claim committed without its result
+     * @throws ResultCodecException if the result cannot be encoded (no built-in codec fits it), or a replay cannot be
+     *     decoded
+     * @throws ResultTooLargeException if the encoded result is over the policy's limit
+     * @throws IdempotencyStoreException if the store fails
+     */
+    public <T, X extends Exception> Outcome<T> execute(IdempotentCall<T> call, Work<T, X> work) throws X {
+        Objects.requireNonNull(call, "call");
+        return inTransaction(call.key(), work, connection -> engine.execute(call, connection, work));
+    }
+
+    /**
+     * The shortcut of {@link #execute(IdempotentCall, Work)} for {@code IdempotentCall.of(key)}: no
+     * fingerprint, a built-in codec chosen by the result's type.
      *
      * @param key the key
      * @param work the business change; it must not commit, roll back or suspend the transaction
@@ -123,92 +146,35 @@ public final class SpringIdempotency {
      * @throws IdempotencyStoreException if the store fails
      */
     public <T, X extends Exception> Outcome<T> execute(IdempotencyKey key, Work<T, X> work) throws X {
-        return execute(key, Fingerprint.NONE, null, work);
+        return inTransaction(key, work, connection -> engine.execute(key, connection, work));
     }
 
-    /**
-     * As {@link #execute(IdempotencyKey, Work)}, with a request fingerprint: the same key with
-     * another fingerprint gives {@link Outcome.Mismatch}.
-     *
-     * @param key the key
-     * @param fingerprint the request's fingerprint
-     * @param work the business change
-     * @param <T> the result type
-     * @param <X> the work's checked exception
-     * @return the outcome; never {@code null}
-     * @throws X the work's own exception, unchanged
-     * @throws InvalidKeyException if the policy refuses the key
-     * @throws TransactionRequiredException if no suitable Spring transaction is active
-     * @throws AbandonedClaimException if an earlier work left the key's claim committed without its result
-     * @throws ResultCodecException if the result cannot be encoded, or a replay cannot be decoded
-     * @throws ResultTooLargeException if the encoded result is over the policy's limit
-     * @throws IdempotencyStoreException if the store fails
-     */
-    public <T, X extends Exception> Outcome<T> execute(IdempotencyKey key, Fingerprint fingerprint, Work<T, X> work) throws X {
-        return execute(key, Objects.requireNonNull(fingerprint, "fingerprint"), null, work);
-    }
-
-    /**
-     * As {@link #execute(IdempotencyKey, Work)}, with an explicit codec for the result.
-     *
-     * @param key the key
-     * @param codec encodes the result for the record and decodes it for a replay
-     * @param work the business change
-     * @param <T> the result type
-     * @param <X> the work's checked exception
-     * @return the outcome; never {@code null}
-     * @throws X the work's own exception, unchanged
-     * @throws InvalidKeyException if the policy refuses the key
-     * @throws TransactionRequiredException if no suitable Spring transaction is active
-     * @throws AbandonedClaimException if an earlier work left the key's claim committed without its result
-     * @throws ResultCodecException if the result cannot be encoded, or a replay cannot be decoded
-     * @throws ResultTooLargeException if the encoded result is over the policy's limit
-     * @throws IdempotencyStoreException if the store fails
-     */
-    public <T, X extends Exception> Outcome<T> execute(IdempotencyKey key, ResultCodec<T> codec, Work<T, X> work) throws X {
-        return execute(key, Fingerprint.NONE, Objects.requireNonNull(codec, "codec"), work);
-    }
-
-    /**
-     * The complete form: key, fingerprint, codec and work.
-     *
-     * @param key the key
-     * @param fingerprint the request's fingerprint
-     * @param codec encodes the result for the record and decodes it for a replay; {@code null} to
-     *     choose a built-in codec by the result's type
-     * @param work the business change
-     * @param <T> the result type
-     * @param <X> the work's checked exception
-     * @return the outcome; never {@code null}
-     * @throws X the work's own exception, unchanged
-     * @throws InvalidKeyException if the policy refuses the key
-     * @throws TransactionRequiredException if no suitable Spring transaction is active
-     * @throws AbandonedClaimException if an earlier work left the key's claim committed without its result
-     * @throws ResultCodecException if the result cannot be encoded, or a replay cannot be decoded
-     * @throws ResultTooLargeException if the encoded result is over the policy's limit
-     * @throws IdempotencyStoreException if the store fails
-     */
-    public <T, X extends Exception> Outcome<T> execute(IdempotencyKey key, Fingerprint fingerprint,
-            @Nullable ResultCodec<T> codec, Work<T, X> work) throws X {
-        Objects.requireNonNull(fingerprint, "fingerprint");
+    /** Validates the key, then runs {@code execute} on the current Spring transaction's connection. */
+    private <T, X extends Exception> Outcome<T> inTransaction(@Nullable IdempotencyKey key, Work<T, X> work,
+                                                              OnConnection<T, X> execute) throws X {
         Objects.requireNonNull(work, "work");
         IdempotencyKey valid = engine.policy().validate(key);
         Connection connection = transactionalConnection(valid);
         try {
-            return codec == null ? engine.execute(valid, fingerprint, connection, work)
-                    : engine.execute(valid, fingerprint, connection, codec, work);
+            return execute.apply(connection);
         } finally {
             DataSourceUtils.releaseConnection(connection, dataSource);
         }
     }
 
+    /** One engine call on the transaction's connection. */
+    @FunctionalInterface
+    private interface OnConnection<T, X extends Exception> {
+        Outcome<T> apply(Connection connection) throws X;
+    }
+
     /**
-     * Runs one chunk of keyed items in the current Spring transaction, as
-     * {@link Idempotency#executeChunk(Object, List, Function, ResultCodec, ItemWork)}.
+     * Runs one chunk of items in the current Spring transaction, each with its own call, as
+     * {@link Idempotency#executeChunk(Object, List, Function, ItemWork)}.
      *
      * @param items the chunk's items; at most a few thousand
-     * @param keyOf the key of an item
-     * @param codec encodes each result
+     * @param callOf the call of an item: its key, fingerprint (or none) and codec (or none, to choose
+     *     a built-in one by the result's type)
      * @param work the business change for one item
      * @param <I> the item type
      * @param <T> the result type
@@ -218,14 +184,16 @@ public final class SpringIdempotency {
      * @throws InvalidKeyException if the policy refuses an item's key
      * @throws DuplicateKeyInChunkException if two items have the same key
      * @throws TransactionRequiredException if no suitable Spring transaction is active
+     * @throws ResultCodecException if a result cannot be encoded, or a replay cannot be decoded
+     * @throws ResultTooLargeException if an encoded result is over the policy's limit
      * @throws IdempotencyStoreException if the store fails
      */
     public <I, T, X extends Exception> List<Outcome<T>> executeChunk(List<? extends I> items,
-            Function<? super I, IdempotencyKey> keyOf, ResultCodec<T> codec, ItemWork<? super I, T, X> work) throws X {
+            Function<? super I, IdempotentCall<T>> callOf, ItemWork<? super I, T, X> work) throws X {
         Objects.requireNonNull(items, "items");
         Connection connection = transactionalConnection(null);
         try {
-            return engine.executeChunk(connection, items, keyOf, codec, work);
+            return engine.executeChunk(connection, items, callOf, work);
         } finally {
             DataSourceUtils.releaseConnection(connection, dataSource);
         }

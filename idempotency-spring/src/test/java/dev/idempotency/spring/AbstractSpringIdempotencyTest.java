@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.idempotency.Idempotency;
 import dev.idempotency.IdempotencyKey;
+import dev.idempotency.IdempotentCall;
 import dev.idempotency.Outcome;
 import dev.idempotency.ResultCodec;
 import dev.idempotency.TransactionRequiredException;
@@ -169,13 +170,13 @@ abstract class AbstractSpringIdempotencyTest {
     void aChunkCommitsWithItsWrites_andRunsAgainOnlyItsNewItems() {
         AtomicInteger runs = new AtomicInteger();
         List<Outcome<String>> first = transactions.execute(status -> idempotency.executeChunk(List.of("a", "b"),
-                item -> IdempotencyKey.of(scope, item), ResultCodec.string(), item -> {
+                item -> IdempotentCall.of(IdempotencyKey.of(scope, item), ResultCodec.string()), item -> {
                     runs.incrementAndGet();
                     writePayment(scope + "-" + item, 100);
                     return "paid " + item;
                 }));
         List<Outcome<String>> again = transactions.execute(status -> idempotency.executeChunk(List.of("a", "b", "c"),
-                item -> IdempotencyKey.of(scope, item), ResultCodec.string(), item -> {
+                item -> IdempotentCall.of(IdempotencyKey.of(scope, item), ResultCodec.string()), item -> {
                     runs.incrementAndGet();
                     writePayment(scope + "-" + item, 100);
                     return "paid " + item;

@@ -13,6 +13,7 @@ import dev.idempotency.DuplicateKeyInChunkException;
 import dev.idempotency.Fingerprint;
 import dev.idempotency.Idempotency;
 import dev.idempotency.IdempotencyKey;
+import dev.idempotency.IdempotentCall;
 import dev.idempotency.IdempotencyStoreException;
 import dev.idempotency.ItemWork;
 import dev.idempotency.KeyPolicy;
@@ -462,7 +463,7 @@ public abstract class IdempotencyStoreContract<C> {
         C holder = open();
         boolean open = true;
         try {
-            assertOutcome(Promise.LOCK_TIMEOUT, idem.execute(key, A, holder, new Counting("holder")), Outcome.Status.EXECUTED, "holder");
+            assertOutcome(Promise.LOCK_TIMEOUT, idem.execute(IdempotentCall.of(key, A), holder, new Counting("holder")), Outcome.Status.EXECUTED, "holder");
             long started = System.nanoTime();
             Future<Outcome<String>> waiter = threads.submit(() -> inTx(impatient, key, A, waiterWork, true));
             Outcome<String> waited;
@@ -503,7 +504,7 @@ public abstract class IdempotencyStoreContract<C> {
         C tx = open();
         Throwable caught = null;
         try {
-            idem.execute(key, A, tx, () -> {
+            idem.execute(IdempotentCall.of(key, A), tx, () -> {
                 throw thrown;
             });
         } catch (Throwable t) {
@@ -530,8 +531,8 @@ public abstract class IdempotencyStoreContract<C> {
         C tx = open();
         Outcome<String> first;
         try {
-            first = idem.execute(key, A, tx, () -> {
-                idem.execute(partial, A, tx, () -> "partial write");
+            first = idem.execute(IdempotentCall.of(key, A), tx, () -> {
+                idem.execute(IdempotentCall.of(partial, A), tx, () -> "partial write");
                 throw new FinalFailure("card declined");
             });
         } catch (Throwable t) {
@@ -597,7 +598,7 @@ public abstract class IdempotencyStoreContract<C> {
             }
             IdempotencyKey key = IdempotencyKey.of("ended", committed ? "committed" : "rolled-back");
             Counting work = new Counting("late");
-            Throwable thrown = catchThrowable(() -> idem.execute(key, A, tx, work));
+            Throwable thrown = catchThrowable(() -> idem.execute(IdempotentCall.of(key, A), tx, work));
             String how = committed ? "commit(tx)" : "rollback(tx)";
             assertThat(thrown).as(Promise.TRANSACTION_REQUIRED.broken("execute on a transaction that the " + how + " hook ended was not"
                     + " refused (it " + (thrown == null ? "ran" : "threw " + thrown) + "). Either the store's checkTransaction does not"
@@ -659,7 +660,7 @@ public abstract class IdempotencyStoreContract<C> {
             Counting work = new Counting("written through " + u.kind());
             Throwable thrown;
             try (AutoCloseable discard = u.discard()) {
-                thrown = catchThrowable(() -> idem.execute(key, A, u.transaction(), work));
+                thrown = catchThrowable(() -> idem.execute(IdempotentCall.of(key, A), u.transaction(), work));
             }
             assertThat(thrown).as(Promise.TRANSACTION_REQUIRED.broken("execute on " + u.kind() + " " + (thrown == null ? "ran"
                     : "threw " + thrown))).isInstanceOf(TransactionRequiredException.class);
@@ -725,10 +726,10 @@ public abstract class IdempotencyStoreContract<C> {
         C tx = open();
         Outcome<String> outer;
         try {
-            outer = idem.execute(key, A, tx, () -> {
-                other.set(idem.execute(key, B, tx, nested));
+            outer = idem.execute(IdempotentCall.of(key, A), tx, () -> {
+                other.set(idem.execute(IdempotentCall.of(key, B), tx, nested));
                 try {
-                    same.set(idem.execute(key, A, tx, nested));
+                    same.set(idem.execute(IdempotentCall.of(key, A), tx, nested));
                 } catch (NestedKeyException ownClaim) {
                     sameRefused.set(ownClaim); // the engine knows the claim is its own work's, not one committed without its result
                 }
@@ -883,7 +884,7 @@ public abstract class IdempotencyStoreContract<C> {
         try {
             List<Outcome<String>> claimed;
             try {
-                claimed = idem.executeChunk(holder, held, Item::key, Item::fingerprint, ResultCodec.string(), new ItemRuns());
+                claimed = idem.executeChunk(holder, held, Item::call, new ItemRuns());
             } catch (RuntimeException e) {
                 throw new AssertionError(p.broken("The holder's executeChunk threw " + e), e);
             }
@@ -921,8 +922,7 @@ public abstract class IdempotencyStoreContract<C> {
         try {
             List<Outcome<String>> held;
             try {
-                held = idem.executeChunk(holder, items("chunk-held", A, "holder-", "k1"), Item::key, Item::fingerprint,
-                        ResultCodec.string(), new ItemRuns());
+                held = idem.executeChunk(holder, items("chunk-held", A, "holder-", "k1"), Item::call, new ItemRuns());
             } catch (RuntimeException e) {
                 throw new AssertionError(p.broken("The holder's executeChunk threw " + e), e);
             }
@@ -976,7 +976,7 @@ public abstract class IdempotencyStoreContract<C> {
         List<Item> chunk = List.of(new Item(one, A, "one"), new Item(two, A, "two"), new Item(one, A, "again"));
         ItemRuns work = new ItemRuns();
         C tx = open();
-        Throwable thrown = catchThrowable(() -> idem.executeChunk(tx, chunk, Item::key, Item::fingerprint, ResultCodec.string(), work));
+        Throwable thrown = catchThrowable(() -> idem.executeChunk(tx, chunk, Item::call, work));
         commit(tx);
         assertThat(thrown).as(p.broken("executeChunk " + (thrown == null ? "ran" : "threw " + thrown)))
                 .isInstanceOf(DuplicateKeyInChunkException.class);
@@ -999,10 +999,10 @@ public abstract class IdempotencyStoreContract<C> {
         C tx = open();
         List<Outcome<String>> first;
         try {
-            first = idem.executeChunk(tx, chunk, Item::key, Item::fingerprint, ResultCodec.string(), item -> {
+            first = idem.executeChunk(tx, chunk, Item::call, item -> {
                 String value = counted.apply(item);
                 if (item.key().id().equals("k2")) {
-                    idem.execute(partial, A, tx, () -> "partial write");
+                    idem.execute(IdempotentCall.of(partial, A), tx, () -> "partial write");
                     throw new FinalFailure("card declined");
                 }
                 return value;
@@ -1022,6 +1022,10 @@ public abstract class IdempotencyStoreContract<C> {
 
     /** An item of a chunk: its key, its request fingerprint, and what its work returns. */
     private record Item(IdempotencyKey key, Fingerprint fingerprint, String value) {
+        IdempotentCall<String> call() {
+            return IdempotentCall.of(key, ResultCodec.string()).withFingerprint(fingerprint);
+        }
+
         @Override
         public String toString() {
             return key.scope() + "/" + key.id();
@@ -1081,7 +1085,7 @@ public abstract class IdempotencyStoreContract<C> {
         C tx = open();
         List<Outcome<String>> outcomes;
         try {
-            outcomes = engine.executeChunk(tx, items, Item::key, Item::fingerprint, ResultCodec.string(), work);
+            outcomes = engine.executeChunk(tx, items, Item::call, work);
         } catch (Throwable t) {
             rollbackQuietly(tx, t);
             throw new AssertionError(promise.broken("executeChunk of " + items + " threw " + t), t);
@@ -1138,7 +1142,7 @@ public abstract class IdempotencyStoreContract<C> {
             C holder = open();
             Future<Claim> waiter;
             try {
-                assertOutcome(p, idem.execute(key, A, holder, new Counting("holder")), Outcome.Status.EXECUTED, "holder");
+                assertOutcome(p, idem.execute(IdempotentCall.of(key, A), holder, new Counting("holder")), Outcome.Status.EXECUTED, "holder");
                 waiter = threads.submit(() -> writeLast(key, A, "waiter", true));
                 Thread.sleep(100); // lets the waiter reach the store; the answer is the same if it does not
             } catch (Throwable t) {
@@ -1293,7 +1297,7 @@ public abstract class IdempotencyStoreContract<C> {
         letLeaseRunOut(SHORT_LEASE);
         held(p, claimLease(key, B, "owner-2", LIVE_LEASE, true), A, first.leaseUntil(), 1);
         acquired(p, claimLease(key, A, "owner-3", LIVE_LEASE, true), 2, null);
-        Outcome<String> other = managed(LeasePolicy.DEFAULT_LEASE).lease(key, B, ResultCodec.string(), attempt -> "other");
+        Outcome<String> other = managed(LeasePolicy.DEFAULT_LEASE).lease(IdempotentCall.of(key, ResultCodec.string()).withFingerprint(B), attempt -> "other");
         assertOutcome(p, other, Outcome.Status.MISMATCH, null);
     }
 
@@ -1436,8 +1440,8 @@ public abstract class IdempotencyStoreContract<C> {
         ManagedIdempotency<C> managed = managed(LeasePolicy.DEFAULT_LEASE);
         AtomicInteger calls = new AtomicInteger();
         LeasedWork<String, RuntimeException> call = attempt -> "charged " + calls.incrementAndGet() + " on attempt " + attempt.number();
-        assertOutcome(p, managed.lease(key, A, ResultCodec.string(), call), Outcome.Status.EXECUTED, "charged 1 on attempt 1");
-        assertOutcome(p, managed.lease(key, A, ResultCodec.string(), call), Outcome.Status.REPLAYED, "charged 1 on attempt 1");
+        assertOutcome(p, managed.lease(IdempotentCall.of(key, ResultCodec.string()).withFingerprint(A), call), Outcome.Status.EXECUTED, "charged 1 on attempt 1");
+        assertOutcome(p, managed.lease(IdempotentCall.of(key, ResultCodec.string()).withFingerprint(A), call), Outcome.Status.REPLAYED, "charged 1 on attempt 1");
         assertThat(calls.get()).as(p.broken("The call ran again")).isEqualTo(1);
     }
 
@@ -1451,11 +1455,11 @@ public abstract class IdempotencyStoreContract<C> {
         IdempotencyKey key = IdempotencyKey.of("leased", "throws");
         ManagedIdempotency<C> managed = managed(LIVE_LEASE);
         PlainFailure thrown = new PlainFailure("provider timed out");
-        Throwable caught = catchThrowable(() -> managed.lease(key, A, ResultCodec.string(), attempt -> {
+        Throwable caught = catchThrowable(() -> managed.lease(IdempotentCall.of(key, ResultCodec.string()).withFingerprint(A), attempt -> {
             throw thrown;
         }));
         assertThat(caught).as(p.broken("The caller did not get the call's own exception")).isSameAs(thrown);
-        Outcome<String> retried = managed.lease(key, A, ResultCodec.string(), attempt -> "retried on attempt " + attempt.number());
+        Outcome<String> retried = managed.lease(IdempotentCall.of(key, ResultCodec.string()).withFingerprint(A), attempt -> "retried on attempt " + attempt.number());
         assertOutcome(p, retried, Outcome.Status.EXECUTED, "retried on attempt 2");
     }
 
@@ -1473,10 +1477,10 @@ public abstract class IdempotencyStoreContract<C> {
             calls.incrementAndGet();
             throw new FinalFailure("card declined");
         };
-        Outcome<String> first = managed.lease(key, A, ResultCodec.string(), declined);
+        Outcome<String> first = managed.lease(IdempotentCall.of(key, ResultCodec.string()).withFingerprint(A), declined);
         assertThat(first).as(p.broken("The first attempt's outcome")).isInstanceOfSatisfying(Outcome.Failed.class,
                 f -> assertThat(f.replayed()).as(p.broken("The first failure is marked replayed")).isFalse());
-        Outcome<String> again = managed.lease(key, A, ResultCodec.string(), declined);
+        Outcome<String> again = managed.lease(IdempotentCall.of(key, ResultCodec.string()).withFingerprint(A), declined);
         assertThat(again).as(p.broken("The retry's outcome")).isInstanceOf(Outcome.Failed.class);
         Outcome.Failed<String> failed = (Outcome.Failed<String>) again;
         assertThat(failed.replayed()).as(p.broken("The retry's failure is not marked replayed")).isTrue();
@@ -1503,7 +1507,7 @@ public abstract class IdempotencyStoreContract<C> {
                     resumed.set("attempt " + attempt.number() + (attempt.resumed() ? ", resumed" : ", not resumed") + ", given " + prepared);
                     return "paid " + prepared;
                 }).result(codec);
-        Outcome<String> outcome = managed(LeasePolicy.DEFAULT_LEASE).run(key, A, charge);
+        Outcome<String> outcome = managed(LeasePolicy.DEFAULT_LEASE).run(IdempotentCall.of(key, A), charge);
         assertThat(prepares.get()).as(p.broken("prepare ran again")).isZero();
         assertThat(resumed.get()).as(p.broken("What the call saw")).isEqualTo("attempt 2, resumed, given charge #42 pending");
         assertOutcome(p, outcome, Outcome.Status.EXECUTED, "paid charge #42 pending");
@@ -1526,10 +1530,10 @@ public abstract class IdempotencyStoreContract<C> {
             takeOver.set(claimLease(key, A, "new owner", LIVE_LEASE, true));
             return "from the stale attempt";
         }).finish((tx, none, called) -> {
-            idem.execute(finishWrite, A, tx, () -> "finish write");
+            idem.execute(IdempotentCall.of(finishWrite, A), tx, () -> "finish write");
             return called;
         }, ResultCodec.string());
-        Throwable thrown = catchThrowable(() -> managed.run(key, A, slow));
+        Throwable thrown = catchThrowable(() -> managed.run(IdempotentCall.of(key, A), slow));
         acquired(p, takeOver.get(), 2, null);
         assertThat(thrown).as(p.broken("The stale attempt's finish")).isInstanceOf(LeaseLostException.class);
         assertOutcome(p, inTx(idem, finishWrite, A, new Counting("after"), false), Outcome.Status.EXECUTED, "after");
@@ -1537,7 +1541,7 @@ public abstract class IdempotencyStoreContract<C> {
         byte[] result = codec.encode("from the new owner");
         assertThat(ended(tx -> leasing().completeLeased(tx, "new owner", new LeasedCompletion(key, RecordStatus.COMPLETED, codec.name(),
                 result, RETENTION)))).as(p.broken("The new owner could not complete")).isPresent();
-        assertOutcome(p, managed.lease(key, A, codec, next -> "again"), Outcome.Status.REPLAYED, "from the new owner");
+        assertOutcome(p, managed.lease(IdempotentCall.of(key, codec).withFingerprint(A), next -> "again"), Outcome.Status.REPLAYED, "from the new owner");
     }
 
     // ---- lease helpers ------------------------------------------------------------------------------
@@ -2437,7 +2441,7 @@ public abstract class IdempotencyStoreContract<C> {
         C tx = open();
         Outcome<String> outcome;
         try {
-            outcome = idem.execute(key, Operations.fingerprint(a.fingerprint()), tx, () -> {
+            outcome = idem.execute(IdempotentCall.of(key, Operations.fingerprint(a.fingerprint())), tx, () -> {
                 ran.incrementAndGet();
                 if (a.throwsPlain()) {
                     throw new PlainFailure(value);
@@ -2481,7 +2485,7 @@ public abstract class IdempotencyStoreContract<C> {
     /** Executes with {@code codec}, or with the codec the engine picks by type if {@code null}. */
     private static <C> Outcome<Object> execute(Idempotency<C> engine, IdempotencyKey key, Fingerprint fp, C tx, ResultCodec<Object> codec,
                                                 Work<Object, ? extends Exception> work) throws Exception {
-        return codec == null ? engine.execute(key, fp, tx, work) : engine.execute(key, fp, tx, codec, work);
+        return codec == null ? engine.execute(IdempotentCall.of(key, fp), tx, work) : engine.execute(IdempotentCall.of(key, codec).withFingerprint(fp), tx, work);
     }
 
     /** As {@link #inTx}, for results of any type. */
@@ -2517,7 +2521,7 @@ public abstract class IdempotencyStoreContract<C> {
     /** Runs the work in a transaction of its own; commits unless told not to or the outcome is InProgress. */
     private Outcome<String> inTx(Idempotency<C> engine, IdempotencyKey key, Fingerprint fp, Work<String, ?> work, boolean commit)
             throws Exception {
-        return inOwnTx(tx -> engine.execute(key, fp, tx, work), commit);
+        return inOwnTx(tx -> engine.execute(IdempotentCall.of(key, fp), tx, work), commit);
     }
 
     /** Runs one execute in a transaction of its own; commits unless told not to or the outcome is InProgress. */
@@ -2543,7 +2547,7 @@ public abstract class IdempotencyStoreContract<C> {
         C holder = open();
         boolean open = true;
         try {
-            assertOutcome(promise, idem.execute(key, A, holder, new Counting("holder")), Outcome.Status.EXECUTED, "holder");
+            assertOutcome(promise, idem.execute(IdempotentCall.of(key, A), holder, new Counting("holder")), Outcome.Status.EXECUTED, "holder");
             Future<Outcome<String>> waiter = threads.submit(() -> inTx(engine, key, A, waiterWork, true));
             // Let the waiter reach the store before the holder ends. The expected outcome is the same
             // if it does not: it then finds the holder's committed record, or none.

@@ -1,5 +1,6 @@
 package dev.idempotency.examples.batch;
 
+import dev.idempotency.IdempotentCall;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.idempotency.BatchJob;
@@ -138,8 +139,9 @@ public final class PaymentImportJob {
             ManagedIdempotency<Connection> managed = ManagedIdempotency.of(engine, JdbcTransactions.of(dataSource));
             Consumer<JobProgress> progress = new ProgressBar(out, inPlace, options.progressEvery()); // or p -> log.info("{}", p)
             BatchJob<Connection, PaymentInstruction, Long, SQLException> job = BatchJob.builder(managed,
-                            PaymentInstruction::key, ResultCodec.longs(), Ledger::book) // a ChunkWork: (tx, instruction) -> entry id
-                    .fingerprint(PaymentInstruction::fingerprint)
+                            (PaymentInstruction instruction) -> IdempotentCall.of(instruction.key(), ResultCodec.longs())
+                                    .withFingerprint(instruction.fingerprint()),
+                            Ledger::book) // a ChunkWork: (tx, instruction) -> entry id
                     .chunkSize(options.chunk())
                     .listener(progress) // told the counts after every committed chunk
                     .build();

@@ -3,6 +3,7 @@ package dev.idempotency.examples.charges;
 import dev.idempotency.Fingerprint;
 import dev.idempotency.Idempotency;
 import dev.idempotency.IdempotencyKey;
+import dev.idempotency.IdempotentCall;
 import dev.idempotency.KeyPolicy;
 import dev.idempotency.LeasePolicy;
 import dev.idempotency.ManagedIdempotency;
@@ -109,7 +110,7 @@ public final class ChargeService {
                 .onFinalFailure((tx, chargeId, declined) -> markDeclined(tx, chargeId, declined.getMessage()))
                 .finish((tx, chargeId, providerChargeId) -> markSucceeded(tx, chargeId, providerChargeId), ResultCodec.string());
         Fingerprint body = Fingerprint.ofParts("POST /charges", request.customer(), request.card(), Long.toString(request.cents()));
-        return idempotency.run(key, body, charge);
+        return idempotency.run(IdempotentCall.of(key, body), charge);
         // end::charge[]
     }
 

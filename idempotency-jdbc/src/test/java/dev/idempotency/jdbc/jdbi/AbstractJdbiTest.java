@@ -7,6 +7,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.idempotency.Fingerprint;
 import dev.idempotency.Idempotency;
 import dev.idempotency.IdempotencyKey;
+import dev.idempotency.IdempotentCall;
 import dev.idempotency.KeyPolicy;
 import dev.idempotency.ManagedIdempotency;
 import dev.idempotency.Outcome;
@@ -110,8 +111,8 @@ abstract class AbstractJdbiTest {
     void writeLastThroughJdbiCommitsOnceAndARetryRollsItsWorkBackAndReplays() {
         ManagedIdempotency<Handle> managed = ManagedIdempotency.of(idem, JdbiTransactions.of(jdbi));
         IdempotencyKey key = key("write-last");
-        Outcome<String> first = managed.executeWritingLast(key, h -> work(h, key));
-        Outcome<String> retry = managed.executeWritingLast(key, h -> work(h, key));
+        Outcome<String> first = managed.writeLast(key, h -> work(h, key));
+        Outcome<String> retry = managed.writeLast(key, h -> work(h, key));
         assertThat(first).isEqualTo(new Outcome.Executed<>(key, "receipt-1"));
         assertThat(retry.status()).isEqualTo(Outcome.Status.REPLAYED);
         assertThat(retry.value()).isEqualTo("receipt-1");
@@ -161,9 +162,9 @@ abstract class AbstractJdbiTest {
     @Test
     void anotherFingerprintIsAMismatchAndTheHandleStaysUsable() {
         IdempotencyKey key = key("mismatch");
-        jdbi.useTransaction(h -> idem.execute(key, Fingerprint.of("amount=10"), h, () -> work(h, key)));
+        jdbi.useTransaction(h -> idem.execute(IdempotentCall.of(key, Fingerprint.of("amount=10")), h, () -> work(h, key)));
         Outcome<String> misuse = jdbi.inTransaction(h -> {
-            Outcome<String> o = idem.execute(key, Fingerprint.of("amount=99"), h, () -> work(h, key));
+            Outcome<String> o = idem.execute(IdempotentCall.of(key, Fingerprint.of("amount=99")), h, () -> work(h, key));
             work(h, key("unrelated"));
             return o;
         });

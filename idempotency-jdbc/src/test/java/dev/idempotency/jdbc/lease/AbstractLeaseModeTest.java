@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.idempotency.Idempotency;
 import dev.idempotency.IdempotencyKey;
+import dev.idempotency.IdempotentCall;
 import dev.idempotency.IdempotencyListener;
 import dev.idempotency.KeyPolicy;
 import dev.idempotency.LeaseAttempt;
@@ -152,12 +153,12 @@ public abstract class AbstractLeaseModeTest {
         ManagedIdempotency<Connection> m = managed(LeasePolicy.ofDefaults());
         IdempotencyKey key = key();
         List<Integer> numbers = new ArrayList<>();
-        Outcome<String> first = m.lease(key, ResultCodec.string(), attempt -> {
+        Outcome<String> first = m.lease(IdempotentCall.of(key, ResultCodec.string()), attempt -> {
             calls.incrementAndGet();
             numbers.add(attempt.number());
             return "paid:" + attempt.downstreamKey().id();
         });
-        Outcome<String> retry = m.lease(key, ResultCodec.string(), attempt -> {
+        Outcome<String> retry = m.lease(IdempotentCall.of(key, ResultCodec.string()), attempt -> {
             calls.incrementAndGet();
             return "again";
         });
@@ -174,13 +175,13 @@ public abstract class AbstractLeaseModeTest {
         IdempotencyKey key = key();
         CountDownLatch inCall = new CountDownLatch(1);
         CountDownLatch proceed = new CountDownLatch(1);
-        CompletableFuture<Outcome<String>> holder = async(() -> m.lease(key, ResultCodec.string(), attempt -> {
+        CompletableFuture<Outcome<String>> holder = async(() -> m.lease(IdempotentCall.of(key, ResultCodec.string()), attempt -> {
             inCall.countDown();
             proceed.await();
             return "first";
         }));
         assertThat(inCall.await(30, TimeUnit.SECONDS)).isTrue();
-        Outcome<String> duplicate = m.lease(key, ResultCodec.string(), attempt -> "second");
+        Outcome<String> duplicate = m.lease(IdempotentCall.of(key, ResultCodec.string()), attempt -> "second");
         assertThat(duplicate).isInstanceOf(Outcome.InProgress.class);
         Instant leaseUntil = ((Outcome.InProgress<String>) duplicate).leaseUntil();
         assertThat(leaseUntil).isAfter(Instant.now().plusSeconds(30));
@@ -188,7 +189,7 @@ public abstract class AbstractLeaseModeTest {
                 .isBetween(Duration.ofSeconds(30), Duration.ofMinutes(1));
         proceed.countDown();
         assertThat(holder.get(30, TimeUnit.SECONDS).value()).isEqualTo("first");
-        assertThat(m.lease(key, ResultCodec.string(), attempt -> "third")).isInstanceOf(Outcome.Replayed.class)
+        assertThat(m.lease(IdempotentCall.of(key, ResultCodec.string()), attempt -> "third")).isInstanceOf(Outcome.Replayed.class)
                 .extracting(Outcome::value).isEqualTo("first");
     }
 
@@ -202,18 +203,18 @@ public abstract class AbstractLeaseModeTest {
         IdempotencyKey key = key();
         CountDownLatch inCall = new CountDownLatch(1);
         CountDownLatch proceed = new CountDownLatch(1);
-        CompletableFuture<Outcome<String>> holder = async(() -> behind.lease(key, ResultCodec.string(), a -> {
+        CompletableFuture<Outcome<String>> holder = async(() -> behind.lease(IdempotentCall.of(key, ResultCodec.string()), a -> {
             inCall.countDown();
             proceed.await();
             return "behind";
         }));
         assertThat(inCall.await(30, TimeUnit.SECONDS)).isTrue();
-        Outcome<String> fromAhead = ahead.lease(key, ResultCodec.string(), a -> "ahead");
+        Outcome<String> fromAhead = ahead.lease(IdempotentCall.of(key, ResultCodec.string()), a -> "ahead");
         assertThat(fromAhead).as("a node whose clock runs 20 minutes ahead must not take over a live 5-second lease")
                 .isInstanceOf(Outcome.InProgress.class);
         proceed.countDown();
         assertThat(holder.get(30, TimeUnit.SECONDS)).isInstanceOf(Outcome.Executed.class);
-        assertThat(ahead.lease(key, ResultCodec.string(), a -> "ahead").value()).isEqualTo("behind");
+        assertThat(ahead.lease(IdempotentCall.of(key, ResultCodec.string()), a -> "ahead").value()).isEqualTo("behind");
     }
 
     @Test
@@ -343,12 +344,12 @@ public abstract class AbstractLeaseModeTest {
     void aLongCallExtendsItsLeaseAndKeepsTheKey() throws Exception {
         ManagedIdempotency<Connection> m = managed(LeasePolicy.builder().lease(Duration.ofMillis(300)).build());
         IdempotencyKey key = key();
-        Outcome<String> outcome = m.lease(key, ResultCodec.string(), attempt -> {
+        Outcome<String> outcome = m.lease(IdempotentCall.of(key, ResultCodec.string()), attempt -> {
             Instant before = attempt.leaseUntil();
             Instant extended = attempt.extend(Duration.ofMinutes(1));
             assertThat(extended).isAfter(before);
             Thread.sleep(400); // past the first lease, within the extended one
-            assertThat(m.lease(key, ResultCodec.string(), other -> "duplicate")).isInstanceOf(Outcome.InProgress.class);
+            assertThat(m.lease(IdempotentCall.of(key, ResultCodec.string()), other -> "duplicate")).isInstanceOf(Outcome.InProgress.class);
             return "done";
         });
         assertThat(outcome.value()).isEqualTo("done");
@@ -361,13 +362,13 @@ public abstract class AbstractLeaseModeTest {
                 .pollInterval(Duration.ofMillis(20)).build());
         IdempotencyKey key = key();
         CountDownLatch inCall = new CountDownLatch(1);
-        CompletableFuture<Outcome<String>> holder = async(() -> holderSide.lease(key, ResultCodec.string(), a -> {
+        CompletableFuture<Outcome<String>> holder = async(() -> holderSide.lease(IdempotentCall.of(key, ResultCodec.string()), a -> {
             inCall.countDown();
             Thread.sleep(200);
             return "first";
         }));
         assertThat(inCall.await(30, TimeUnit.SECONDS)).isTrue();
-        Outcome<String> waited = waiting.lease(key, ResultCodec.string(), a -> "second");
+        Outcome<String> waited = waiting.lease(IdempotentCall.of(key, ResultCodec.string()), a -> "second");
         assertThat(waited).isInstanceOf(Outcome.Replayed.class).extracting(Outcome::value).isEqualTo("first");
         assertThat(holder.get(30, TimeUnit.SECONDS)).isInstanceOf(Outcome.Executed.class);
     }

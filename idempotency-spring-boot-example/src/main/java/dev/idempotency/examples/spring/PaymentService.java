@@ -2,6 +2,7 @@ package dev.idempotency.examples.spring;
 
 import dev.idempotency.Fingerprint;
 import dev.idempotency.IdempotencyKey;
+import dev.idempotency.IdempotentCall;
 import dev.idempotency.Outcome;
 import dev.idempotency.spring.SpringIdempotency;
 import org.springframework.jdbc.core.JdbcTemplate;
@@ -34,7 +35,7 @@ public class PaymentService {
     public Response pay(String customer, String idempotencyKey, long cents) {
         IdempotencyKey key = IdempotencyKey.of(customer, idempotencyKey); // the scope is the authenticated customer
         Fingerprint request = Fingerprint.ofParts("POST /payments", customer, Long.toString(cents));
-        Outcome<Long> outcome = idempotency.execute(key, request, () -> {
+        Outcome<Long> outcome = idempotency.execute(IdempotentCall.of(key, request), () -> {
             jdbc.update("insert into payment (customer, cents) values (?, ?)", customer, cents);
             return jdbc.queryForObject("select max(id) from payment where customer = ?", Long.class, customer);
         });
