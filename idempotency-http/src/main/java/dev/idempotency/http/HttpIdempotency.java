@@ -16,7 +16,6 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
-import java.time.InstantSource;
 import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -113,7 +112,6 @@ public final class HttpIdempotency<C> {
     private final Set<String> replayedHeaders;
     private final Duration retryAfter;
     private final Function<Outcome.Failed<Response>, Response> failureResponse;
-    private final InstantSource clock;
     private final ResultCodec<Response> recorded;
 
     private HttpIdempotency(Builder<C> b) {
@@ -125,7 +123,6 @@ public final class HttpIdempotency<C> {
         this.replayedHeaders = b.replayedHeaders;
         this.retryAfter = b.retryAfter;
         this.failureResponse = b.failureResponse;
-        this.clock = b.clock;
         this.recorded = new RecordedResponses(replayedHeaders);
     }
 
@@ -463,7 +460,6 @@ public final class HttpIdempotency<C> {
         private Set<String> replayedHeaders = caseless(DEFAULT_REPLAYED_HEADERS);
         private Duration retryAfter = DEFAULT_RETRY_AFTER;
         private Function<Outcome.Failed<Response>, Response> failureResponse = HttpIdempotency::defaultFailureResponse;
-        private InstantSource clock = InstantSource.system();
 
         private Builder(Idempotency<C> engine, @Nullable ManagedIdempotency<C> managed) {
             this.engine = engine;
@@ -547,20 +543,6 @@ public final class HttpIdempotency<C> {
          */
         public Builder<C> failureResponse(Function<Outcome.Failed<Response>, Response> failureResponse) {
             this.failureResponse = Objects.requireNonNull(failureResponse, "failureResponse");
-            return this;
-        }
-
-        /**
-         * @param clock not read any more
-         * @return this builder
-         * @deprecated a leased key's {@code Retry-After} counts the lease's remaining time as the
-         *     store measured it ({@link Outcome.InProgress#leaseRemaining()}), by the database's
-         *     clock, so a node whose own clock is off still sends the right delay; this clock is
-         *     ignored
-         */
-        @Deprecated
-        public Builder<C> clock(InstantSource clock) {
-            this.clock = Objects.requireNonNull(clock, "clock");
             return this;
         }
 

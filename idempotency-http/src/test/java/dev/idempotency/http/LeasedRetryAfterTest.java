@@ -33,12 +33,12 @@ class LeasedRetryAfterTest {
     }
 
     @Test
-    @SuppressWarnings("deprecation") // the clock this layer no longer reads for a leased key
     void aNodeWhoseClockIsOffStillCountsRetryAfterToTheLeasesEndByTheDatabase() throws Exception {
         store.createTableIfMissing(dataSource);
-        ManagedIdempotency<Connection> managed = ManagedIdempotency.of(Idempotency.of(store), JdbcTransactions.of(dataSource));
-        Clock tenMinutesBehind = Clock.offset(Clock.systemUTC(), Duration.ofMinutes(-10));
-        HttpIdempotency<Connection> http = HttpIdempotency.builder(managed).clock(tenMinutesBehind).build();
+        Clock tenMinutesBehind = Clock.offset(Clock.systemUTC(), Duration.ofMinutes(-10)); // this node's clock
+        ManagedIdempotency<Connection> managed = ManagedIdempotency.of(Idempotency.builder(store).clock(tenMinutesBehind).build(),
+                JdbcTransactions.of(dataSource));
+        HttpIdempotency<Connection> http = HttpIdempotency.builder(managed).build();
         String id = UUID.randomUUID().toString();
         Request request = Request.of("POST", "/charges", Map.of("Idempotency-Key", List.of(id)), "pay".getBytes(StandardCharsets.UTF_8));
         try (Connection c = dataSource.getConnection()) {
