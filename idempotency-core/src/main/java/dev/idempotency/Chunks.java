@@ -47,7 +47,7 @@ final class Chunks {
         if (n == 0) {
             return List.of();
         }
-        KeyPolicy policy = engine.policy();
+        KeyPolicy policy = engine.keyPolicy();
         IdempotencyStore<C> store = engine.store();
         IdempotencyKey[] keys = new IdempotencyKey[n];
         Fingerprint[] fingerprints = new Fingerprint[n];
@@ -116,7 +116,7 @@ final class Chunks {
 
     private static <C, I, T, X extends Exception> Outcome<T> runItem(Idempotency<C> engine, C tx, IdempotencyKey key, I item,
             ResultCodec<T> codec, ItemWork<? super I, T, X> work, List<Completion> completions, String aftermath) throws X {
-        KeyPolicy policy = engine.policy();
+        KeyPolicy policy = engine.keyPolicy();
         TxSavepoint savepoint = policy.hasFinalFailures() ? engine.store().savepoint(tx) : null;
         T value;
         try {

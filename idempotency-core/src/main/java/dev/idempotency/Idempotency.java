@@ -182,8 +182,8 @@ public final class Idempotency<C> {
         return store.purgeExpired(tx, clock.instant(), limit);
     }
 
-    /** @return the key policy */
-    public KeyPolicy policy() {
+    /** @return the key policy, as given to {@link Builder#keyPolicy(KeyPolicy)} */
+    public KeyPolicy keyPolicy() {
         return policy;
     }
 

@@ -173,7 +173,7 @@ public final class ManagedIdempotency<C> {
                                                          TxWork<C, T, X> work) throws X {
         Objects.requireNonNull(key, "key");
         return engine.heard().single(key, () -> {
-            engine.policy().validate(key);
+            engine.keyPolicy().validate(key);
             Objects.requireNonNull(work, "work");
             return withRetries(key, () -> {
                 try {
@@ -281,7 +281,7 @@ public final class ManagedIdempotency<C> {
                                                             TxWork<C, T, X> work) throws X {
         Objects.requireNonNull(key, "key");
         return engine.heard().single(key, () -> {
-            engine.policy().validate(key);
+            engine.keyPolicy().validate(key);
             Objects.requireNonNull(work, "work");
             return withRetries(key, () -> writeLastTransaction(key, fingerprint, codec, work));
         });
@@ -315,7 +315,7 @@ public final class ManagedIdempotency<C> {
                 store.checkTransaction(tx, key);
                 Written<T> written = body.apply(tx);
                 Instant now = engine.now();
-                KeyPolicy policy = engine.policy();
+                KeyPolicy policy = engine.keyPolicy();
                 Claim claim = store.writeLast(tx, new ClaimRequest(key, fingerprint, now, now.plus(policy.retention()),
                         policy.lockTimeout()), written.completion);
                 if (!(claim instanceof Claim.Acquired)) {
@@ -333,7 +333,7 @@ public final class ManagedIdempotency<C> {
             return engine.outcomeOfRecord(key, fingerprint, codec, existing.record());
         }
         log.debug("Key {} is held by another transaction past the lock timeout of {}; the work was rolled back", key,
-                engine.policy().lockTimeout());
+                engine.keyPolicy().lockTimeout());
         return new Outcome.InProgress<>(key);
     }
 
@@ -343,7 +343,7 @@ public final class ManagedIdempotency<C> {
      */
     private <T, X extends Exception> Written<T> runBeforeWriting(C tx, IdempotencyKey key, ResultCodec<T> codec,
                                                                  TxWork<C, T, X> work) throws X {
-        KeyPolicy policy = engine.policy();
+        KeyPolicy policy = engine.keyPolicy();
         T value;
         try {
             value = work.apply(tx);
@@ -520,7 +520,7 @@ public final class ManagedIdempotency<C> {
     private <T, X extends Exception> Outcome<T> leasedRun(IdempotencyKey key, Fingerprint fingerprint, ResultCodec<T> named,
                                                           Phases<C, T, X> phases) throws X {
         return engine.heard().single(key, () -> {
-            engine.policy().validate(key);
+            engine.keyPolicy().validate(key);
             Objects.requireNonNull(phases, "phases");
             if (named != null && !named.name().equals(phases.codec.name())) {
                 throw new IllegalArgumentException("the call of key " + key + " names codec '" + named.name()
@@ -534,7 +534,7 @@ public final class ManagedIdempotency<C> {
 
     private <T, X extends Exception> Outcome<T> leased(LeasingStore<C> store, IdempotencyKey key, Fingerprint fingerprint,
                                                        Phases<C, T, X> phases) throws X {
-        KeyPolicy policy = engine.policy();
+        KeyPolicy policy = engine.keyPolicy();
         String token = HexFormat.of().formatHex(randomBytes());
         LeaseRequest request = new LeaseRequest(key, fingerprint, token, leases.lease(), policy.retention(), policy.lockTimeout());
         long deadline = System.nanoTime() + leases.waitForHolder().toNanos();
@@ -542,7 +542,7 @@ public final class ManagedIdempotency<C> {
         while (true) {
             claimed = withRetries(key, () -> claimTransaction(store, request, phases));
             LeaseClaim claim = claimed.claim;
-            if (claim instanceof LeaseClaim.Found found) {
+            if (claim instanceof LeaseClaim.Existing found) {
                 return engine.outcomeOfRecord(key, fingerprint, phases.codec, found.record());
             }
             if (claim instanceof LeaseClaim.Acquired) {
@@ -609,7 +609,7 @@ public final class ManagedIdempotency<C> {
                                                        Object called) throws X {
         IdempotencyKey key = attempt.key;
         String token = attempt.token;
-        KeyPolicy policy = engine.policy();
+        KeyPolicy policy = engine.keyPolicy();
         T value;
         try {
             value = withRetries(key, () -> transactions.inTransaction(tx -> {
@@ -701,7 +701,7 @@ public final class ManagedIdempotency<C> {
     private <T, X extends Exception> Outcome<T> recordFinalFailure(LeasingStore<C> store, IdempotencyKey key, String token,
                                                                    Phases.PhaseFailure<C, Object, X> writes, Object prepared,
                                                                    Exception failure) throws X {
-        FailureRecords.Failure recorded = FailureRecords.of(failure, engine.policy().maxResultBytes());
+        FailureRecords.Failure recorded = FailureRecords.of(failure, engine.keyPolicy().maxResultBytes());
         Instant recordedAt;
         try {
             recordedAt = withRetries(key, () -> transactions.inTransaction(tx -> {
@@ -709,7 +709,7 @@ public final class ManagedIdempotency<C> {
                     writes.onFinalFailure(tx, prepared, failure);
                 }
                 return store.completeLeased(tx, token, new LeasedCompletion(key, RecordStatus.FAILED, FailureRecords.CODEC,
-                        recorded.encode(), engine.policy().retention())).orElseThrow(() -> new LeaseLostException(key, "the final failure"));
+                        recorded.encode(), engine.keyPolicy().retention())).orElseThrow(() -> new LeaseLostException(key, "the final failure"));
             }));
         } catch (LeaseLostException lost) {
             lost.addSuppressed(failure);

@@ -409,7 +409,7 @@ class IdempotencyEngineTest {
         assertThat(errors).hasSize(2);
         assertThat(store.calls).isEmpty();
         assertThat(engine.store()).isSameAs(store);
-        assertThat(engine.policy()).isSameAs(KeyPolicy.ofDefaults());
+        assertThat(engine.keyPolicy()).isSameAs(KeyPolicy.ofDefaults());
         assertThat(Idempotency.of(store).toString()).contains("Idempotency[");
     }
 

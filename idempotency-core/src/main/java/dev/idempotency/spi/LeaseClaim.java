@@ -7,7 +7,7 @@ import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /** What {@link LeasingStore#claimLease} found. */
-public sealed interface LeaseClaim permits LeaseClaim.Acquired, LeaseClaim.Found, LeaseClaim.Held, LeaseClaim.Busy {
+public sealed interface LeaseClaim permits LeaseClaim.Acquired, LeaseClaim.Existing, LeaseClaim.Held, LeaseClaim.Busy {
 
     /** @return the claim that means "another transaction held the key's row past the lock timeout" */
     static LeaseClaim busy() {
@@ -50,16 +50,16 @@ public sealed interface LeaseClaim permits LeaseClaim.Acquired, LeaseClaim.Found
      *
      * @param record the record
      */
-    record Found(StoredRecord record) implements LeaseClaim {
+    record Existing(StoredRecord record) implements LeaseClaim {
         /**
          * @param record the record
          * @throws NullPointerException if {@code record} is null
          * @throws IllegalArgumentException if the record is in progress (that is {@link Held})
          */
-        public Found {
+        public Existing {
             Objects.requireNonNull(record, "record");
             if (record.status() == RecordStatus.IN_PROGRESS) {
-                throw new IllegalArgumentException("a record in progress is Held, not Found");
+                throw new IllegalArgumentException("a record in progress is Held, not Existing");
             }
         }
     }

@@ -25,7 +25,7 @@ import java.util.Optional;
  *       fingerprint differs from the request's is never taken over, even once its lease ended: it
  *       answers {@link LeaseClaim.Held} with that record's fingerprint (the engine then answers
  *       {@code Mismatch}).</li>
- *   <li>A completed or failed, unexpired record is {@link LeaseClaim.Found}.</li>
+ *   <li>A completed or failed, unexpired record is {@link LeaseClaim.Existing}.</li>
  *   <li>{@link #extendLease}, {@link #checkpoint}, {@link #completeLeased} and {@link #releaseLease}
  *       are fenced: they change the record only while the given owner token still holds it (no
  *       other attempt took it over: a token holds its record until then, after its lease ended or

@@ -234,7 +234,7 @@ public final class FakeStore implements LeasingStore<FakeTx> {
         if (row != null && row.record().expiresAt().isAfter(storeNow)) {
             StoredRecord r = row.record();
             if (r.status() != RecordStatus.IN_PROGRESS) {
-                return new LeaseClaim.Found(r);
+                return new LeaseClaim.Existing(r);
             }
             if (!r.fingerprint().equals(request.fingerprint()) || r.leaseUntil().isAfter(storeNow)) {
                 return new LeaseClaim.Held(r.fingerprint(), r.leaseUntil(), row.attempts(), storeNow);

@@ -45,10 +45,10 @@ class QuickStartTest {
     @Test
     void twoPoliciesAreTwoInstances() {
         var instances = QuickStart.twoPolicies();
-        assertThat(instances.get(0).policy().retention()).isEqualTo(java.time.Duration.ofHours(24));
-        assertThat(instances.get(0).policy().hasFinalFailures()).isFalse();
-        assertThat(instances.get(1).policy().retention()).isEqualTo(java.time.Duration.ofDays(7));
-        assertThat(instances.get(1).policy().isFinalFailure(new QuickStart.CardDeclined("no funds"))).isTrue();
+        assertThat(instances.get(0).keyPolicy().retention()).isEqualTo(java.time.Duration.ofHours(24));
+        assertThat(instances.get(0).keyPolicy().hasFinalFailures()).isFalse();
+        assertThat(instances.get(1).keyPolicy().retention()).isEqualTo(java.time.Duration.ofDays(7));
+        assertThat(instances.get(1).keyPolicy().isFinalFailure(new QuickStart.CardDeclined("no funds"))).isTrue();
     }
 
     @Test

@@ -337,18 +337,18 @@ public final class HttpIdempotency<C> {
             id = id.substring(1, id.length() - 1);
         }
         try {
-            engine.policy().validate(IdempotencyKey.of(scope, "-"));
+            engine.keyPolicy().validate(IdempotencyKey.of(scope, "-"));
         } catch (InvalidKeyException e) { // the server's fault, not the client's: no retry can mend it
             log.error("The scope '{}' given for {} {} is not a valid key scope: {}; answering 500. The server's scopes must be"
                     + " 1 to {} printable ASCII characters without spaces (HttpIdempotency.principalScope maps any user name to"
-                    + " one of 44 at most)", scope, request.method(), request.target(), rule(e), engine.policy().maxScopeLength());
+                    + " one of 44 at most)", scope, request.method(), request.target(), rule(e), engine.keyPolicy().maxScopeLength());
             return new Keyed(null, new HttpAnswer(Problems.of(500, PROBLEM_TYPES + "scope-invalid", "Scope invalid", "The server"
                     + " keeps this client's keys under a scope that its key policy refuses. Nothing ran, and the server will refuse"
                     + " every request with a key from this client the same way until its mapping of clients to scopes is fixed.",
                     raw), HttpAnswer.Kind.KEY_REFUSED));
         }
         try {
-            return new Keyed(engine.policy().validate(IdempotencyKey.of(scope, id)), null);
+            return new Keyed(engine.keyPolicy().validate(IdempotencyKey.of(scope, id)), null);
         } catch (InvalidKeyException e) {
             return refuse("key-malformed", "Idempotency-Key malformed", "The " + keyHeader + " header is not a valid key: "
                     + rule(e) + ".", raw);

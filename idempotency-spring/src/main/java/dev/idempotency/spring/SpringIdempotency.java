@@ -153,7 +153,7 @@ public final class SpringIdempotency {
     private <T, X extends Exception> Outcome<T> inTransaction(@Nullable IdempotencyKey key, Work<T, X> work,
                                                               OnConnection<T, X> execute) throws X {
         Objects.requireNonNull(work, "work");
-        IdempotencyKey valid = engine.policy().validate(key);
+        IdempotencyKey valid = engine.keyPolicy().validate(key);
         Connection connection = transactionalConnection(valid);
         try {
             return execute.apply(connection);

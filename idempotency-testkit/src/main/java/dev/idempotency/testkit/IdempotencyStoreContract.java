@@ -1379,7 +1379,7 @@ public abstract class IdempotencyStoreContract<C> {
     }
 
     /**
-     * Contract 4.1 (docs/contract.md): a completed or failed record is Found, with what
+     * Contract 4.1 (docs/contract.md): a completed or failed record is Existing, with what
      * completeLeased recorded, whatever the fingerprint.
      */
     @Test
@@ -1391,8 +1391,8 @@ public abstract class IdempotencyStoreContract<C> {
             Instant completedAt = ended(tx -> leasing().completeLeased(tx, "owner-1", new LeasedCompletion(key, status, "contract-codec",
                     bytes("result"), RETENTION))).orElseThrow(() -> new AssertionError(p.broken("The holder could not complete")));
             StoredRecord r = found(p, claimLease(key, A, "owner-2", LIVE_LEASE, true), A, status, "result");
-            assertThat(r.completedAt()).as(p.broken("The Found record's completion time")).isEqualTo(completedAt);
-            assertThat(r.expiresAt()).as(p.broken("The Found record's expiry (completion plus retention)")).isEqualTo(completedAt.plus(RETENTION));
+            assertThat(r.completedAt()).as(p.broken("The Existing record's completion time")).isEqualTo(completedAt);
+            assertThat(r.expiresAt()).as(p.broken("The Existing record's expiry (completion plus retention)")).isEqualTo(completedAt.plus(RETENTION));
             found(p, claimLease(key, B, "owner-3", LIVE_LEASE, true), A, status, "result");
         }
     }
@@ -1674,9 +1674,9 @@ public abstract class IdempotencyStoreContract<C> {
     }
 
     private static StoredRecord found(Promise p, LeaseClaim claim, Fingerprint fp, RecordStatus status, String result) {
-        String expected = "Found with a " + status + " record of fingerprint " + fp + " and result '" + result + "'";
-        assertThat(claim).as(p.broken("Expected " + expected + ", got " + claim)).isInstanceOf(LeaseClaim.Found.class);
-        StoredRecord r = ((LeaseClaim.Found) claim).record();
+        String expected = "Existing with a " + status + " record of fingerprint " + fp + " and result '" + result + "'";
+        assertThat(claim).as(p.broken("Expected " + expected + ", got " + claim)).isInstanceOf(LeaseClaim.Existing.class);
+        StoredRecord r = ((LeaseClaim.Existing) claim).record();
         String got = r.status() + " record of fingerprint " + r.fingerprint() + ", codec " + r.codec() + ", result '"
                 + (r.result() == null ? null : new String(r.result(), StandardCharsets.UTF_8)) + "'";
         boolean same = r.status() == status && r.fingerprint().equals(fp) && "contract-codec".equals(r.codec())

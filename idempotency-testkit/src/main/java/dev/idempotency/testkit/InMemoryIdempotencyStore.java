@@ -296,7 +296,7 @@ public class InMemoryIdempotencyStore implements LeasingStore<InMemoryIdempotenc
                 return new LeaseClaim.Acquired(1, now, leaseUntil, null);
             }
             if (row.record.status() != RecordStatus.IN_PROGRESS) {
-                return new LeaseClaim.Found(row.record);
+                return new LeaseClaim.Existing(row.record);
             }
             Instant heldUntil = row.leaseUntil != null ? row.leaseUntil : row.record.expiresAt();
             if (!row.record.fingerprint().equals(request.fingerprint()) || heldUntil.isAfter(now)) {

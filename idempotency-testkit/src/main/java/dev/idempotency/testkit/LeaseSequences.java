@@ -236,13 +236,13 @@ final class LeaseSequences<C> {
         }
 
         private void found(LeaseClaim got, Lease l, String seen) {
-            StoredRecord r = got instanceof LeaseClaim.Found f ? f.record() : null;
+            StoredRecord r = got instanceof LeaseClaim.Existing f ? f.record() : null;
             String result = r == null ? null : value(r.codec(), r.result());
             Promise stale = model.refusedOrigin(result);
             check(stale == null, stale, "The result comes from a write that was refused or rolled back; " + seen);
             RecordStatus status = l.failed() ? RecordStatus.FAILED : RecordStatus.COMPLETED;
             check(r != null && r.status() == status && l.result().equals(result) && r.fingerprint().equals(Operations.fingerprint(l.fingerprint())),
-                    Promise.LEASE_FOUND, "Expected Found, " + status + " with '" + l.result() + "'; " + seen);
+                    Promise.LEASE_FOUND, "Expected Existing, " + status + " with '" + l.result() + "'; " + seen);
         }
 
         private void fenced(int keyIndex, int worker, String what, Promise holderPromise, boolean commit, FencedWrite<C> write,
@@ -307,8 +307,8 @@ final class LeaseSequences<C> {
         if (c instanceof LeaseClaim.Acquired a) {
             return "Acquired(attempt " + a.attempt() + ", resuming from " + value(a.resumeFrom()) + ")";
         }
-        if (c instanceof LeaseClaim.Found f) {
-            return "Found(" + f.record().status() + " '" + value(f.record().codec(), f.record().result()) + "')";
+        if (c instanceof LeaseClaim.Existing f) {
+            return "Existing(" + f.record().status() + " '" + value(f.record().codec(), f.record().result()) + "')";
         }
         if (c instanceof LeaseClaim.Held h) {
             return "Held(fingerprint " + (h.fingerprint().equals(Fingerprint.of("B")) ? "B" : "A") + ", " + h.attempts() + " attempts, until "

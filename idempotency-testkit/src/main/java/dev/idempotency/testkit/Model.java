@@ -170,7 +170,7 @@ final class Model {
     enum ClaimExpectation {
         /** Acquired as attempt 1 without a recovery point. */
         NEW,
-        /** Found, with the recorded result. */
+        /** Existing, with the recorded result. */
         FOUND,
         /** Held: another fingerprint holds the record. */
         HELD_MISMATCH,

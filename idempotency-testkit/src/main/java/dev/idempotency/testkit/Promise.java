@@ -93,7 +93,7 @@ enum Promise {
             "a record in progress with another fingerprint must never be taken over, even after its lease ended: claimLease must"
                     + " answer Held with that record's fingerprint"),
     LEASE_FOUND("Contract 4.1 (found)",
-            "a completed or failed, unexpired record must be Found, with the status, codec, result and times that completeLeased"
+            "a completed or failed, unexpired record must be Existing, with the status, codec, result and times that completeLeased"
                     + " recorded"),
     FENCING("Contract 4.4 (fencing)",
             "extendLease, checkpoint, completeLeased and releaseLease must change the record only while the given owner token holds"

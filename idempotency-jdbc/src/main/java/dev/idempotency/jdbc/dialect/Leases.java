@@ -53,7 +53,7 @@ final class Leases {
             }
             StoredRecord record = ((Claim.Existing) claim).record();
             if (record.status() != RecordStatus.IN_PROGRESS) {
-                return new LeaseClaim.Found(record);
+                return new LeaseClaim.Existing(record);
             }
             LeaseRow row = read(c, table, r.key());
             if (row == null) {

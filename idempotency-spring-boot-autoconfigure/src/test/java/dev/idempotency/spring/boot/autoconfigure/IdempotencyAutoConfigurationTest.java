@@ -56,7 +56,7 @@ class IdempotencyAutoConfigurationTest {
             assertThat(context).hasSingleBean(JdbcIdempotencyStore.class).hasSingleBean(Idempotency.class)
                     .hasSingleBean(SpringIdempotency.class).hasSingleBean(ManagedIdempotency.class)
                     .doesNotHaveBean(MicrometerIdempotencyListener.class);
-            KeyPolicy policy = context.getBean(Idempotency.class).policy();
+            KeyPolicy policy = context.getBean(Idempotency.class).keyPolicy();
             assertThat(policy.retention()).isEqualTo(KeyPolicy.DEFAULT_RETENTION);
             assertThat(policy.lockTimeout()).isEqualTo(KeyPolicy.DEFAULT_LOCK_TIMEOUT);
             assertThat(policy.maxResultBytes()).isEqualTo(KeyPolicy.DEFAULT_MAX_RESULT_BYTES);
@@ -69,7 +69,7 @@ class IdempotencyAutoConfigurationTest {
     void thePropertiesSetTheTableAndTheKeyPolicy_andCreateTableCreatesIt() {
         runner.withPropertyValues("idempotency.table=shop_keys", "idempotency.retention=7d", "idempotency.lock-timeout=2s",
                 "idempotency.max-result-size=64KB", "idempotency.create-table=true").run(context -> {
-                    KeyPolicy policy = context.getBean(Idempotency.class).policy();
+                    KeyPolicy policy = context.getBean(Idempotency.class).keyPolicy();
                     assertThat(policy.retention()).isEqualTo(Duration.ofDays(7));
                     assertThat(policy.lockTimeout()).isEqualTo(Duration.ofSeconds(2));
                     assertThat(policy.maxResultBytes()).isEqualTo(64 * 1024);
@@ -107,7 +107,7 @@ class IdempotencyAutoConfigurationTest {
         runner.withPropertyValues("idempotency.max-result-size=16777217B").run(context -> assertThat(context.getStartupFailure())
                 .hasStackTraceContaining("idempotency.max-result-size = 16777217B is refused: must be between 0B and 16MB"));
         runner.withPropertyValues("idempotency.max-result-size=16MB").run(context ->
-                assertThat(context.getBean(Idempotency.class).policy().maxResultBytes()).isEqualTo(16 * 1024 * 1024));
+                assertThat(context.getBean(Idempotency.class).keyPolicy().maxResultBytes()).isEqualTo(16 * 1024 * 1024));
     }
 
     @Test
