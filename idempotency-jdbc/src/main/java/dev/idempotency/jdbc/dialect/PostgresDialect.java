@@ -3,7 +3,6 @@ package dev.idempotency.jdbc.dialect;
 import dev.idempotency.spi.Claim;
 import dev.idempotency.spi.ClaimRequest;
 import dev.idempotency.spi.Completion;
-import dev.idempotency.spi.RecordStatus;
 import dev.idempotency.spi.StoredRecord;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
@@ -98,13 +97,7 @@ public class PostgresDialect extends SqlDialect {
                 ClaimRounds.busyOnLockTimeout(this, Claim.busy(), () -> {
                     try (PreparedStatement s = c.prepareStatement(sql)) {
                         bindClaim(s, r);
-                        s.setString(7, r.fingerprint().value());
-                        s.setString(8, RecordStatus.IN_PROGRESS.name());
-                        s.setLong(9, r.now().toEpochMilli());
-                        s.setLong(10, r.expiresAt().toEpochMilli());
-                        s.setString(11, r.key().scope());
-                        s.setString(12, r.key().id());
-                        s.setLong(13, r.now().toEpochMilli());
+                        bindTakeOver(s, 7, r);
                         s.setString(14, r.key().scope());
                         s.setString(15, r.key().id());
                         StoredRecord found;

@@ -282,15 +282,23 @@ public abstract class SqlDialect {
         try (PreparedStatement s = c.prepareStatement("UPDATE " + table + " SET fingerprint = ?, status = ?,"
                 + " result_codec = NULL, result = NULL, created_at = ?, completed_at = NULL, expires_at = ?"
                 + " WHERE scope = ? AND key_id = ? AND expires_at <= ?")) {
-            s.setString(1, r.fingerprint().value());
-            s.setString(2, RecordStatus.IN_PROGRESS.name());
-            s.setLong(3, r.now().toEpochMilli());
-            s.setLong(4, r.expiresAt().toEpochMilli());
-            s.setString(5, r.key().scope());
-            s.setString(6, r.key().id());
-            s.setLong(7, r.now().toEpochMilli());
+            bindTakeOver(s, 1, r);
             return withLockTimeout(s, r.lockTimeout(), s::executeUpdate) == 1;
         }
+    }
+
+    /**
+     * Binds a take-over's seven parameters from {@code first} on: the new fingerprint, status, claim
+     * time and expiry, then the key and the instant at or before which its record has expired.
+     */
+    static void bindTakeOver(PreparedStatement s, int first, ClaimRequest r) throws SQLException {
+        s.setString(first, r.fingerprint().value());
+        s.setString(first + 1, RecordStatus.IN_PROGRESS.name());
+        s.setLong(first + 2, r.now().toEpochMilli());
+        s.setLong(first + 3, r.expiresAt().toEpochMilli());
+        s.setString(first + 4, r.key().scope());
+        s.setString(first + 5, r.key().id());
+        s.setLong(first + 6, r.now().toEpochMilli());
     }
 
     /**
