@@ -1,22 +1,11 @@
 package dev.idempotency;
 
-import dev.idempotency.internal.BuiltInCodecs;
-import dev.idempotency.internal.FailureRecords;
 import dev.idempotency.spi.Claim;
-import dev.idempotency.spi.ClaimRequest;
-import dev.idempotency.spi.Completion;
 import dev.idempotency.spi.IdempotencyStore;
-import dev.idempotency.spi.RecordStatus;
-import dev.idempotency.spi.StoredRecord;
-import dev.idempotency.spi.TxSavepoint;
-import java.time.Instant;
 import java.time.InstantSource;
-import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Objects;
 import java.util.function.Function;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The engine: runs a piece of work at most once per key, with the key's record checked and written
@@ -70,25 +59,14 @@ import org.slf4j.LoggerFactory;
  */
 public final class Idempotency<C> {
 
-    private static final Logger log = LoggerFactory.getLogger(Idempotency.class);
-    /** What a result that cannot be recorded leaves in the caller's transaction. */
-    static final String CLAIM_RELEASED = "the claim was released: roll back the transaction to undo the work's writes";
-    /** What a result that cannot be recorded leaves in a transaction that {@link ManagedIdempotency} runs. */
-    static final String ROLLED_BACK = "the library rolled back the transaction it ran, the work's writes with it: nothing of the key"
-            + " was recorded";
-    /** The keys whose work runs on this thread now, each with its transaction, innermost last. */
-    private static final ThreadLocal<List<Running>> RUNNING = ThreadLocal.withInitial(java.util.ArrayList::new);
-
-    private final IdempotencyStore<C> store;
-    private final KeyPolicy policy;
+    private final Kernel<C> kernel;
     private final InstantSource clock;
-    private final ListenerCalls heard;
+    private final TransactionalProtocol<C> transactional;
 
     private Idempotency(Builder<C> b) {
-        this.store = b.store;
-        this.policy = b.policy;
+        this.kernel = new Kernel<>(b.store, b.policy, b.clock, b.listener);
         this.clock = b.clock;
-        this.heard = new ListenerCalls(b.listener);
+        this.transactional = new TransactionalProtocol<>(kernel);
     }
 
     /**
@@ -136,7 +114,7 @@ public final class Idempotency<C> {
      */
     public <T, X extends Exception> Outcome<T> execute(IdempotentCall<T> call, C tx, Work<T, X> work) throws X {
         Objects.requireNonNull(call, "call");
-        return run(call.key(), call.fingerprint(), tx, call.codecOrNull(), work);
+        return attempt(call.key(), call.fingerprint(), tx, call.codecOrNull(), work);
     }
 
     /**
@@ -161,7 +139,7 @@ public final class Idempotency<C> {
      * @throws IdempotencyStoreException if the store fails
      */
     public <T, X extends Exception> Outcome<T> execute(IdempotencyKey key, C tx, Work<T, X> work) throws X {
-        return run(key, Fingerprint.NONE, tx, null, work);
+        return attempt(key, Fingerprint.NONE, tx, null, work);
     }
 
     /**
@@ -179,242 +157,27 @@ public final class Idempotency<C> {
         if (limit < 1) {
             throw new IllegalArgumentException("limit must be at least 1, was " + limit);
         }
-        return store.purgeExpired(tx, clock.instant(), limit);
+        return kernel.store().purgeExpired(tx, clock.instant(), limit);
     }
 
     /** @return the key policy, as given to {@link Builder#keyPolicy(KeyPolicy)} */
     public KeyPolicy keyPolicy() {
-        return policy;
+        return kernel.policy();
     }
 
     /** @return the store */
     public IdempotencyStore<C> store() {
-        return store;
-    }
-
-    private <T, X extends Exception> Outcome<T> run(IdempotencyKey key, Fingerprint fingerprint, C tx,
-                                                    ResultCodec<T> codec, Work<T, X> work) throws X {
-        return heard.single(key, () -> {
-            policy.validate(key);
-            Objects.requireNonNull(tx, "tx");
-            Objects.requireNonNull(work, "work");
-            return attempt(key, fingerprint, tx, codec, work, CLAIM_RELEASED);
-        });
+        return kernel.store();
     }
 
     private <T, X extends Exception> Outcome<T> attempt(IdempotencyKey key, Fingerprint fingerprint, C tx,
-                                                        ResultCodec<T> codec, Work<T, X> work, String aftermath) throws X {
-        store.checkTransaction(tx, key);
-        Instant now = now();
-        Claim claim = store.claim(tx, new ClaimRequest(key, fingerprint, now, now.plus(policy.retention()), policy.lockTimeout()));
-        if (claim instanceof Claim.Existing existing) {
-            StoredRecord record = existing.record();
-            if (record.status() == RecordStatus.IN_PROGRESS && record.leaseUntil() == null && record.fingerprint().equals(fingerprint)
-                    && runsIn(tx, key)) {
-                throw new NestedKeyException(key); // its claim is this transaction's own: it would look committed and abandoned
-            }
-            return fromRecord(key, fingerprint, codec, record);
-        }
-        if (claim instanceof Claim.Busy) {
-            log.debug("Key {} is held by another transaction past the lock timeout of {}", key, policy.lockTimeout());
-            return new Outcome.InProgress<>(key);
-        }
-        return runClaimed(key, tx, codec, work, aftermath);
-    }
-
-    /** Runs the work for a claimed key and records its result; {@code aftermath} says what a result that cannot be recorded leaves. */
-    private <T, X extends Exception> Outcome<T> runClaimed(IdempotencyKey key, C tx, ResultCodec<T> codec, Work<T, X> work,
-                                                           String aftermath) throws X {
-        TxSavepoint savepoint;
-        try {
-            savepoint = policy.hasFinalFailures() ? store.savepoint(tx) : null;
-        } catch (RuntimeException e) {
-            release(key, tx, e);
-            throw e;
-        }
-        T value;
-        List<Running> running = RUNNING.get();
-        running.add(new Running(tx, key));
-        try {
-            value = work.call();
-        } catch (Throwable failure) {
-            if (savepoint != null && failure instanceof Exception e && isFinal(e)) {
-                try {
-                    return recordFinalFailure(key, tx, savepoint, e);
-                } catch (RuntimeException recording) {
-                    recording.addSuppressed(e);
-                    release(key, tx, recording);
-                    throw recording;
-                }
-            }
-            release(key, tx, failure);
-            throw failure;
-        } finally {
-            running.remove(running.size() - 1);
-        }
-        requireTransactionAfterWork(key, tx);
-        try {
-            if (savepoint != null) {
-                savepoint.release();
-            }
-            ResultCodec<?> used = codecForRecord(key, codec, value, aftermath);
-            byte[] encoded = encodeForRecord(key, used, value, ResultTooLargeException.RESULT, aftermath);
-            Instant completedAt = now();
-            store.complete(tx, new Completion(key, RecordStatus.COMPLETED, used.name(), encoded, completedAt,
-                    completedAt.plus(policy.retention())));
-        } catch (RuntimeException e) {
-            release(key, tx, e);
-            throw e;
-        }
-        return new Outcome.Executed<>(key, value);
-    }
-
-    /**
-     * Refuses to record a result when the work has ended the caller's transaction (a connection
-     * left in auto-commit mode or closed: what the store's check can see). The claim may then be
-     * committed already, with the work's writes; it is left as it is, so that no retry can run the
-     * work a second time, and every later attempt is refused by {@link #fromInProgressRecord}.
-     */
-    private void requireTransactionAfterWork(IdempotencyKey key, C tx) {
-        try {
-            store.checkTransaction(tx, key);
-        } catch (TransactionRequiredException ended) {
-            throw new AbandonedClaimException(key, "when the work returned, its transaction could no longer carry the result"
-                    + " (auto-commit on, the connection closed, or the transaction ended: see the cause), so the result was"
-                    + " not recorded and the claim was left as it is", ended);
-        } catch (RuntimeException e) {
-            release(key, tx, e);
-            throw e;
-        }
-    }
-
-    /**
-     * Undoes this attempt's claim after a failure, so that a caller who commits anyway leaves no
-     * key stuck in progress; a failure to release is attached to the original failure.
-     */
-    private void release(IdempotencyKey key, C tx, Throwable failure) {
-        try {
-            store.release(tx, key);
-        } catch (RuntimeException releaseFailure) {
-            failure.addSuppressed(releaseFailure);
-        }
-    }
-
-    /**
-     * The current time in whole milliseconds, the precision stores keep: a first outcome then
-     * reports the same {@code recordedAt} as every replay of its record.
-     */
-    Instant now() {
-        return clock.instant().truncatedTo(ChronoUnit.MILLIS);
-    }
-
-    private boolean isFinal(Exception failure) {
-        try {
-            return policy.isFinalFailure(failure);
-        } catch (RuntimeException predicateFailure) {
-            failure.addSuppressed(predicateFailure);
-            log.warn("The final-failure predicate of the key policy threw; the failure is treated as not final", predicateFailure);
-            return false;
-        }
-    }
-
-    private <T> Outcome<T> recordFinalFailure(IdempotencyKey key, C tx, TxSavepoint savepoint, Exception failure) {
-        savepoint.rollback();
-        Instant completedAt = now();
-        FailureRecords.Failure recorded = FailureRecords.of(failure, policy.maxResultBytes());
-        store.complete(tx, new Completion(key, RecordStatus.FAILED, FailureRecords.CODEC, recorded.encode(), completedAt,
-                completedAt.plus(policy.retention())));
-        log.debug("Key {}: final failure {} recorded", key, recorded.type());
-        return new Outcome.Failed<>(key, recorded.type(), recorded.message(), completedAt, false);
-    }
-
-    private <T> Outcome<T> fromRecord(IdempotencyKey key, Fingerprint fingerprint, ResultCodec<T> codec, StoredRecord record) {
-        if (!record.fingerprint().equals(fingerprint)) {
-            log.debug("Key {} was used with another fingerprint", key);
-            return new Outcome.Mismatch<>(key);
-        }
-        Instant recordedAt = record.completedAt() != null ? record.completedAt() : record.createdAt();
-        switch (record.status()) {
-            case IN_PROGRESS:
-                return fromInProgressRecord(key, record);
-            case FAILED:
-                FailureRecords.Failure failure = FailureRecords.decode(record.result());
-                return new Outcome.Failed<>(key, failure.type(), failure.message(), recordedAt, true);
-            case COMPLETED:
-            default:
-                return new Outcome.Replayed<>(key, decode(key, codec, record), recordedAt);
-        }
-    }
-
-    /**
-     * A committed record that is still in progress. In transactional mode no open transaction holds
-     * one (an open holder's uncommitted claim is waited for, never returned as existing): its claim
-     * was committed without its result, because a work committed, rolled back or switched
-     * auto-commit mid-way. Nothing will ever complete it, so it is refused by name instead of being
-     * answered {@link Outcome.InProgress} until its retention ends.
-     */
-    private <T> Outcome<T> fromInProgressRecord(IdempotencyKey key, StoredRecord record) {
-        if (record.leaseUntil() != null) {
-            log.debug("Key {} is held in lease mode until {}", key, record.leaseUntil());
-            return new Outcome.InProgress<>(key, record.leaseUntil()); // a lease-mode attempt holds it
-        }
-        log.warn("Key {} has a committed record still in progress, claimed at {}: a work ended its caller's transaction", key,
-                record.createdAt());
-        throw new AbandonedClaimException(key, "the key's record is committed but still in progress (claimed at "
-                + record.createdAt() + ", retained until " + record.expiresAt() + "), and no transaction holds it", null);
-    }
-
-    @SuppressWarnings("unchecked")
-    private <T> T decode(IdempotencyKey key, ResultCodec<T> codec, StoredRecord record) {
-        if (record.result() == null) {
-            return null;
-        }
-        ResultCodec<?> use = codec;
-        if (use == null) {
-            use = BuiltInCodecs.byName(record.codec()).orElseThrow(() -> new ResultCodecException(key,
-                    "the result was recorded with codec '" + record.codec() + "', which is not a built-in one;"
-                            + " give the call that codec: IdempotentCall.of(key, codec)", null));
-        } else if (!use.name().equals(record.codec())) {
-            throw new ResultCodecException(key, "the result was recorded with " + BuiltInCodecs.describe(record.codec())
-                    + " but this call " + BuiltInCodecs.expectation(use) + ": the result's type or format changed since the"
-                    + " record was written. The work did not run and nothing was written; the record answers only through"
-                    + " its own codec until its retention ends", null);
-        }
-        try {
-            return (T) use.decode(record.result());
-        } catch (Exception e) {
-            throw new ResultCodecException(key, "codec '" + use.name() + "' failed to decode the recorded result", e);
-        }
-    }
-
-    private static ResultCodec<?> chooseCodec(IdempotencyKey key, Object value, String aftermath) {
-        if (value == null) {
-            return BuiltInCodecs.NONE;
-        }
-        return BuiltInCodecs.forValue(value).orElseThrow(() -> new ResultCodecException(key,
-                "no built-in codec for results of type " + value.getClass().getName()
-                        + "; give the call one, e.g. IdempotentCall.of(key, ResultCodec.of(\"receipt-v1\", toJson, fromJson)). "
-                        + sentence(aftermath), null));
-    }
-
-    @SuppressWarnings("unchecked")
-    private static byte[] encode(IdempotencyKey key, ResultCodec<?> codec, Object value, String aftermath) {
-        byte[] bytes;
-        try {
-            bytes = ((ResultCodec<Object>) codec).encode(value);
-        } catch (Exception e) {
-            throw new ResultCodecException(key, "codec '" + codec.name() + "' failed to encode the result of type "
-                    + value.getClass().getName() + ". " + sentence(aftermath), e);
-        }
-        if (bytes == null) {
-            throw new ResultCodecException(key, "codec '" + codec.name() + "' encoded a result as null. " + sentence(aftermath), null);
-        }
-        return bytes;
-    }
-
-    /** @return {@code clause} as a sentence of its own: capitalised */
-    private static String sentence(String clause) {
-        return Character.toUpperCase(clause.charAt(0)) + clause.substring(1);
+                                                        ResultCodec<T> codec, Work<T, X> work) throws X {
+        return kernel.heard().single(key, () -> {
+            kernel.policy().validate(key);
+            Objects.requireNonNull(tx, "tx");
+            Objects.requireNonNull(work, "work");
+            return transactional.attempt(key, fingerprint, tx, codec, work, Kernel.CLAIM_RELEASED);
+        });
     }
 
     /**
@@ -461,72 +224,25 @@ public final class Idempotency<C> {
      */
     public <I, T, X extends Exception> List<Outcome<T>> executeChunk(C tx, List<? extends I> items,
             Function<? super I, IdempotentCall<T>> callOf, ItemWork<? super I, T, X> work) throws X {
-        return heard.chunk(items, Chunks.keys(callOf), () -> Chunks.execute(this, tx, items, callOf, work, CLAIM_RELEASED));
+        return kernel.heard().chunk(items, ChunkProtocol.keys(callOf),
+                () -> ChunkProtocol.execute(kernel, tx, items, callOf, work, Kernel.CLAIM_RELEASED));
     }
 
-    // ---- shared with ManagedIdempotency, which runs the same protocol in transactions of its own ----
+    // ---- shared with ManagedIdempotency, which runs the same protocols in transactions of its own ----
 
-
-    /**
-     * The protocol of {@code execute} for a key already validated, in a transaction that
-     * {@link ManagedIdempotency} runs, without telling the listener: that mode reports once its
-     * transaction is committed. {@code codec} is {@code null} to choose a built-in one.
-     */
-    <T, X extends Exception> Outcome<T> attemptUnheard(IdempotencyKey key, Fingerprint fingerprint, C tx, ResultCodec<T> codec,
-                                                       Work<T, X> work) throws X {
-        return attempt(key, fingerprint, tx, codec, work, ROLLED_BACK);
+    /** The steps every mode shares, over this engine's store, policy, clock and listener. */
+    Kernel<C> kernel() {
+        return kernel;
     }
 
-    <T> Outcome<T> outcomeOfRecord(IdempotencyKey key, Fingerprint fingerprint, ResultCodec<T> codec, StoredRecord record) {
-        return fromRecord(key, fingerprint, codec, record);
-    }
-
-    /**
-     * Encodes a value for the record and checks it against the size limit; {@code null} stays
-     * {@code null}. {@code what} is the value, as a message names it; {@code aftermath} says what
-     * the library did when the value cannot be recorded, true for the mode that calls
-     * ({@link #CLAIM_RELEASED} in the caller's transaction, {@link #ROLLED_BACK} in one the library
-     * runs, lease mode's own).
-     */
-    byte[] encodeForRecord(IdempotencyKey key, ResultCodec<?> codec, Object value, String what, String aftermath) {
-        byte[] encoded = value == null ? null : encode(key, codec, value, aftermath);
-        if (encoded != null && encoded.length > policy.maxResultBytes()) {
-            throw new ResultTooLargeException(key, what, encoded.length, policy.maxResultBytes(), aftermath);
-        }
-        return encoded;
-    }
-
-    /** The codec that records {@code value}: the one given, or the built-in one for its type; {@code aftermath} as for {@link #encodeForRecord}. */
-    ResultCodec<?> codecForRecord(IdempotencyKey key, ResultCodec<?> codec, Object value, String aftermath) {
-        return codec != null ? codec : chooseCodec(key, value, aftermath);
-    }
-
-    boolean isFinalFailure(Exception failure) {
-        return isFinal(failure);
-    }
-
-    /** What tells this engine's listener; every mode of the engine reports through it. */
-    ListenerCalls heard() {
-        return heard;
+    /** Transactional mode's protocol, which {@link ManagedIdempotency} runs in its own transactions. */
+    TransactionalProtocol<C> transactional() {
+        return transactional;
     }
 
     @Override
     public String toString() {
-        return "Idempotency[store=" + store + ", policy=" + policy + "]";
-    }
-
-    /** @return whether the key's own work runs now on this thread, in {@code tx} */
-    private static boolean runsIn(Object tx, IdempotencyKey key) {
-        for (Running running : RUNNING.get()) {
-            if (running.tx == tx && running.key.equals(key)) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    /** A key whose work runs now, in transaction {@code tx} (compared by identity). */
-    private record Running(Object tx, IdempotencyKey key) {
+        return "Idempotency[" + kernel + "]";
     }
 
     /**

@@ -1,30 +1,11 @@
 package dev.idempotency;
 
-import dev.idempotency.internal.FailureRecords;
-import dev.idempotency.spi.Claim;
-import dev.idempotency.spi.ClaimRequest;
-import dev.idempotency.spi.Completion;
 import dev.idempotency.spi.IdempotencyStore;
-import dev.idempotency.spi.LastWriteRefusedException;
-import dev.idempotency.spi.LeaseClaim;
-import dev.idempotency.spi.LeaseRequest;
-import dev.idempotency.spi.LeasedCompletion;
 import dev.idempotency.spi.LeasingStore;
-import dev.idempotency.spi.RecordStatus;
-import dev.idempotency.spi.RecoveryPoint;
 import dev.idempotency.spi.TransactionRunner;
-import java.security.SecureRandom;
-import java.time.Duration;
-import java.time.Instant;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Objects;
-import java.util.Optional;
-import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Function;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The engine of the modes in which the library runs the transactions itself, over a
@@ -89,19 +70,21 @@ import org.slf4j.LoggerFactory;
  */
 public final class ManagedIdempotency<C> {
 
-    private static final Logger log = LoggerFactory.getLogger(ManagedIdempotency.class);
-    private static final SecureRandom TOKENS = new SecureRandom();
-
     private final Idempotency<C> engine;
-    private final TransactionRunner<C> transactions;
-    private final RetryPolicy retry;
+    private final Kernel<C> kernel;
+    private final OwnTransactions<C> transactions;
     private final LeasePolicy leases;
+    private final WriteLastProtocol<C> writingLast;
+    /** {@code null} if the store keeps no leases: found when the engine is built. */
+    private final LeaseProtocol<C> leasing;
 
-    private ManagedIdempotency(Builder<C> b) {
+    private ManagedIdempotency(Builder<C> b, LeasingStore<C> leasingStore) {
         this.engine = b.engine;
-        this.transactions = b.transactions;
-        this.retry = b.retry;
+        this.kernel = b.engine.kernel();
+        this.transactions = new OwnTransactions<>(b.transactions, b.retry, kernel.heard());
         this.leases = b.leases;
+        this.writingLast = new WriteLastProtocol<>(kernel, transactions);
+        this.leasing = leasingStore == null ? null : new LeaseProtocol<>(kernel, leasingStore, transactions, leases);
     }
 
     /**
@@ -172,24 +155,16 @@ public final class ManagedIdempotency<C> {
     private <T, X extends Exception> Outcome<T> transact(IdempotencyKey key, Fingerprint fingerprint, ResultCodec<T> codec,
                                                          TxWork<C, T, X> work) throws X {
         Objects.requireNonNull(key, "key");
-        return engine.heard().single(key, () -> {
-            engine.keyPolicy().validate(key);
+        return kernel.heard().single(key, () -> {
+            kernel.policy().validate(key);
             Objects.requireNonNull(work, "work");
-            return withRetries(key, () -> {
-                try {
-                    return transactions.inTransaction(tx -> {
-                        Outcome<T> outcome = engine.attemptUnheard(key, fingerprint, tx, codec, () -> work.apply(tx));
-                        if (outcome instanceof Outcome.InProgress) {
-                            throw new RollBack(outcome); // the wait may have aborted the transaction
-                        }
-                        return outcome;
-                    });
-                } catch (RollBack rolledBack) {
-                    @SuppressWarnings("unchecked")
-                    Outcome<T> outcome = (Outcome<T>) rolledBack.carried;
-                    return outcome;
+            return transactions.withRetries(key, () -> transactions.once(tx -> {
+                Outcome<T> outcome = engine.transactional().attempt(key, fingerprint, tx, codec, () -> work.apply(tx), Kernel.ROLLED_BACK);
+                if (outcome instanceof Outcome.InProgress) {
+                    throw new OwnTransactions.RollBack(outcome); // the wait may have aborted the transaction
                 }
-            });
+                return outcome;
+            }));
         });
     }
 
@@ -280,103 +255,11 @@ public final class ManagedIdempotency<C> {
     private <T, X extends Exception> Outcome<T> writingLast(IdempotencyKey key, Fingerprint fingerprint, ResultCodec<T> codec,
                                                             TxWork<C, T, X> work) throws X {
         Objects.requireNonNull(key, "key");
-        return engine.heard().single(key, () -> {
-            engine.keyPolicy().validate(key);
+        return kernel.heard().single(key, () -> {
+            kernel.policy().validate(key);
             Objects.requireNonNull(work, "work");
-            return withRetries(key, () -> writeLastTransaction(key, fingerprint, codec, work));
+            return writingLast.writeLast(key, fingerprint, codec, work);
         });
-    }
-
-    private <T, X extends Exception> Outcome<T> writeLastTransaction(IdempotencyKey key, Fingerprint fingerprint, ResultCodec<T> codec,
-                                                                     TxWork<C, T, X> work) throws X {
-        Written<T> failure;
-        try {
-            return writtenLast(key, fingerprint, codec, tx -> runBeforeWriting(tx, key, codec, work));
-        } catch (FinalFailure carried) {
-            @SuppressWarnings("unchecked")
-            Written<T> recorded = (Written<T>) carried.written;
-            failure = recorded;
-        }
-        log.debug("Key {}: the work failed with a final failure; it was rolled back, and the failure is recorded", key);
-        return writtenLast(key, fingerprint, codec, tx -> failure);
-    }
-
-    /**
-     * One write-last transaction: {@code body} runs (the work, or nothing), then the record it returns
-     * is written and the transaction committed; a refused write rolls back and answers from what held
-     * the key.
-     */
-    private <T, X extends Exception> Outcome<T> writtenLast(IdempotencyKey key, Fingerprint fingerprint, ResultCodec<T> codec,
-                                                            TxWork<C, Written<T>, X> body) throws X {
-        Claim found;
-        try {
-            return transactions.inTransaction(tx -> {
-                IdempotencyStore<C> store = engine.store();
-                store.checkTransaction(tx, key);
-                Written<T> written = body.apply(tx);
-                Instant now = engine.now();
-                KeyPolicy policy = engine.keyPolicy();
-                Claim claim = store.writeLast(tx, new ClaimRequest(key, fingerprint, now, now.plus(policy.retention()),
-                        policy.lockTimeout()), written.completion);
-                if (!(claim instanceof Claim.Acquired)) {
-                    throw new RollBack(claim); // the work's writes must not commit
-                }
-                return written.outcome;
-            });
-        } catch (RollBack rolledBack) {
-            found = (Claim) rolledBack.carried;
-        } catch (LastWriteRefusedException refused) {
-            found = refused.found();
-        }
-        if (found instanceof Claim.Existing existing) {
-            log.debug("Key {}: already recorded; the work was rolled back", key);
-            return engine.outcomeOfRecord(key, fingerprint, codec, existing.record());
-        }
-        log.debug("Key {} is held by another transaction past the lock timeout of {}; the work was rolled back", key,
-                engine.keyPolicy().lockTimeout());
-        return new Outcome.InProgress<>(key);
-    }
-
-    /**
-     * Runs the work and says what to record and answer; a final failure leaves the transaction as a
-     * {@link FinalFailure}, so that it is rolled back whole and the failure recorded in another.
-     */
-    private <T, X extends Exception> Written<T> runBeforeWriting(C tx, IdempotencyKey key, ResultCodec<T> codec,
-                                                                 TxWork<C, T, X> work) throws X {
-        KeyPolicy policy = engine.keyPolicy();
-        T value;
-        try {
-            value = work.apply(tx);
-        } catch (Exception failure) {
-            if (!policy.hasFinalFailures() || !engine.isFinalFailure(failure)) {
-                throw failure;
-            }
-            FailureRecords.Failure recorded = FailureRecords.of(failure, policy.maxResultBytes());
-            Instant at = engine.now();
-            throw new FinalFailure(new Written<>(new Completion(key, RecordStatus.FAILED, FailureRecords.CODEC, recorded.encode(), at,
-                    at.plus(policy.retention())), new Outcome.Failed<>(key, recorded.type(), recorded.message(), at, false)));
-        }
-        engine.store().checkTransaction(tx, key); // the work must not have ended the transaction: its writes would have no record
-        ResultCodec<?> used = engine.codecForRecord(key, codec, value, Idempotency.ROLLED_BACK);
-        byte[] encoded = engine.encodeForRecord(key, used, value, ResultTooLargeException.RESULT, Idempotency.ROLLED_BACK);
-        Instant at = engine.now();
-        return new Written<>(new Completion(key, RecordStatus.COMPLETED, used.name(), encoded, at, at.plus(policy.retention())),
-                new Outcome.Executed<>(key, value));
-    }
-
-    /** Carries a final failure's record out of the transaction it rolls back. */
-    private static final class FinalFailure extends RuntimeException {
-        private static final long serialVersionUID = 1L;
-        private final transient Written<?> written;
-
-        FinalFailure(Written<?> written) {
-            super("rolled back after a final failure", null, false, false);
-            this.written = written;
-        }
-    }
-
-    /** What a write-last transaction records, and what it answers once that is committed. */
-    private record Written<T>(Completion completion, Outcome<T> outcome) {
     }
 
     /**
@@ -408,13 +291,13 @@ public final class ManagedIdempotency<C> {
         Objects.requireNonNull(items, "items");
         Objects.requireNonNull(callOf, "callOf");
         Objects.requireNonNull(work, "work");
-        Function<I, IdempotencyKey> keyOf = Chunks.keys(callOf);
-        return engine.heard().chunk(items, keyOf, () -> {
+        Function<I, IdempotencyKey> keyOf = ChunkProtocol.keys(callOf);
+        return kernel.heard().chunk(items, keyOf, () -> {
             IdempotencyKey first = items.isEmpty() ? null : keyOf.apply(items.get(0));
-            return withRetries(first, () -> transactions.inTransaction(tx -> {
+            return transactions.retried(first, tx -> {
                 ItemWork<I, T, X> bound = item -> work.apply(tx, item);
-                return Chunks.execute(engine, tx, items, callOf, bound, Idempotency.ROLLED_BACK);
-            }));
+                return ChunkProtocol.execute(kernel, tx, items, callOf, bound, Kernel.ROLLED_BACK);
+            });
         });
     }
 
@@ -519,8 +402,8 @@ public final class ManagedIdempotency<C> {
     /** Lease mode for a key, with the codec that the call names ({@code null} if none), which must be the phases' own. */
     private <T, X extends Exception> Outcome<T> leasedRun(IdempotencyKey key, Fingerprint fingerprint, ResultCodec<T> named,
                                                           Phases<C, T, X> phases) throws X {
-        return engine.heard().single(key, () -> {
-            engine.keyPolicy().validate(key);
+        return kernel.heard().single(key, () -> {
+            kernel.policy().validate(key);
             Objects.requireNonNull(phases, "phases");
             if (named != null && !named.name().equals(phases.codec.name())) {
                 throw new IllegalArgumentException("the call of key " + key + " names codec '" + named.name()
@@ -528,274 +411,17 @@ public final class ManagedIdempotency<C> {
                         + " to the phases (finish(..., codec) or result(codec)), and IdempotentCall.of(key, fingerprint) without"
                         + " one. Nothing was read or written");
             }
-            return leased(leasingStore(), key, fingerprint, phases);
+            if (leasing == null) {
+                throw new UnsupportedOperationException("lease mode needs a store that keeps leases (a LeasingStore); this engine"
+                        + " was built over " + kernel.store() + ", which does not. Nothing was read or written");
+            }
+            return leasing.run(key, fingerprint, phases);
         });
     }
 
-    private <T, X extends Exception> Outcome<T> leased(LeasingStore<C> store, IdempotencyKey key, Fingerprint fingerprint,
-                                                       Phases<C, T, X> phases) throws X {
-        KeyPolicy policy = engine.keyPolicy();
-        String token = HexFormat.of().formatHex(randomBytes());
-        LeaseRequest request = new LeaseRequest(key, fingerprint, token, leases.lease(), policy.retention(), policy.lockTimeout());
-        long deadline = System.nanoTime() + leases.waitForHolder().toNanos();
-        Claimed claimed;
-        while (true) {
-            claimed = withRetries(key, () -> claimTransaction(store, request, phases));
-            LeaseClaim claim = claimed.claim;
-            if (claim instanceof LeaseClaim.Existing found) {
-                return engine.outcomeOfRecord(key, fingerprint, phases.codec, found.record());
-            }
-            if (claim instanceof LeaseClaim.Acquired) {
-                break;
-            }
-            LeaseClaim.Held held = null;
-            if (claim instanceof LeaseClaim.Held h) {
-                if (!h.fingerprint().equals(fingerprint)) {
-                    return new Outcome.Mismatch<>(key);
-                }
-                held = h;
-            }
-            long remaining = deadline - System.nanoTime();
-            if (remaining <= 0 || !pause(Duration.ofNanos(Math.min(remaining, leases.pollInterval().toNanos())))) {
-                if (held == null) {
-                    return new Outcome.InProgress<>(key); // busy: an open transaction held the row past the lock timeout
-                }
-                log.debug("Key {} is held by another attempt; lease until {}, {} from the store's now", key, held.leaseUntil(),
-                        held.remaining());
-                return new Outcome.InProgress<>(key, held.leaseUntil(), held.remaining());
-            }
-        }
-        LeaseClaim.Acquired acquired = (LeaseClaim.Acquired) claimed.claim;
-        if (acquired.attempt() > 1) {
-            log.debug("Key {}: attempt {} took over an ended lease{}", key, acquired.attempt(),
-                    acquired.resumeFrom() == null ? "" : ", resuming after its committed prepare");
-        }
-        Attempt attempt = new Attempt(store, key, token, acquired);
-        Object prepared = claimed.prepared;
-        Object called;
-        try {
-            called = phases.steps.call.call(attempt, prepared);
-        } catch (Throwable failure) {
-            if (failure instanceof LeaseLostException) {
-                throw failure; // another attempt holds the key: nothing of this one to end
-            }
-            attempt.ending.lock();
-            try {
-                if (failure instanceof Exception e && engine.isFinalFailure(e)) {
-                    return attempt.ended(recordFinalFailure(store, key, token, phases.steps.onFinalFailure, prepared, e));
-                }
-                endLease(store, key, token, failure);
-                throw failure;
-            } catch (Throwable ended) {
-                attempt.failed(ended);
-                throw ended;
-            } finally {
-                attempt.ending.unlock();
-            }
-        }
-        attempt.ending.lock();
-        try {
-            return attempt.ended(finish(store, attempt, phases, prepared, called));
-        } catch (Throwable ended) {
-            attempt.failed(ended);
-            throw ended;
-        } finally {
-            attempt.ending.unlock();
-        }
-    }
-
-    /** The finish transaction: the finish phase and the fenced result. */
-    private <T, X extends Exception> Outcome<T> finish(LeasingStore<C> store, Attempt attempt, Phases<C, T, X> phases, Object prepared,
-                                                       Object called) throws X {
-        IdempotencyKey key = attempt.key;
-        String token = attempt.token;
-        KeyPolicy policy = engine.keyPolicy();
-        T value;
-        try {
-            value = withRetries(key, () -> transactions.inTransaction(tx -> {
-                T result = phases.finish.finish(tx, prepared, called);
-                ResultCodec<?> used = engine.codecForRecord(key, phases.codec, result,
-                        "the finish transaction was rolled back, the finish phase's writes with it");
-                byte[] encoded;
-                try {
-                    encoded = engine.encodeForRecord(key, used, result, ResultTooLargeException.RESULT,
-                            "the finish transaction was rolled back, the finish phase's writes with it");
-                } catch (ResultTooLargeException tooLarge) {
-                    throw new RollBack(tooLarge); // the finish's writes must not commit without the result
-                }
-                store.completeLeased(tx, token, new LeasedCompletion(key, RecordStatus.COMPLETED, used.name(), encoded,
-                        policy.retention())).orElseThrow(() -> new LeaseLostException(key, "the result"));
-                return result;
-            }));
-        } catch (LeaseLostException lost) {
-            throw lost;
-        } catch (RollBack tooLarge) {
-            ResultTooLargeException recorded = resultNotRecordable(store, key, token, prepared, (ResultTooLargeException) tooLarge.carried);
-            attempt.over = "it recorded the operation as failed (its result was over the size limit), which ended its lease";
-            throw recorded;
-        } catch (Throwable failure) {
-            endLease(store, key, token, failure);
-            throw failure;
-        }
-        return new Outcome.Executed<>(key, value);
-    }
-
-    /**
-     * The call has run, but its result is over the size limit and the finish was rolled back: the
-     * operation is recorded as failed, so that no retry runs the call again for a result that could
-     * never be recorded either. Returns the exception to throw, whose message says so.
-     */
-    private <X extends Exception> ResultTooLargeException resultNotRecordable(LeasingStore<C> store, IdempotencyKey key, String token,
-                                                                              Object prepared, ResultTooLargeException rolledBack) throws X {
-        this.<Object, X>recordFinalFailure(store, key, token, null, prepared, rolledBack); // what every retry gets back
-        log.warn("Key {}: the result is {} bytes, over the limit of {}; the operation is recorded as failed", key, rolledBack.size(),
-                rolledBack.limit());
-        return new ResultTooLargeException(key, ResultTooLargeException.RESULT, rolledBack.size(), rolledBack.limit(),
-                "so it cannot be recorded. The call has run: the finish phase's writes were rolled back, and the operation is"
-                        + " recorded as failed with this exception instead, which every retry with the key gets back (Outcome.Failed);"
-                        + " the call is not run again. What the call did outside the database stands: settle it there by hand if need"
-                        + " be, and return a smaller result (or raise the limit) for new operations");
-    }
-
-    private <T, X extends Exception> Claimed claimTransaction(LeasingStore<C> store, LeaseRequest request, Phases<C, T, X> phases)
-            throws X {
-        try {
-            return transactions.inTransaction(tx -> {
-                Claimed claimed = claimAndPrepare(store, tx, request, phases);
-                if (claimed.claim instanceof LeaseClaim.Busy) {
-                    throw new RollBack(claimed); // the wait may have aborted the transaction
-                }
-                return claimed;
-            });
-        } catch (RollBack rolledBack) {
-            return (Claimed) rolledBack.carried;
-        }
-    }
-
-    private <T, X extends Exception> Claimed claimAndPrepare(LeasingStore<C> store, C tx, LeaseRequest request,
-                                                             Phases<C, T, X> phases) throws X {
-        LeaseClaim claim = store.claimLease(tx, request);
-        if (!(claim instanceof LeaseClaim.Acquired acquired) || !phases.hasPrepare()) {
-            return new Claimed(claim, null);
-        }
-        IdempotencyKey key = request.key();
-        ResultCodec<Object> codec = phases.steps.prepareCodec;
-        if (acquired.resumeFrom() != null) {
-            return new Claimed(claim, decodeRecoveryPoint(key, codec, acquired.resumeFrom()));
-        }
-        Object prepared = phases.steps.prepare.apply(tx);
-        byte[] state = engine.encodeForRecord(key, codec, prepared, "the encoded recovery point (the prepare phase's value)",
-                "the claim's transaction was rolled back, the prepare's writes with it: nothing of the key was recorded, and the"
-                        + " call did not run. Return a smaller value from prepare (an id to look the rest up by), or raise the limit");
-        if (!store.checkpoint(tx, key, request.ownerToken(), new RecoveryPoint(codec.name(), state))) {
-            throw new LeaseLostException(key, "the recovery point");
-        }
-        return new Claimed(claim, prepared);
-    }
-
-    /**
-     * Records {@code failure} as the operation's outcome, fenced, with {@code writes} (or none) in
-     * the same transaction; a failure to record it ends the lease and is thrown with
-     * {@code failure} attached.
-     */
-    private <T, X extends Exception> Outcome<T> recordFinalFailure(LeasingStore<C> store, IdempotencyKey key, String token,
-                                                                   Phases.PhaseFailure<C, Object, X> writes, Object prepared,
-                                                                   Exception failure) throws X {
-        FailureRecords.Failure recorded = FailureRecords.of(failure, engine.keyPolicy().maxResultBytes());
-        Instant recordedAt;
-        try {
-            recordedAt = withRetries(key, () -> transactions.inTransaction(tx -> {
-                if (writes != null) {
-                    writes.onFinalFailure(tx, prepared, failure);
-                }
-                return store.completeLeased(tx, token, new LeasedCompletion(key, RecordStatus.FAILED, FailureRecords.CODEC,
-                        recorded.encode(), engine.keyPolicy().retention())).orElseThrow(() -> new LeaseLostException(key, "the final failure"));
-            }));
-        } catch (LeaseLostException lost) {
-            lost.addSuppressed(failure);
-            throw lost;
-        } catch (Throwable recording) {
-            recording.addSuppressed(failure);
-            endLease(store, key, token, recording);
-            throw recording;
-        }
-        log.debug("Key {}: final failure {} recorded", key, recorded.type());
-        return new Outcome.Failed<>(key, recorded.type(), recorded.message(), recordedAt, false);
-    }
-
-    /** Ends this attempt's lease after a failure, so that a retry runs at once; a failure to do so is attached. */
-    private void endLease(LeasingStore<C> store, IdempotencyKey key, String token, Throwable failure) {
-        try {
-            withRetries(key, () -> transactions.inTransaction(tx -> store.releaseLease(tx, key, token)));
-        } catch (RuntimeException releaseFailure) {
-            failure.addSuppressed(releaseFailure);
-        }
-    }
-
-    private static Object decodeRecoveryPoint(IdempotencyKey key, ResultCodec<Object> codec, RecoveryPoint point) {
-        if (!codec.name().equals(point.codec())) {
-            throw new ResultCodecException(key, "the recovery point was recorded with codec '" + point.codec()
-                    + "' but this operation's prepare phase decodes with codec '" + codec.name() + "'", null);
-        }
-        if (point.state() == null) {
-            return null;
-        }
-        try {
-            return codec.decode(point.state());
-        } catch (Exception e) {
-            throw new ResultCodecException(key, "codec '" + codec.name() + "' failed to decode the recovery point", e);
-        }
-    }
-
-    @SuppressWarnings("unchecked")
-    private LeasingStore<C> leasingStore() {
-        if (engine.store() instanceof LeasingStore<?> store) {
-            return (LeasingStore<C>) store;
-        }
-        throw new UnsupportedOperationException("lease mode needs a store that keeps leases (a LeasingStore); "
-                + engine.store() + " does not");
-    }
-
-    // ---- retries ------------------------------------------------------------------------------------
-
-    @FunctionalInterface
-    private interface Step<R, X extends Exception> {
-        R run() throws X;
-    }
-
-    private <R, X extends Exception> R withRetries(IdempotencyKey key, Step<R, X> step) throws X {
-        for (int attempt = 1; ; attempt++) {
-            try {
-                return step.run();
-            } catch (Exception failure) {
-                if (attempt >= retry.maxAttempts() || failure instanceof LeaseLostException || !transactions.isRetryable(failure)) {
-                    throw failure;
-                }
-                Duration backoff = retry.backoff(attempt, () -> ThreadLocalRandom.current().nextDouble());
-                log.debug("Key {}: attempt {} of the transaction ended in a conflict; retrying in {}", key, attempt, backoff);
-                engine.heard().retry(key, attempt, failure, backoff);
-                if (!pause(backoff)) {
-                    throw failure;
-                }
-            }
-        }
-    }
-
-    /** @return {@code false} if the thread was interrupted (its flag is set again) */
-    private static boolean pause(Duration duration) {
-        try {
-            Thread.sleep(duration.toMillis(), (int) (duration.toNanos() % 1_000_000));
-            return true;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return false;
-        }
-    }
-
-    private static byte[] randomBytes() {
-        byte[] bytes = new byte[16];
-        TOKENS.nextBytes(bytes);
-        return bytes;
+    /** @return whether this engine offers lease mode: its store keeps leases */
+    public boolean supportsLeases() {
+        return leasing != null;
     }
 
     /** @return the engine: store, key policy, clock and listener */
@@ -805,12 +431,12 @@ public final class ManagedIdempotency<C> {
 
     /** @return what begins and ends this engine's transactions */
     public TransactionRunner<C> transactions() {
-        return transactions;
+        return transactions.runner();
     }
 
     /** @return the retry policy */
     public RetryPolicy retryPolicy() {
-        return retry;
+        return transactions.retryPolicy();
     }
 
     /** @return the lease policy */
@@ -820,112 +446,8 @@ public final class ManagedIdempotency<C> {
 
     @Override
     public String toString() {
-        return "ManagedIdempotency[" + engine + ", transactions=" + transactions + ", " + retry + ", " + leases + "]";
-    }
-
-    /** What the claim transaction found, and the prepare value it produced or resumed. */
-    private record Claimed(LeaseClaim claim, Object prepared) {
-    }
-
-    /** Carries an answer (an {@code InProgress} outcome, a busy claim) out of a transaction that must be rolled back. */
-    private static final class RollBack extends RuntimeException {
-        private static final long serialVersionUID = 1L;
-        private final transient Object carried;
-
-        RollBack(Object carried) {
-            super("rolled back, carrying an answer", null, false, false);
-            this.carried = carried;
-        }
-    }
-
-    /** The attempt handed to the call. */
-    private final class Attempt implements LeaseAttempt {
-        private final LeasingStore<C> store;
-        private final IdempotencyKey key;
-        private final String token;
-        private final int number;
-        private final boolean resumed;
-        private volatile Instant leaseUntil;
-        /** Held while the attempt ends (its finish, its recorded failure, its ended lease), so that an extension waits for it. */
-        private final ReentrantLock ending = new ReentrantLock();
-        /** Why the attempt is over, once it is; {@code null} while it runs, or if it lost its lease. */
-        private volatile String over;
-
-        Attempt(LeasingStore<C> store, IdempotencyKey key, String token, LeaseClaim.Acquired acquired) {
-            this.store = store;
-            this.key = key;
-            this.token = token;
-            this.number = acquired.attempt();
-            this.resumed = acquired.resumeFrom() != null;
-            this.leaseUntil = acquired.leaseUntil();
-        }
-
-        @Override
-        public IdempotencyKey key() {
-            return key;
-        }
-
-        @Override
-        public int number() {
-            return number;
-        }
-
-        @Override
-        public Instant leaseUntil() {
-            return leaseUntil;
-        }
-
-        @Override
-        public boolean resumed() {
-            return resumed;
-        }
-
-        @Override
-        public Instant extend(Duration lease) {
-            Duration checked = LeasePolicy.checkLease(lease);
-            refuseIfOver();
-            Optional<Instant> end = withRetries(key, () -> transactions.inTransaction(tx -> store.extendLease(tx, key, token, checked)));
-            if (end.isEmpty()) {
-                ending.lock(); // the attempt may be ending this moment: its own completion refused the extension
-                try {
-                    refuseIfOver();
-                } finally {
-                    ending.unlock();
-                }
-                throw new LeaseLostException(key, "the lease extension");
-            }
-            leaseUntil = end.get();
-            return leaseUntil;
-        }
-
-        private void refuseIfOver() {
-            String why = over;
-            if (why != null) {
-                throw new IllegalStateException("the lease extension of key " + key + " was refused: this attempt is over, " + why
-                        + "; extend the lease only while the call runs");
-            }
-        }
-
-        /**
-         * Remembers that this attempt recorded {@code outcome}, so that a later extension says so
-         * instead of blaming a take-over. Called while {@link #ending} is held.
-         */
-        <T> Outcome<T> ended(Outcome<T> outcome) {
-            over = "it recorded the operation's outcome (" + outcome.status() + "), which ended its lease";
-            return outcome;
-        }
-
-        /** Remembers that this attempt ended with {@code failure}, unless it lost the key. Called while {@link #ending} is held. */
-        void failed(Throwable failure) {
-            if (over == null && !(failure instanceof LeaseLostException)) { // a lost lease: the extension's own refusal says so
-                over = "it failed (" + failure.getClass().getName() + "), and its lease was ended so that a retry runs at once";
-            }
-        }
-
-        @Override
-        public String toString() {
-            return "LeaseAttempt[key=" + key + ", number=" + number + ", leaseUntil=" + leaseUntil + "]";
-        }
+        return "ManagedIdempotency[" + engine + ", transactions=" + transactions.runner() + ", " + transactions.retryPolicy() + ", "
+                + leases + "]";
     }
 
     /**
@@ -938,6 +460,7 @@ public final class ManagedIdempotency<C> {
         private final TransactionRunner<C> transactions;
         private RetryPolicy retry = RetryPolicy.ofDefaults();
         private LeasePolicy leases = LeasePolicy.ofDefaults();
+        private boolean leasesGiven;
 
         private Builder(Idempotency<C> engine, TransactionRunner<C> transactions) {
             this.engine = Objects.requireNonNull(engine, "engine");
@@ -954,17 +477,33 @@ public final class ManagedIdempotency<C> {
         }
 
         /**
-         * @param leases the lease length and what an attempt does on a live lease
+         * @param leases the lease length and what an attempt does on a live lease; only for a store
+         *     that keeps leases
          * @return this builder
          */
         public Builder<C> leases(LeasePolicy leases) {
             this.leases = Objects.requireNonNull(leases, "leases");
+            this.leasesGiven = true;
             return this;
         }
 
-        /** @return the managed engine */
+        /**
+         * Builds the engine, and finds once whether its store keeps leases
+         * ({@link ManagedIdempotency#supportsLeases()}): without, lease mode is refused by every call
+         * with {@link UnsupportedOperationException}, and the other modes work.
+         *
+         * @return the managed engine
+         * @throws IllegalStateException if a lease policy was given for a store that keeps no leases
+         */
+        @SuppressWarnings("unchecked")
         public ManagedIdempotency<C> build() {
-            return new ManagedIdempotency<>(this);
+            LeasingStore<C> leasing = engine.store() instanceof LeasingStore<?> store ? (LeasingStore<C>) store : null;
+            if (leasing == null && leasesGiven) {
+                throw new IllegalStateException("a lease policy was given, but the store " + engine.store() + " keeps no leases"
+                        + " (it is not a LeasingStore): lease mode cannot run on it. Give a store that keeps leases, or no lease"
+                        + " policy for the transactional modes alone");
+            }
+            return new ManagedIdempotency<>(this, leasing);
         }
     }
 }

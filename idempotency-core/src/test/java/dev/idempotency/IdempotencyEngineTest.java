@@ -286,9 +286,9 @@ class IdempotencyEngineTest {
         })).isSameAs(failure);
         assertThat(failure.getSuppressed()).containsExactly(predicateFailure);
         assertThat(store.in(tx, KEY)).isEmpty();
-        assertThat(engine.isFinalFailure(new IllegalArgumentException())).isFalse();
+        assertThat(engine.kernel().isFinal(new IllegalArgumentException())).isFalse();
         Idempotency<FakeTx> yes = engine(KeyPolicy.builder().finalFailureIf(t -> true).build());
-        assertThat(yes.isFinalFailure(new IllegalArgumentException())).isTrue();
+        assertThat(yes.kernel().isFinal(new IllegalArgumentException())).isTrue();
     }
 
     @Test

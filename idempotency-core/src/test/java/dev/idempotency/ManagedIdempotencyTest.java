@@ -345,20 +345,36 @@ class ManagedIdempotencyTest {
 
     @Test
     void leaseModeNeedsALeasingStore() {
-        @SuppressWarnings("unchecked")
-        IdempotencyStore<FakeTx> plain = (IdempotencyStore<FakeTx>) Proxy.newProxyInstance(getClass().getClassLoader(),
-                new Class<?>[] {IdempotencyStore.class}, (proxy, method, args) -> {
-                    if (method.getName().equals("toString")) {
-                        return "PlainStore";
-                    }
-                    throw new AssertionError("not used: " + method);
-                });
+        IdempotencyStore<FakeTx> plain = plainStore();
         ManagedIdempotency<FakeTx> managed = ManagedIdempotency.of(Idempotency.of(plain), runner);
         assertThatThrownBy(() -> managed.lease(IdempotentCall.of(KEY, ResultCodec.string()),
                 a -> "r")).isInstanceOf(UnsupportedOperationException.class)
                 .hasMessageContaining("PlainStore");
         assertThat(managed.retryPolicy()).isSameAs(RetryPolicy.ofDefaults());
         assertThat(managed.leasePolicy()).isSameAs(LeasePolicy.ofDefaults());
+        assertThat(managed.supportsLeases()).isFalse();
+        assertThat(managed().supportsLeases()).isTrue();
+    }
+
+    /** A store that keeps no leases, and is never called. */
+    @SuppressWarnings("unchecked")
+    private static IdempotencyStore<FakeTx> plainStore() {
+        return (IdempotencyStore<FakeTx>) Proxy.newProxyInstance(ManagedIdempotencyTest.class.getClassLoader(),
+                new Class<?>[] {IdempotencyStore.class}, (proxy, method, args) -> {
+                    if (method.getName().equals("toString")) {
+                        return "PlainStore";
+                    }
+                    throw new AssertionError("not used: " + method);
+                });
+    }
+
+    @Test
+    void aLeasePolicyForAStoreWithoutLeasesIsRefusedWhenTheEngineIsBuilt() {
+        IdempotencyStore<FakeTx> plain = plainStore();
+        ManagedIdempotency.Builder<FakeTx> builder = ManagedIdempotency.builder(Idempotency.of(plain), runner)
+                .leases(LeasePolicy.builder().lease(java.time.Duration.ofSeconds(5)).build());
+        assertThatThrownBy(builder::build).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("PlainStore").hasMessageContaining("keeps no leases");
     }
 
     @Test

@@ -1,11 +1,9 @@
 package dev.idempotency;
 
-import dev.idempotency.internal.FailureRecords;
 import dev.idempotency.spi.Claim;
 import dev.idempotency.spi.ClaimRequest;
 import dev.idempotency.spi.Completion;
 import dev.idempotency.spi.IdempotencyStore;
-import dev.idempotency.spi.RecordStatus;
 import dev.idempotency.spi.TxSavepoint;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -18,15 +16,17 @@ import java.util.Objects;
 import java.util.function.Function;
 
 /**
- * The chunk protocol of {@link Idempotency#executeChunk}, over the engine's store and policy;
- * {@code aftermath} says what a result that cannot be recorded leaves, true for the mode that runs it.
+ * The chunk protocol of {@link Idempotency#executeChunk} (its steps are listed there), in the
+ * caller's transaction or one that {@link ManagedIdempotency} runs; {@code aftermath} says what a
+ * result that cannot be recorded leaves, true for the mode that runs it. The listener is told by the
+ * caller of this class. Stateless.
  */
-final class Chunks {
+final class ChunkProtocol {
 
     private static final Comparator<IdempotencyKey> KEY_ORDER =
             Comparator.comparing(IdempotencyKey::scope).thenComparing(IdempotencyKey::id);
 
-    private Chunks() {
+    private ChunkProtocol() {
     }
 
     /**
@@ -37,7 +37,7 @@ final class Chunks {
         return callOf == null ? null : item -> callOf.apply(item).key();
     }
 
-    static <C, I, T, X extends Exception> List<Outcome<T>> execute(Idempotency<C> engine, C tx, List<? extends I> items,
+    static <C, I, T, X extends Exception> List<Outcome<T>> execute(Kernel<C> kernel, C tx, List<? extends I> items,
             Function<? super I, IdempotentCall<T>> callOf, ItemWork<? super I, T, X> work, String aftermath) throws X {
         Objects.requireNonNull(tx, "tx");
         Objects.requireNonNull(items, "items");
@@ -47,8 +47,8 @@ final class Chunks {
         if (n == 0) {
             return List.of();
         }
-        KeyPolicy policy = engine.keyPolicy();
-        IdempotencyStore<C> store = engine.store();
+        KeyPolicy policy = kernel.policy();
+        IdempotencyStore<C> store = kernel.store();
         IdempotencyKey[] keys = new IdempotencyKey[n];
         Fingerprint[] fingerprints = new Fingerprint[n];
         List<ResultCodec<T>> codecs = new ArrayList<>(n);
@@ -68,10 +68,10 @@ final class Chunks {
         Integer[] order = new Integer[n];
         Arrays.setAll(order, i -> i);
         Arrays.sort(order, (a, b) -> KEY_ORDER.compare(keys[a], keys[b]));
-        Instant now = engine.now();
+        Instant now = kernel.now();
         List<ClaimRequest> requests = new ArrayList<>(n);
         for (int i : order) {
-            requests.add(new ClaimRequest(keys[i], fingerprints[i], now, now.plus(policy.retention()), policy.lockTimeout()));
+            requests.add(kernel.claimRequest(keys[i], fingerprints[i], now));
         }
         List<Claim> sorted = store.claimAll(tx, requests);
         if (sorted.size() != n) {
@@ -92,12 +92,10 @@ final class Chunks {
         try {
             for (int i = 0; i < n; i++) {
                 Claim claim = claims[i];
-                if (claim instanceof Claim.Existing existing) {
-                    outcomes.add(engine.outcomeOfRecord(keys[i], fingerprints[i], codecs.get(i), existing.record()));
-                } else if (claim instanceof Claim.Busy) {
-                    outcomes.add(new Outcome.InProgress<>(keys[i]));
+                if (claim instanceof Claim.Acquired) {
+                    outcomes.add(runItem(kernel, tx, items.get(i), keys[i], codecs.get(i), work, completions, aftermath));
                 } else {
-                    outcomes.add(runItem(engine, tx, keys[i], items.get(i), codecs.get(i), work, completions, aftermath));
+                    outcomes.add(kernel.outcomeOf(keys[i], fingerprints[i], codecs.get(i), claim));
                 }
             }
             store.completeAll(tx, completions);
@@ -114,31 +112,27 @@ final class Chunks {
         return outcomes;
     }
 
-    private static <C, I, T, X extends Exception> Outcome<T> runItem(Idempotency<C> engine, C tx, IdempotencyKey key, I item,
+    private static <C, I, T, X extends Exception> Outcome<T> runItem(Kernel<C> kernel, C tx, I item, IdempotencyKey key,
             ResultCodec<T> codec, ItemWork<? super I, T, X> work, List<Completion> completions, String aftermath) throws X {
-        KeyPolicy policy = engine.keyPolicy();
-        TxSavepoint savepoint = policy.hasFinalFailures() ? engine.store().savepoint(tx) : null;
+        TxSavepoint savepoint = kernel.hasFinalFailures() ? kernel.store().savepoint(tx) : null;
         T value;
         try {
             value = work.apply(item);
         } catch (Exception failure) {
-            if (savepoint == null || !engine.isFinalFailure(failure)) {
+            if (savepoint == null || !kernel.isFinal(failure)) {
                 throw failure;
             }
             savepoint.rollback();
-            Instant at = engine.now();
-            FailureRecords.Failure recorded = FailureRecords.of(failure, policy.maxResultBytes());
-            completions.add(new Completion(key, RecordStatus.FAILED, FailureRecords.CODEC, recorded.encode(), at,
-                    at.plus(policy.retention())));
-            return new Outcome.Failed<>(key, recorded.type(), recorded.message(), at, false);
+            return recorded(kernel.failed(key, failure), completions);
         }
         if (savepoint != null) {
             savepoint.release();
         }
-        ResultCodec<?> used = engine.codecForRecord(key, codec, value, aftermath);
-        byte[] encoded = engine.encodeForRecord(key, used, value, ResultTooLargeException.RESULT, aftermath);
-        Instant at = engine.now();
-        completions.add(new Completion(key, RecordStatus.COMPLETED, used.name(), encoded, at, at.plus(policy.retention())));
-        return new Outcome.Executed<>(key, value);
+        return recorded(kernel.executed(key, codec, value, aftermath), completions);
+    }
+
+    private static <T> Outcome<T> recorded(Kernel.Recorded<T> recorded, List<Completion> completions) {
+        completions.add(recorded.completion());
+        return recorded.outcome();
     }
 }

@@ -1,0 +1,337 @@
+package dev.idempotency;
+
+import dev.idempotency.internal.FailureRecords;
+import dev.idempotency.spi.LeaseClaim;
+import dev.idempotency.spi.LeaseRequest;
+import dev.idempotency.spi.LeasingStore;
+import dev.idempotency.spi.RecoveryPoint;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HexFormat;
+import java.util.Optional;
+import java.util.concurrent.locks.ReentrantLock;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Lease mode, with a call only or with phases (its steps are listed at {@link ManagedIdempotency}):
+ * claim under a lease and run the prepare phase in a short transaction, run the call outside any
+ * transaction, then record the result (with the finish phase) or a final failure fenced by the
+ * attempt's owner token, or end the lease so that a retry runs at once. The key is already validated,
+ * and the listener is told by the caller of this class. Thread-safe.
+ *
+ * @param <C> the transaction type
+ */
+final class LeaseProtocol<C> {
+
+    private static final Logger log = LoggerFactory.getLogger(LeaseProtocol.class);
+    private static final SecureRandom TOKENS = new SecureRandom();
+
+    private final Kernel<C> kernel;
+    private final LeasingStore<C> store;
+    private final OwnTransactions<C> transactions;
+    private final LeasePolicy leases;
+
+    LeaseProtocol(Kernel<C> kernel, LeasingStore<C> store, OwnTransactions<C> transactions, LeasePolicy leases) {
+        this.kernel = kernel;
+        this.store = store;
+        this.transactions = transactions;
+        this.leases = leases;
+    }
+
+    /** Runs {@code phases} for {@code key} under a lease; the key is validated and the phases' codec checked. */
+    <T, X extends Exception> Outcome<T> run(IdempotencyKey key, Fingerprint fingerprint, Phases<C, T, X> phases) throws X {
+        String token = HexFormat.of().formatHex(randomBytes());
+        LeaseRequest request = kernel.leaseRequest(key, fingerprint, token, leases.lease());
+        long deadline = System.nanoTime() + leases.waitForHolder().toNanos();
+        Claimed claimed;
+        while (true) {
+            claimed = transactions.withRetries(key, () -> claimTransaction(request, phases));
+            if (claimed.claim instanceof LeaseClaim.Acquired) {
+                break;
+            }
+            Outcome<T> answer = kernel.outcomeOf(key, fingerprint, phases.codec, claimed.claim);
+            long remaining = deadline - System.nanoTime();
+            if (!(answer instanceof Outcome.InProgress) || remaining <= 0
+                    || !OwnTransactions.pause(Duration.ofNanos(Math.min(remaining, leases.pollInterval().toNanos())))) {
+                return answer; // a live lease is polled for up to the wait for its holder
+            }
+        }
+        LeaseClaim.Acquired acquired = (LeaseClaim.Acquired) claimed.claim;
+        if (acquired.attempt() > 1) {
+            log.debug("Key {}: attempt {} took over an ended lease{}", key, acquired.attempt(),
+                    acquired.resumeFrom() == null ? "" : ", resuming after its committed prepare");
+        }
+        Attempt attempt = new Attempt(key, token, acquired);
+        Object prepared = claimed.prepared;
+        Object called;
+        try {
+            called = phases.steps.call.call(attempt, prepared);
+        } catch (Throwable failure) {
+            if (failure instanceof LeaseLostException) {
+                throw failure; // another attempt holds the key: nothing of this one to end
+            }
+            attempt.ending.lock();
+            try {
+                if (failure instanceof Exception e && kernel.isFinal(e)) {
+                    return attempt.ended(recordFinalFailure(key, token, phases.steps.onFinalFailure, prepared, e));
+                }
+                endLease(key, token, failure);
+                throw failure;
+            } catch (Throwable ended) {
+                attempt.failed(ended);
+                throw ended;
+            } finally {
+                attempt.ending.unlock();
+            }
+        }
+        attempt.ending.lock();
+        try {
+            return attempt.ended(finish(attempt, phases, prepared, called));
+        } catch (Throwable ended) {
+            attempt.failed(ended);
+            throw ended;
+        } finally {
+            attempt.ending.unlock();
+        }
+    }
+
+    /** The finish transaction: the finish phase and the fenced result. */
+    private <T, X extends Exception> Outcome<T> finish(Attempt attempt, Phases<C, T, X> phases, Object prepared,
+                                                       Object called) throws X {
+        IdempotencyKey key = attempt.key;
+        String token = attempt.token;
+        T value;
+        try {
+            value = transactions.retried(key, tx -> {
+                T result = phases.finish.finish(tx, prepared, called);
+                Kernel.Encoded encoded;
+                try {
+                    encoded = kernel.encode(key, phases.codec, result, ResultTooLargeException.RESULT,
+                            "the finish transaction was rolled back, the finish phase's writes with it");
+                } catch (ResultTooLargeException tooLarge) {
+                    throw new OwnTransactions.RollBack(tooLarge); // the finish's writes must not commit without the result
+                }
+                store.completeLeased(tx, token, kernel.leasedResult(key, encoded))
+                        .orElseThrow(() -> new LeaseLostException(key, "the result"));
+                return result;
+            });
+        } catch (LeaseLostException lost) {
+            throw lost;
+        } catch (OwnTransactions.RollBack tooLarge) {
+            ResultTooLargeException recorded = resultNotRecordable(key, token, prepared, (ResultTooLargeException) tooLarge.carried());
+            attempt.over = "it recorded the operation as failed (its result was over the size limit), which ended its lease";
+            throw recorded;
+        } catch (Throwable failure) {
+            endLease(key, token, failure);
+            throw failure;
+        }
+        return new Outcome.Executed<>(key, value);
+    }
+
+    /**
+     * The call has run, but its result is over the size limit and the finish was rolled back: the
+     * operation is recorded as failed, so that no retry runs the call again for a result that could
+     * never be recorded either. Returns the exception to throw, whose message says so.
+     */
+    private <X extends Exception> ResultTooLargeException resultNotRecordable(IdempotencyKey key, String token,
+                                                                              Object prepared, ResultTooLargeException rolledBack) throws X {
+        this.<Object, X>recordFinalFailure(key, token, null, prepared, rolledBack); // what every retry gets back
+        log.warn("Key {}: the result is {} bytes, over the limit of {}; the operation is recorded as failed", key, rolledBack.size(),
+                rolledBack.limit());
+        return new ResultTooLargeException(key, ResultTooLargeException.RESULT, rolledBack.size(), rolledBack.limit(),
+                "so it cannot be recorded. The call has run: the finish phase's writes were rolled back, and the operation is"
+                        + " recorded as failed with this exception instead, which every retry with the key gets back (Outcome.Failed);"
+                        + " the call is not run again. What the call did outside the database stands: settle it there by hand if need"
+                        + " be, and return a smaller result (or raise the limit) for new operations");
+    }
+
+    private <T, X extends Exception> Claimed claimTransaction(LeaseRequest request, Phases<C, T, X> phases) throws X {
+        return transactions.once(tx -> {
+            Claimed claimed = claimAndPrepare(tx, request, phases);
+            if (claimed.claim instanceof LeaseClaim.Busy) {
+                throw new OwnTransactions.RollBack(claimed); // the wait may have aborted the transaction
+            }
+            return claimed;
+        });
+    }
+
+    private <T, X extends Exception> Claimed claimAndPrepare(C tx, LeaseRequest request, Phases<C, T, X> phases) throws X {
+        LeaseClaim claim = store.claimLease(tx, request);
+        if (!(claim instanceof LeaseClaim.Acquired acquired) || !phases.hasPrepare()) {
+            return new Claimed(claim, null);
+        }
+        IdempotencyKey key = request.key();
+        ResultCodec<Object> codec = phases.steps.prepareCodec;
+        if (acquired.resumeFrom() != null) {
+            return new Claimed(claim, decodeRecoveryPoint(key, codec, acquired.resumeFrom()));
+        }
+        Object prepared = phases.steps.prepare.apply(tx);
+        Kernel.Encoded state = kernel.encode(key, codec, prepared, "the encoded recovery point (the prepare phase's value)",
+                "the claim's transaction was rolled back, the prepare's writes with it: nothing of the key was recorded, and the"
+                        + " call did not run. Return a smaller value from prepare (an id to look the rest up by), or raise the limit");
+        if (!store.checkpoint(tx, key, request.ownerToken(), new RecoveryPoint(state.codec(), state.bytes()))) {
+            throw new LeaseLostException(key, "the recovery point");
+        }
+        return new Claimed(claim, prepared);
+    }
+
+    /**
+     * Records {@code failure} as the operation's outcome, fenced, with {@code writes} (or none) in
+     * the same transaction; a failure to record it ends the lease and is thrown with
+     * {@code failure} attached.
+     */
+    private <T, X extends Exception> Outcome<T> recordFinalFailure(IdempotencyKey key, String token,
+                                                                   Phases.PhaseFailure<C, Object, X> writes, Object prepared,
+                                                                   Exception failure) throws X {
+        FailureRecords.Failure recorded = kernel.failureOf(failure);
+        Instant recordedAt;
+        try {
+            recordedAt = transactions.retried(key, tx -> {
+                if (writes != null) {
+                    writes.onFinalFailure(tx, prepared, failure);
+                }
+                return store.completeLeased(tx, token, kernel.leasedFailure(key, recorded))
+                        .orElseThrow(() -> new LeaseLostException(key, "the final failure"));
+            });
+        } catch (LeaseLostException lost) {
+            lost.addSuppressed(failure);
+            throw lost;
+        } catch (Throwable recording) {
+            recording.addSuppressed(failure);
+            endLease(key, token, recording);
+            throw recording;
+        }
+        log.debug("Key {}: final failure {} recorded", key, recorded.type());
+        return kernel.failedOutcome(key, recorded, recordedAt);
+    }
+
+    /** Ends this attempt's lease after a failure, so that a retry runs at once; a failure to do so is attached. */
+    private void endLease(IdempotencyKey key, String token, Throwable failure) {
+        try {
+            transactions.retried(key, tx -> store.releaseLease(tx, key, token));
+        } catch (RuntimeException releaseFailure) {
+            failure.addSuppressed(releaseFailure);
+        }
+    }
+
+    private static Object decodeRecoveryPoint(IdempotencyKey key, ResultCodec<Object> codec, RecoveryPoint point) {
+        if (!codec.name().equals(point.codec())) {
+            throw new ResultCodecException(key, "the recovery point was recorded with codec '" + point.codec()
+                    + "' but this operation's prepare phase decodes with codec '" + codec.name() + "'", null);
+        }
+        if (point.state() == null) {
+            return null;
+        }
+        try {
+            return codec.decode(point.state());
+        } catch (Exception e) {
+            throw new ResultCodecException(key, "codec '" + codec.name() + "' failed to decode the recovery point", e);
+        }
+    }
+
+
+    private static byte[] randomBytes() {
+        byte[] bytes = new byte[16];
+        TOKENS.nextBytes(bytes);
+        return bytes;
+    }
+
+    /** What the claim transaction found, and the prepare value it produced or resumed. */
+    private record Claimed(LeaseClaim claim, Object prepared) {
+    }
+
+    /** The attempt handed to the call. */
+    private final class Attempt implements LeaseAttempt {
+        private final IdempotencyKey key;
+        private final String token;
+        private final int number;
+        private final boolean resumed;
+        private volatile Instant leaseUntil;
+        /** Held while the attempt ends (its finish, its recorded failure, its ended lease), so that an extension waits for it. */
+        private final ReentrantLock ending = new ReentrantLock();
+        /** Why the attempt is over, once it is; {@code null} while it runs, or if it lost its lease. */
+        private volatile String over;
+
+        Attempt(IdempotencyKey key, String token, LeaseClaim.Acquired acquired) {
+            this.key = key;
+            this.token = token;
+            this.number = acquired.attempt();
+            this.resumed = acquired.resumeFrom() != null;
+            this.leaseUntil = acquired.leaseUntil();
+        }
+
+        @Override
+        public IdempotencyKey key() {
+            return key;
+        }
+
+        @Override
+        public int number() {
+            return number;
+        }
+
+        @Override
+        public Instant leaseUntil() {
+            return leaseUntil;
+        }
+
+        @Override
+        public boolean resumed() {
+            return resumed;
+        }
+
+        @Override
+        public Instant extend(Duration lease) {
+            Duration checked = LeasePolicy.checkLease(lease);
+            refuseIfOver();
+            Optional<Instant> end = transactions.retried(key, tx -> store.extendLease(tx, key, token, checked));
+            if (end.isEmpty()) {
+                ending.lock(); // the attempt may be ending this moment: its own completion refused the extension
+                try {
+                    refuseIfOver();
+                } finally {
+                    ending.unlock();
+                }
+                throw new LeaseLostException(key, "the lease extension");
+            }
+            leaseUntil = end.get();
+            return leaseUntil;
+        }
+
+        private void refuseIfOver() {
+            String why = over;
+            if (why != null) {
+                throw new IllegalStateException("the lease extension of key " + key + " was refused: this attempt is over, " + why
+                        + "; extend the lease only while the call runs");
+            }
+        }
+
+        /**
+         * Remembers that this attempt recorded {@code outcome}, so that a later extension says so
+         * instead of blaming a take-over. Called while {@link #ending} is held.
+         */
+        <T> Outcome<T> ended(Outcome<T> outcome) {
+            over = "it recorded the operation's outcome (" + outcome.status() + "), which ended its lease";
+            return outcome;
+        }
+
+        /** Remembers that this attempt ended with {@code failure}, unless it lost the key. Called while {@link #ending} is held. */
+        void failed(Throwable failure) {
+            if (over == null && !(failure instanceof LeaseLostException)) { // a lost lease: the extension's own refusal says so
+                over = "it failed (" + failure.getClass().getName() + "), and its lease was ended so that a retry runs at once";
+            }
+        }
+
+        @Override
+        public String toString() {
+            return "LeaseAttempt[key=" + key + ", number=" + number + ", leaseUntil=" + leaseUntil + "]";
+        }
+    }
+
+    /**
+     * Builds a {@link ManagedIdempotency}. Not thread-safe; what it builds is.
+     *
+     * @param <C> the transaction type
+     */}

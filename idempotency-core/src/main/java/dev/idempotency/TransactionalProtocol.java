@@ -1,0 +1,157 @@
+package dev.idempotency;
+
+import dev.idempotency.spi.Claim;
+import dev.idempotency.spi.IdempotencyStore;
+import dev.idempotency.spi.RecordStatus;
+import dev.idempotency.spi.StoredRecord;
+import dev.idempotency.spi.TxSavepoint;
+import java.util.ArrayList;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Transactional mode, for one key in one open transaction (the caller's, or one that
+ * {@link ManagedIdempotency} runs); the steps, as {@link Idempotency} states them:
+ * <ol>
+ *   <li>Check the transaction; claim the key in it.</li>
+ *   <li>A record found answers ({@link Kernel#outcomeOf}); the key's own running work claiming it
+ *       again throws {@link NestedKeyException}; a key held past the lock timeout is
+ *       {@link Outcome.InProgress}.</li>
+ *   <li>Claimed: take a savepoint if the policy has final failures, run the work, check the
+ *       transaction again, and record the result ({@link Kernel#executed}); a final failure is undone
+ *       to the savepoint and recorded ({@link Kernel#failed}); any other failure releases the claim.</li>
+ * </ol>
+ * The key is already validated and the listener is told by the caller of this class. Thread-safe.
+ *
+ * @param <C> the transaction type
+ */
+final class TransactionalProtocol<C> {
+
+    private static final Logger log = LoggerFactory.getLogger(TransactionalProtocol.class);
+    /** The keys whose work runs now on this thread, each with its transaction, innermost last. */
+    private static final ThreadLocal<List<Running>> RUNNING = ThreadLocal.withInitial(ArrayList::new);
+
+    private final Kernel<C> kernel;
+    private final IdempotencyStore<C> store;
+
+    TransactionalProtocol(Kernel<C> kernel) {
+        this.kernel = kernel;
+        this.store = kernel.store();
+    }
+
+    /**
+     * Runs the protocol for {@code key} in {@code tx}; {@code codec} is {@code null} to choose a
+     * built-in one, and {@code aftermath} says what a result that cannot be recorded leaves
+     * ({@link Kernel#CLAIM_RELEASED} or {@link Kernel#ROLLED_BACK}).
+     */
+    <T, X extends Exception> Outcome<T> attempt(IdempotencyKey key, Fingerprint fingerprint, C tx, ResultCodec<T> codec,
+                                                Work<T, X> work, String aftermath) throws X {
+        store.checkTransaction(tx, key);
+        Claim claim = store.claim(tx, kernel.claimRequest(key, fingerprint, kernel.now()));
+        if (claim instanceof Claim.Acquired) {
+            return runClaimed(key, tx, codec, work, aftermath);
+        }
+        if (claim instanceof Claim.Existing existing) {
+            StoredRecord record = existing.record();
+            if (record.status() == RecordStatus.IN_PROGRESS && record.leaseUntil() == null && record.fingerprint().equals(fingerprint)
+                    && runsIn(tx, key)) {
+                throw new NestedKeyException(key); // its claim is this transaction's own: it would look committed and abandoned
+            }
+        }
+        return kernel.outcomeOf(key, fingerprint, codec, claim);
+    }
+
+    /** Runs the work for a claimed key and records its result. */
+    private <T, X extends Exception> Outcome<T> runClaimed(IdempotencyKey key, C tx, ResultCodec<T> codec, Work<T, X> work,
+                                                           String aftermath) throws X {
+        TxSavepoint savepoint;
+        try {
+            savepoint = kernel.hasFinalFailures() ? store.savepoint(tx) : null;
+        } catch (RuntimeException e) {
+            release(key, tx, e);
+            throw e;
+        }
+        T value;
+        List<Running> running = RUNNING.get();
+        running.add(new Running(tx, key));
+        try {
+            value = work.call();
+        } catch (Throwable failure) {
+            if (savepoint != null && failure instanceof Exception e && kernel.isFinal(e)) {
+                try {
+                    savepoint.rollback();
+                    Kernel.Recorded<T> failed = kernel.failed(key, e);
+                    store.complete(tx, failed.completion());
+                    log.debug("Key {}: final failure {} recorded", key, e.getClass().getName());
+                    return failed.outcome();
+                } catch (RuntimeException recording) {
+                    recording.addSuppressed(e);
+                    release(key, tx, recording);
+                    throw recording;
+                }
+            }
+            release(key, tx, failure);
+            throw failure;
+        } finally {
+            running.remove(running.size() - 1);
+        }
+        requireTransactionAfterWork(key, tx);
+        try {
+            if (savepoint != null) {
+                savepoint.release();
+            }
+            Kernel.Recorded<T> executed = kernel.executed(key, codec, value, aftermath);
+            store.complete(tx, executed.completion());
+            return executed.outcome();
+        } catch (RuntimeException e) {
+            release(key, tx, e);
+            throw e;
+        }
+    }
+
+    /**
+     * Refuses to record a result when the work has ended the transaction (a connection left in
+     * auto-commit mode or closed: what the store's check can see). The claim may then be committed
+     * already, with the work's writes; it is left as it is, so that no retry can run the work a
+     * second time, and every later attempt is refused by name ({@link AbandonedClaimException}).
+     */
+    private void requireTransactionAfterWork(IdempotencyKey key, C tx) {
+        try {
+            store.checkTransaction(tx, key);
+        } catch (TransactionRequiredException ended) {
+            throw new AbandonedClaimException(key, "when the work returned, its transaction could no longer carry the result"
+                    + " (auto-commit on, the connection closed, or the transaction ended: see the cause), so the result was"
+                    + " not recorded and the claim was left as it is", ended);
+        } catch (RuntimeException e) {
+            release(key, tx, e);
+            throw e;
+        }
+    }
+
+    /**
+     * Undoes this attempt's claim after a failure, so that a caller who commits anyway leaves no
+     * key stuck in progress; a failure to release is attached to the original failure.
+     */
+    private void release(IdempotencyKey key, C tx, Throwable failure) {
+        try {
+            store.release(tx, key);
+        } catch (RuntimeException releaseFailure) {
+            failure.addSuppressed(releaseFailure);
+        }
+    }
+
+    /** @return whether the key's own work runs now on this thread, in {@code tx} */
+    private static boolean runsIn(Object tx, IdempotencyKey key) {
+        for (Running running : RUNNING.get()) {
+            if (running.tx == tx && running.key.equals(key)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** A key whose work runs now, in transaction {@code tx} (compared by identity). */
+    private record Running(Object tx, IdempotencyKey key) {
+    }
+}
