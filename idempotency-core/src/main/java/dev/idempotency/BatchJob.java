@@ -32,7 +32,7 @@ import org.slf4j.LoggerFactory;
  * after its chunk's commit. The run answers a {@link JobResult}: the final counts, and by key the
  * items that failed, were held by another worker or mismatched (up to
  * {@link Builder#maxListedItems} of each kind, so that a huge job's result stays bounded). Immutable
- * and thread-safe; one {@link #run} at a time per iterator.
+ * and thread-safe; one {@link #process} call at a time per iterator.
  *
  * @param <C> the transaction type
  * @param <I> the item type
@@ -84,20 +84,6 @@ public final class BatchJob<C, I, T, X extends Exception> {
     }
 
     /**
-     * Runs the job over {@code items}, whose number is unknown.
-     *
-     * @param items the items, taken in order
-     * @return the final progress (counts by outcome, rate, duration) and the failed, held and
-     *     mismatched items by key
-     * @throws X an item's own exception, unchanged: its chunk was rolled back, earlier chunks stay
-     *     committed, and a rerun resumes after them
-     * @throws IdempotencyException as {@link ManagedIdempotency#executeChunk} does
-     */
-    public JobResult<T> run(Iterator<? extends I> items) throws X {
-        return run(items, -1);
-    }
-
-    /**
      * Runs the job over a stream of {@code total} items (-1 if unknown), closing the stream.
      *
      * @param items the items
@@ -106,9 +92,9 @@ public final class BatchJob<C, I, T, X extends Exception> {
      * @throws X an item's own exception, unchanged
      * @throws IdempotencyException as {@link ManagedIdempotency#executeChunk} does
      */
-    public JobResult<T> run(Stream<? extends I> items, long total) throws X {
+    public JobResult<T> process(Stream<? extends I> items, long total) throws X {
         try (items) {
-            return run(items.iterator(), total);
+            return process(items.iterator(), total);
         }
     }
 
@@ -121,7 +107,7 @@ public final class BatchJob<C, I, T, X extends Exception> {
      * @throws X an item's own exception, unchanged
      * @throws IdempotencyException as {@link ManagedIdempotency#executeChunk} does
      */
-    public JobResult<T> run(Iterator<? extends I> items, long total) throws X {
+    public JobResult<T> process(Iterator<? extends I> items, long total) throws X {
         Objects.requireNonNull(items, "items");
         long started = System.nanoTime();
         long chunks = 0;

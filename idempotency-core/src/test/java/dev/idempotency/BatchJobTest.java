@@ -51,7 +51,7 @@ class BatchJobTest {
     void itemsRunInChunksAndASecondRunExecutesNothing() {
         List<JobProgress> seen = new ArrayList<>();
         long started = System.nanoTime();
-        JobProgress first = job(seen).run(Stream.of(1, 2, 3, 4, 5), 5).progress();
+        JobProgress first = job(seen).process(Stream.of(1, 2, 3, 4, 5), 5).progress();
         Duration around = Duration.ofNanos(System.nanoTime() - started);
         assertThat(seen).extracting(JobProgress::elapsed).allSatisfy(elapsed -> assertThat(elapsed).isBetween(Duration.ZERO, around));
         assertThat(first.chunks()).isEqualTo(3);
@@ -63,7 +63,7 @@ class BatchJobTest {
         assertThat(store.committedWrites()).containsExactly("item 1", "item 2", "item 3", "item 5");
 
         seen.clear();
-        JobProgress second = job(seen).run(List.of(1, 2, 3, 4, 5).iterator()).progress();
+        JobProgress second = job(seen).process(List.of(1, 2, 3, 4, 5).iterator(), -1).progress();
         assertThat(second.nothingExecuted()).isTrue();
         assertThat(second.replayed()).isEqualTo(4);
         assertThat(second.failed()).isEqualTo(1);
@@ -74,12 +74,12 @@ class BatchJobTest {
 
     @Test
     void theResultNamesEachFailedHeldAndMismatchedItemByItsKey() {
-        builder().build().run(Stream.of(1), 1); // n1 recorded without a fingerprint
+        builder().build().process(Stream.of(1), 1); // n1 recorded without a fingerprint
         store.busy.add(IdempotencyKey.of("n5")); // held by another worker past the lock timeout
         BatchJob<FakeTx, Integer, Integer, RuntimeException> job =
                 builder(i -> i == 1 ? Fingerprint.of("changed") : Fingerprint.NONE).build();
 
-        JobResult<Integer> result = job.run(Stream.of(1, 2, 3, 4, 5, 6), 6);
+        JobResult<Integer> result = job.process(Stream.of(1, 2, 3, 4, 5, 6), 6);
         JobProgress p = result.progress();
         assertThat(p.executed()).isEqualTo(3);
         assertThat(p.replayed()).isZero();
@@ -98,7 +98,7 @@ class BatchJobTest {
         assertThat(result.allListed()).isTrue();
 
         store.busy.clear();
-        JobResult<Integer> rerun = job.run(Stream.of(1, 2, 3, 4, 5, 6), 6);
+        JobResult<Integer> rerun = job.process(Stream.of(1, 2, 3, 4, 5, 6), 6);
         assertThat(rerun.progress().executed()).as("the held item, run now").isEqualTo(1);
         assertThat(rerun.heldItems()).isEmpty();
         assertThat(rerun.failedItems()).singleElement().satisfies(failed -> {
@@ -117,12 +117,12 @@ class BatchJobTest {
                     }
                     return i;
                 }).chunkSize(3);
-        JobResult<Integer> two = everyEvenFails.maxListedItems(2).build().run(Stream.of(1, 2, 3, 4, 5, 6, 7, 8, 9, 10), 10);
+        JobResult<Integer> two = everyEvenFails.maxListedItems(2).build().process(Stream.of(1, 2, 3, 4, 5, 6, 7, 8, 9, 10), 10);
         assertThat(two.progress().failed()).isEqualTo(5);
         assertThat(two.failedItems()).extracting(Outcome::key).containsExactly(IdempotencyKey.of("n2"), IdempotencyKey.of("n4"));
         assertThat(two.allListed()).isFalse();
 
-        JobResult<Integer> none = everyEvenFails.maxListedItems(0).build().run(Stream.of(1, 2), 2);
+        JobResult<Integer> none = everyEvenFails.maxListedItems(0).build().process(Stream.of(1, 2), 2);
         assertThat(none.progress().failed()).isEqualTo(1);
         assertThat(none.failedItems()).isEmpty();
         assertThat(none.allListed()).isFalse();
@@ -133,7 +133,7 @@ class BatchJobTest {
 
     @Test
     void anEmptyJobReportsNothingAndTheChunkSizeIsBounded() {
-        JobResult<Integer> empty = job(new ArrayList<>()).run(List.<Integer>of().iterator(), 0);
+        JobResult<Integer> empty = job(new ArrayList<>()).process(List.<Integer>of().iterator(), 0);
         assertThat(empty.allListed()).isTrue();
         JobProgress none = empty.progress();
         assertThat(none.chunks()).isZero();

@@ -413,7 +413,7 @@ public abstract class AbstractChunkTest {
                 }
                 BatchJob<Connection, String, Integer, SQLException> job = BatchJob.builder(managed,
                         AbstractChunkTest::booking, this::book).chunkSize(20).build();
-                workers.add(pool.submit(() -> job.run(mine.iterator(), mine.size())));
+                workers.add(pool.submit(() -> job.process(mine.iterator(), mine.size())));
             }
             for (Future<JobResult<Integer>> worker : workers) {
                 JobProgress p = worker.get().progress();
@@ -434,12 +434,12 @@ public abstract class AbstractChunkTest {
         BatchJob<Connection, String, Integer, SQLException> job = BatchJob.builder(managed,
                 AbstractChunkTest::booking,
                 this::book).chunkSize(100).listener(seen::add).build();
-        JobProgress first = job.run(items(0, 1000).stream(), 1000).progress();
+        JobProgress first = job.process(items(0, 1000).stream(), 1000).progress();
         assertThat(seen).hasSize(10);
         assertThat(seen.get(4).done()).isEqualTo(500);
         assertThat(first.executed()).isEqualTo(1000);
         assertThat(first.nothingExecuted()).isFalse();
-        JobProgress rerun = job.run(items(0, 1000).iterator(), 1000).progress();
+        JobProgress rerun = job.process(items(0, 1000).iterator(), 1000).progress();
         assertThat(rerun.executed()).isZero();
         assertThat(rerun.replayed()).isEqualTo(1000);
         assertThat(rerun.nothingExecuted()).isTrue();

@@ -138,10 +138,10 @@ class ListenerTest {
     void aBatchJobIsHeardItemByItemAfterEachChunkCommits() throws Exception {
         BatchJob<Connection, String, String, Exception> job = BatchJob.<Connection, String, String, Exception>builder(managed,
                 item -> IdempotentCall.of(ListenerTest.keyOf(item), ResultCodec.string()), (tx, id) -> "v-" + id).chunkSize(2).build();
-        assertThat(job.run(items("b1", "b2", "b3", "b4", "b5").iterator()).progress().executed()).isEqualTo(5);
+        assertThat(job.process(items("b1", "b2", "b3", "b4", "b5").iterator(), 5).progress().executed()).isEqualTo(5);
         assertThat(heard.calls()).containsExactly("b1:EXECUTED", "b2:EXECUTED", "b3:EXECUTED", "b4:EXECUTED", "b5:EXECUTED");
         heard.clear();
-        job.run(items("b1", "b2", "b3").iterator());
+        job.process(items("b1", "b2", "b3").iterator(), 3);
         assertThat(heard.calls()).as("a rerun replays").containsExactly("b1:REPLAYED", "b2:REPLAYED", "b3:REPLAYED");
     }
 

@@ -173,7 +173,7 @@ class PostgresListenerTest {
         List<IdempotencyKey> items = List.of(key("a-"), key("b-"), key("refused-"), key("d-"));
         BatchJob<Connection, IdempotencyKey, String, Exception> job = BatchJob.<Connection, IdempotencyKey, String, Exception>builder(
                 managed, k -> IdempotentCall.of(k, ResultCodec.string()), (tx, k) -> "v").chunkSize(2).build();
-        assertThatThrownBy(() -> job.run(items.iterator())).isInstanceOf(IdempotencyStoreException.class);
+        assertThatThrownBy(() -> job.process(items.iterator(), -1)).isInstanceOf(IdempotencyStoreException.class);
         assertThat(heard.calls()).containsExactly(items.get(0).id() + ":EXECUTED", items.get(1).id() + ":EXECUTED",
                 items.get(2).id() + ":error:IdempotencyStoreException");
     }

@@ -147,7 +147,7 @@ public final class PaymentImportJob {
                     .build();
             JobResult<Long> result;
             try (Stream<PaymentInstruction> instructions = InstructionFile.read(file)) {
-                result = job.run(instructions, total);
+                result = job.process(instructions, total);
             }
             JobProgress done = result.progress(); // the counts, whole
             List<Outcome.Failed<Long>> failed = result.failedItems(); // by key: the first 1,000, then only counted
