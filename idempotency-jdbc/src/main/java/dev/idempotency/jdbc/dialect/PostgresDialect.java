@@ -4,9 +4,6 @@ import dev.idempotency.spi.Claim;
 import dev.idempotency.spi.ClaimRequest;
 import dev.idempotency.spi.Completion;
 import dev.idempotency.spi.StoredRecord;
-import java.lang.invoke.MethodHandle;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.MethodType;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -169,82 +166,10 @@ public class PostgresDialect extends SqlDialect {
                 + " WHERE t.scope = v.scope AND t.key_id = v.key_id";
     }
 
-    /**
-     * As the base class, to the millisecond where the statement is pgjdbc's (its public
-     * {@code getQueryTimeoutMs} and {@code setQueryTimeoutMs}, reached by reflection so that this
-     * library needs no pgjdbc at compile time); zero waits one millisecond, as JDBC reads zero as "no
-     * limit".
-     */
+    /** pgjdbc's query timeout in milliseconds; the query timeout in seconds on another driver. */
     @Override
-    protected <T> T withLockTimeout(PreparedStatement s, Duration timeout, Execution<T> execution) throws SQLException {
-        PreparedStatement physical = s.isWrapperFor(PreparedStatement.class) ? s.unwrap(PreparedStatement.class) : s;
-        MillisecondTimeout ms = MILLISECONDS.get(physical.getClass());
-        if (ms == MillisecondTimeout.NONE) {
-            return super.withLockTimeout(s, timeout, execution);
-        }
-        long previous = ms.get(physical);
-        ms.set(physical, Math.max(1, timeout.toMillis()));
-        try {
-            return execution.run();
-        } finally {
-            ms.set(physical, previous);
-        }
-    }
-
-    private static final ClassValue<MillisecondTimeout> MILLISECONDS = new ClassValue<>() {
-        @Override
-        protected MillisecondTimeout computeValue(Class<?> type) {
-            return MillisecondTimeout.of(type);
-        }
-    };
-
-    /** pgjdbc's query timeout in milliseconds, per class of statement; {@link #NONE} for other drivers. */
-    private static final class MillisecondTimeout {
-        static final MillisecondTimeout NONE = new MillisecondTimeout(null, null);
-
-        private final MethodHandle getter;
-        private final MethodHandle setter;
-
-        private MillisecondTimeout(MethodHandle getter, MethodHandle setter) {
-            this.getter = getter;
-            this.setter = setter;
-        }
-
-        static MillisecondTimeout of(Class<?> statementType) {
-            if (!statementType.getName().startsWith("org.postgresql.")) {
-                return NONE;
-            }
-            try {
-                MethodHandles.Lookup lookup = MethodHandles.publicLookup();
-                MethodHandle get = lookup.unreflect(statementType.getMethod("getQueryTimeoutMs"))
-                        .asType(MethodType.methodType(long.class, PreparedStatement.class));
-                MethodHandle set = lookup.unreflect(statementType.getMethod("setQueryTimeoutMs", long.class))
-                        .asType(MethodType.methodType(void.class, PreparedStatement.class, long.class));
-                return new MillisecondTimeout(get, set);
-            } catch (ReflectiveOperationException | RuntimeException unavailable) {
-                return NONE;
-            }
-        }
-
-        long get(PreparedStatement s) throws SQLException {
-            try {
-                return (long) getter.invokeExact(s);
-            } catch (SQLException | RuntimeException | Error e) {
-                throw e;
-            } catch (Throwable e) {
-                throw new SQLException("could not read the statement's query timeout", e);
-            }
-        }
-
-        void set(PreparedStatement s, long millis) throws SQLException {
-            try {
-                setter.invokeExact(s, millis);
-            } catch (SQLException | RuntimeException | Error e) {
-                throw e;
-            } catch (Throwable e) {
-                throw new SQLException("could not set the statement's query timeout", e);
-            }
-        }
+    protected LockWait lockWait() {
+        return LockWait.QUERY_TIMEOUT_MILLIS;
     }
 
     @Override

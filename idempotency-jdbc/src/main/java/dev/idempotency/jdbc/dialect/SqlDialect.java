@@ -349,7 +349,7 @@ public abstract class SqlDialect {
      * @param <T> its result
      */
     @FunctionalInterface
-    protected interface Execution<T> {
+    interface Execution<T> {
         /**
          * @return the result
          * @throws SQLException if it fails
@@ -358,10 +358,24 @@ public abstract class SqlDialect {
     }
 
     /**
-     * Runs a statement that may wait for another transaction's lock, bounded by the lock timeout.
-     * The base uses the statement's query timeout (whole seconds, rounded up; zero waits one
-     * second, as JDBC reads zero as "no limit") and restores the previous one afterwards (on H2
-     * the query timeout is a session setting of the caller's).
+     * @return how this database's statements bound a wait for another transaction's lock by the
+     *     policy's lock timeout. The base: {@link LockWait#QUERY_TIMEOUT}
+     */
+    protected LockWait lockWait() {
+        return LockWait.QUERY_TIMEOUT;
+    }
+
+    /**
+     * @return a statement that reads nothing and writes nothing, on which {@link LockWait#CANCEL}
+     *     spends a cancel that arrived after its statement ended. The base: {@code VALUES 0}
+     */
+    protected String noOpStatement() {
+        return "VALUES 0";
+    }
+
+    /**
+     * Runs a statement that may wait for another transaction's lock, bounded by the lock timeout as
+     * {@link #lockWait()} says ({@link LockWaits}).
      *
      * @param s the statement
      * @param timeout the lock timeout
@@ -370,16 +384,8 @@ public abstract class SqlDialect {
      * @return what the execution returned
      * @throws SQLException if it fails, a lock timeout included
      */
-    protected <T> T withLockTimeout(PreparedStatement s, Duration timeout, Execution<T> execution) throws SQLException {
-        long millis = timeout.toMillis();
-        int seconds = (int) Math.max(1, Math.min(Integer.MAX_VALUE, (millis + 999) / 1000));
-        int previous = s.getQueryTimeout();
-        s.setQueryTimeout(seconds);
-        try {
-            return execution.run();
-        } finally {
-            s.setQueryTimeout(previous);
-        }
+    final <T> T withLockTimeout(PreparedStatement s, Duration timeout, Execution<T> execution) throws SQLException {
+        return LockWaits.run(this, s, timeout, execution);
     }
 
     /**
