@@ -2,7 +2,6 @@ package dev.idempotency.jdbc.dialect;
 
 import dev.idempotency.spi.Claim;
 import dev.idempotency.spi.ClaimRequest;
-import dev.idempotency.spi.Completion;
 import dev.idempotency.spi.StoredRecord;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -22,7 +21,7 @@ import java.util.function.IntFunction;
  * over an expired record is a first execution (2). Only a claim that waited for a concurrent
  * claimer that then committed runs once more, under READ COMMITTED (+1). In a transaction that
  * {@code JdbcTransactions} runs, the completing {@code UPDATE} travels with the {@code COMMIT}
- * ({@link #completeAndCommit}): a first execution there costs one round trip for the claim, the
+ * ({@link #completionWithCommit}): a first execution there costs one round trip for the claim, the
  * work's own, and one for the result and the commit together.
  *
  * <p><b>The claim</b> is one statement: {@code INSERT ... ON CONFLICT DO NOTHING} (a duplicate is a
@@ -178,21 +177,17 @@ public class PostgresDialect extends SqlDialect {
     }
 
     /**
-     * One round trip: the completing {@code UPDATE}, wrapped so that it divides by the number of rows
-     * it updated (a record not found fails it with 22012, division by zero, and the server then
-     * skips the rest up to the round trip's end, the {@code COMMIT} included), then {@code COMMIT}:
-     * pgjdbc sends the two statements of one prepared statement with a single Sync. Its own
-     * {@code commit()} afterwards sends nothing, the transaction being over.
+     * The completing {@code UPDATE}, wrapped so that it divides by the number of rows it updated (a
+     * record not found fails it with 22012, division by zero, and the server then skips the rest up
+     * to the round trip's end, the {@code COMMIT} included), then {@code COMMIT}: pgjdbc sends the two
+     * statements of one prepared statement with a single Sync. Its own {@code commit()} afterwards
+     * sends nothing, the transaction being over.
      */
     @Override
-    public void completeAndCommit(Connection c, TableName table, Completion done) throws SQLException {
-        try (PreparedStatement s = c.prepareStatement("WITH done AS (UPDATE " + table + " SET status = ?, result_codec = ?,"
+    protected String completionWithCommit(TableName table) {
+        return "WITH done AS (UPDATE " + table + " SET status = ?, result_codec = ?,"
                 + " result = ?, completed_at = ?, expires_at = ? WHERE scope = ? AND key_id = ? RETURNING 1)"
-                + " SELECT 1 / CAST((SELECT count(*) FROM done) AS INTEGER); COMMIT")) {
-            bindCompletion(s, done);
-            s.execute();
-        }
-        c.commit();
+                + " SELECT 1 / CAST((SELECT count(*) FROM done) AS INTEGER); COMMIT";
     }
 
     @Override
@@ -201,7 +196,7 @@ public class PostgresDialect extends SqlDialect {
     }
 
     /**
-     * One round trip: an {@code INSERT} of the completed record that, on a conflict, replaces the
+     * An {@code INSERT} of the completed record that, on a conflict, replaces the
      * record only if it has expired ({@code ON CONFLICT DO UPDATE ... WHERE expires_at <= now}),
      * wrapped so that it divides by the number of rows it wrote (an unexpired record fails it with
      * 22012, and the server skips the rest of the round trip, the {@code COMMIT} included), then
@@ -213,38 +208,21 @@ public class PostgresDialect extends SqlDialect {
      * insert with 40001, a conflict: the retry finds it.
      */
     @Override
-    public Claim writeLastAndCommit(Connection c, TableName table, ClaimRequest r, Completion done) throws SQLException {
+    protected String lastWriteWithCommit(TableName table, Duration lockTimeout) {
         // SET LOCAL bounds this transaction's lock waits from here to its end, in the same round trip: no
         // cancelling timer, which could race the COMMIT, and nothing left in the session afterwards.
-        try (PreparedStatement s = c.prepareStatement("SET LOCAL lock_timeout = " + lockTimeoutMillis(r.lockTimeout())
+        return "SET LOCAL lock_timeout = " + lockTimeoutMillis(lockTimeout)
                 + "; WITH w AS (" + completedRecordInsert(table)
                 + " ON CONFLICT (scope, key_id) DO UPDATE SET fingerprint = EXCLUDED.fingerprint, status = EXCLUDED.status,"
                 + " result_codec = EXCLUDED.result_codec, result = EXCLUDED.result, created_at = EXCLUDED.created_at,"
                 + " completed_at = EXCLUDED.completed_at, expires_at = EXCLUDED.expires_at WHERE " + table + ".expires_at <= ?"
-                + " RETURNING 1) SELECT 1 / CAST((SELECT count(*) FROM w) AS INTEGER); COMMIT")) {
-            bindCompletedRecord(s, r, done);
-            s.setLong(10, r.now().toEpochMilli());
-            s.execute();
-        } catch (SQLException e) {
-            boolean busy = isLockTimeout(e);
-            if (!busy && !"22012".equals(e.getSQLState())) {
-                throw e;
-            }
-            c.rollback();
-            if (busy) {
-                return Claim.busy();
-            }
-            StoredRecord found = select(c, table, r.key());
-            if (found == null || !found.expiresAt().isAfter(r.now())) {
-                throw new SQLException("the key's record changed between the refused write and its read", "40001", e);
-            }
-            return Claim.existing(found);
-        }
-        c.commit();
-        return Claim.acquired();
+                + " RETURNING 1) SELECT 1 / CAST((SELECT count(*) FROM w) AS INTEGER); COMMIT";
     }
 
-    /** 22012, division by zero: the completion of {@link #completeAndCommit} found no record. */
+    /**
+     * 22012, division by zero: the completion sent with the {@code COMMIT} found no record, or the
+     * write sent with it found an unexpired one.
+     */
     @Override
     public boolean isRecordMissing(SQLException e) {
         return "22012".equals(e.getSQLState()) || super.isRecordMissing(e);

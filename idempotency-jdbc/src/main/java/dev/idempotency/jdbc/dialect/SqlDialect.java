@@ -456,21 +456,29 @@ public abstract class SqlDialect {
     }
 
     /**
-     * Records the outcome in the claimed record and commits the transaction. The base runs
-     * {@link #complete} and then {@link Connection#commit()}, and commits nothing if the record is
-     * not found; a dialect that can sends both in one round trip, and must also fail before the
-     * {@code COMMIT} runs if the record is not found.
+     * Records the outcome in the claimed record and commits the transaction: with the dialect's
+     * {@link #completionWithCommit} in one round trip, if it gives one; else with {@link #complete}
+     * and then {@link Connection#commit()}, committing nothing if the record is not found.
      *
      * @param c the connection, in a transaction that the library runs
      * @param table the table
      * @param done what to record
      * @throws SQLException if the update or the commit fails; {@link #isRecordMissing} tells a record not found
      */
-    public void completeAndCommit(Connection c, TableName table, Completion done) throws SQLException {
-        if (complete(c, table, done) != 1) {
-            throw new SQLException("the claimed record was not found", RECORD_MISSING);
-        }
-        c.commit();
+    public final void completeAndCommit(Connection c, TableName table, Completion done) throws SQLException {
+        CommitRoundTrips.complete(this, c, table, done);
+    }
+
+    /**
+     * @param table the table
+     * @return a statement that records a completion and then commits, in one round trip, binding what
+     *     the completing {@code UPDATE} binds (status, codec, result, completed, expires, then scope
+     *     and key id, from index 1); if the record is not found it must fail, with a failure that
+     *     {@link #isRecordMissing} recognises, before its {@code COMMIT} runs. Or {@code null}: the
+     *     update, then {@link Connection#commit()}. The base: {@code null}
+     */
+    protected @Nullable String completionWithCommit(TableName table) {
+        return null;
     }
 
     /** SQLState of {@link #completeAndCommit}'s failure when the claimed record is not found (no data). */
@@ -593,9 +601,10 @@ public abstract class SqlDialect {
     }
 
     /**
-     * Writes the key's record as {@link #writeLast} does and commits, if the write succeeds; a
-     * dialect that can sends both in one round trip, and must then fail before the {@code COMMIT}
-     * runs if the key has a record. The base runs {@link #writeLast} and then {@link Connection#commit()}.
+     * Writes the key's record as {@link #writeLast} does and commits, if the write succeeds: with the
+     * dialect's {@link #lastWriteWithCommit} in one round trip, if it gives one (a refusal or a lock
+     * wait that runs out then rolls the transaction back, and the record is read in a fresh
+     * snapshot); else with {@link #writeLast} and then {@link Connection#commit()}.
      *
      * @param c the connection, in a transaction that the library runs, whose work has run
      * @param table the table
@@ -605,12 +614,23 @@ public abstract class SqlDialect {
      *     found, or {@link Claim.Busy}, if refused: nothing was committed, and the caller rolls back
      * @throws SQLException if a statement or the commit fails otherwise
      */
-    public Claim writeLastAndCommit(Connection c, TableName table, ClaimRequest r, Completion done) throws SQLException {
-        Claim claim = writeLast(c, table, r, done);
-        if (claim instanceof Claim.Acquired) {
-            c.commit();
-        }
-        return claim;
+    public final Claim writeLastAndCommit(Connection c, TableName table, ClaimRequest r, Completion done) throws SQLException {
+        return CommitRoundTrips.writeLast(this, c, table, r, done);
+    }
+
+    /**
+     * @param table the table
+     * @param lockTimeout the policy's lock timeout, which the statement must bound its own lock waits by
+     * @return a statement that writes the completed record (replacing an expired one) and then
+     *     commits, in one round trip, binding the completed record as {@link #completedRecordInsert}
+     *     does (from index 1) and the current time in epoch milliseconds (index 10); if the key has an
+     *     unexpired record it must fail, with a failure that {@link #isRecordMissing} recognises,
+     *     before its {@code COMMIT} runs, and a lock wait that runs out must fail as
+     *     {@link #isLockTimeout} recognises. Or {@code null}: {@link #writeLast}, then
+     *     {@link Connection#commit()}. The base: {@code null}
+     */
+    protected @Nullable String lastWriteWithCommit(TableName table, Duration lockTimeout) {
+        return null;
     }
 
     /**
