@@ -3,7 +3,6 @@ package dev.idempotency.jdbc.dialect;
 import dev.idempotency.spi.Claim;
 import dev.idempotency.spi.ClaimRequest;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.SQLException;
 
 /**
@@ -67,21 +66,14 @@ public class HsqldbDialect extends SqlDialect {
         return super.claim(c, table, request);
     }
 
+    /** A key that exists is 0 rows, never a duplicate-key failure (not seen in READ COMMITTED). */
     @Override
-    protected boolean insertClaim(Connection c, TableName table, ClaimRequest r) throws SQLException {
-        try (PreparedStatement s = c.prepareStatement("MERGE INTO " + table + " t USING (VALUES (?, ?, ?, ?, CAST(? AS BIGINT),"
+    protected String claimInsert(TableName table) {
+        return "MERGE INTO " + table + " t USING (VALUES (?, ?, ?, ?, CAST(? AS BIGINT),"
                 + " CAST(? AS BIGINT))) AS n (scope, key_id, fingerprint, status, created_at, expires_at)"
                 + " ON t.scope = n.scope AND t.key_id = n.key_id WHEN NOT MATCHED THEN INSERT"
                 + " (scope, key_id, fingerprint, status, created_at, expires_at)"
-                + " VALUES (n.scope, n.key_id, n.fingerprint, n.status, n.created_at, n.expires_at)")) {
-            bindClaim(s, r);
-            return withLockTimeout(s, r.lockTimeout(), s::executeUpdate) == 1;
-        } catch (SQLException e) {
-            if (isDuplicateKey(e)) {
-                return false; // not seen in READ COMMITTED; HSQLDB undoes the statement alone
-            }
-            throw e;
-        }
+                + " VALUES (n.scope, n.key_id, n.fingerprint, n.status, n.created_at, n.expires_at)";
     }
 
     /** HSQLDB ignores the query timeout while a statement waits: the statement is cancelled. */

@@ -2,10 +2,7 @@ package dev.idempotency.jdbc.dialect;
 
 import dev.idempotency.spi.Claim;
 import dev.idempotency.spi.ClaimRequest;
-import dev.idempotency.spi.StoredRecord;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Collections;
@@ -74,11 +71,11 @@ public class PostgresDialect extends SqlDialect {
     }
 
     @Override
-    public Claim claim(Connection c, TableName table, ClaimRequest r) throws SQLException {
+    String claimStatement(TableName table, Duration lockTimeout) {
         // The lock timeout is set by the statement itself, for its own waits, and set back at its end:
         // cfg runs first (the insert reads it), the last column runs after the insert and the take-over.
-        String sql = "WITH cfg AS (SELECT current_setting('lock_timeout') AS before,"
-                + " set_config('lock_timeout', '" + lockTimeoutMillis(r.lockTimeout()) + "', true) AS now),"
+        return "WITH cfg AS (SELECT current_setting('lock_timeout') AS before,"
+                + " set_config('lock_timeout', '" + lockTimeoutMillis(lockTimeout) + "', true) AS now),"
                 + " ins AS (INSERT INTO " + table + " (scope, key_id, fingerprint, status, created_at, expires_at)"
                 + " SELECT CAST(? AS VARCHAR), CAST(? AS VARCHAR), CAST(? AS VARCHAR), CAST(? AS VARCHAR), CAST(? AS BIGINT),"
                 + " CAST(? AS BIGINT) FROM cfg ON CONFLICT (scope, key_id) DO NOTHING RETURNING 1),"
@@ -89,26 +86,6 @@ public class PostgresDialect extends SqlDialect {
                 + R_COLUMNS
                 + ", set_config('lock_timeout', (SELECT before FROM cfg), true)"
                 + " FROM (VALUES (1)) AS one (x) LEFT JOIN " + table + " r ON r.scope = ? AND r.key_id = ?";
-        return ClaimRounds.repeat("the key's record kept changing under concurrent claims", round ->
-                ClaimRounds.busyOnLockTimeout(this, Claim.busy(), () -> {
-                    try (PreparedStatement s = c.prepareStatement(sql)) {
-                        bindClaim(s, r);
-                        bindTakeOver(s, 7, r);
-                        s.setString(14, r.key().scope());
-                        s.setString(15, r.key().id());
-                        StoredRecord found;
-                        try (ResultSet rs = s.executeQuery()) {
-                            rs.next();
-                            if (rs.getInt(1) > 0) {
-                                return Claim.acquired();
-                            }
-                            found = rs.getString(2) == null ? null : readRecord(rs, 2);
-                        }
-                        // Not claimed, yet no live record in this snapshot: a concurrent claim committed while
-                        // the statement waited. The next round's snapshot sees it (READ COMMITTED).
-                        return found != null && found.expiresAt().isAfter(r.now()) ? Claim.existing(found) : null;
-                    }
-                }));
     }
 
     /**

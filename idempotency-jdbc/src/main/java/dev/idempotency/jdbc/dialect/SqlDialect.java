@@ -189,8 +189,10 @@ public abstract class SqlDialect {
     // ---- the claim ---------------------------------------------------------------------------
 
     /**
-     * Claims the key, or finds its record: select; if absent, insert; if expired, take over.
-     * A duplicate on insert (a concurrent claimer committed) means select again.
+     * Claims the key, or finds its record, in the shape the dialect's SQL chooses ({@link Claims}):
+     * with its {@link #claimStatement}, one statement; with its {@link #claimUpsert}, an upsert and
+     * then a read; else, as the base does, select; if absent, insert ({@link #claimInsert}); if
+     * expired, take over. A duplicate on insert (a concurrent claimer committed) means select again.
      *
      * @param c the caller's connection, in a transaction
      * @param table the table
@@ -199,11 +201,11 @@ public abstract class SqlDialect {
      * @throws SQLException if a statement fails for another reason than a duplicate or a lock timeout
      */
     public Claim claim(Connection c, TableName table, ClaimRequest request) throws SQLException {
-        return claimReadingFirst(c, table, request);
+        return Claims.claim(this, c, table, request);
     }
 
     /**
-     * The claim described at {@link #claim}: read the record, then insert it or take it over.
+     * The read-first claim described at {@link #claim}, whatever SQL the dialect gives.
      *
      * @param c the caller's connection, in a transaction
      * @param table the table
@@ -212,15 +214,33 @@ public abstract class SqlDialect {
      * @throws SQLException if a statement fails for another reason than a duplicate or a lock timeout
      */
     final Claim claimReadingFirst(Connection c, TableName table, ClaimRequest request) throws SQLException {
-        return ClaimRounds.repeat("the key's record kept changing under concurrent claims; the transaction's snapshot"
-                + " cannot see the committed record", round -> {
-                    StoredRecord found = select(c, table, request.key());
-                    if (found != null && found.expiresAt().isAfter(request.now())) {
-                        return Claim.existing(found);
-                    }
-                    return ClaimRounds.busyOnLockTimeout(this, Claim.busy(), () ->
-                            (found == null ? insertClaim(c, table, request) : takeOver(c, table, request)) ? Claim.acquired() : null);
-                });
+        return Claims.readingFirst(this, c, table, request);
+    }
+
+    /**
+     * @param table the table
+     * @param lockTimeout the policy's lock timeout, which the statement bounds its own lock waits by
+     * @return one statement that claims the key, inserting it or taking over its expired record, and
+     *     returns one row: the number of records it claimed, then the key's record in the columns of
+     *     {@link #COLUMNS} (all {@code NULL} if it has none), as its snapshot saw it. It binds the
+     *     claim's columns (scope, key id, fingerprint, status, created, expires; 1 to 6), a
+     *     take-over's (the new fingerprint, status, created and expires, then scope, key id and now;
+     *     7 to 13), then scope and key id (14, 15). Or {@code null}, the base: another shape of claim
+     */
+    @Nullable String claimStatement(TableName table, Duration lockTimeout) {
+        return null;
+    }
+
+    /**
+     * @param table the table
+     * @return an upsert that inserts the key, or takes over its expired record, or changes nothing if
+     *     an unexpired record exists (update count 1 if it claimed), taking the write lock in every
+     *     case; it binds the claim's columns (scope, key id, fingerprint, status, created, expires;
+     *     1 to 6) and now (7). The record it did not claim is then read. Or {@code null}, the base:
+     *     another shape of claim
+     */
+    protected @Nullable String claimUpsert(TableName table) {
+        return null;
     }
 
     /**
@@ -243,22 +263,30 @@ public abstract class SqlDialect {
     }
 
     /**
-     * Inserts an in-progress record, waiting up to the lock timeout for a concurrent holder.
-     *
-     * @param c the connection
      * @param table the table
-     * @param r the attempt
+     * @return the statement with which the read-first claim inserts an in-progress record, binding
+     *     scope, key id, fingerprint, status, created and expires from index 1: its update count is 1
+     *     if it inserted, and the key has a record if it counts otherwise or fails with a duplicate
+     *     key (met under a savepoint where {@link #failedStatementAbortsTransaction()}). The base: a
+     *     plain {@code INSERT}
+     */
+    protected String claimInsert(TableName table) {
+        return multiRowClaimInsert(table, 1);
+    }
+
+    /**
+     * Inserts an in-progress record with {@link #claimInsert}, waiting up to the lock timeout for a
+     * concurrent holder.
+     *
      * @return {@code true} if inserted, {@code false} if the key exists (a concurrent claim committed)
      * @throws SQLException if the insert fails otherwise, including a lock timeout
      */
-    protected boolean insertClaim(Connection c, TableName table, ClaimRequest r) throws SQLException {
+    final boolean insertClaim(Connection c, TableName table, ClaimRequest r) throws SQLException {
         try {
             return Savepoints.undoingFailure(c, failedStatementAbortsTransaction(), () -> {
-                try (PreparedStatement s = c.prepareStatement("INSERT INTO " + table
-                        + " (scope, key_id, fingerprint, status, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)")) {
+                try (PreparedStatement s = c.prepareStatement(claimInsert(table))) {
                     bindClaim(s, r);
-                    withLockTimeout(s, r.lockTimeout(), s::executeUpdate);
-                    return true;
+                    return withLockTimeout(s, r.lockTimeout(), s::executeUpdate) == 1;
                 }
             });
         } catch (SQLException e) {
@@ -272,13 +300,10 @@ public abstract class SqlDialect {
     /**
      * Takes over an expired record, waiting up to the lock timeout for a concurrent holder.
      *
-     * @param c the connection
-     * @param table the table
-     * @param r the attempt
      * @return {@code true} if taken over, {@code false} if it is no longer expired
      * @throws SQLException if the update fails, including a lock timeout
      */
-    protected boolean takeOver(Connection c, TableName table, ClaimRequest r) throws SQLException {
+    final boolean takeOver(Connection c, TableName table, ClaimRequest r) throws SQLException {
         try (PreparedStatement s = c.prepareStatement("UPDATE " + table + " SET fingerprint = ?, status = ?,"
                 + " result_codec = NULL, result = NULL, created_at = ?, completed_at = NULL, expires_at = ?"
                 + " WHERE scope = ? AND key_id = ? AND expires_at <= ?")) {
@@ -415,7 +440,7 @@ public abstract class SqlDialect {
      * @return the number of rows updated: 1, or 0 if the claimed record is gone
      * @throws SQLException if the update fails
      */
-    public int complete(Connection c, TableName table, Completion done) throws SQLException {
+    public final int complete(Connection c, TableName table, Completion done) throws SQLException {
         try (PreparedStatement s = c.prepareStatement(completionUpdate(table))) {
             bindCompletion(s, done);
             return s.executeUpdate();
@@ -514,7 +539,7 @@ public abstract class SqlDialect {
      * @throws SQLException if a statement fails for another reason than a duplicate or a lock
      *     timeout; {@link #isRecordMissing} tells a record that vanished between the claim and its completion
      */
-    public Claim writeLast(Connection c, TableName table, ClaimRequest r, Completion done) throws SQLException {
+    public final Claim writeLast(Connection c, TableName table, ClaimRequest r, Completion done) throws SQLException {
         String insertFirst = completedRecordInsertFirst(table);
         if (insertFirst != null) {
             Claim written = insertCompletedRecord(c, insertFirst, r, done);
@@ -642,7 +667,7 @@ public abstract class SqlDialect {
      * @return the record, if there is one
      * @throws SQLException if the query fails
      */
-    public Optional<StoredRecord> find(Connection c, TableName table, IdempotencyKey key) throws SQLException {
+    public final Optional<StoredRecord> find(Connection c, TableName table, IdempotencyKey key) throws SQLException {
         return Optional.ofNullable(select(c, table, key));
     }
 
@@ -694,7 +719,7 @@ public abstract class SqlDialect {
      * @param key the key
      * @throws SQLException if the delete fails
      */
-    public void release(Connection c, TableName table, IdempotencyKey key) throws SQLException {
+    public final void release(Connection c, TableName table, IdempotencyKey key) throws SQLException {
         try (PreparedStatement s = c.prepareStatement("DELETE FROM " + table + " WHERE scope = ? AND key_id = ? AND status = ?")) {
             s.setString(1, key.scope());
             s.setString(2, key.id());
@@ -713,7 +738,7 @@ public abstract class SqlDialect {
      * @return the number deleted
      * @throws SQLException if the delete fails
      */
-    public int purgeExpired(Connection c, TableName table, Instant now, int limit) throws SQLException {
+    public final int purgeExpired(Connection c, TableName table, Instant now, int limit) throws SQLException {
         String sql = purgeStatement(table, limit);
         int parameters = (int) sql.chars().filter(ch -> ch == '?').count();
         try (PreparedStatement s = c.prepareStatement(sql)) {
@@ -797,7 +822,7 @@ public abstract class SqlDialect {
      * @return one claim per request, in order
      * @throws SQLException if a statement fails for another reason than a duplicate or a lock timeout
      */
-    public List<Claim> claimAll(Connection c, TableName table, List<ClaimRequest> requests) throws SQLException {
+    public final List<Claim> claimAll(Connection c, TableName table, List<ClaimRequest> requests) throws SQLException {
         return ChunkClaims.claimAll(this, c, table, requests);
     }
 
@@ -858,7 +883,7 @@ public abstract class SqlDialect {
      * @return the number of completions whose claimed record was not found (0 if all were written)
      * @throws SQLException if the batch fails
      */
-    public int completeAll(Connection c, TableName table, List<Completion> completions) throws SQLException {
+    public final int completeAll(Connection c, TableName table, List<Completion> completions) throws SQLException {
         if (completions.isEmpty()) {
             return 0;
         }
@@ -958,7 +983,7 @@ public abstract class SqlDialect {
      * @return the database server's current time, to the millisecond
      * @throws SQLException if the query fails
      */
-    public Instant databaseNow(Connection c) throws SQLException {
+    public final Instant databaseNow(Connection c) throws SQLException {
         String query = currentTimeMillisQuery();
         try (PreparedStatement s = c.prepareStatement(query != null ? query : "SELECT CURRENT_TIMESTAMP");
              ResultSet rs = s.executeQuery()) {
@@ -981,7 +1006,7 @@ public abstract class SqlDialect {
      * @return the claim
      * @throws SQLException if a statement fails for another reason than a lock timeout
      */
-    public LeaseClaim claimLease(Connection c, TableName table, LeaseRequest r) throws SQLException {
+    public final LeaseClaim claimLease(Connection c, TableName table, LeaseRequest r) throws SQLException {
         return Leases.claim(this, c, table, r);
     }
 
@@ -1005,7 +1030,7 @@ public abstract class SqlDialect {
      * @return the new end, or empty
      * @throws SQLException if a statement fails
      */
-    public Optional<Instant> extendLease(Connection c, TableName table, IdempotencyKey key, String ownerToken, Duration lease)
+    public final Optional<Instant> extendLease(Connection c, TableName table, IdempotencyKey key, String ownerToken, Duration lease)
             throws SQLException {
         return Leases.extend(this, c, table, key, ownerToken, lease);
     }
@@ -1023,7 +1048,7 @@ public abstract class SqlDialect {
      * @return whether it was recorded
      * @throws SQLException if the update fails
      */
-    public boolean checkpoint(Connection c, TableName table, IdempotencyKey key, String ownerToken, RecoveryPoint point)
+    public final boolean checkpoint(Connection c, TableName table, IdempotencyKey key, String ownerToken, RecoveryPoint point)
             throws SQLException {
         return Leases.checkpoint(this, c, table, key, ownerToken, point);
     }
@@ -1038,7 +1063,7 @@ public abstract class SqlDialect {
      * @return when it was recorded, or empty
      * @throws SQLException if a statement fails
      */
-    public Optional<Instant> completeLeased(Connection c, TableName table, String ownerToken, LeasedCompletion done) throws SQLException {
+    public final Optional<Instant> completeLeased(Connection c, TableName table, String ownerToken, LeasedCompletion done) throws SQLException {
         return Leases.complete(this, c, table, ownerToken, done);
     }
 
@@ -1053,7 +1078,7 @@ public abstract class SqlDialect {
      * @return whether the lease was ended
      * @throws SQLException if the update fails
      */
-    public boolean releaseLease(Connection c, TableName table, IdempotencyKey key, String ownerToken) throws SQLException {
+    public final boolean releaseLease(Connection c, TableName table, IdempotencyKey key, String ownerToken) throws SQLException {
         return Leases.release(c, table, key, ownerToken);
     }
 
