@@ -6,12 +6,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.idempotency.Fingerprint;
 import dev.idempotency.IdempotencyKey;
 import dev.idempotency.IdempotencyStoreException;
-import dev.idempotency.jdbc.dialect.HsqldbDialect;
 import dev.idempotency.spi.ClaimRequest;
 import dev.idempotency.testsupport.LazyPool;
 import dev.idempotency.testsupport.TestDatabases;
-import java.sql.PreparedStatement;
-import java.sql.SQLException;
 import java.time.Duration;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
@@ -62,46 +59,5 @@ class HsqldbStoreTest extends AbstractJdbcStoreTest {
                     .isInstanceOf(IdempotencyStoreException.class).cause().hasMessageContaining("PAD SPACE");
         }
         assertThat(records()).isEqualTo(1);
-    }
-
-    @Test
-    void aCancelThatArrivesAfterTheStatementEndedDoesNotAbortTheNextStatement() throws Exception {
-        Tx.rollback(dataSource(), c -> {
-            try (PreparedStatement s = c.prepareStatement("INSERT INTO effect (k) VALUES ('late cancel')")) {
-                // The statement ends at once; the timer's cancel arrives while the execution idles.
-                assertThat(new LateCancelProbe().runThenIdle(s, Duration.ofSeconds(1), 1_500)).isEqualTo(1);
-            }
-            assertThat(c.createStatement().executeUpdate("INSERT INTO effect (k) VALUES ('next')")).isEqualTo(1);
-            return null;
-        });
-    }
-
-    /** Reaches the dialect's bounded execution, to place a cancel after the statement's end. */
-    private static final class LateCancelProbe extends HsqldbDialect {
-        int runThenIdle(PreparedStatement s, Duration timeout, long idleMillis) throws SQLException {
-            return withLockTimeout(s, timeout, () -> {
-                int rows = s.executeUpdate();
-                try {
-                    Thread.sleep(idleMillis);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-                return rows;
-            });
-        }
-    }
-
-    @Test
-    void withoutAbsorbingIt_aLateCancelWouldAbortTheNextStatement() throws Exception {
-        // Documents why the dialect absorbs a late cancel: HSQLDB applies it to the next statement.
-        Tx.rollback(dataSource(), c -> {
-            try (PreparedStatement s = c.prepareStatement("INSERT INTO effect (k) VALUES ('x')")) {
-                s.executeUpdate();
-                s.cancel();
-            }
-            assertThatThrownBy(() -> c.createStatement().executeUpdate("INSERT INTO effect (k) VALUES ('y')"))
-                    .isInstanceOf(SQLException.class).extracting(e -> ((SQLException) e).getSQLState()).isEqualTo("40502");
-            return null;
-        });
     }
 }

@@ -1,12 +1,7 @@
 package dev.idempotency.jdbc.dialect;
 
-import java.lang.invoke.MethodHandle;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.MethodType;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.SQLException;
-import java.time.Duration;
 import java.util.Optional;
 
 /**
@@ -68,119 +63,10 @@ public class H2Dialect extends SqlDialect {
         return completedRecordInsert(table);
     }
 
-    /**
-     * On an embedded database, sets the session's lock timeout to the policy's for the statement
-     * (milliseconds; zero waits for no lock), in memory, and restores it afterwards; else as the base
-     * class does.
-     */
+    /** On an embedded database, the session's lock timeout, to the millisecond; else the query timeout. */
     @Override
-    protected <T> T withLockTimeout(PreparedStatement s, Duration timeout, Execution<T> execution) throws SQLException {
-        Connection physical = physical(s.getConnection());
-        EmbeddedSession session = EMBEDDED.get(physical.getClass());
-        Object local = session.of(physical);
-        if (local == null) {
-            return super.withLockTimeout(s, timeout, execution);
-        }
-        int previous = session.lockTimeout(local);
-        session.lockTimeout(local, (int) Math.min(Integer.MAX_VALUE, timeout.toMillis()));
-        try {
-            return execution.run();
-        } finally {
-            session.lockTimeout(local, previous);
-        }
-    }
-
-    /** @return the driver's own connection behind a pool's proxy */
-    private static Connection physical(Connection c) throws SQLException {
-        return c.isWrapperFor(Connection.class) ? c.unwrap(Connection.class) : c;
-    }
-
-    /** How to reach the lock timeout of an embedded H2 session, per class of connection. */
-    private static final ClassValue<EmbeddedSession> EMBEDDED = new ClassValue<>() {
-        @Override
-        protected EmbeddedSession computeValue(Class<?> type) {
-            return EmbeddedSession.of(type);
-        }
-    };
-
-    /**
-     * H2's public session API, reached by reflection so that this library needs no H2 at compile
-     * time: {@code JdbcConnection.getSession()}, and on a {@code SessionLocal} (an embedded database)
-     * {@code getLockTimeout()} and {@code setLockTimeout(int)}, which also applies to the open
-     * transaction. Any other connection or session (H2's TCP client, another H2 version without
-     * these methods) has no handles, and the base class's query timeout is used.
-     */
-    private static final class EmbeddedSession {
-        private static final EmbeddedSession NONE = new EmbeddedSession(null, null, null, null);
-
-        private final Class<?> sessionLocal;
-        private final MethodHandle getSession;
-        private final MethodHandle getLockTimeout;
-        private final MethodHandle setLockTimeout;
-
-        private EmbeddedSession(Class<?> sessionLocal, MethodHandle getSession, MethodHandle getLockTimeout,
-                                MethodHandle setLockTimeout) {
-            this.sessionLocal = sessionLocal;
-            this.getSession = getSession;
-            this.getLockTimeout = getLockTimeout;
-            this.setLockTimeout = setLockTimeout;
-        }
-
-        /**
-         * @param type a connection's class: H2's {@code JdbcConnection} or a subclass of it (H2's own
-         *     pool, {@code JdbcConnectionPool}, hands out one whose {@code unwrap} returns itself)
-         */
-        static EmbeddedSession of(Class<?> type) {
-            Class<?> connectionType = type;
-            while (connectionType != null && !"org.h2.jdbc.JdbcConnection".equals(connectionType.getName())) {
-                connectionType = connectionType.getSuperclass();
-            }
-            if (connectionType == null) {
-                return NONE;
-            }
-            try {
-                MethodHandles.Lookup lookup = MethodHandles.publicLookup();
-                Class<?> sessionLocal = Class.forName("org.h2.engine.SessionLocal", false, connectionType.getClassLoader());
-                MethodHandle getSession = lookup.unreflect(connectionType.getMethod("getSession"))
-                        .asType(MethodType.methodType(Object.class, Connection.class));
-                MethodHandle get = lookup.findVirtual(sessionLocal, "getLockTimeout", MethodType.methodType(int.class))
-                        .asType(MethodType.methodType(int.class, Object.class));
-                MethodHandle set = lookup.findVirtual(sessionLocal, "setLockTimeout", MethodType.methodType(void.class, int.class))
-                        .asType(MethodType.methodType(void.class, Object.class, int.class));
-                return new EmbeddedSession(sessionLocal, getSession, get, set);
-            } catch (ReflectiveOperationException | RuntimeException unavailable) {
-                return NONE;
-            }
-        }
-
-        /** @return the connection's embedded session, or {@code null} if it has none */
-        Object of(Connection physical) {
-            if (getSession == null) {
-                return null;
-            }
-            try {
-                Object session = (Object) getSession.invokeExact(physical);
-                return sessionLocal.isInstance(session) ? session : null;
-            } catch (Throwable unavailable) {
-                return null;
-            }
-        }
-
-        int lockTimeout(Object session) {
-            try {
-                return (int) getLockTimeout.invokeExact(session);
-            } catch (Throwable e) {
-                throw new IllegalStateException("could not read the H2 session's lock timeout", e);
-            }
-        }
-
-        void lockTimeout(Object session, int millis) {
-            try {
-                setLockTimeout.invokeExact(session, millis);
-            } catch (Throwable e) {
-                throw new IllegalStateException("could not set the H2 session's lock timeout", e);
-            }
-        }
+    protected LockWait lockWait() {
+        return LockWait.SESSION_LOCK_TIMEOUT;
     }
 
     @Override
@@ -201,8 +87,7 @@ public class H2Dialect extends SqlDialect {
      */
     @Override
     public boolean nonDurableCommitsDieWithTheApplication(Connection c) throws SQLException {
-        Connection physical = physical(c);
-        return EMBEDDED.get(physical.getClass()).of(physical) != null;
+        return LockWaits.isEmbeddedH2(c);
     }
 
     /**

@@ -3,14 +3,7 @@ package dev.idempotency.jdbc.dialect;
 import dev.idempotency.spi.Claim;
 import dev.idempotency.spi.ClaimRequest;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.SQLException;
-import java.sql.Statement;
-import java.time.Duration;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
 
 /**
  * HSQLDB 2.7 in MVCC mode ({@code hsqldb.tx=mvcc} in the URL; the default {@code LOCKS} mode locks
@@ -73,49 +66,20 @@ public class HsqldbDialect extends SqlDialect {
         return super.claim(c, table, request);
     }
 
+    /** A key that exists is 0 rows, never a duplicate-key failure (not seen in READ COMMITTED). */
     @Override
-    protected boolean insertClaim(Connection c, TableName table, ClaimRequest r) throws SQLException {
-        try (PreparedStatement s = c.prepareStatement("MERGE INTO " + table + " t USING (VALUES (?, ?, ?, ?, CAST(? AS BIGINT),"
+    protected String claimInsert(TableName table) {
+        return "MERGE INTO " + table + " t USING (VALUES (?, ?, ?, ?, CAST(? AS BIGINT),"
                 + " CAST(? AS BIGINT))) AS n (scope, key_id, fingerprint, status, created_at, expires_at)"
                 + " ON t.scope = n.scope AND t.key_id = n.key_id WHEN NOT MATCHED THEN INSERT"
                 + " (scope, key_id, fingerprint, status, created_at, expires_at)"
-                + " VALUES (n.scope, n.key_id, n.fingerprint, n.status, n.created_at, n.expires_at)")) {
-            bindClaim(s, r);
-            return withLockTimeout(s, r.lockTimeout(), s::executeUpdate) == 1;
-        } catch (SQLException e) {
-            if (isDuplicateKey(e)) {
-                return false; // not seen in READ COMMITTED; HSQLDB undoes the statement alone
-            }
-            throw e;
-        }
+                + " VALUES (n.scope, n.key_id, n.fingerprint, n.status, n.created_at, n.expires_at)";
     }
 
-    /**
-     * Cancels the statement when the timeout runs out (at least one second, as in the base class,
-     * so that a statement that does not wait is never cancelled), from one daemon timer thread shared
-     * by all HSQLDB dialects, started on first use (busy pools elsewhere cannot delay it). A cancel that arrives just after the statement ended would abort
-     * the connection's next statement instead, so it is spent on a harmless one.
-     */
+    /** HSQLDB ignores the query timeout while a statement waits: the statement is cancelled. */
     @Override
-    protected <T> T withLockTimeout(PreparedStatement s, Duration timeout, Execution<T> execution) throws SQLException {
-        Canceller canceller = new Canceller(s);
-        ScheduledFuture<?> timer = Timer.INSTANCE.schedule(canceller, Math.max(1000, timeout.toMillis()), TimeUnit.MILLISECONDS);
-        boolean cancelHit = false;
-        try {
-            return execution.run();
-        } catch (SQLException e) {
-            cancelHit = isLockTimeout(e);
-            throw e;
-        } finally {
-            timer.cancel(false);
-            if (canceller.stop() && !cancelHit) {
-                try (Statement absorb = s.getConnection().createStatement()) {
-                    absorb.execute("VALUES 0");
-                } catch (SQLException ignored) {
-                    // normally 40502: the late cancel is spent on it
-                }
-            }
-        }
+    protected LockWait lockWait() {
+        return LockWait.CANCEL;
     }
 
     /** 40502: the statement was cancelled ("statement execution aborted"); the transaction goes on. */
@@ -132,49 +96,5 @@ public class HsqldbDialect extends SqlDialect {
     @Override
     public boolean isMissingTable(SQLException e) {
         return "42501".equals(e.getSQLState());
-    }
-
-    /** The timer that cancels statements whose lock wait ran out: one daemon thread, started lazily. */
-    private static final class Timer {
-        static final ScheduledExecutorService INSTANCE = create();
-
-        private static ScheduledExecutorService create() {
-            ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1, r -> {
-                Thread t = new Thread(r, "idempotency-hsqldb-lock-timeout");
-                t.setDaemon(true);
-                return t;
-            });
-            timer.setRemoveOnCancelPolicy(true); // a claim that did not wait leaves nothing queued
-            return timer;
-        }
-    }
-
-    /** Cancels a statement once, unless stopped first. */
-    private static final class Canceller implements Runnable {
-        private final Statement statement;
-        private boolean stopped;
-        private boolean fired;
-
-        Canceller(Statement statement) {
-            this.statement = statement;
-        }
-
-        @Override
-        public synchronized void run() {
-            if (!stopped) {
-                fired = true;
-                try {
-                    statement.cancel();
-                } catch (SQLException ignored) {
-                    // the statement has ended; nothing to cancel
-                }
-            }
-        }
-
-        /** @return whether the cancel was sent */
-        synchronized boolean stop() {
-            stopped = true;
-            return fired;
-        }
     }
 }

@@ -110,7 +110,7 @@ public class MariaDbDialect extends SqlDialect {
                     if (found != null && found.expiresAt().isAfter(r.now())) {
                         return Claim.existing(found);
                     }
-                    return (found == null ? insertOrCount(c, table, r) : takeOver(c, table, r)) ? Claim.acquired() : null;
+                    return (found == null ? insertClaim(c, table, r) : takeOver(c, table, r)) ? Claim.acquired() : null;
                 }));
     }
 
@@ -197,12 +197,10 @@ public class MariaDbDialect extends SqlDialect {
         }
     }
 
-    private boolean insertOrCount(Connection c, TableName table, ClaimRequest r) throws SQLException {
-        try (PreparedStatement s = c.prepareStatement("INSERT INTO " + table + " (scope, key_id, fingerprint, status, created_at,"
-                + " expires_at) VALUES (?, ?, ?, ?, ?, ?) ON DUPLICATE KEY UPDATE attempts = attempts + 1")) {
-            bindClaim(s, r);
-            return withLockTimeout(s, r.lockTimeout(), s::executeUpdate) == 1;
-        }
+    /** A duplicate counts 2 (and one more attempt), never fails. */
+    @Override
+    protected String claimInsert(TableName table) {
+        return multiRowClaimInsert(table, 1) + " ON DUPLICATE KEY UPDATE attempts = attempts + 1";
     }
 
     /**

@@ -2,14 +2,7 @@ package dev.idempotency.jdbc.dialect;
 
 import dev.idempotency.spi.Claim;
 import dev.idempotency.spi.ClaimRequest;
-import dev.idempotency.spi.Completion;
-import dev.idempotency.spi.StoredRecord;
-import java.lang.invoke.MethodHandle;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.MethodType;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Collections;
@@ -25,7 +18,7 @@ import java.util.function.IntFunction;
  * over an expired record is a first execution (2). Only a claim that waited for a concurrent
  * claimer that then committed runs once more, under READ COMMITTED (+1). In a transaction that
  * {@code JdbcTransactions} runs, the completing {@code UPDATE} travels with the {@code COMMIT}
- * ({@link #completeAndCommit}): a first execution there costs one round trip for the claim, the
+ * ({@link #completionWithCommit}): a first execution there costs one round trip for the claim, the
  * work's own, and one for the result and the commit together.
  *
  * <p><b>The claim</b> is one statement: {@code INSERT ... ON CONFLICT DO NOTHING} (a duplicate is a
@@ -78,11 +71,11 @@ public class PostgresDialect extends SqlDialect {
     }
 
     @Override
-    public Claim claim(Connection c, TableName table, ClaimRequest r) throws SQLException {
+    String claimStatement(TableName table, Duration lockTimeout) {
         // The lock timeout is set by the statement itself, for its own waits, and set back at its end:
         // cfg runs first (the insert reads it), the last column runs after the insert and the take-over.
-        String sql = "WITH cfg AS (SELECT current_setting('lock_timeout') AS before,"
-                + " set_config('lock_timeout', '" + lockTimeoutMillis(r.lockTimeout()) + "', true) AS now),"
+        return "WITH cfg AS (SELECT current_setting('lock_timeout') AS before,"
+                + " set_config('lock_timeout', '" + lockTimeoutMillis(lockTimeout) + "', true) AS now),"
                 + " ins AS (INSERT INTO " + table + " (scope, key_id, fingerprint, status, created_at, expires_at)"
                 + " SELECT CAST(? AS VARCHAR), CAST(? AS VARCHAR), CAST(? AS VARCHAR), CAST(? AS VARCHAR), CAST(? AS BIGINT),"
                 + " CAST(? AS BIGINT) FROM cfg ON CONFLICT (scope, key_id) DO NOTHING RETURNING 1),"
@@ -93,26 +86,6 @@ public class PostgresDialect extends SqlDialect {
                 + R_COLUMNS
                 + ", set_config('lock_timeout', (SELECT before FROM cfg), true)"
                 + " FROM (VALUES (1)) AS one (x) LEFT JOIN " + table + " r ON r.scope = ? AND r.key_id = ?";
-        return ClaimRounds.repeat("the key's record kept changing under concurrent claims", round ->
-                ClaimRounds.busyOnLockTimeout(this, Claim.busy(), () -> {
-                    try (PreparedStatement s = c.prepareStatement(sql)) {
-                        bindClaim(s, r);
-                        bindTakeOver(s, 7, r);
-                        s.setString(14, r.key().scope());
-                        s.setString(15, r.key().id());
-                        StoredRecord found;
-                        try (ResultSet rs = s.executeQuery()) {
-                            rs.next();
-                            if (rs.getInt(1) > 0) {
-                                return Claim.acquired();
-                            }
-                            found = rs.getString(2) == null ? null : readRecord(rs, 2);
-                        }
-                        // Not claimed, yet no live record in this snapshot: a concurrent claim committed while
-                        // the statement waited. The next round's snapshot sees it (READ COMMITTED).
-                        return found != null && found.expiresAt().isAfter(r.now()) ? Claim.existing(found) : null;
-                    }
-                }));
     }
 
     /**
@@ -169,82 +142,10 @@ public class PostgresDialect extends SqlDialect {
                 + " WHERE t.scope = v.scope AND t.key_id = v.key_id";
     }
 
-    /**
-     * As the base class, to the millisecond where the statement is pgjdbc's (its public
-     * {@code getQueryTimeoutMs} and {@code setQueryTimeoutMs}, reached by reflection so that this
-     * library needs no pgjdbc at compile time); zero waits one millisecond, as JDBC reads zero as "no
-     * limit".
-     */
+    /** pgjdbc's query timeout in milliseconds; the query timeout in seconds on another driver. */
     @Override
-    protected <T> T withLockTimeout(PreparedStatement s, Duration timeout, Execution<T> execution) throws SQLException {
-        PreparedStatement physical = s.isWrapperFor(PreparedStatement.class) ? s.unwrap(PreparedStatement.class) : s;
-        MillisecondTimeout ms = MILLISECONDS.get(physical.getClass());
-        if (ms == MillisecondTimeout.NONE) {
-            return super.withLockTimeout(s, timeout, execution);
-        }
-        long previous = ms.get(physical);
-        ms.set(physical, Math.max(1, timeout.toMillis()));
-        try {
-            return execution.run();
-        } finally {
-            ms.set(physical, previous);
-        }
-    }
-
-    private static final ClassValue<MillisecondTimeout> MILLISECONDS = new ClassValue<>() {
-        @Override
-        protected MillisecondTimeout computeValue(Class<?> type) {
-            return MillisecondTimeout.of(type);
-        }
-    };
-
-    /** pgjdbc's query timeout in milliseconds, per class of statement; {@link #NONE} for other drivers. */
-    private static final class MillisecondTimeout {
-        static final MillisecondTimeout NONE = new MillisecondTimeout(null, null);
-
-        private final MethodHandle getter;
-        private final MethodHandle setter;
-
-        private MillisecondTimeout(MethodHandle getter, MethodHandle setter) {
-            this.getter = getter;
-            this.setter = setter;
-        }
-
-        static MillisecondTimeout of(Class<?> statementType) {
-            if (!statementType.getName().startsWith("org.postgresql.")) {
-                return NONE;
-            }
-            try {
-                MethodHandles.Lookup lookup = MethodHandles.publicLookup();
-                MethodHandle get = lookup.unreflect(statementType.getMethod("getQueryTimeoutMs"))
-                        .asType(MethodType.methodType(long.class, PreparedStatement.class));
-                MethodHandle set = lookup.unreflect(statementType.getMethod("setQueryTimeoutMs", long.class))
-                        .asType(MethodType.methodType(void.class, PreparedStatement.class, long.class));
-                return new MillisecondTimeout(get, set);
-            } catch (ReflectiveOperationException | RuntimeException unavailable) {
-                return NONE;
-            }
-        }
-
-        long get(PreparedStatement s) throws SQLException {
-            try {
-                return (long) getter.invokeExact(s);
-            } catch (SQLException | RuntimeException | Error e) {
-                throw e;
-            } catch (Throwable e) {
-                throw new SQLException("could not read the statement's query timeout", e);
-            }
-        }
-
-        void set(PreparedStatement s, long millis) throws SQLException {
-            try {
-                setter.invokeExact(s, millis);
-            } catch (SQLException | RuntimeException | Error e) {
-                throw e;
-            } catch (Throwable e) {
-                throw new SQLException("could not set the statement's query timeout", e);
-            }
-        }
+    protected LockWait lockWait() {
+        return LockWait.QUERY_TIMEOUT_MILLIS;
     }
 
     @Override
@@ -253,21 +154,17 @@ public class PostgresDialect extends SqlDialect {
     }
 
     /**
-     * One round trip: the completing {@code UPDATE}, wrapped so that it divides by the number of rows
-     * it updated (a record not found fails it with 22012, division by zero, and the server then
-     * skips the rest up to the round trip's end, the {@code COMMIT} included), then {@code COMMIT}:
-     * pgjdbc sends the two statements of one prepared statement with a single Sync. Its own
-     * {@code commit()} afterwards sends nothing, the transaction being over.
+     * The completing {@code UPDATE}, wrapped so that it divides by the number of rows it updated (a
+     * record not found fails it with 22012, division by zero, and the server then skips the rest up
+     * to the round trip's end, the {@code COMMIT} included), then {@code COMMIT}: pgjdbc sends the two
+     * statements of one prepared statement with a single Sync. Its own {@code commit()} afterwards
+     * sends nothing, the transaction being over.
      */
     @Override
-    public void completeAndCommit(Connection c, TableName table, Completion done) throws SQLException {
-        try (PreparedStatement s = c.prepareStatement("WITH done AS (UPDATE " + table + " SET status = ?, result_codec = ?,"
+    protected String completionWithCommit(TableName table) {
+        return "WITH done AS (UPDATE " + table + " SET status = ?, result_codec = ?,"
                 + " result = ?, completed_at = ?, expires_at = ? WHERE scope = ? AND key_id = ? RETURNING 1)"
-                + " SELECT 1 / CAST((SELECT count(*) FROM done) AS INTEGER); COMMIT")) {
-            bindCompletion(s, done);
-            s.execute();
-        }
-        c.commit();
+                + " SELECT 1 / CAST((SELECT count(*) FROM done) AS INTEGER); COMMIT";
     }
 
     @Override
@@ -276,7 +173,7 @@ public class PostgresDialect extends SqlDialect {
     }
 
     /**
-     * One round trip: an {@code INSERT} of the completed record that, on a conflict, replaces the
+     * An {@code INSERT} of the completed record that, on a conflict, replaces the
      * record only if it has expired ({@code ON CONFLICT DO UPDATE ... WHERE expires_at <= now}),
      * wrapped so that it divides by the number of rows it wrote (an unexpired record fails it with
      * 22012, and the server skips the rest of the round trip, the {@code COMMIT} included), then
@@ -288,38 +185,21 @@ public class PostgresDialect extends SqlDialect {
      * insert with 40001, a conflict: the retry finds it.
      */
     @Override
-    public Claim writeLastAndCommit(Connection c, TableName table, ClaimRequest r, Completion done) throws SQLException {
+    protected String lastWriteWithCommit(TableName table, Duration lockTimeout) {
         // SET LOCAL bounds this transaction's lock waits from here to its end, in the same round trip: no
         // cancelling timer, which could race the COMMIT, and nothing left in the session afterwards.
-        try (PreparedStatement s = c.prepareStatement("SET LOCAL lock_timeout = " + lockTimeoutMillis(r.lockTimeout())
+        return "SET LOCAL lock_timeout = " + lockTimeoutMillis(lockTimeout)
                 + "; WITH w AS (" + completedRecordInsert(table)
                 + " ON CONFLICT (scope, key_id) DO UPDATE SET fingerprint = EXCLUDED.fingerprint, status = EXCLUDED.status,"
                 + " result_codec = EXCLUDED.result_codec, result = EXCLUDED.result, created_at = EXCLUDED.created_at,"
                 + " completed_at = EXCLUDED.completed_at, expires_at = EXCLUDED.expires_at WHERE " + table + ".expires_at <= ?"
-                + " RETURNING 1) SELECT 1 / CAST((SELECT count(*) FROM w) AS INTEGER); COMMIT")) {
-            bindCompletedRecord(s, r, done);
-            s.setLong(10, r.now().toEpochMilli());
-            s.execute();
-        } catch (SQLException e) {
-            boolean busy = isLockTimeout(e);
-            if (!busy && !"22012".equals(e.getSQLState())) {
-                throw e;
-            }
-            c.rollback();
-            if (busy) {
-                return Claim.busy();
-            }
-            StoredRecord found = select(c, table, r.key());
-            if (found == null || !found.expiresAt().isAfter(r.now())) {
-                throw new SQLException("the key's record changed between the refused write and its read", "40001", e);
-            }
-            return Claim.existing(found);
-        }
-        c.commit();
-        return Claim.acquired();
+                + " RETURNING 1) SELECT 1 / CAST((SELECT count(*) FROM w) AS INTEGER); COMMIT";
     }
 
-    /** 22012, division by zero: the completion of {@link #completeAndCommit} found no record. */
+    /**
+     * 22012, division by zero: the completion sent with the {@code COMMIT} found no record, or the
+     * write sent with it found an unexpired one.
+     */
     @Override
     public boolean isRecordMissing(SQLException e) {
         return "22012".equals(e.getSQLState()) || super.isRecordMissing(e);

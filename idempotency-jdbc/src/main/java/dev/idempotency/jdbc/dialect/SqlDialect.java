@@ -189,8 +189,10 @@ public abstract class SqlDialect {
     // ---- the claim ---------------------------------------------------------------------------
 
     /**
-     * Claims the key, or finds its record: select; if absent, insert; if expired, take over.
-     * A duplicate on insert (a concurrent claimer committed) means select again.
+     * Claims the key, or finds its record, in the shape the dialect's SQL chooses ({@link Claims}):
+     * with its {@link #claimStatement}, one statement; with its {@link #claimUpsert}, an upsert and
+     * then a read; else, as the base does, select; if absent, insert ({@link #claimInsert}); if
+     * expired, take over. A duplicate on insert (a concurrent claimer committed) means select again.
      *
      * @param c the caller's connection, in a transaction
      * @param table the table
@@ -199,11 +201,11 @@ public abstract class SqlDialect {
      * @throws SQLException if a statement fails for another reason than a duplicate or a lock timeout
      */
     public Claim claim(Connection c, TableName table, ClaimRequest request) throws SQLException {
-        return claimReadingFirst(c, table, request);
+        return Claims.claim(this, c, table, request);
     }
 
     /**
-     * The claim described at {@link #claim}: read the record, then insert it or take it over.
+     * The read-first claim described at {@link #claim}, whatever SQL the dialect gives.
      *
      * @param c the caller's connection, in a transaction
      * @param table the table
@@ -212,15 +214,33 @@ public abstract class SqlDialect {
      * @throws SQLException if a statement fails for another reason than a duplicate or a lock timeout
      */
     final Claim claimReadingFirst(Connection c, TableName table, ClaimRequest request) throws SQLException {
-        return ClaimRounds.repeat("the key's record kept changing under concurrent claims; the transaction's snapshot"
-                + " cannot see the committed record", round -> {
-                    StoredRecord found = select(c, table, request.key());
-                    if (found != null && found.expiresAt().isAfter(request.now())) {
-                        return Claim.existing(found);
-                    }
-                    return ClaimRounds.busyOnLockTimeout(this, Claim.busy(), () ->
-                            (found == null ? insertClaim(c, table, request) : takeOver(c, table, request)) ? Claim.acquired() : null);
-                });
+        return Claims.readingFirst(this, c, table, request);
+    }
+
+    /**
+     * @param table the table
+     * @param lockTimeout the policy's lock timeout, which the statement bounds its own lock waits by
+     * @return one statement that claims the key, inserting it or taking over its expired record, and
+     *     returns one row: the number of records it claimed, then the key's record in the columns of
+     *     {@link #COLUMNS} (all {@code NULL} if it has none), as its snapshot saw it. It binds the
+     *     claim's columns (scope, key id, fingerprint, status, created, expires; 1 to 6), a
+     *     take-over's (the new fingerprint, status, created and expires, then scope, key id and now;
+     *     7 to 13), then scope and key id (14, 15). Or {@code null}, the base: another shape of claim
+     */
+    @Nullable String claimStatement(TableName table, Duration lockTimeout) {
+        return null;
+    }
+
+    /**
+     * @param table the table
+     * @return an upsert that inserts the key, or takes over its expired record, or changes nothing if
+     *     an unexpired record exists (update count 1 if it claimed), taking the write lock in every
+     *     case; it binds the claim's columns (scope, key id, fingerprint, status, created, expires;
+     *     1 to 6) and now (7). The record it did not claim is then read. Or {@code null}, the base:
+     *     another shape of claim
+     */
+    protected @Nullable String claimUpsert(TableName table) {
+        return null;
     }
 
     /**
@@ -243,22 +263,30 @@ public abstract class SqlDialect {
     }
 
     /**
-     * Inserts an in-progress record, waiting up to the lock timeout for a concurrent holder.
-     *
-     * @param c the connection
      * @param table the table
-     * @param r the attempt
+     * @return the statement with which the read-first claim inserts an in-progress record, binding
+     *     scope, key id, fingerprint, status, created and expires from index 1: its update count is 1
+     *     if it inserted, and the key has a record if it counts otherwise or fails with a duplicate
+     *     key (met under a savepoint where {@link #failedStatementAbortsTransaction()}). The base: a
+     *     plain {@code INSERT}
+     */
+    protected String claimInsert(TableName table) {
+        return multiRowClaimInsert(table, 1);
+    }
+
+    /**
+     * Inserts an in-progress record with {@link #claimInsert}, waiting up to the lock timeout for a
+     * concurrent holder.
+     *
      * @return {@code true} if inserted, {@code false} if the key exists (a concurrent claim committed)
      * @throws SQLException if the insert fails otherwise, including a lock timeout
      */
-    protected boolean insertClaim(Connection c, TableName table, ClaimRequest r) throws SQLException {
+    final boolean insertClaim(Connection c, TableName table, ClaimRequest r) throws SQLException {
         try {
             return Savepoints.undoingFailure(c, failedStatementAbortsTransaction(), () -> {
-                try (PreparedStatement s = c.prepareStatement("INSERT INTO " + table
-                        + " (scope, key_id, fingerprint, status, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)")) {
+                try (PreparedStatement s = c.prepareStatement(claimInsert(table))) {
                     bindClaim(s, r);
-                    withLockTimeout(s, r.lockTimeout(), s::executeUpdate);
-                    return true;
+                    return withLockTimeout(s, r.lockTimeout(), s::executeUpdate) == 1;
                 }
             });
         } catch (SQLException e) {
@@ -272,13 +300,10 @@ public abstract class SqlDialect {
     /**
      * Takes over an expired record, waiting up to the lock timeout for a concurrent holder.
      *
-     * @param c the connection
-     * @param table the table
-     * @param r the attempt
      * @return {@code true} if taken over, {@code false} if it is no longer expired
      * @throws SQLException if the update fails, including a lock timeout
      */
-    protected boolean takeOver(Connection c, TableName table, ClaimRequest r) throws SQLException {
+    final boolean takeOver(Connection c, TableName table, ClaimRequest r) throws SQLException {
         try (PreparedStatement s = c.prepareStatement("UPDATE " + table + " SET fingerprint = ?, status = ?,"
                 + " result_codec = NULL, result = NULL, created_at = ?, completed_at = NULL, expires_at = ?"
                 + " WHERE scope = ? AND key_id = ? AND expires_at <= ?")) {
@@ -349,7 +374,7 @@ public abstract class SqlDialect {
      * @param <T> its result
      */
     @FunctionalInterface
-    protected interface Execution<T> {
+    interface Execution<T> {
         /**
          * @return the result
          * @throws SQLException if it fails
@@ -358,10 +383,24 @@ public abstract class SqlDialect {
     }
 
     /**
-     * Runs a statement that may wait for another transaction's lock, bounded by the lock timeout.
-     * The base uses the statement's query timeout (whole seconds, rounded up; zero waits one
-     * second, as JDBC reads zero as "no limit") and restores the previous one afterwards (on H2
-     * the query timeout is a session setting of the caller's).
+     * @return how this database's statements bound a wait for another transaction's lock by the
+     *     policy's lock timeout. The base: {@link LockWait#QUERY_TIMEOUT}
+     */
+    protected LockWait lockWait() {
+        return LockWait.QUERY_TIMEOUT;
+    }
+
+    /**
+     * @return a statement that reads nothing and writes nothing, on which {@link LockWait#CANCEL}
+     *     spends a cancel that arrived after its statement ended. The base: {@code VALUES 0}
+     */
+    protected String noOpStatement() {
+        return "VALUES 0";
+    }
+
+    /**
+     * Runs a statement that may wait for another transaction's lock, bounded by the lock timeout as
+     * {@link #lockWait()} says ({@link LockWaits}).
      *
      * @param s the statement
      * @param timeout the lock timeout
@@ -370,16 +409,8 @@ public abstract class SqlDialect {
      * @return what the execution returned
      * @throws SQLException if it fails, a lock timeout included
      */
-    protected <T> T withLockTimeout(PreparedStatement s, Duration timeout, Execution<T> execution) throws SQLException {
-        long millis = timeout.toMillis();
-        int seconds = (int) Math.max(1, Math.min(Integer.MAX_VALUE, (millis + 999) / 1000));
-        int previous = s.getQueryTimeout();
-        s.setQueryTimeout(seconds);
-        try {
-            return execution.run();
-        } finally {
-            s.setQueryTimeout(previous);
-        }
+    final <T> T withLockTimeout(PreparedStatement s, Duration timeout, Execution<T> execution) throws SQLException {
+        return LockWaits.run(this, s, timeout, execution);
     }
 
     /**
@@ -409,7 +440,7 @@ public abstract class SqlDialect {
      * @return the number of rows updated: 1, or 0 if the claimed record is gone
      * @throws SQLException if the update fails
      */
-    public int complete(Connection c, TableName table, Completion done) throws SQLException {
+    public final int complete(Connection c, TableName table, Completion done) throws SQLException {
         try (PreparedStatement s = c.prepareStatement(completionUpdate(table))) {
             bindCompletion(s, done);
             return s.executeUpdate();
@@ -450,21 +481,29 @@ public abstract class SqlDialect {
     }
 
     /**
-     * Records the outcome in the claimed record and commits the transaction. The base runs
-     * {@link #complete} and then {@link Connection#commit()}, and commits nothing if the record is
-     * not found; a dialect that can sends both in one round trip, and must also fail before the
-     * {@code COMMIT} runs if the record is not found.
+     * Records the outcome in the claimed record and commits the transaction: with the dialect's
+     * {@link #completionWithCommit} in one round trip, if it gives one; else with {@link #complete}
+     * and then {@link Connection#commit()}, committing nothing if the record is not found.
      *
      * @param c the connection, in a transaction that the library runs
      * @param table the table
      * @param done what to record
      * @throws SQLException if the update or the commit fails; {@link #isRecordMissing} tells a record not found
      */
-    public void completeAndCommit(Connection c, TableName table, Completion done) throws SQLException {
-        if (complete(c, table, done) != 1) {
-            throw new SQLException("the claimed record was not found", RECORD_MISSING);
-        }
-        c.commit();
+    public final void completeAndCommit(Connection c, TableName table, Completion done) throws SQLException {
+        CommitRoundTrips.complete(this, c, table, done);
+    }
+
+    /**
+     * @param table the table
+     * @return a statement that records a completion and then commits, in one round trip, binding what
+     *     the completing {@code UPDATE} binds (status, codec, result, completed, expires, then scope
+     *     and key id, from index 1); if the record is not found it must fail, with a failure that
+     *     {@link #isRecordMissing} recognises, before its {@code COMMIT} runs. Or {@code null}: the
+     *     update, then {@link Connection#commit()}. The base: {@code null}
+     */
+    protected @Nullable String completionWithCommit(TableName table) {
+        return null;
     }
 
     /** SQLState of {@link #completeAndCommit}'s failure when the claimed record is not found (no data). */
@@ -500,7 +539,7 @@ public abstract class SqlDialect {
      * @throws SQLException if a statement fails for another reason than a duplicate or a lock
      *     timeout; {@link #isRecordMissing} tells a record that vanished between the claim and its completion
      */
-    public Claim writeLast(Connection c, TableName table, ClaimRequest r, Completion done) throws SQLException {
+    public final Claim writeLast(Connection c, TableName table, ClaimRequest r, Completion done) throws SQLException {
         String insertFirst = completedRecordInsertFirst(table);
         if (insertFirst != null) {
             Claim written = insertCompletedRecord(c, insertFirst, r, done);
@@ -587,9 +626,10 @@ public abstract class SqlDialect {
     }
 
     /**
-     * Writes the key's record as {@link #writeLast} does and commits, if the write succeeds; a
-     * dialect that can sends both in one round trip, and must then fail before the {@code COMMIT}
-     * runs if the key has a record. The base runs {@link #writeLast} and then {@link Connection#commit()}.
+     * Writes the key's record as {@link #writeLast} does and commits, if the write succeeds: with the
+     * dialect's {@link #lastWriteWithCommit} in one round trip, if it gives one (a refusal or a lock
+     * wait that runs out then rolls the transaction back, and the record is read in a fresh
+     * snapshot); else with {@link #writeLast} and then {@link Connection#commit()}.
      *
      * @param c the connection, in a transaction that the library runs, whose work has run
      * @param table the table
@@ -599,12 +639,23 @@ public abstract class SqlDialect {
      *     found, or {@link Claim.Busy}, if refused: nothing was committed, and the caller rolls back
      * @throws SQLException if a statement or the commit fails otherwise
      */
-    public Claim writeLastAndCommit(Connection c, TableName table, ClaimRequest r, Completion done) throws SQLException {
-        Claim claim = writeLast(c, table, r, done);
-        if (claim instanceof Claim.Acquired) {
-            c.commit();
-        }
-        return claim;
+    public final Claim writeLastAndCommit(Connection c, TableName table, ClaimRequest r, Completion done) throws SQLException {
+        return CommitRoundTrips.writeLast(this, c, table, r, done);
+    }
+
+    /**
+     * @param table the table
+     * @param lockTimeout the policy's lock timeout, which the statement must bound its own lock waits by
+     * @return a statement that writes the completed record (replacing an expired one) and then
+     *     commits, in one round trip, binding the completed record as {@link #completedRecordInsert}
+     *     does (from index 1) and the current time in epoch milliseconds (index 10); if the key has an
+     *     unexpired record it must fail, with a failure that {@link #isRecordMissing} recognises,
+     *     before its {@code COMMIT} runs, and a lock wait that runs out must fail as
+     *     {@link #isLockTimeout} recognises. Or {@code null}: {@link #writeLast}, then
+     *     {@link Connection#commit()}. The base: {@code null}
+     */
+    protected @Nullable String lastWriteWithCommit(TableName table, Duration lockTimeout) {
+        return null;
     }
 
     /**
@@ -616,7 +667,7 @@ public abstract class SqlDialect {
      * @return the record, if there is one
      * @throws SQLException if the query fails
      */
-    public Optional<StoredRecord> find(Connection c, TableName table, IdempotencyKey key) throws SQLException {
+    public final Optional<StoredRecord> find(Connection c, TableName table, IdempotencyKey key) throws SQLException {
         return Optional.ofNullable(select(c, table, key));
     }
 
@@ -668,7 +719,7 @@ public abstract class SqlDialect {
      * @param key the key
      * @throws SQLException if the delete fails
      */
-    public void release(Connection c, TableName table, IdempotencyKey key) throws SQLException {
+    public final void release(Connection c, TableName table, IdempotencyKey key) throws SQLException {
         try (PreparedStatement s = c.prepareStatement("DELETE FROM " + table + " WHERE scope = ? AND key_id = ? AND status = ?")) {
             s.setString(1, key.scope());
             s.setString(2, key.id());
@@ -687,7 +738,7 @@ public abstract class SqlDialect {
      * @return the number deleted
      * @throws SQLException if the delete fails
      */
-    public int purgeExpired(Connection c, TableName table, Instant now, int limit) throws SQLException {
+    public final int purgeExpired(Connection c, TableName table, Instant now, int limit) throws SQLException {
         String sql = purgeStatement(table, limit);
         int parameters = (int) sql.chars().filter(ch -> ch == '?').count();
         try (PreparedStatement s = c.prepareStatement(sql)) {
@@ -771,7 +822,7 @@ public abstract class SqlDialect {
      * @return one claim per request, in order
      * @throws SQLException if a statement fails for another reason than a duplicate or a lock timeout
      */
-    public List<Claim> claimAll(Connection c, TableName table, List<ClaimRequest> requests) throws SQLException {
+    public final List<Claim> claimAll(Connection c, TableName table, List<ClaimRequest> requests) throws SQLException {
         return ChunkClaims.claimAll(this, c, table, requests);
     }
 
@@ -832,7 +883,7 @@ public abstract class SqlDialect {
      * @return the number of completions whose claimed record was not found (0 if all were written)
      * @throws SQLException if the batch fails
      */
-    public int completeAll(Connection c, TableName table, List<Completion> completions) throws SQLException {
+    public final int completeAll(Connection c, TableName table, List<Completion> completions) throws SQLException {
         if (completions.isEmpty()) {
             return 0;
         }
@@ -932,7 +983,7 @@ public abstract class SqlDialect {
      * @return the database server's current time, to the millisecond
      * @throws SQLException if the query fails
      */
-    public Instant databaseNow(Connection c) throws SQLException {
+    public final Instant databaseNow(Connection c) throws SQLException {
         String query = currentTimeMillisQuery();
         try (PreparedStatement s = c.prepareStatement(query != null ? query : "SELECT CURRENT_TIMESTAMP");
              ResultSet rs = s.executeQuery()) {
@@ -955,7 +1006,7 @@ public abstract class SqlDialect {
      * @return the claim
      * @throws SQLException if a statement fails for another reason than a lock timeout
      */
-    public LeaseClaim claimLease(Connection c, TableName table, LeaseRequest r) throws SQLException {
+    public final LeaseClaim claimLease(Connection c, TableName table, LeaseRequest r) throws SQLException {
         return Leases.claim(this, c, table, r);
     }
 
@@ -979,7 +1030,7 @@ public abstract class SqlDialect {
      * @return the new end, or empty
      * @throws SQLException if a statement fails
      */
-    public Optional<Instant> extendLease(Connection c, TableName table, IdempotencyKey key, String ownerToken, Duration lease)
+    public final Optional<Instant> extendLease(Connection c, TableName table, IdempotencyKey key, String ownerToken, Duration lease)
             throws SQLException {
         return Leases.extend(this, c, table, key, ownerToken, lease);
     }
@@ -997,7 +1048,7 @@ public abstract class SqlDialect {
      * @return whether it was recorded
      * @throws SQLException if the update fails
      */
-    public boolean checkpoint(Connection c, TableName table, IdempotencyKey key, String ownerToken, RecoveryPoint point)
+    public final boolean checkpoint(Connection c, TableName table, IdempotencyKey key, String ownerToken, RecoveryPoint point)
             throws SQLException {
         return Leases.checkpoint(this, c, table, key, ownerToken, point);
     }
@@ -1012,7 +1063,7 @@ public abstract class SqlDialect {
      * @return when it was recorded, or empty
      * @throws SQLException if a statement fails
      */
-    public Optional<Instant> completeLeased(Connection c, TableName table, String ownerToken, LeasedCompletion done) throws SQLException {
+    public final Optional<Instant> completeLeased(Connection c, TableName table, String ownerToken, LeasedCompletion done) throws SQLException {
         return Leases.complete(this, c, table, ownerToken, done);
     }
 
@@ -1027,7 +1078,7 @@ public abstract class SqlDialect {
      * @return whether the lease was ended
      * @throws SQLException if the update fails
      */
-    public boolean releaseLease(Connection c, TableName table, IdempotencyKey key, String ownerToken) throws SQLException {
+    public final boolean releaseLease(Connection c, TableName table, IdempotencyKey key, String ownerToken) throws SQLException {
         return Leases.release(c, table, key, ownerToken);
     }
 

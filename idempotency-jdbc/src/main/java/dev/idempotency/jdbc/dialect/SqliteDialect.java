@@ -1,8 +1,5 @@
 package dev.idempotency.jdbc.dialect;
 
-import dev.idempotency.spi.Claim;
-import dev.idempotency.spi.ClaimRequest;
-import dev.idempotency.spi.StoredRecord;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -70,25 +67,11 @@ public class SqliteDialect extends SqlDialect {
     }
 
     @Override
-    public Claim claim(Connection c, TableName table, ClaimRequest r) throws SQLException {
-        try (PreparedStatement s = c.prepareStatement("INSERT INTO " + table
-                + " (scope, key_id, fingerprint, status, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)"
+    protected String claimUpsert(TableName table) {
+        return "INSERT INTO " + table + " (scope, key_id, fingerprint, status, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)"
                 + " ON CONFLICT (scope, key_id) DO UPDATE SET fingerprint = excluded.fingerprint, status = excluded.status,"
                 + " result_codec = NULL, result = NULL, created_at = excluded.created_at, completed_at = NULL,"
-                + " expires_at = excluded.expires_at WHERE expires_at <= ?")) {
-            bindClaim(s, r);
-            s.setLong(7, r.now().toEpochMilli());
-            Claim claimed = writeOrNull(s, r.lockTimeout(), 1);
-            if (claimed != null) {
-                return claimed;
-            }
-        }
-        // This transaction holds the write lock: the unexpired record cannot change or vanish now.
-        StoredRecord found = select(c, table, r.key());
-        if (found == null) {
-            throw new SQLException("the key's record was neither claimable nor readable", "40001");
-        }
-        return Claim.existing(found);
+                + " expires_at = excluded.expires_at WHERE expires_at <= ?";
     }
 
     @Override
