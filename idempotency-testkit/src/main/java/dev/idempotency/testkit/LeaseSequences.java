@@ -1,6 +1,6 @@
 package dev.idempotency.testkit;
 
-import static dev.idempotency.testkit.IdempotencyStoreContract.check;
+import static dev.idempotency.testkit.StoreFixture.check;
 import static org.quicktheories.generators.SourceDSL.integers;
 import static org.quicktheories.generators.SourceDSL.lists;
 
@@ -14,7 +14,7 @@ import dev.idempotency.spi.LeasingStore;
 import dev.idempotency.spi.RecordStatus;
 import dev.idempotency.spi.RecoveryPoint;
 import dev.idempotency.spi.StoredRecord;
-import dev.idempotency.testkit.IdempotencyStoreContract.StepFailure;
+import dev.idempotency.testkit.StoreFixture.StepFailure;
 import dev.idempotency.testkit.Model.ClaimExpectation;
 import dev.idempotency.testkit.Model.Lease;
 import dev.idempotency.testkit.Operations.Checkpoint;
@@ -47,11 +47,11 @@ final class LeaseSequences<C> {
     /** The codec name of every recovery point and result the property writes. */
     static final String CODEC = "contract-codec";
 
-    private final IdempotencyStoreContract<C> contract;
+    private final StoreFixture<C> contract;
     private final LeasingStore<C> store;
     private final AtomicInteger runs = new AtomicInteger();
 
-    LeaseSequences(IdempotencyStoreContract<C> contract, LeasingStore<C> store) {
+    LeaseSequences(StoreFixture<C> contract, LeasingStore<C> store) {
         this.contract = contract;
         this.store = store;
     }
@@ -132,7 +132,7 @@ final class LeaseSequences<C> {
     /** One run of a sequence: its model and the workers' latest owner tokens. */
     private final class Run {
         private final String scope;
-        private final Model model = new Model(IdempotencyStoreContract.RETENTION);
+        private final Model model = new Model(StoreFixture.RETENTION);
         private final Map<String, String> tokens = new HashMap<>();
 
         Run(String scope) {
@@ -154,13 +154,13 @@ final class LeaseSequences<C> {
                 fenced(c.key(), c.worker(), "completeLeased", Promise.FENCING, true,
                         (tx, key, token) -> store.completeLeased(tx, token, new LeasedCompletion(key,
                                 c.failed() ? RecordStatus.FAILED : RecordStatus.COMPLETED, CODEC, bytes(value),
-                                IdempotencyStoreContract.RETENTION)).isPresent(),
+                                StoreFixture.RETENTION)).isPresent(),
                         (name, answer) -> model.leaseCompleted(name, c.failed(), value), value);
             } else if (step instanceof ReleaseLease r) {
                 fenced(r.key(), r.worker(), "releaseLease", Promise.LEASE_RELEASE, true, store::releaseLease,
                         (name, answer) -> model.released(name), null);
             } else if (step instanceof ExtendLease e) {
-                Duration lease = e.live() ? IdempotencyStoreContract.LIVE_LEASE : IdempotencyStoreContract.SHORT_LEASE;
+                Duration lease = e.live() ? StoreFixture.LIVE_LEASE : StoreFixture.SHORT_LEASE;
                 Instant[] until = new Instant[1];
                 fenced(e.key(), e.worker(), "extendLease", Promise.LEASE_EXTEND, true, (tx, key, token) -> {
                     Optional<Instant> end = store.extendLease(tx, key, token, lease);
@@ -168,16 +168,16 @@ final class LeaseSequences<C> {
                     return end.isPresent();
                 }, (name, answer) -> model.extended(name, until[0], e.live()), null);
             } else if (step instanceof RunOut) {
-                contract.letLeaseRunOut(IdempotencyStoreContract.SHORT_LEASE);
+                contract.letLeaseRunOut(StoreFixture.SHORT_LEASE);
                 model.shortLeasesRanOut();
             }
         }
 
         void claim(ClaimLease c, String token) throws Exception {
             String name = Operations.LEASE_KEYS.get(c.key());
-            Duration lease = c.live() ? IdempotencyStoreContract.LIVE_LEASE : IdempotencyStoreContract.SHORT_LEASE;
+            Duration lease = c.live() ? StoreFixture.LIVE_LEASE : StoreFixture.SHORT_LEASE;
             LeaseRequest request = new LeaseRequest(IdempotencyKey.of(scope, name), Operations.fingerprint(c.fingerprint()), token, lease,
-                    IdempotencyStoreContract.RETENTION, IdempotencyStoreContract.LOCK_TIMEOUT);
+                    StoreFixture.RETENTION, StoreFixture.LOCK_TIMEOUT);
             ClaimExpectation expected = model.expectClaim(name, c.fingerprint());
             LeaseClaim got = inTx(c.commit(), tx -> store.claimLease(tx, request));
             Lease l = model.lease(name);

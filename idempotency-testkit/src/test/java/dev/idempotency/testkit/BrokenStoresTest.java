@@ -1,6 +1,7 @@
 package dev.idempotency.testkit;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.platform.engine.discovery.DiscoverySelectors.selectClass;
 import static org.junit.platform.engine.discovery.DiscoverySelectors.selectMethod;
 
@@ -32,10 +33,12 @@ import org.junit.platform.launcher.core.LauncherDiscoveryRequestBuilder;
 import org.junit.platform.launcher.core.LauncherFactory;
 import org.junit.platform.launcher.listeners.SummaryGeneratingListener;
 import org.junit.platform.launcher.listeners.TestExecutionSummary;
+import org.opentest4j.TestAbortedException;
 
 /**
  * Proof that the contract is not vacuous: each deliberately broken store below must fail it, with a
- * message naming the promise it breaks. The broken contracts are nested static classes, which the
+ * message naming the promise it breaks, and must fail the part of the contract that holds that
+ * promise when the part runs alone (as for a store author who chose only some parts). The broken contracts are nested static classes, which the
  * build's test run does not pick up by itself; they run here through the JUnit Platform launcher.
  */
 class BrokenStoresTest {
@@ -64,28 +67,56 @@ class BrokenStoresTest {
     }
 
     @Test
+    void aStoreWithoutLeasesThatChoosesALeasePartFailsIt() throws Exception {
+        LeasePartsWithoutLeases chosen = new LeasePartsWithoutLeases();
+        chosen.store = chosen.createStore(chosen.clock());
+        assertThatThrownBy(chosen::leasing).isInstanceOf(AssertionError.class)
+                .hasMessageContaining("keeps no leases (it is not a LeasingStore), but the test class implements a lease part");
+        WithoutLeases whole = new WithoutLeases();
+        whole.store = whole.createStore(whole.clock());
+        assertThatThrownBy(whole::leasing).as("the whole contract skips the lease parts instead").isInstanceOf(TestAbortedException.class);
+    }
+
+    @Test
+    void theWholeContractIsEveryPartAndEachTestIsInOnePart() {
+        List<Class<?>> parts = List.of(ExampleContract.class, ConcurrencyContract.class, StatefulContract.class, ChunkContract.class,
+                WriteLastContract.class, LeasePrimitiveContract.class, LeasedCallContract.class);
+        assertThat(IdempotencyStoreContract.class.getInterfaces()).containsExactlyInAnyOrderElementsOf(parts);
+        List<String> tests = new ArrayList<>();
+        for (Class<?> part : parts) {
+            assertThat(ContractPart.class).as(part.getSimpleName()).isAssignableFrom(part);
+            assertThat(testsOf(InMemoryStoreContractTest.class, part)).as("tests of " + part.getSimpleName()).isNotEmpty()
+                    .allSatisfy(t -> tests.add(((org.junit.platform.engine.discovery.MethodSelector) t).getMethodName()));
+        }
+        assertThat(tests).as("each test in one part").doesNotHaveDuplicates().hasSize(48);
+        assertThat(testsOf(InMemoryStoreContractTest.class, LeasePrimitiveContract.class).size()
+                + testsOf(InMemoryStoreContractTest.class, LeasedCallContract.class).size()).isEqualTo(LEASE_TESTS);
+    }
+
+    @Test
     void completionWithoutFencingFails() {
-        assertFails(NoFencing.class, null, Promise.FENCING);
+        assertFails(NoFencing.class, LeasePrimitiveContract.class, Promise.FENCING);
         assertFails(NoFencing.class, "staleOwnerGetsLeaseLostAndItsFinishIsNotRecorded", Promise.LEASE_LOST);
+        assertFails(NoFencing.class, LeasedCallContract.class, Promise.LEASE_LOST);
         assertFails(NoFencing.class, LEASE_SEQUENCES, Promise.FENCING);
     }
 
     @Test
     void takeOverOfALiveLeaseFails() {
-        assertFails(LiveTakeOver.class, null, Promise.LEASE_LIVE);
+        assertFails(LiveTakeOver.class, LeasePrimitiveContract.class, Promise.LEASE_LIVE);
         assertFails(LiveTakeOver.class, "leaseClaimWaitsForAnOpenClaimOfTheKey", Promise.LEASE_ATOMIC);
         assertFails(LiveTakeOver.class, LEASE_SEQUENCES, null);
     }
 
     @Test
     void takeOverOfAnotherFingerprintFails() {
-        assertFails(MismatchTakenOver.class, null, Promise.LEASE_MISMATCH);
+        assertFails(MismatchTakenOver.class, LeasePrimitiveContract.class, Promise.LEASE_MISMATCH);
         assertFails(MismatchTakenOver.class, LEASE_SEQUENCES, Promise.LEASE_MISMATCH);
     }
 
     @Test
     void recoveryPointForgottenByATakeOverFails() {
-        assertFails(TakeOverForgetsRecoveryPoint.class, null, Promise.RECOVERY_POINT);
+        assertFails(TakeOverForgetsRecoveryPoint.class, LeasePrimitiveContract.class, Promise.RECOVERY_POINT);
         assertFails(TakeOverForgetsRecoveryPoint.class, "crashAfterPrepareResumesWithTheRecordedValue", Promise.LEASED_RESUME);
         // The quick lease property does not meet a checkpoint followed by a take-over in every run:
         // the example tests name this store every time.
@@ -95,12 +126,12 @@ class BrokenStoresTest {
     void recoveryPointSetBackByAReleaseFails() {
         // The quick lease property meets this one too rarely (two checkpoints, a release, a claim, in
         // that order on one key); the example test names it every time, and a deep run finds it too.
-        assertFails(ReleaseRewindsRecoveryPoint.class, null, Promise.RECOVERY_POINT);
+        assertFails(ReleaseRewindsRecoveryPoint.class, LeasePrimitiveContract.class, Promise.RECOVERY_POINT);
     }
 
     @Test
     void attemptsThatNeverCountFail() {
-        assertFails(AttemptsNeverCount.class, null, Promise.LEASE_TAKE_OVER);
+        assertFails(AttemptsNeverCount.class, LeasePrimitiveContract.class, Promise.LEASE_TAKE_OVER);
         assertFails(AttemptsNeverCount.class, "leasedCallThatThrowsLeavesTheKeyClaimableAtOnce", Promise.LEASED_CALL_THROWS);
         assertFails(AttemptsNeverCount.class, LEASE_SEQUENCES, Promise.LEASE_TAKE_OVER);
     }
@@ -109,6 +140,7 @@ class BrokenStoresTest {
     void writeLastThatIgnoresTheRecordItFindsFails() {
         assertFails(WriteLastIgnoresRecord.class, "writeLastWritesOnlyANewKeyAndHoldsOnlyOnceCommitted", Promise.WRITE_LAST);
         assertFails(WriteLastIgnoresRecord.class, "writeLastWaitsForAnOpenHolderOfTheKey", Promise.WRITE_LAST);
+        assertFails(WriteLastIgnoresRecord.class, WriteLastContract.class, Promise.WRITE_LAST);
     }
 
     @Test
@@ -119,50 +151,51 @@ class BrokenStoresTest {
 
     @Test
     void checkThenInsertWithoutAtomicityFails() {
-        assertFails(CheckThenInsert.class, null, Promise.HOLDER_COMMITS);
+        assertFails(CheckThenInsert.class, ConcurrencyContract.class, Promise.HOLDER_COMMITS);
         assertFails(CheckThenInsert.class, CONCURRENCY, Promise.AT_MOST_ONCE);
         assertFails(CheckThenInsert.class, "chunkWhoseKeysAnOpenTransactionHoldsWaitsAndReplaysOnceItCommits", Promise.CHUNK_HOLDER);
     }
 
     @Test
     void wrongFingerprintFails() {
-        assertFails(WrongFingerprint.class, null, Promise.MISMATCH);
+        assertFails(WrongFingerprint.class, ExampleContract.class, Promise.MISMATCH);
         assertFails(WrongFingerprint.class, SEQUENCES, Promise.MISMATCH);
     }
 
     @Test
     void ignoredExpiryFails() {
-        assertFails(ExpiryIgnored.class, null, Promise.EXPIRY);
+        assertFails(ExpiryIgnored.class, ExampleContract.class, Promise.EXPIRY);
         assertFails(ExpiryIgnored.class, SEQUENCES, Promise.EXPIRY);
+        assertFails(ExpiryIgnored.class, StatefulContract.class, Promise.EXPIRY);
     }
 
     @Test
     void rolledBackRecordVisibleToOthersFails() {
-        assertFails(DirtyReads.class, null, Promise.HOLDER_ROLLS_BACK);
+        assertFails(DirtyReads.class, ConcurrencyContract.class, Promise.HOLDER_ROLLS_BACK);
         assertFails(DirtyReads.class, CONCURRENCY, null);
     }
 
     @Test
     void ignoredScopeFails() {
-        assertFails(ScopeIgnored.class, null, Promise.SCOPE);
+        assertFails(ScopeIgnored.class, ExampleContract.class, Promise.SCOPE);
         assertFails(ScopeIgnored.class, SEQUENCES, Promise.SCOPE);
     }
 
     @Test
     void caseInsensitiveKeysFail() {
-        assertFails(CaseInsensitive.class, null, Promise.EXACT_KEYS);
+        assertFails(CaseInsensitive.class, ExampleContract.class, Promise.EXACT_KEYS);
         assertFails(CaseInsensitive.class, SEQUENCES, Promise.EXACT_KEYS);
     }
 
     @Test
     void purgeOfUnexpiredRecordsFails() {
-        assertFails(PurgeUnexpired.class, null, Promise.PURGE);
+        assertFails(PurgeUnexpired.class, ExampleContract.class, Promise.PURGE);
         assertFails(PurgeUnexpired.class, SEQUENCES, Promise.PURGE);
     }
 
     @Test
     void completionThatOverwritesOutsideTheTransactionFails() {
-        assertFails(CompletionOutsideTransaction.class, null, Promise.ROLLBACK);
+        assertFails(CompletionOutsideTransaction.class, ExampleContract.class, Promise.ROLLBACK);
         assertFails(CompletionOutsideTransaction.class, "chunkRolledBackLeavesNothing", Promise.CHUNK_ROLLBACK);
         // The sequences may meet the leaked record first through another promise (a purge that
         // removes a record the model never committed): any named failure will do there.
@@ -171,7 +204,7 @@ class BrokenStoresTest {
 
     @Test
     void savepointThatKeepsPartialWritesFails() {
-        assertFails(NoSavepoint.class, null, Promise.FINAL_FAILURE);
+        assertFails(NoSavepoint.class, ExampleContract.class, Promise.FINAL_FAILURE);
         assertFails(NoSavepoint.class, "finalFailureOfOneItemInAChunkIsRecordedForThatItemAlone", Promise.CHUNK_FINAL_FAILURE);
     }
 
@@ -185,19 +218,19 @@ class BrokenStoresTest {
 
     @Test
     void nullResultLeftInProgressFails() {
-        assertFails(NullResultLeftInProgress.class, null, Promise.RESULT);
+        assertFails(NullResultLeftInProgress.class, ExampleContract.class, Promise.RESULT);
         assertFails(NullResultLeftInProgress.class, SEQUENCES, null);
     }
 
     @Test
     void purgeOfRecordsThatExpireWithinNineteenMinutesFails() {
-        assertFails(PurgeNineteenMinutesAhead.class, null, Promise.PURGE);
+        assertFails(PurgeNineteenMinutesAhead.class, ExampleContract.class, Promise.PURGE);
         assertFails(PurgeNineteenMinutesAhead.class, SEQUENCES, Promise.PURGE);
     }
 
     @Test
     void fingerprintNotComparedWhileInProgressFails() {
-        assertFails(InProgressFingerprintIgnored.class, null, Promise.MISMATCH_IN_PROGRESS);
+        assertFails(InProgressFingerprintIgnored.class, ExampleContract.class, Promise.MISMATCH_IN_PROGRESS);
     }
 
     @Test
@@ -235,7 +268,7 @@ class BrokenStoresTest {
 
     @Test
     void chunkClaimsAnsweredOutOfRequestOrderFail() {
-        assertFails(ChunkClaimsOutOfOrder.class, null, Promise.CHUNK_OUTCOMES);
+        assertFails(ChunkClaimsOutOfOrder.class, ChunkContract.class, Promise.CHUNK_OUTCOMES);
         assertFails(ChunkClaimsOutOfOrder.class, "chunkMixingRecordedNewExpiredAndMismatchingKeysGivesEachItsOwnOutcome",
                 Promise.CHUNK_OUTCOMES);
         assertFails(ChunkClaimsOutOfOrder.class, CHUNKS, Promise.CHUNK_OUTCOMES);
@@ -243,14 +276,14 @@ class BrokenStoresTest {
 
     @Test
     void chunkCompletionThatSkipsTheLastItemFails() {
-        assertFails(ChunkSkipsLastCompletion.class, null, Promise.CHUNK_ONCE);
+        assertFails(ChunkSkipsLastCompletion.class, ChunkContract.class, Promise.CHUNK_ONCE);
         assertFails(ChunkSkipsLastCompletion.class, "finalFailureOfOneItemInAChunkIsRecordedForThatItemAlone", Promise.CHUNK_FINAL_FAILURE);
         assertFails(ChunkSkipsLastCompletion.class, CHUNKS, Promise.CHUNK_OUTCOMES);
     }
 
     @Test
     void chunkClaimThatTakesAnExpiredRecordForLiveFails() {
-        assertFails(ChunkExpiryIgnored.class, null, Promise.CHUNK_OUTCOMES);
+        assertFails(ChunkExpiryIgnored.class, ChunkContract.class, Promise.CHUNK_OUTCOMES);
         assertFails(ChunkExpiryIgnored.class, CHUNKS, Promise.CHUNK_OUTCOMES);
     }
 
@@ -268,14 +301,29 @@ class BrokenStoresTest {
      */
     private static final String SEED = "20250101";
 
+    /** The tests that {@code part} declares, run on {@code contract}. */
+    static List<DiscoverySelector> testsOf(Class<?> contract, Class<?> part) {
+        List<DiscoverySelector> tests = new ArrayList<>();
+        for (java.lang.reflect.Method m : part.getDeclaredMethods()) {
+            if (m.isAnnotationPresent(Test.class)) {
+                tests.add(selectMethod(contract, m.getName()));
+            }
+        }
+        return tests;
+    }
+
     private static Run run(DiscoverySelector selector) {
+        return run(List.of(selector));
+    }
+
+    private static Run run(List<DiscoverySelector> selectors) {
         boolean seedGiven = System.getProperty(IdempotencyStoreContract.SEED_PROPERTY) != null;
         if (!seedGiven) {
             System.setProperty(IdempotencyStoreContract.SEED_PROPERTY, SEED);
         }
         SummaryGeneratingListener listener = new SummaryGeneratingListener();
         try {
-            LauncherFactory.create().execute(LauncherDiscoveryRequestBuilder.request().selectors(selector).build(), listener);
+            LauncherFactory.create().execute(LauncherDiscoveryRequestBuilder.request().selectors(selectors).build(), listener);
         } finally {
             if (!seedGiven) {
                 System.clearProperty(IdempotencyStoreContract.SEED_PROPERTY);
@@ -292,10 +340,20 @@ class BrokenStoresTest {
         return new Run(listener.getSummary(), messages);
     }
 
+    /** The broken store fails the one test {@code method}, naming {@code expected} if not {@code null}. */
     private static void assertFails(Class<?> contract, String method, Promise expected) {
-        Run run = run(method == null ? selectClass(contract) : selectMethod(contract, method));
-        assertThat(run.summary.getTestsFoundCount()).as("tests found in " + contract.getSimpleName()).isPositive();
-        assertThat(run.messages).as(contract.getSimpleName() + (method == null ? "" : "." + method) + " must fail the contract").isNotEmpty();
+        assertFails(contract, "." + method, List.of(selectMethod(contract, method)), expected);
+    }
+
+    /** The broken store fails the tests of {@code part} alone, one of them naming {@code expected}. */
+    private static void assertFails(Class<?> contract, Class<?> part, Promise expected) {
+        assertFails(contract, " (" + part.getSimpleName() + " alone)", testsOf(contract, part), expected);
+    }
+
+    private static void assertFails(Class<?> contract, String what, List<DiscoverySelector> selectors, Promise expected) {
+        Run run = run(selectors);
+        assertThat(run.summary.getTestsFoundCount()).as("tests found in " + contract.getSimpleName() + what).isPositive();
+        assertThat(run.messages).as(contract.getSimpleName() + what + " must fail the contract").isNotEmpty();
         if (expected != null) {
             assertThat(run.messages).as(contract.getSimpleName() + " must fail naming " + expected.tag())
                     .anySatisfy(m -> assertThat(m).contains(expected.tag()));
@@ -696,6 +754,31 @@ class BrokenStoresTest {
         @Override
         IdempotencyStore<InMemoryIdempotencyStore.Transaction> broken() {
             return new ForwardingStore(inner);
+        }
+    }
+
+    /** The reference store without its leases, under the two lease parts only: a test class that chose them wrongly. */
+    static class LeasePartsWithoutLeases extends StoreFixture<InMemoryIdempotencyStore.Transaction>
+            implements LeasePrimitiveContract<InMemoryIdempotencyStore.Transaction>, LeasedCallContract<InMemoryIdempotencyStore.Transaction> {
+        @Override
+        protected IdempotencyStore<InMemoryIdempotencyStore.Transaction> createStore(InstantSource clock) {
+            return new ForwardingStore(new InMemoryIdempotencyStore(clock));
+        }
+
+        /** Not called: the test asks the fixture for the leasing store only. */
+        @Override
+        protected InMemoryIdempotencyStore.Transaction begin() {
+            throw new UnsupportedOperationException("no transaction is needed");
+        }
+
+        @Override
+        protected void commit(InMemoryIdempotencyStore.Transaction tx) {
+            begin();
+        }
+
+        @Override
+        protected void rollback(InMemoryIdempotencyStore.Transaction tx) {
+            commit(tx);
         }
     }
 

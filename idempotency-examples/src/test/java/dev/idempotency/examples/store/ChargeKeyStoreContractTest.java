@@ -1,7 +1,12 @@
 package dev.idempotency.examples.store;
 
 import dev.idempotency.spi.IdempotencyStore;
-import dev.idempotency.testkit.IdempotencyStoreContract;
+import dev.idempotency.testkit.ChunkContract;
+import dev.idempotency.testkit.ConcurrencyContract;
+import dev.idempotency.testkit.ExampleContract;
+import dev.idempotency.testkit.StatefulContract;
+import dev.idempotency.testkit.StoreFixture;
+import dev.idempotency.testkit.WriteLastContract;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.InstantSource;
@@ -9,7 +14,9 @@ import org.h2.jdbcx.JdbcConnectionPool;
 import org.junit.jupiter.api.AfterAll;
 
 // tag::contract-test[]
-class ChargeKeyStoreContractTest extends IdempotencyStoreContract<Connection> {
+class ChargeKeyStoreContractTest extends StoreFixture<Connection>
+        implements ExampleContract<Connection>, ConcurrencyContract<Connection>, StatefulContract<Connection>,
+                   ChunkContract<Connection>, WriteLastContract<Connection> {
 
     private final JdbcConnectionPool pool =
             JdbcConnectionPool.create("jdbc:h2:mem:charges;DB_CLOSE_DELAY=-1;LOCK_TIMEOUT=10000", "sa", "");

@@ -1,0 +1,307 @@
+package dev.idempotency.testkit;
+
+import static dev.idempotency.testkit.StoreFixture.A;
+import static dev.idempotency.testkit.StoreFixture.B;
+import static dev.idempotency.testkit.StoreFixture.LIVE_LEASE;
+import static dev.idempotency.testkit.StoreFixture.RETENTION;
+import static dev.idempotency.testkit.StoreFixture.SHORT_LEASE;
+import static dev.idempotency.testkit.StoreFixture.acquired;
+import static dev.idempotency.testkit.StoreFixture.assertOutcome;
+import static dev.idempotency.testkit.StoreFixture.await;
+import static dev.idempotency.testkit.StoreFixture.bytes;
+import static dev.idempotency.testkit.StoreFixture.found;
+import static dev.idempotency.testkit.StoreFixture.held;
+import static dev.idempotency.testkit.StoreFixture.point;
+import static dev.idempotency.testkit.StoreFixture.request;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.idempotency.IdempotencyKey;
+import dev.idempotency.IdempotentCall;
+import dev.idempotency.LeasePolicy;
+import dev.idempotency.Outcome;
+import dev.idempotency.ResultCodec;
+import dev.idempotency.spi.LeaseClaim;
+import dev.idempotency.spi.LeasedCompletion;
+import dev.idempotency.spi.LeasingStore;
+import dev.idempotency.spi.RecordStatus;
+import dev.idempotency.spi.RecoveryPoint;
+import dev.idempotency.spi.StoredRecord;
+import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.Future;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Lease mode's primitives (section 4 of docs/contract.md; the promises of
+ * {@link dev.idempotency.spi.LeasingStore}), called directly, each in a short transaction of its
+ * own: one example per promise, {@code Contract 4.1 (new lease)}, {@code Contract 4.1 (atomic
+ * claim)}, {@code Contract 4.2 (live lease)}, {@code Contract 4.5 (take-over)}, {@code Contract 4.2
+ * (mismatch)}, {@code Contract 4.4 (fencing)}, {@code Contract 4.5 (release)}, {@code Contract 4.7
+ * (recovery point)}, {@code Contract 4.1 (found)}, {@code Contract 4.1 (expired record)} and
+ * {@code Contract 4.3 (extend)}, and a lease property: random sequences of lease primitives by
+ * several owners, compared with a model. A fenced primitive ({@code extendLease},
+ * {@code checkpoint}, {@code completeLeased}, {@code releaseLease}) is expected to succeed exactly
+ * while the record is in progress and the token is its owner's: a release ends the lease but keeps
+ * the owner, and a completed record is held by no one.
+ *
+ * <p>Implement it only for a {@code LeasingStore}: for another store its tests fail (under
+ * {@link IdempotencyStoreContract} they are skipped). Leases follow the store's clock: see
+ * {@link StoreFixture#letLeaseRunOut(java.time.Duration)}.
+ *
+ * @param <C> the store's transaction type
+ */
+public interface LeasePrimitiveContract<C> extends ContractPart<C> {
+
+    /**
+     * Contract 4.1 (docs/contract.md): a new key is claimed as attempt 1; the claim holds once
+     * committed, and a rolled-back one leaves nothing.
+     */
+    @Test
+    default void newKeyIsClaimedAsAttemptOneAndHoldsOnlyOnceCommitted() throws Exception {
+        StoreFixture<C> f = fixture();
+        Promise p = Promise.LEASE_NEW;
+        IdempotencyKey key = IdempotencyKey.of("lease-new", "k1");
+        acquired(p, f.claimLease(key, A, "rolled-back", LIVE_LEASE, false), 1, null);
+        LeaseClaim.Acquired first = acquired(p, f.claimLease(key, A, "owner-1", LIVE_LEASE, true), 1, null);
+        assertThat(first.leaseUntil()).as(p.broken("The lease of a claim at " + first.now() + " for " + LIVE_LEASE + " must end at its now"
+                + " plus the lease")).isEqualTo(first.now().plus(LIVE_LEASE));
+        held(p, f.claimLease(key, A, "owner-2", LIVE_LEASE, true), A, first.leaseUntil(), 1);
+        assertThat(f.changed(tx -> f.leasing().releaseLease(tx, key, "rolled-back"))).as(p.broken("The rolled-back claim's owner token"
+                + " released the lease of the committed claim")).isFalse();
+    }
+
+    /**
+     * Contract 4.1 (docs/contract.md): a lease claim waits for an open transaction that claimed the
+     * key, then sees its claim, or claims itself.
+     */
+    @Test
+    default void leaseClaimWaitsForAnOpenClaimOfTheKey() throws Exception {
+        StoreFixture<C> f = fixture();
+        Promise p = Promise.LEASE_ATOMIC;
+        for (boolean holderCommits : List.of(true, false)) {
+            IdempotencyKey key = IdempotencyKey.of("lease-atomic", holderCommits ? "commits" : "rolls-back");
+            C holder = f.open();
+            LeaseClaim.Acquired held;
+            Future<LeaseClaim> waiter;
+            try {
+                held = acquired(p, f.leasing().claimLease(holder, request(key, A, "holder", LIVE_LEASE)), 1, null);
+                waiter = f.threads.submit(() -> f.claimLease(key, A, "waiter", LIVE_LEASE, true));
+                Thread.sleep(100); // lets the waiter reach the store; the answer is the same if it does not
+            } catch (Throwable t) {
+                f.rollbackQuietly(holder, t);
+                throw t;
+            }
+            if (holderCommits) {
+                f.commit(holder);
+                held(p, await(p, waiter), A, held.leaseUntil(), 1);
+            } else {
+                f.rollback(holder);
+                acquired(p, await(p, waiter), 1, null);
+            }
+        }
+    }
+
+    /**
+     * Contract 4.2 (docs/contract.md): a live lease is never taken over; the claimant gets Held
+     * with the lease's end.
+     */
+    @Test
+    default void liveLeaseIsNeverTakenOver() throws Exception {
+        StoreFixture<C> f = fixture();
+        Promise p = Promise.LEASE_LIVE;
+        IdempotencyKey key = IdempotencyKey.of("lease-live", "k1");
+        LeaseClaim.Acquired first = acquired(p, f.claimLease(key, A, "owner-1", LIVE_LEASE, true), 1, null);
+        held(p, f.claimLease(key, A, "owner-2", LIVE_LEASE, true), A, first.leaseUntil(), 1);
+        held(p, f.claimLease(key, A, "owner-3", SHORT_LEASE, true), A, first.leaseUntil(), 1);
+        assertThat(f.complete(key, "owner-1", "first")).as(p.broken("The holder could not complete after others asked for its key"))
+                .isPresent();
+        found(p, f.claimLease(key, A, "owner-4", LIVE_LEASE, true), A, RecordStatus.COMPLETED, "first");
+    }
+
+    /**
+     * Contract 4.5 (docs/contract.md): a lease that ended is taken over by the next claim, counting
+     * attempts 2, 3, ...
+     */
+    @Test
+    default void endedLeaseIsTakenOverCountingAttempts() throws Exception {
+        StoreFixture<C> f = fixture();
+        Promise p = Promise.LEASE_TAKE_OVER;
+        IdempotencyKey key = IdempotencyKey.of("lease-take-over", "k1");
+        acquired(p, f.claimLease(key, A, "owner-1", SHORT_LEASE, true), 1, null);
+        f.letLeaseRunOut(SHORT_LEASE);
+        acquired(p, f.claimLease(key, A, "owner-2", SHORT_LEASE, true), 2, null);
+        f.letLeaseRunOut(SHORT_LEASE);
+        LeaseClaim.Acquired third = acquired(p, f.claimLease(key, A, "owner-3", LIVE_LEASE, true), 3, null);
+        assertThat(third.leaseUntil()).as(p.broken("The lease of a take-over at " + third.now() + " for " + LIVE_LEASE + " must end at"
+                + " its now plus the lease")).isEqualTo(third.now().plus(LIVE_LEASE));
+        held(p, f.claimLease(key, A, "owner-4", LIVE_LEASE, true), A, third.leaseUntil(), 3);
+    }
+
+    /**
+     * Contract 4.2 (docs/contract.md): a record in progress with another fingerprint is never taken
+     * over, even after its lease ended.
+     */
+    @Test
+    default void inProgressRecordWithAnotherFingerprintIsNeverTakenOver() throws Exception {
+        StoreFixture<C> f = fixture();
+        Promise p = Promise.LEASE_MISMATCH;
+        IdempotencyKey key = IdempotencyKey.of("lease-mismatch", "k1");
+        LeaseClaim.Acquired first = acquired(p, f.claimLease(key, A, "owner-1", SHORT_LEASE, true), 1, null);
+        f.letLeaseRunOut(SHORT_LEASE);
+        held(p, f.claimLease(key, B, "owner-2", LIVE_LEASE, true), A, first.leaseUntil(), 1);
+        acquired(p, f.claimLease(key, A, "owner-3", LIVE_LEASE, true), 2, null);
+        Outcome<String> other = f.managed(LeasePolicy.DEFAULT_LEASE).lease(IdempotentCall.of(key, ResultCodec.string()).withFingerprint(B), attempt -> "other");
+        assertOutcome(p, other, Outcome.Status.MISMATCH, null);
+    }
+
+    /**
+     * Contract 4.4 (docs/contract.md): after a take-over, the old owner's extend, checkpoint,
+     * complete and release change nothing and say so; the new owner's recovery point and result
+     * stand.
+     */
+    @Test
+    default void fencedWritesWithAStaleOwnerTokenChangeNothing() throws Exception {
+        StoreFixture<C> f = fixture();
+        Promise p = Promise.FENCING;
+        IdempotencyKey key = IdempotencyKey.of("lease-fencing", "k1");
+        RecoveryPoint kept = point("prepared by owner-1");
+        acquired(p, f.claimLease(key, A, "owner-1", SHORT_LEASE, true, kept), 1, null);
+        f.letLeaseRunOut(SHORT_LEASE);
+        LeaseClaim.Acquired second = acquired(p, f.claimLease(key, A, "owner-2", LIVE_LEASE, true), 2, kept);
+        LeasingStore<C> s = f.leasing();
+        assertThat(f.ended(tx -> s.extendLease(tx, key, "owner-1", LIVE_LEASE.multipliedBy(2))))
+                .as(p.broken("extendLease with the taken-over owner token reported a new lease end")).isEmpty();
+        assertThat(f.changed(tx -> s.checkpoint(tx, key, "owner-1", point("stale")))).as(p.broken("checkpoint with the taken-over owner token"
+                + " reported a recovery point recorded")).isFalse();
+        assertThat(f.changed(tx -> s.releaseLease(tx, key, "owner-1"))).as(p.broken("releaseLease with the taken-over owner token reported"
+                + " the lease ended")).isFalse();
+        assertThat(f.complete(key, "owner-1", "stale")).as(p.broken("completeLeased with the taken-over owner token reported the result"
+                + " recorded")).isEmpty();
+        held(p, f.claimLease(key, A, "owner-3", LIVE_LEASE, true), A, second.leaseUntil(), 2);
+        assertThat(f.changed(tx -> s.releaseLease(tx, key, "owner-2"))).as(p.broken("The holder could not release its lease")).isTrue();
+        acquired(p, f.claimLease(key, A, "owner-4", LIVE_LEASE, true), 3, kept);
+        assertThat(f.complete(key, "owner-4", "new owner")).as(p.broken("The holder could not complete")).isPresent();
+        assertThat(f.complete(key, "owner-1", "stale")).as(p.broken("completeLeased with a taken-over owner token reported the result"
+                + " recorded over the holder's")).isEmpty();
+        found(p, f.claimLease(key, A, "owner-5", LIVE_LEASE, true), A, RecordStatus.COMPLETED, "new owner");
+    }
+
+    /**
+     * Contract 4.5 (docs/contract.md): release ends the lease at once; the next claim takes over,
+     * with attempts counted and the recovery point kept.
+     */
+    @Test
+    default void releaseEndsTheLeaseAtOnceKeepingAttemptsAndRecoveryPoint() throws Exception {
+        StoreFixture<C> f = fixture();
+        Promise p = Promise.LEASE_RELEASE;
+        IdempotencyKey key = IdempotencyKey.of("lease-release", "k1");
+        RecoveryPoint prepared = point("prepared");
+        acquired(p, f.claimLease(key, A, "owner-1", LIVE_LEASE, true, prepared), 1, null);
+        assertThat(f.changed(tx -> f.leasing().releaseLease(tx, key, "owner-1"))).as(p.broken("The holder's release reported nothing done"))
+                .isTrue();
+        acquired(p, f.claimLease(key, A, "owner-2", LIVE_LEASE, true), 2, prepared);
+    }
+
+    /**
+     * Contract 4.7 (docs/contract.md): the recovery point is handed to every later owner unchanged;
+     * only a committed checkpoint replaces it; neither a take-over nor a release clears it or sets
+     * it back.
+     */
+    @Test
+    default void recoveryPointIsHandedOnUnchangedAndNeverGoesBack() throws Exception {
+        StoreFixture<C> f = fixture();
+        Promise p = Promise.RECOVERY_POINT;
+        IdempotencyKey key = IdempotencyKey.of("lease-recovery", "k1");
+        RecoveryPoint one = point("one");
+        RecoveryPoint two = new RecoveryPoint("contract-codec", null);
+        acquired(p, f.claimLease(key, A, "owner-1", SHORT_LEASE, true, one), 1, null);
+        assertThat(f.changed(tx -> f.leasing().checkpoint(tx, key, "owner-1", two))).as(p.broken("The holder's checkpoint was refused")).isTrue();
+        f.letLeaseRunOut(SHORT_LEASE);
+        acquired(p, f.claimLease(key, A, "owner-2", SHORT_LEASE, true), 2, two);
+        f.letLeaseRunOut(SHORT_LEASE);
+        acquired(p, f.claimLease(key, A, "owner-3", LIVE_LEASE, true), 3, two);
+        C tx = f.open();
+        try {
+            assertThat(f.leasing().checkpoint(tx, key, "owner-3", point("rolled back"))).as(p.broken("The holder's checkpoint was refused")).isTrue();
+        } finally {
+            f.rollback(tx);
+        }
+        assertThat(f.changed(t -> f.leasing().releaseLease(t, key, "owner-3"))).as(p.broken("The holder's release was refused")).isTrue();
+        acquired(p, f.claimLease(key, A, "owner-4", LIVE_LEASE, true), 4, two);
+        RecoveryPoint three = point("three");
+        assertThat(f.changed(t -> f.leasing().checkpoint(t, key, "owner-4", three))).as(p.broken("The holder's checkpoint was refused")).isTrue();
+        assertThat(f.changed(t -> f.leasing().releaseLease(t, key, "owner-4"))).as(p.broken("The holder's release was refused")).isTrue();
+        acquired(p, f.claimLease(key, A, "owner-5", LIVE_LEASE, true), 5, three);
+    }
+
+    /**
+     * Contract 4.1 (docs/contract.md): a completed or failed record is Existing, with what
+     * completeLeased recorded, whatever the fingerprint.
+     */
+    @Test
+    default void completedOrFailedRecordIsFound() throws Exception {
+        StoreFixture<C> f = fixture();
+        Promise p = Promise.LEASE_FOUND;
+        for (RecordStatus status : List.of(RecordStatus.COMPLETED, RecordStatus.FAILED)) {
+            IdempotencyKey key = IdempotencyKey.of("lease-found", status.name());
+            acquired(p, f.claimLease(key, A, "owner-1", LIVE_LEASE, true), 1, null);
+            Instant completedAt = f.ended(tx -> f.leasing().completeLeased(tx, "owner-1", new LeasedCompletion(key, status, "contract-codec",
+                    bytes("result"), RETENTION))).orElseThrow(() -> new AssertionError(p.broken("The holder could not complete")));
+            StoredRecord r = found(p, f.claimLease(key, A, "owner-2", LIVE_LEASE, true), A, status, "result");
+            assertThat(r.completedAt()).as(p.broken("The Existing record's completion time")).isEqualTo(completedAt);
+            assertThat(r.expiresAt()).as(p.broken("The Existing record's expiry (completion plus retention)")).isEqualTo(completedAt.plus(RETENTION));
+            found(p, f.claimLease(key, B, "owner-3", LIVE_LEASE, true), A, status, "result");
+        }
+    }
+
+    /**
+     * Contract 4.1 (docs/contract.md): a record whose retention has run out is claimed anew as
+     * attempt 1, with no recovery point.
+     */
+    @Test
+    default void expiredRecordIsClaimedAnewAsAttemptOne() throws Exception {
+        StoreFixture<C> f = fixture();
+        Promise p = Promise.LEASE_EXPIRED;
+        IdempotencyKey key = IdempotencyKey.of("lease-expired", "k1");
+        acquired(p, f.claimLease(key, A, "owner-1", SHORT_LEASE, true, point("old life")), 1, null);
+        f.letLeaseRunOut(SHORT_LEASE);
+        acquired(p, f.claimLease(key, A, "owner-2", LIVE_LEASE, true), 2, point("old life"));
+        assertThat(f.ended(tx -> f.leasing().completeLeased(tx, "owner-2", new LeasedCompletion(key, RecordStatus.COMPLETED, "contract-codec",
+                bytes("old"), SHORT_LEASE)))).as(p.broken("The holder could not complete")).isPresent();
+        f.letLeaseRunOut(SHORT_LEASE);
+        acquired(p, f.claimLease(key, B, "owner-3", LIVE_LEASE, true), 1, null);
+    }
+
+    /**
+     * Contract 4.3 (docs/contract.md): extendLease moves the end of the holder's lease forward, and
+     * a claim then sees the new end.
+     */
+    @Test
+    default void extendMovesTheLeaseEndForward() throws Exception {
+        StoreFixture<C> f = fixture();
+        Promise p = Promise.LEASE_EXTEND;
+        IdempotencyKey key = IdempotencyKey.of("lease-extend", "k1");
+        LeaseClaim.Acquired first = acquired(p, f.claimLease(key, A, "owner-1", SHORT_LEASE, true), 1, null);
+        Instant extended = f.ended(tx -> f.leasing().extendLease(tx, key, "owner-1", LIVE_LEASE))
+                .orElseThrow(() -> new AssertionError(p.broken("The holder's extension was refused")));
+        assertThat(extended).as(p.broken("The extended lease must end after the claimed one, " + first.leaseUntil())).isAfter(first.leaseUntil());
+        f.letLeaseRunOut(SHORT_LEASE);
+        held(p, f.claimLease(key, A, "owner-2", LIVE_LEASE, true), A, extended, 1);
+    }
+
+    /**
+     * Contract 4 (docs/contract.md): random sequences of lease primitives by three workers on two
+     * keys (claims with a live or a short lease, committed or rolled back; checkpoints;
+     * completions; releases; extensions; letting the short leases run out), every answer compared
+     * with a model. A short lease that has not been let run out may or may not have ended by the
+     * store's clock, and the model accepts either answer. Reports the shortest failing sequence
+     * found, one step per line.
+     */
+    @Test
+    default void randomLeaseSequencesKeepTheContract() {
+        StoreFixture<C> f = fixture();
+        LeaseSequences<C> leases = new LeaseSequences<>(f, f.leasing());
+        f.sequenceProperty("lease sequences run", f.effort().leaseSequences(), LeaseSequences.sequences(),
+                sequence -> f.runShrinking(sequence.steps(), leases::firstBroken, step -> List.of()));
+    }
+}

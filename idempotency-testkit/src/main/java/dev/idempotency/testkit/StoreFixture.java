@@ -1,0 +1,803 @@
+package dev.idempotency.testkit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+import static org.quicktheories.QuickTheory.qt;
+
+import dev.idempotency.Fingerprint;
+import dev.idempotency.Idempotency;
+import dev.idempotency.IdempotencyKey;
+import dev.idempotency.IdempotencyStoreException;
+import dev.idempotency.IdempotentCall;
+import dev.idempotency.ItemWork;
+import dev.idempotency.KeyPolicy;
+import dev.idempotency.LeasePolicy;
+import dev.idempotency.ManagedIdempotency;
+import dev.idempotency.Outcome;
+import dev.idempotency.ResultCodec;
+import dev.idempotency.TxWork;
+import dev.idempotency.Work;
+import dev.idempotency.spi.IdempotencyStore;
+import dev.idempotency.spi.LeaseClaim;
+import dev.idempotency.spi.LeaseRequest;
+import dev.idempotency.spi.LeasedCompletion;
+import dev.idempotency.spi.LeasingStore;
+import dev.idempotency.spi.RecordStatus;
+import dev.idempotency.spi.RecoveryPoint;
+import dev.idempotency.spi.StoredRecord;
+import dev.idempotency.spi.TransactionRunner;
+import dev.idempotency.testkit.Chunks.Item;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.TestInstance;
+import org.quicktheories.core.Gen;
+
+/**
+ * The one fixture of the store contract (docs/contract.md): the hooks a store author answers, the
+ * kit's clock and engines, and the helpers every part shares. It holds no test: a test class
+ * extends it and implements the parts of the contract that its store supports, or extends
+ * {@link IdempotencyStoreContract}, which implements them all.
+ *
+ * <pre>{@code
+ * class MyStoreContractTest extends StoreFixture<MyTx>
+ *         implements ExampleContract<MyTx>, ConcurrencyContract<MyTx>, StatefulContract<MyTx>,
+ *                    ChunkContract<MyTx>, WriteLastContract<MyTx> {
+ *     protected IdempotencyStore<MyTx> createStore(InstantSource clock) { return new MyStore(...); }
+ *     protected MyTx begin() { return myDatabase.begin(); }
+ *     protected void commit(MyTx tx) { tx.commit(); }
+ *     protected void rollback(MyTx tx) { tx.rollback(); }
+ * }
+ * }</pre>
+ *
+ * <p>The parts, each a JUnit 5 test interface whose tests are named after the promises they check:
+ * <ul>
+ *   <li>{@link ExampleContract}: one example per promise of transactional mode (section 3), one
+ *       transaction at a time;</li>
+ *   <li>{@link ConcurrencyContract}: the promises about an open holder of the key, and the
+ *       concurrency property (several threads, each in a transaction of its own);</li>
+ *   <li>{@link StatefulContract}: random sequences of executions, clock moves and purges, compared
+ *       with a model;</li>
+ *   <li>{@link ChunkContract}: {@code claimAll} and {@code completeAll} through
+ *       {@link Idempotency#executeChunk} (section 9): one example per promise and a chunk property;</li>
+ *   <li>{@link WriteLastContract}: {@link IdempotencyStore#writeLast};</li>
+ *   <li>{@link LeasePrimitiveContract}: the primitives of a {@link LeasingStore} (section 4), one
+ *       example per promise and a lease property;</li>
+ *   <li>{@link LeasedCallContract}: lease mode through the engine, {@link ManagedIdempotency}.</li>
+ * </ul>
+ * A store that is not a {@link LeasingStore} implements neither lease part: a test class that
+ * implements one for such a store fails, while {@link IdempotencyStoreContract} skips them.
+ *
+ * <p>Everything runs through the real engine, {@link Idempotency}, built with the store, the kit's
+ * {@link TestClock} and a policy with a retention of {@link #RETENTION} and final failures, so that
+ * the contract checks what users get. A lease primitive reads the time from the store's own clock,
+ * which may be the kit's {@link TestClock} (the reference store) or a database server's, which no
+ * test can move: so a lease that must end is short ({@link #SHORT_LEASE}) and is let run out by
+ * {@link #letLeaseRunOut(Duration)}, which both moves the kit's clock and sleeps past it, and a lease
+ * that must not end is long ({@link #LIVE_LEASE}). No check depends on how long anything took. A
+ * store whose clock is not the kit's must empty itself in {@link #reset()}, since the kit's purge
+ * judges expiry by the kit's clock. The properties' effort is set by {@link #effort()}: by default
+ * {@link Effort#fromSystemProperty()}. Every failure message starts with the promise it found
+ * broken, such as {@code Contract 3.3 (replay)}.
+ *
+ * <p>The contract uses a single store for the whole test class, and one thread per transaction.
+ * Before every test and every generated example it calls {@link #reset()}, then moves the clock past
+ * the retention and purges, so that every example starts from an empty store.
+ *
+ * <p>Instances are used by one test thread (the contract starts its own threads for concurrency).
+ *
+ * @param <C> the store's transaction type
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+public abstract class StoreFixture<C> implements ContractPart<C> {
+
+    /** The retention of the policy under test. */
+    public static final Duration RETENTION = Duration.ofHours(1);
+    /** How long an attempt waits for a concurrent holder, except in the lock-timeout test. */
+    public static final Duration LOCK_TIMEOUT = Duration.ofSeconds(10);
+    /** The lock timeout of the lock-timeout test; stores may round it up (JDBC stores: to 1 second). */
+    public static final Duration SHORT_LOCK_TIMEOUT = Duration.ofMillis(200);
+    /**
+     * How much longer than its lock timeout, rounded up to whole seconds, an attempt may wait for an
+     * open holder before it must have answered {@code InProgress}: 2 seconds. Generous on purpose: it
+     * absorbs the rounding of JDBC query timeouts and a loaded machine, yet catches a store that
+     * ignores the timeout and waits for its database's own lock timeout instead.
+     */
+    public static final Duration LOCK_WAIT_TOLERANCE = Duration.ofSeconds(2);
+    /** Where the clock starts. */
+    public static final Instant START = Instant.parse("2026-03-29T01:30:00Z");
+    /** A lease that does not end during a test. */
+    public static final Duration LIVE_LEASE = Duration.ofHours(1);
+    /** A lease that a test lets run out ({@link #letLeaseRunOut(Duration)}). */
+    public static final Duration SHORT_LEASE = Duration.ofMillis(10);
+    /** The shortest lease the engine accepts ({@link LeasePolicy}), for engine tests that let a lease run out. */
+    public static final Duration ENGINE_SHORT_LEASE = Duration.ofMillis(100);
+    /** How far past a lease's end {@link #letLeaseRunOut(Duration)} moves the clock and sleeps. */
+    public static final Duration RUN_OUT_MARGIN = Duration.ofMillis(5);
+
+    static final int PURGE_BATCH = 1000;
+    static final long WAIT_SECONDS = 60;
+
+    final TestClock clock = new TestClock(START);
+    IdempotencyStore<C> store;
+    Idempotency<C> idem;
+    Idempotency<C> impatient;
+    ExecutorService threads;
+
+    /** For subclasses. */
+    protected StoreFixture() {
+    }
+
+    /** @return this fixture, for the tests of the parts */
+    @Override
+    public final StoreFixture<C> fixture() {
+        return this;
+    }
+
+    /**
+     * Whether a test of a part the store cannot take (a lease part, for a store that is not a
+     * {@link LeasingStore}) is skipped rather than failed: only for {@link IdempotencyStoreContract},
+     * which implements every part.
+     */
+    boolean skipsPartsTheStoreCannotTake() {
+        return false;
+    }
+
+    // ---- hooks -----------------------------------------------------------------------------------
+
+    /**
+     * Creates the store under test, once per test class. Create its tables here if it needs any.
+     *
+     * @param clock the kit's clock; a store that reads the time itself must read it from here
+     * @return the store
+     * @throws Exception if it cannot be created
+     */
+    protected abstract IdempotencyStore<C> createStore(InstantSource clock) throws Exception;
+
+    /**
+     * Opens a transaction. Called from several threads at once: each call must return a transaction
+     * of its own (for JDBC, a connection from a pool with auto-commit off).
+     *
+     * @return an open transaction
+     * @throws Exception if it cannot be opened
+     */
+    protected abstract C begin() throws Exception;
+
+    /**
+     * Commits and ends a transaction opened by {@link #begin()} (for JDBC: commit, then close).
+     *
+     * @param tx the transaction
+     * @throws Exception if the commit fails; the contract then counts the transaction as rolled back
+     */
+    protected abstract void commit(C tx) throws Exception;
+
+    /**
+     * Rolls back and ends a transaction opened by {@link #begin()} (for JDBC: roll back, then close).
+     *
+     * @param tx the transaction
+     * @throws Exception if the rollback fails
+     */
+    protected abstract void rollback(C tx) throws Exception;
+
+    /**
+     * Called before every test and every generated example, before the kit purges everything.
+     * Optional: delete the store's records here if purging cannot (the default does nothing).
+     *
+     * @throws Exception if it fails
+     */
+    protected void reset() throws Exception {
+    }
+
+    /**
+     * The engine's own transactions, for lease mode ({@link ManagedIdempotency}): each call begins a
+     * transaction, runs the work, and commits it; if the work or the commit throws, the transaction
+     * is rolled back and the throwable reaches the caller unchanged (a failed commit as an unchecked
+     * exception). The default is built from {@link #begin()}, {@link #commit(Object)} and
+     * {@link #rollback(Object)}; a store with a runner of its own returns that one here.
+     *
+     * @return the runner the lease-mode tests give the engine
+     */
+    protected TransactionRunner<C> transactions() {
+        return new TransactionRunner<>() {
+            @Override
+            public <T, X extends Exception> T inTransaction(TxWork<C, T, X> work) throws X {
+                return committed(work);
+            }
+        };
+    }
+
+    /**
+     * Transactions that the store must refuse, of every kind it can tell apart from a usable one,
+     * other than one that has ended (the kit tries that itself): for JDBC a connection in auto-commit
+     * mode, a closed one, a read-only one. Optional: by default none, and
+     * {@code unusableTransactionsAreRefusedBeforeAnythingIsWritten} is skipped. The kit calls it
+     * once per test that uses it, and closes each {@link UnusableTransaction#discard()} afterwards.
+     *
+     * @return the unusable transactions, each with what makes it unusable
+     * @throws Exception if one cannot be made
+     */
+    protected List<UnusableTransaction<C>> unusableTransactions() throws Exception {
+        return List.of();
+    }
+
+    /**
+     * A transaction that the store must refuse, from {@link #unusableTransactions()}.
+     *
+     * @param kind what makes it unusable, for the report, such as {@code "a connection in auto-commit mode"}
+     * @param transaction the transaction
+     * @param discard what ends it after the test (for JDBC the connection itself, which closing gives
+     *     back to the pool), or {@code null} if nothing must be done
+     * @param <T> the store's transaction type
+     */
+    public record UnusableTransaction<T>(String kind, T transaction, AutoCloseable discard) {
+        /**
+         * @param kind what makes it unusable
+         * @param transaction the transaction
+         * @param discard what ends it after the test, or {@code null}
+         */
+        public UnusableTransaction {
+            Objects.requireNonNull(kind, "kind");
+            Objects.requireNonNull(transaction, "transaction");
+        }
+    }
+
+    /** @return how many examples the properties run; by default from {@value Effort#PROPERTY} */
+    protected Effort effort() {
+        return Effort.fromSystemProperty();
+    }
+
+    /** @return the kit's clock, also given to {@link #createStore(InstantSource)} */
+    protected final TestClock clock() {
+        return clock;
+    }
+
+    // ---- lifecycle -------------------------------------------------------------------------------
+
+    @BeforeAll
+    final void startKit() throws Exception {
+        store = Objects.requireNonNull(createStore(clock), "createStore returned null");
+        KeyPolicy policy = KeyPolicy.builder().retention(RETENTION).lockTimeout(LOCK_TIMEOUT).finalFailures(FinalFailure.class).build();
+        idem = Idempotency.builder(store).clock(clock).keyPolicy(policy).build();
+        impatient = Idempotency.builder(store).clock(clock).keyPolicy(policy.toBuilder().lockTimeout(SHORT_LOCK_TIMEOUT).build()).build();
+        threads = Executors.newCachedThreadPool(r -> {
+            Thread t = new Thread(r, "contract-attempt");
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    @AfterAll
+    final void stopKit() {
+        if (threads != null) {
+            threads.shutdownNow();
+        }
+    }
+
+    @BeforeEach
+    final void startEmpty() throws Exception {
+        clean();
+    }
+
+    void clean() throws Exception {
+        reset();
+        // Past the longest retention the kit writes: twice the retention, for a lease held across a round.
+        clock.advance(RETENTION.multipliedBy(2).plusMinutes(1));
+        int removed;
+        do {
+            C tx = open();
+            try {
+                removed = idem.purgeExpired(tx, PURGE_BATCH);
+            } catch (RuntimeException e) {
+                rollback(tx);
+                throw e;
+            }
+            commit(tx);
+        } while (removed >= PURGE_BATCH);
+    }
+
+    /**
+     * Calls {@link #begin()}; if it fails, says that the hooks may be at fault (a pool that ran dry
+     * because {@link #commit(Object)} or {@link #rollback(Object)} does not give connections back).
+     */
+    C open() throws Exception {
+        long started = System.nanoTime();
+        C tx;
+        try {
+            tx = begin();
+        } catch (Exception e) {
+            throw new HookFailure(Promise.HOOKS.broken("begin() failed after " + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started)
+                    + " ms with " + e + ". If it timed out waiting for a connection, the pool has run dry: do commit(tx) and rollback(tx)"
+                    + " close the connection?"), e);
+        }
+        if (tx == null) {
+            throw new HookFailure(Promise.HOOKS.broken("begin() returned null"), null);
+        }
+        return tx;
+    }
+
+    /** A hook of the subclass does not do its part; reported as such, never blamed on the store. */
+    static final class HookFailure extends AssertionError {
+        HookFailure(String message, Throwable cause) {
+            super(message, cause);
+        }
+    }
+
+    static final Fingerprint A = Fingerprint.of("A");
+    static final Fingerprint B = Fingerprint.of("B");
+
+    /**
+     * Runs one chunk in a transaction of its own and commits it or rolls it back; an exception of
+     * executeChunk (of the store under it) breaks {@code promise}.
+     */
+    List<Outcome<String>> chunkInTx(Promise promise, List<Item> items, ItemWork<Item, String, RuntimeException> work, boolean commit)
+            throws Exception {
+        return chunkInTx(promise, idem, items, work, commit);
+    }
+
+    /** As {@link #chunkInTx(Promise, List, ItemWork, boolean)}, through {@code engine}. */
+    List<Outcome<String>> chunkInTx(Promise promise, Idempotency<C> engine, List<Item> items,
+                                            ItemWork<Item, String, RuntimeException> work, boolean commit) throws Exception {
+        C tx = open();
+        List<Outcome<String>> outcomes;
+        try {
+            outcomes = engine.executeChunk(tx, items, Item::call, work);
+        } catch (Throwable t) {
+            rollbackQuietly(tx, t);
+            throw new AssertionError(promise.broken("executeChunk of " + items + " threw " + t), t);
+        }
+        if (commit) {
+            commit(tx);
+        } else {
+            rollback(tx);
+        }
+        return outcomes;
+    }
+
+    /**
+     * Lets a lease of {@code lease} run out, by the store's clock whichever it is: moves the kit's
+     * clock past it (a store whose leases follow the kit's clock) and sleeps past it in real time (a
+     * database's own clock).
+     *
+     * @param lease the lease, as claimed or extended
+     * @throws InterruptedException if interrupted while sleeping
+     */
+    protected final void letLeaseRunOut(Duration lease) throws InterruptedException {
+        Duration past = lease.plus(RUN_OUT_MARGIN);
+        clock.advance(past);
+        Thread.sleep(past.toMillis());
+    }
+
+    /**
+     * The store as a {@link LeasingStore}. A store that keeps no leases skips the test under
+     * {@link IdempotencyStoreContract}, and fails it in a test class that chose a lease part.
+     */
+    @SuppressWarnings("unchecked")
+    LeasingStore<C> leasing() {
+        if (!(store instanceof LeasingStore)) {
+            String why = store + " keeps no leases (it is not a LeasingStore)";
+            assumeTrue(!skipsPartsTheStoreCannotTake(), () -> why + ": lease mode is not checked");
+            throw new AssertionError(why + ", but the test class implements a lease part (LeasePrimitiveContract or"
+                    + " LeasedCallContract): implement those only for a LeasingStore");
+        }
+        return (LeasingStore<C>) store;
+    }
+
+    ManagedIdempotency<C> managed(Duration lease) {
+        leasing();
+        return ManagedIdempotency.builder(idem, transactions()).leases(LeasePolicy.builder().lease(lease).build()).build();
+    }
+
+    static LeaseRequest request(IdempotencyKey key, Fingerprint fp, String token, Duration lease) {
+        return new LeaseRequest(key, fp, token, lease, RETENTION, LOCK_TIMEOUT);
+    }
+
+    /** Claims in a transaction of its own, committed or rolled back. */
+    LeaseClaim claimLease(IdempotencyKey key, Fingerprint fp, String token, Duration lease, boolean commit) throws Exception {
+        return claimLease(key, fp, token, lease, commit, null);
+    }
+
+    /** Claims, and if acquired records {@code point} in the same transaction, as the engine's prepare does. */
+    LeaseClaim claimLease(IdempotencyKey key, Fingerprint fp, String token, Duration lease, boolean commit, RecoveryPoint point)
+            throws Exception {
+        LeasingStore<C> s = leasing();
+        C tx = open();
+        LeaseClaim claim;
+        try {
+            claim = s.claimLease(tx, request(key, fp, token, lease));
+            if (point != null && claim instanceof LeaseClaim.Acquired) {
+                assertThat(s.checkpoint(tx, key, token, point)).as(Promise.FENCING.broken("The claim's own checkpoint was refused")).isTrue();
+            }
+        } catch (Throwable t) {
+            rollbackQuietly(tx, t);
+            throw t;
+        }
+        if (commit) {
+            commit(tx);
+        } else {
+            rollback(tx);
+        }
+        return claim;
+    }
+
+    Optional<Instant> complete(IdempotencyKey key, String token, String result) throws Exception {
+        return ended(tx -> leasing().completeLeased(tx, token, new LeasedCompletion(key, RecordStatus.COMPLETED, "contract-codec",
+                bytes(result), RETENTION)));
+    }
+
+    /** Runs one fenced lease primitive that reports whether it changed the record, in a transaction of its own, committed. */
+    boolean changed(TxWork<C, Boolean, RuntimeException> primitive) throws Exception {
+        return leaseTx(primitive);
+    }
+
+    /** Runs one fenced lease primitive that reports a time, in a transaction of its own, committed. */
+    Optional<Instant> ended(TxWork<C, Optional<Instant>, RuntimeException> primitive) throws Exception {
+        return leaseTx(primitive);
+    }
+
+    /** Runs one lease primitive in a transaction of its own, committed. */
+    <T> T leaseTx(TxWork<C, T, RuntimeException> primitive) {
+        return committed(primitive);
+    }
+
+    /**
+     * Runs {@code work} in a transaction of its own and commits it; rolls it back if {@code work}
+     * throws, and rethrows that unchanged. A failure of the {@link #begin()} or {@link #commit(Object)}
+     * hook is thrown as an {@link IdempotencyStoreException}.
+     */
+    <T, X extends Exception> T committed(TxWork<C, T, X> work) throws X {
+        C tx;
+        try {
+            tx = open();
+        } catch (Exception e) {
+            throw new IdempotencyStoreException(null, "the contract could not begin a transaction", e);
+        }
+        T result;
+        try {
+            result = work.apply(tx);
+        } catch (Throwable t) {
+            rollbackQuietly(tx, t);
+            throw t;
+        }
+        try {
+            commit(tx);
+        } catch (Exception e) {
+            throw new IdempotencyStoreException(null, "the contract could not commit a transaction", e);
+        }
+        return result;
+    }
+
+    static RecoveryPoint point(String state) {
+        return new RecoveryPoint("contract-codec", bytes(state));
+    }
+
+    static byte[] bytes(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    static LeaseClaim.Acquired acquired(Promise p, LeaseClaim claim, int attempt, RecoveryPoint resumeFrom) {
+        String expected = "Acquired as attempt " + attempt + " resuming from " + resumeFrom;
+        assertThat(claim).as(p.broken("Expected " + expected + ", got " + claim)).isInstanceOf(LeaseClaim.Acquired.class);
+        LeaseClaim.Acquired a = (LeaseClaim.Acquired) claim;
+        assertThat(a.attempt()).as(p.broken("Expected " + expected + ", got " + claim)).isEqualTo(attempt);
+        assertThat(a.resumeFrom()).as(p.broken("Expected " + expected + ", got " + claim)).isEqualTo(resumeFrom);
+        return a;
+    }
+
+    static void held(Promise p, LeaseClaim claim, Fingerprint fp, Instant leaseUntil, int attempts) {
+        Instant storeNow = claim instanceof LeaseClaim.Held h ? h.now() : leaseUntil; // the store's own, not compared here
+        LeaseClaim.Held expected = new LeaseClaim.Held(fp, leaseUntil, attempts, storeNow);
+        assertThat(claim).as(p.broken("Expected " + expected + ", got " + claim)).isEqualTo(expected);
+    }
+
+    static StoredRecord found(Promise p, LeaseClaim claim, Fingerprint fp, RecordStatus status, String result) {
+        String expected = "Existing with a " + status + " record of fingerprint " + fp + " and result '" + result + "'";
+        assertThat(claim).as(p.broken("Expected " + expected + ", got " + claim)).isInstanceOf(LeaseClaim.Existing.class);
+        StoredRecord r = ((LeaseClaim.Existing) claim).record();
+        String got = r.status() + " record of fingerprint " + r.fingerprint() + ", codec " + r.codec() + ", result '"
+                + (r.result() == null ? null : new String(r.result(), StandardCharsets.UTF_8)) + "'";
+        boolean same = r.status() == status && r.fingerprint().equals(fp) && "contract-codec".equals(r.codec())
+                && Arrays.equals(r.result(), bytes(result));
+        assertThat(same).as(p.broken("Expected " + expected + " (codec contract-codec), got a " + got)).isTrue();
+        return r;
+    }
+
+    /** Runs a stateful property at least {@code examples} times; a failure reports the seed to repeat it. */
+    <T> void sequenceProperty(String what, int examples, Gen<T> gen, java.util.function.Consumer<T> property) {
+        long seed = seed();
+        try {
+            runAtLeast(examples, seed, gen, property);
+        } catch (AssertionError e) {
+            Throwable failure = failureOf(e);
+            throw new AssertionError(failure.getMessage() + "\n(random seed " + seed + "; run again with -D" + SEED_PROPERTY + "="
+                    + seed + ")", failure == e ? e : failure.getCause());
+        }
+        assertThat(examplesRun.get()).as(what).isGreaterThanOrEqualTo(examples);
+    }
+
+    final AtomicInteger examplesRun = new AtomicInteger();
+
+    /** QuickTheories skips examples it has generated before; run until the effort is reached. */
+    <T> void runAtLeast(int examples, long seed, Gen<T> gen, java.util.function.Consumer<T> property) {
+        examplesRun.set(0);
+        for (long round = 0; examplesRun.get() < examples && round < 100; round++) {
+            qt().withFixedSeed(seed + round).withExamples(examples - examplesRun.get()).withShrinkCycles(0)
+                    .forAll(gen)
+                    .checkAssert(property);
+        }
+    }
+
+    /** The system property that fixes the properties' random seed, to repeat a failure. */
+    public static final String SEED_PROPERTY = "idempotency.testkit.seed";
+
+    static long seed() {
+        String fixed = System.getProperty(SEED_PROPERTY);
+        return fixed == null || fixed.isBlank() ? System.nanoTime() : Long.parseLong(fixed.strip());
+    }
+
+    /** QuickTheories reports a failure as text; the contract keeps the failure itself. */
+    volatile AssertionError lastFailure;
+
+    Throwable failureOf(AssertionError fromQuickTheories) {
+        AssertionError last = lastFailure;
+        lastFailure = null;
+        return last != null ? last : fromQuickTheories;
+    }
+
+    static String promiseOf(AssertionError failure) {
+        String m = String.valueOf(failure.getMessage());
+        return m.substring(0, Math.max(0, m.indexOf(':')));
+    }
+
+    /** A failing sequence, already made as short as the contract could make it. */
+    static final class SequenceFailure extends AssertionError {
+        SequenceFailure(String message, Throwable cause) {
+            super(message, cause);
+        }
+    }
+
+    /**
+     * Runs one generated sequence; if it breaks a promise, shortens it (dropping steps one at a time
+     * while the same promise still breaks) and fails with the shortest one found.
+     */
+    <S> void runShrinking(List<S> generated, java.util.function.Function<List<S>, AssertionError> check,
+                                  java.util.function.Function<S, List<S>> simpler) {
+        examplesRun.incrementAndGet();
+        AssertionError failure = check.apply(generated);
+        if (failure == null) {
+            return;
+        }
+        String promise = promiseOf(failure);
+        List<S> steps = new ArrayList<>(generated);
+        boolean shorter = true;
+        for (int rounds = 0; shorter && rounds < 64; rounds++) {
+            shorter = false;
+            for (int i = steps.size() - 1; i >= 0 && steps.size() > 1; i--) {
+                List<S> candidate = new ArrayList<>(steps);
+                candidate.remove(i);
+                AssertionError again = check.apply(candidate);
+                if (again != null && promiseOf(again).equals(promise)) {
+                    steps = candidate;
+                    failure = again;
+                    shorter = true;
+                }
+            }
+            // Then make single steps simpler: shorter clock moves, plainer results.
+            for (int i = 0; i < steps.size(); i++) {
+                for (S simple : simpler.apply(steps.get(i))) {
+                    List<S> candidate = new ArrayList<>(steps);
+                    candidate.set(i, simple);
+                    AssertionError again = check.apply(candidate);
+                    if (again != null && promiseOf(again).equals(promise)) {
+                        steps = candidate;
+                        failure = again;
+                        shorter = true;
+                        break;
+                    }
+                }
+            }
+        }
+        lastFailure = new SequenceFailure(failure.getMessage() + "\n(the shortest failing sequence found, from " + generated.size()
+                + " generated steps)", failure.getCause());
+        throw lastFailure;
+    }
+
+    /** Fails with {@code promise} broken, and {@code detail}, unless {@code ok}. */
+    static void check(boolean ok, Promise promise, String detail) {
+        if (!ok) {
+            throw new StepFailure(promise.broken(detail), null);
+        }
+    }
+
+    /** A broken promise found at one step; the sequence is added where it is caught. */
+    static final class StepFailure extends RuntimeException {
+        StepFailure(String message, Throwable cause) {
+            super(message, cause, false, false);
+        }
+    }
+
+    /** @return how long an attempt may wait with {@code timeout}: rounded up to whole seconds, plus {@link #LOCK_WAIT_TOLERANCE} */
+    static Duration lockWaitBound(Duration timeout) {
+        long seconds = Math.max(1, (timeout.toMillis() + 999) / 1000);
+        return Duration.ofSeconds(seconds).plus(LOCK_WAIT_TOLERANCE);
+    }
+
+    @SuppressWarnings("unchecked")
+    static ResultCodec<Object> receipts() {
+        return (ResultCodec<Object>) (ResultCodec<?>) Results.RECEIPTS;
+    }
+
+    /** Executes with {@code codec}, or with the codec the engine picks by type if {@code null}. */
+    static <C> Outcome<Object> execute(Idempotency<C> engine, IdempotencyKey key, Fingerprint fp, C tx, ResultCodec<Object> codec,
+                                                Work<Object, ? extends Exception> work) throws Exception {
+        return codec == null ? engine.execute(IdempotentCall.of(key, fp), tx, work) : engine.execute(IdempotentCall.of(key, codec).withFingerprint(fp), tx, work);
+    }
+
+    /** As {@link #inTx}, for results of any type. */
+    Outcome<Object> inTxAny(IdempotencyKey key, Fingerprint fp, ResultCodec<Object> codec, Work<Object, ? extends Exception> work,
+                                    boolean commit) throws Exception {
+        return inOwnTx(tx -> execute(idem, key, fp, tx, codec, work), commit);
+    }
+
+    /**
+     * Commits a lease claim of {@code key} with fingerprint A, a live lease and twice the retention,
+     * as an attempt in lease mode would. A store whose clock is not the kit's (a database server's)
+     * judged the lease by its own; the kit's clock is then set to the store's, so that the engine's
+     * transactional attempts see the record live as well.
+     */
+    LeaseClaim.Acquired leaseHeldFor(IdempotencyKey key) throws Exception {
+        LeasingStore<C> s = leasing();
+        C tx = open();
+        LeaseClaim claim;
+        try {
+            claim = s.claimLease(tx, new LeaseRequest(key, A, "lease-holder", LIVE_LEASE, RETENTION.multipliedBy(2), LOCK_TIMEOUT));
+        } catch (Throwable t) {
+            rollbackQuietly(tx, t);
+            throw t;
+        }
+        commit(tx);
+        LeaseClaim.Acquired a = acquired(Promise.LEASE_NEW, claim, 1, null);
+        if (!a.now().equals(clock.instant())) {
+            clock.set(a.now());
+        }
+        return a;
+    }
+
+    /** Runs the work in a transaction of its own; commits unless told not to or the outcome is InProgress. */
+    Outcome<String> inTx(Idempotency<C> engine, IdempotencyKey key, Fingerprint fp, Work<String, ?> work, boolean commit)
+            throws Exception {
+        return inOwnTx(tx -> engine.execute(IdempotentCall.of(key, fp), tx, work), commit);
+    }
+
+    /** Runs one execute in a transaction of its own; commits unless told not to or the outcome is InProgress. */
+    <T> Outcome<T> inOwnTx(TxWork<C, Outcome<T>, Exception> call, boolean commit) throws Exception {
+        C tx = open();
+        Outcome<T> outcome;
+        try {
+            outcome = call.apply(tx);
+        } catch (Throwable t) {
+            rollbackQuietly(tx, t);
+            throw t;
+        }
+        if (commit && outcome.status() != Outcome.Status.IN_PROGRESS) {
+            commit(tx);
+        } else {
+            rollback(tx);
+        }
+        return outcome;
+    }
+
+    int purge(int limit) {
+        return committed(tx -> idem.purgeExpired(tx, limit));
+    }
+
+    static <T> T await(Promise promise, Future<T> future) {
+        try {
+            return future.get(WAIT_SECONDS, TimeUnit.SECONDS);
+        } catch (TimeoutException e) {
+            future.cancel(true);
+            throw new AssertionError(promise.broken("An attempt did not finish within " + WAIT_SECONDS + " seconds: is a lock never released?"), e);
+        } catch (ExecutionException e) {
+            throw new AssertionError(promise.broken("An attempt failed: " + e.getCause()), e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError("interrupted", e);
+        }
+    }
+
+    void rollbackQuietly(C tx, Throwable failure) {
+        try {
+            rollback(tx);
+        } catch (Exception e) {
+            failure.addSuppressed(e);
+        }
+    }
+
+    static void assertOutcome(Promise promise, Outcome<String> outcome, Outcome.Status status, String value) {
+        assertThat(outcome.status()).as(promise.broken("Expected " + status + (value == null ? "" : "(" + value + ")") + ", got "
+                + describe(outcome))).isEqualTo(status);
+        if (value != null) {
+            assertThat(outcome.value()).as(promise.broken("Expected " + status + "(" + value + "), got " + describe(outcome))).isEqualTo(value);
+        }
+    }
+
+    static String describe(Outcome<?> o) {
+        if (o == null) {
+            return "no outcome";
+        }
+        switch (o.status()) {
+            case EXECUTED:
+            case REPLAYED:
+                return o.status() + "(" + Results.label(o.value()) + ")";
+            case FAILED:
+                Outcome.Failed<?> f = (Outcome.Failed<?>) o;
+                return "FAILED(" + f.errorMessage() + (f.replayed() ? ", replayed" : ", new") + ")";
+            default:
+                return o.status().toString();
+        }
+    }
+
+    static Throwable catchThrowable(ThrowingRunnable r) {
+        try {
+            r.run();
+            return null;
+        } catch (Throwable t) {
+            return t;
+        }
+    }
+
+    interface ThrowingRunnable {
+        void run() throws Exception;
+    }
+
+    /** Work that returns a fixed value and counts its runs. */
+    static final class Counting implements Work<String, RuntimeException> {
+        private final String value;
+        private final AtomicInteger runs = new AtomicInteger();
+
+        Counting(String value) {
+            this.value = value;
+        }
+
+        @Override
+        public String call() {
+            runs.incrementAndGet();
+            return value;
+        }
+
+        int runs() {
+            return runs.get();
+        }
+    }
+
+    /** A failure of the work that the contract's policy does not declare final: it passes through. */
+    public static final class PlainFailure extends Exception {
+        /** @param message the message */
+        public PlainFailure(String message) {
+            super(message);
+        }
+    }
+
+    /** A failure that the contract's policy declares final: it is recorded and replayed. */
+    public static final class FinalFailure extends RuntimeException {
+        /** @param message the message */
+        public FinalFailure(String message) {
+            super(message);
+        }
+    }
+}
