@@ -1,7 +1,9 @@
 /**
  * The service-provider interface for store authors: {@link dev.idempotency.spi.IdempotencyStore}
  * and the values it exchanges with the engine. Stable: changes follow semantic versioning.
- * Prove a store with {@code idempotency-testkit}.
+ * Prove a store with {@code idempotency-testkit}. {@link dev.idempotency.spi.StoreAdapters} adapts a
+ * store to another transaction type (a Jdbi handle over a JDBC connection) without forwarding each
+ * primitive by hand.
  *
  * <p>Nullness: {@code @NullMarked} (JSpecify), so a type without {@code @Nullable} excludes
  * {@code null}. The annotations are an optional dependency: code that uses this package compiles

@@ -49,6 +49,8 @@ public final class FakeStore implements LeasingStore<FakeTx> {
     public final List<ClaimRequest> claimRequests = new ArrayList<>();
     public final List<List<ClaimRequest>> claimAllRequests = new ArrayList<>();
     public final List<Integer> purgeLimits = new ArrayList<>();
+    /** Every call of a primitive that has a default (writeLast, completeAll), as "name:first key". */
+    public final List<String> defaultsCalled = new ArrayList<>();
 
     public RuntimeException failSavepoint;
     public RuntimeException failSavepointRollback;
@@ -162,6 +164,18 @@ public final class FakeStore implements LeasingStore<FakeTx> {
         StoredRecord r = row.record();
         tx.rows.put(completion.key(), new Row(new StoredRecord(r.key(), r.fingerprint(), completion.status(), completion.codec(),
                 completion.result(), r.createdAt(), completion.completedAt(), completion.expiresAt()), null, row.attempts(), row.point()));
+    }
+
+    @Override
+    public void completeAll(FakeTx tx, List<Completion> completions) {
+        defaultsCalled.add("completeAll:" + (completions.isEmpty() ? "" : completions.get(0).key().id()));
+        LeasingStore.super.completeAll(tx, completions);
+    }
+
+    @Override
+    public Claim writeLast(FakeTx tx, ClaimRequest request, Completion completion) {
+        defaultsCalled.add("writeLast:" + request.key().id());
+        return LeasingStore.super.writeLast(tx, request, completion);
     }
 
     @Override
