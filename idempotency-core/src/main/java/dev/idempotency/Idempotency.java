@@ -85,7 +85,7 @@ public final class Idempotency<C> {
     private final ListenerCalls heard;
 
     private Idempotency(Builder<C> b) {
-        this.store = b.store;
+        this.store = Objects.requireNonNull(b.store.heardBy(b.listener), "store.heardBy returned no store");
         this.policy = b.policy;
         this.clock = b.clock;
         this.heard = new ListenerCalls(b.listener);

@@ -1,6 +1,7 @@
 package dev.idempotency.spi;
 
 import dev.idempotency.IdempotencyKey;
+import dev.idempotency.IdempotencyListener;
 import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
@@ -9,7 +10,7 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * A store of {@code C} seen as a store of {@code D} ({@link StoreAdapters}): the one place where each
- * primitive of {@link IdempotencyStore} is forwarded. Immutable; as thread-safe as the store and the
+ * primitive of {@link IdempotencyStore}, and {@link IdempotencyStore#heardBy}, is forwarded. Immutable; as thread-safe as the store and the
  * adapter.
  *
  * @param <D> the caller's transaction type
@@ -33,6 +34,13 @@ class AdaptedStore<D, C> implements IdempotencyStore<D> {
     /** The key a batch names in a refusal: its first. */
     private static <T> @Nullable IdempotencyKey first(List<T> batch, Function<T, IdempotencyKey> key) {
         return batch.isEmpty() ? null : key.apply(batch.get(0));
+    }
+
+    /** The store's answer, adapted in turn: this store if the store reports nothing. */
+    @Override
+    public IdempotencyStore<D> heardBy(IdempotencyListener listener) {
+        IdempotencyStore<C> heard = store.heardBy(listener);
+        return heard == store ? this : StoreAdapters.adapt(heard, adapter);
     }
 
     @Override

@@ -7,7 +7,8 @@ import java.util.Objects;
  * {@link TransactionAdapter} from {@code D} to {@code C}, is a store of {@code D}. Every primitive of
  * {@link IdempotencyStore} and {@link LeasingStore}, the default ones included (so that the store's
  * own batched {@code claimAll}, {@code completeAll} and {@code writeLast} still run), is forwarded
- * with the adapted transaction, after the adapter has had the chance to refuse it.
+ * with the adapted transaction, after the adapter has had the chance to refuse it;
+ * {@link IdempotencyStore#heardBy} is forwarded too, and the store it returns adapted in turn.
  *
  * <p>The adapted store keeps the store's shape: it is a {@link LeasingStore} if, and only if, the
  * store is one (whichever overload is called), so that lease mode runs on it or refuses it as it

@@ -2,6 +2,7 @@ package dev.idempotency.fake;
 
 import dev.idempotency.Fingerprint;
 import dev.idempotency.IdempotencyKey;
+import dev.idempotency.IdempotencyListener;
 import dev.idempotency.TransactionRequiredException;
 import dev.idempotency.IdempotencyStoreException;
 import dev.idempotency.spi.Claim;
@@ -49,6 +50,8 @@ public final class FakeStore implements LeasingStore<FakeTx> {
     public final List<ClaimRequest> claimRequests = new ArrayList<>();
     public final List<List<ClaimRequest>> claimAllRequests = new ArrayList<>();
     public final List<Integer> purgeLimits = new ArrayList<>();
+    /** The listener the last {@link #heardBy} was given, if any. */
+    public IdempotencyListener heardBy;
     /** Every call of a primitive that has a default (writeLast, completeAll), as "name:first key". */
     public final List<String> defaultsCalled = new ArrayList<>();
 
@@ -116,6 +119,12 @@ public final class FakeStore implements LeasingStore<FakeTx> {
     }
 
     // ---- IdempotencyStore ----
+
+    @Override
+    public FakeStore heardBy(IdempotencyListener listener) {
+        heardBy = listener;
+        return this;
+    }
 
     @Override
     public void checkTransaction(FakeTx tx, IdempotencyKey key) {

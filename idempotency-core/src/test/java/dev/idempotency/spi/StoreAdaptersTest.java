@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.idempotency.Fingerprint;
 import dev.idempotency.IdempotencyKey;
+import dev.idempotency.IdempotencyListener;
 import dev.idempotency.TransactionRequiredException;
 import dev.idempotency.fake.FakeStore;
 import dev.idempotency.fake.FakeTx;
@@ -187,12 +188,38 @@ class StoreAdaptersTest {
         assertThat(StoreAdapters.adapt(new WithoutLeases(store), adapter)).hasToString("AdaptedStore[WithoutLeases through Outer.tx()]");
     }
 
-    /** A store that keeps no leases: the fake's other primitives. */
+    @Test
+    void theListenerReachesTheStoreAndAStoreThatReportsIsAdaptedInTurn() {
+        IdempotencyListener listener = new IdempotencyListener() {
+        };
+        assertThat(adapted.heardBy(listener)).as("the store reports nothing of its own").isSameAs(adapted);
+        assertThat(store.heardBy).isSameAs(listener);
+
+        IdempotencyStore<Outer> heard = StoreAdapters.adapt(new WithoutLeases(store), adapter).heardBy(listener);
+        assertThat(heard).isNotInstanceOf(LeasingStore.class).hasToString("AdaptedStore[WithoutLeases heard through Outer.tx()]");
+        Outer tx = new Outer(store.begin(), "one");
+        assertThat(heard.claim(tx, claim(A))).isInstanceOf(Claim.Acquired.class);
+        assertThat(asked).containsExactly("one:a");
+        assertThat(status(tx.tx(), A)).isEqualTo(RecordStatus.IN_PROGRESS);
+    }
+
+    /** A store that keeps no leases: the fake's other primitives; heard by a listener, a copy that says so. */
     private static final class WithoutLeases implements IdempotencyStore<FakeTx> {
         private final FakeStore store;
+        private final String name;
 
         WithoutLeases(FakeStore store) {
+            this(store, "WithoutLeases");
+        }
+
+        private WithoutLeases(FakeStore store, String name) {
             this.store = store;
+            this.name = name;
+        }
+
+        @Override
+        public IdempotencyStore<FakeTx> heardBy(IdempotencyListener listener) {
+            return new WithoutLeases(store, name + " heard");
         }
 
         @Override
@@ -227,7 +254,7 @@ class StoreAdaptersTest {
 
         @Override
         public String toString() {
-            return "WithoutLeases";
+            return name;
         }
     }
 }
