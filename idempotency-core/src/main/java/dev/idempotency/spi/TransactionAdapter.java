@@ -7,7 +7,7 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Finds, in a transaction of one type, the transaction of the type a store takes: a Jdbi
- * {@code Handle}'s JDBC {@code Connection}, a framework's session's connection. With
+ * {@code Handle}'s JDBC {@code Connection}, the connection under a JPA {@code EntityManager}. With
  * {@link StoreAdapters#adapt(IdempotencyStore, TransactionAdapter)} it turns a store of {@code C}
  * into a store of {@code D} without forwarding each primitive by hand.
  *
