@@ -64,7 +64,8 @@ public final class Idempotency<C> {
     private final TransactionalProtocol<C> transactional;
 
     private Idempotency(Builder<C> b) {
-        this.kernel = new Kernel<>(b.store, b.policy, b.clock, b.listener);
+        this.kernel = new Kernel<>(Objects.requireNonNull(b.store.heardBy(b.listener), "store.heardBy returned no store"), b.policy,
+                b.clock, b.listener);
         this.clock = b.clock;
         this.transactional = new TransactionalProtocol<>(kernel);
     }

@@ -71,8 +71,10 @@ public interface IdempotencyListener {
      * The store found that its database acknowledges commits before they are durable (H2's
      * {@code WRITE_DELAY}, SQLite's {@code synchronous=OFF}, PostgreSQL's
      * {@code synchronous_commit=off}, ...): a crash can then lose a commit after it returned, the
-     * key's record with it, and a retry runs the work again. Told once per store, on the thread of
-     * the call that found it.
+     * key's record with it, and a retry runs the work again. Told once per engine, on the thread of
+     * the first call that sees it: the engine hands its listener to its store
+     * ({@link dev.idempotency.spi.IdempotencyStore#heardBy}), so a listener is given to the engine
+     * only, never to the store.
      *
      * @param database the database, as the store's dialect names it
      * @param setting the setting and how to make commits durable

@@ -1,6 +1,7 @@
 package dev.idempotency.spi;
 
 import dev.idempotency.IdempotencyKey;
+import dev.idempotency.IdempotencyListener;
 import dev.idempotency.IdempotencyStoreException;
 import dev.idempotency.TransactionRequiredException;
 import java.time.Instant;
@@ -30,6 +31,25 @@ import java.util.List;
  * @param <C> the transaction type: a JDBC {@code Connection}, a Jdbi {@code Handle}, a store's own
  */
 public interface IdempotencyStore<C> {
+
+    /**
+     * This store, reporting what it finds on its own (a database whose commits are not durable,
+     * {@link IdempotencyListener#onNonDurableCommits}) to {@code listener}. The listener is given
+     * once, to the engine: {@link dev.idempotency.Idempotency} calls this in its constructor with its
+     * own listener and uses the store returned for everything, so a store takes no listener of its
+     * own.
+     *
+     * <p>The default returns {@code this}: a store that reports nothing has nothing to do. A store
+     * that reports returns a copy that tells {@code listener} instead of the listener it had, the
+     * same in everything else: the same records, configuration and thread safety, and a
+     * {@link LeasingStore} if this store is one. A copy of a copy tells the last listener only.
+     *
+     * @param listener the engine's listener; {@link IdempotencyListener#NONE} if it has none
+     * @return a store that reports to {@code listener}; {@code this} if there is nothing to report
+     */
+    default IdempotencyStore<C> heardBy(IdempotencyListener listener) {
+        return this;
+    }
 
     /**
      * Refuses a transaction that cannot carry the record atomically with the caller's work (a

@@ -1,7 +1,9 @@
 /**
  * The service-provider interface for store authors: {@link dev.idempotency.spi.IdempotencyStore}
  * and the values it exchanges with the engine. Stable: changes follow semantic versioning.
- * Prove a store with {@code idempotency-testkit}.
+ * Prove a store with {@code idempotency-testkit}. {@link dev.idempotency.spi.StoreAdapters} adapts a
+ * store to another transaction type (a Jdbi handle over a JDBC connection) without forwarding each
+ * primitive by hand.
  *
  * <p>Which clock decides: in the primitives of one transaction ({@code claim}, {@code complete},
  * {@code writeLast}, {@code purgeExpired} and their batches), the engine's, whose instants arrive

@@ -2,6 +2,7 @@ package dev.idempotency.fake;
 
 import dev.idempotency.Fingerprint;
 import dev.idempotency.IdempotencyKey;
+import dev.idempotency.IdempotencyListener;
 import dev.idempotency.TransactionRequiredException;
 import dev.idempotency.IdempotencyStoreException;
 import dev.idempotency.spi.Claim;
@@ -49,6 +50,10 @@ public final class FakeStore implements LeasingStore<FakeTx> {
     public final List<ClaimRequest> claimRequests = new ArrayList<>();
     public final List<List<ClaimRequest>> claimAllRequests = new ArrayList<>();
     public final List<Integer> purgeLimits = new ArrayList<>();
+    /** The listener the last {@link #heardBy} was given, if any. */
+    public IdempotencyListener heardBy;
+    /** Every call of a primitive that has a default (writeLast, completeAll), as "name:first key". */
+    public final List<String> defaultsCalled = new ArrayList<>();
 
     public RuntimeException failSavepoint;
     public RuntimeException failSavepointRollback;
@@ -116,6 +121,12 @@ public final class FakeStore implements LeasingStore<FakeTx> {
     // ---- IdempotencyStore ----
 
     @Override
+    public FakeStore heardBy(IdempotencyListener listener) {
+        heardBy = listener;
+        return this;
+    }
+
+    @Override
     public void checkTransaction(FakeTx tx, IdempotencyKey key) {
         calls.add("check:" + key.id());
         if (!tx.open) {
@@ -162,6 +173,18 @@ public final class FakeStore implements LeasingStore<FakeTx> {
         StoredRecord r = row.record();
         tx.rows.put(completion.key(), new Row(new StoredRecord(r.key(), r.fingerprint(), completion.status(), completion.codec(),
                 completion.result(), r.createdAt(), completion.completedAt(), completion.expiresAt()), null, row.attempts(), row.point()));
+    }
+
+    @Override
+    public void completeAll(FakeTx tx, List<Completion> completions) {
+        defaultsCalled.add("completeAll:" + (completions.isEmpty() ? "" : completions.get(0).key().id()));
+        LeasingStore.super.completeAll(tx, completions);
+    }
+
+    @Override
+    public Claim writeLast(FakeTx tx, ClaimRequest request, Completion completion) {
+        defaultsCalled.add("writeLast:" + request.key().id());
+        return LeasingStore.super.writeLast(tx, request, completion);
     }
 
     @Override

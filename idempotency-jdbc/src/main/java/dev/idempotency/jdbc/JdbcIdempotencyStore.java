@@ -54,8 +54,10 @@ import org.slf4j.LoggerFactory;
  * store asks the database whether it acknowledges commits before they are durable
  * ({@link SqlDialect#nonDurableCommits}: H2's {@code WRITE_DELAY}, SQLite's {@code synchronous=OFF},
  * PostgreSQL's {@code fsync=off} or {@code synchronous_commit=off}, MariaDB's
- * {@code innodb_flush_log_at_trx_commit} other than 1). If it does, the store warns once, through
- * SLF4J and {@link IdempotencyListener#onNonDurableCommits}. By default it then refuses every call
+ * {@code innodb_flush_log_at_trx_commit} other than 1). If it does, the store warns once through
+ * SLF4J, and tells the engine's listener once ({@link IdempotencyListener#onNonDurableCommits}):
+ * the engine hands the store its listener ({@link #heardBy}), so the listener is given to the
+ * engine only. By default it then refuses every call
  * with {@link NonDurableCommitsException}, before anything is written, where the commits are lost
  * with the application's own process (an embedded H2 file database with its default
  * {@code WRITE_DELAY}), and goes on for the others; {@link Builder#durabilityCheck(DurabilityCheck)}
@@ -63,7 +65,7 @@ import org.slf4j.LoggerFactory;
  * or per session, is not seen.
  *
  * <p>Thread-safe; share one instance. Its configuration is immutable; it remembers only the answer
- * about durability.
+ * about durability (shared with the copies {@link #heardBy} makes) and whether it told its listener.
  */
 public final class JdbcIdempotencyStore implements LeasingStore<Connection> {
 
@@ -72,18 +74,27 @@ public final class JdbcIdempotencyStore implements LeasingStore<Connection> {
     private final TableName table;
     private final SqlDialect dialect;
     private final DurabilityCheck durabilityCheck;
+    private final Durability durability;
+    /** Told once if commits are not durable: the engine's, given through {@link #heardBy}. */
     private final IdempotencyListener listener;
-    /** The database's answer about durability: {@code null} until asked; empty if commits are durable. */
-    private volatile Optional<String> nonDurableCommits;
-    /** Whether the refusal applies to the database's answer; set before {@link #nonDurableCommits}. */
-    private volatile boolean refused;
-    private final AtomicBoolean warned = new AtomicBoolean();
+    private final AtomicBoolean told = new AtomicBoolean();
 
-    private JdbcIdempotencyStore(Builder b) {
-        this.table = b.table;
-        this.dialect = b.dialect;
-        this.durabilityCheck = b.durabilityCheck;
-        this.listener = b.listener;
+    /** What the database answered about durability, asked and logged once for a store and its copies. */
+    private static final class Durability {
+        /** The answer: {@code null} until asked; empty if commits are durable. */
+        volatile @Nullable Optional<String> nonDurableCommits;
+        /** Whether the refusal applies to the answer; set before {@link #nonDurableCommits}. */
+        volatile boolean refused;
+        final AtomicBoolean logged = new AtomicBoolean();
+    }
+
+    private JdbcIdempotencyStore(TableName table, @Nullable SqlDialect dialect, DurabilityCheck durabilityCheck, Durability durability,
+            IdempotencyListener listener) {
+        this.table = table;
+        this.dialect = dialect;
+        this.durabilityCheck = durabilityCheck;
+        this.durability = durability;
+        this.listener = listener;
     }
 
     /** @return a store on table {@value SqlDialect#DEFAULT_TABLE} with the dialect detected per connection */
@@ -149,6 +160,22 @@ public final class JdbcIdempotencyStore implements LeasingStore<Connection> {
      */
     public String ddl(Connection connection) {
         return dialectFor(connection).ddl(table);
+    }
+
+    /**
+     * A copy of this store that tells {@code listener}, once, if the database acknowledges commits
+     * before they are durable ({@link IdempotencyListener#onNonDurableCommits}); the engine calls it
+     * with its own listener. The copy shares the table, the dialect, the durability check and the
+     * database's answer (asked and logged once for both), and tells its listener even if this store
+     * found the answer first (creating the table at startup, for example).
+     *
+     * @param listener the engine's listener
+     * @return this store if it already tells {@code listener}; otherwise the copy
+     */
+    @Override
+    public JdbcIdempotencyStore heardBy(IdempotencyListener listener) {
+        Objects.requireNonNull(listener, "listener");
+        return listener == this.listener ? this : new JdbcIdempotencyStore(table, dialect, durabilityCheck, durability, listener);
     }
 
     @Override
@@ -422,9 +449,9 @@ public final class JdbcIdempotencyStore implements LeasingStore<Connection> {
         return d;
     }
 
-    /** Asks the database once whether its commits are durable; warns once, and refuses as the durability check says. */
+    /** Asks the database once whether its commits are durable; warns once, tells once, and refuses as the durability check says. */
     private void checkDurability(Connection c, SqlDialect d, IdempotencyKey key) {
-        Optional<String> answer = nonDurableCommits;
+        Optional<String> answer = durability.nonDurableCommits;
         if (answer == null) {
             boolean lostWithTheApplication = false;
             try {
@@ -435,19 +462,24 @@ public final class JdbcIdempotencyStore implements LeasingStore<Connection> {
                         e.toString());
                 answer = Optional.empty();
             }
-            refused = answer.isPresent() && durabilityCheck.refuses(lostWithTheApplication);
-            nonDurableCommits = answer;
-            if (answer.isPresent() && warned.compareAndSet(false, true)) {
+            durability.refused = answer.isPresent() && durabilityCheck.refuses(lostWithTheApplication);
+            durability.nonDurableCommits = answer;
+            if (answer.isPresent() && durability.logged.compareAndSet(false, true)) {
                 log.warn("Idempotency records in table '{}' are only as durable as the commit, and commits are not durable: {}{}",
-                        table, answer.get(), refused ? "; this store refuses to run (DurabilityCheck." + durabilityCheck + ")" : "");
-                try {
-                    listener.onNonDurableCommits(d.name(), answer.get());
-                } catch (RuntimeException e) {
-                    log.warn("IdempotencyListener.onNonDurableCommits threw; ignored", e);
-                }
+                        table, answer.get(), durability.refused ? "; this store refuses to run (DurabilityCheck." + durabilityCheck + ")" : "");
             }
         }
-        if (refused) {
+        if (answer.isEmpty()) {
+            return;
+        }
+        if (!told.get() && told.compareAndSet(false, true)) {
+            try {
+                listener.onNonDurableCommits(d.name(), answer.get());
+            } catch (RuntimeException e) {
+                log.warn("IdempotencyListener.onNonDurableCommits threw; ignored", e);
+            }
+        }
+        if (durability.refused) {
             throw new NonDurableCommitsException(key, answer.get(), durabilityCheck);
         }
     }
@@ -506,7 +538,6 @@ public final class JdbcIdempotencyStore implements LeasingStore<Connection> {
         private TableName table = TableName.DEFAULT;
         private SqlDialect dialect;
         private DurabilityCheck durabilityCheck = DurabilityCheck.REFUSE_EMBEDDED;
-        private IdempotencyListener listener = IdempotencyListener.NONE;
 
         private Builder() {
         }
@@ -521,16 +552,6 @@ public final class JdbcIdempotencyStore implements LeasingStore<Connection> {
          */
         public Builder durabilityCheck(DurabilityCheck check) {
             this.durabilityCheck = Objects.requireNonNull(check, "check");
-            return this;
-        }
-
-        /**
-         * @param listener told once if the database acknowledges commits before they are durable
-         *     ({@link IdempotencyListener#onNonDurableCommits}); pass the engine's listener
-         * @return this builder
-         */
-        public Builder listener(IdempotencyListener listener) {
-            this.listener = Objects.requireNonNull(listener, "listener");
             return this;
         }
 
@@ -564,7 +585,7 @@ public final class JdbcIdempotencyStore implements LeasingStore<Connection> {
 
         /** @return the store */
         public JdbcIdempotencyStore build() {
-            return new JdbcIdempotencyStore(this);
+            return new JdbcIdempotencyStore(table, dialect, durabilityCheck, new Durability(), IdempotencyListener.NONE);
         }
     }
 }

@@ -9,7 +9,9 @@ import dev.idempotency.IdempotencyKey;
 import dev.idempotency.IdempotencyListener;
 import dev.idempotency.Outcome;
 import dev.idempotency.jdbc.dialect.MariaDbDialect;
+import dev.idempotency.jdbc.jdbi.JdbiIdempotency;
 import dev.idempotency.jdbc.dialect.PostgresDialect;
+import dev.idempotency.spi.LeasingStore;
 import dev.idempotency.testsupport.TestDatabases;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -21,17 +23,18 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import javax.sql.DataSource;
 import org.h2.jdbcx.JdbcConnectionPool;
 import org.h2.tools.Server;
+import org.jdbi.v3.core.Handle;
+import org.jdbi.v3.core.Jdbi;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Contract 7 (docs/contract.md), last row: a database setting that acknowledges commits before they
- * are durable is
- * reported once per store (SLF4J and the listener); one whose commits die with the application's own
- * process (an embedded H2 file with its default {@code WRITE_DELAY}, the case a crash loop found
- * losing acknowledged commits and running their work twice, docs/reliability.md) is refused by
- * default, and every such setting is refused with {@link DurabilityCheck#REFUSE_ANY}, before anything
- * is written.
+ * are durable is reported once per store through SLF4J and once per engine through its listener,
+ * given to the engine only; one whose commits die with the application's own process (an embedded
+ * H2 file with its default {@code WRITE_DELAY}, the case a crash loop found losing acknowledged
+ * commits and running their work twice, docs/reliability.md) is refused by default, and every such
+ * setting is refused with {@link DurabilityCheck#REFUSE_ANY}, before anything is written.
  */
 class NonDurableCommitsTest {
 
@@ -43,11 +46,16 @@ class NonDurableCommitsTest {
         }
     };
 
+    /** An engine that hears through {@link #listener}: the one place the listener is given. */
+    private Idempotency<Connection> heard(JdbcIdempotencyStore store) {
+        return Idempotency.builder(store).listener(listener).build();
+    }
+
     /** The README's three steps on an H2 file, with H2's defaults: refused, not run at the risk of a duplicate. */
     @Test
     void anEmbeddedH2FileWithItsDefaultWriteDelayIsRefusedByDefault(@TempDir Path dir) throws Exception {
         try (HikariDataSource ds = TestDatabases.pool("jdbc:h2:file:" + dir.resolve("db"), null, null, 4)) {
-            assertRefusedAndNothingWritten(ds, JdbcIdempotencyStore.builder().listener(listener).build(), "REFUSE_EMBEDDED, the default");
+            assertRefusedAndNothingWritten(ds, JdbcIdempotencyStore.builder().build(), "REFUSE_EMBEDDED, the default");
         }
     }
 
@@ -56,7 +64,7 @@ class NonDurableCommitsTest {
     void anEmbeddedH2FileThroughH2sOwnPoolIsRefusedByDefault(@TempDir Path dir) throws Exception {
         JdbcConnectionPool ds = JdbcConnectionPool.create("jdbc:h2:file:" + dir.resolve("db"), "", "");
         try {
-            assertRefusedAndNothingWritten(ds, JdbcIdempotencyStore.builder().listener(listener).build(), "REFUSE_EMBEDDED, the default");
+            assertRefusedAndNothingWritten(ds, JdbcIdempotencyStore.builder().build(), "REFUSE_EMBEDDED, the default");
         } finally {
             ds.dispose();
         }
@@ -65,15 +73,14 @@ class NonDurableCommitsTest {
     @Test
     void refuseAnyRefusesAnH2FileWithItsDefaultWriteDelay(@TempDir Path dir) throws Exception {
         try (HikariDataSource ds = TestDatabases.pool("jdbc:h2:file:" + dir.resolve("db"), null, null, 4)) {
-            assertRefusedAndNothingWritten(ds, JdbcIdempotencyStore.builder().durabilityCheck(DurabilityCheck.REFUSE_ANY)
-                    .listener(listener).build(), "DurabilityCheck.REFUSE_ANY)");
+            assertRefusedAndNothingWritten(ds, JdbcIdempotencyStore.builder().durabilityCheck(DurabilityCheck.REFUSE_ANY).build(), "DurabilityCheck.REFUSE_ANY)");
         }
     }
 
     @Test
     void warnOnlyReportsAnH2FileWithItsDefaultWriteDelayOnceAndTheWorkStillRuns(@TempDir Path dir) throws Exception {
         try (HikariDataSource ds = TestDatabases.pool("jdbc:h2:file:" + dir.resolve("db"), null, null, 4)) {
-            JdbcIdempotencyStore store = JdbcIdempotencyStore.builder().durabilityCheck(DurabilityCheck.WARN_ONLY).listener(listener).build();
+            JdbcIdempotencyStore store = JdbcIdempotencyStore.builder().durabilityCheck(DurabilityCheck.WARN_ONLY).build();
             assertReportedOnceAndRun(ds, store, "H2: H2 WRITE_DELAY=500:");
             assertThat(warnings.get(0)).contains(";WRITE_DELAY=0");
         }
@@ -87,15 +94,50 @@ class NonDurableCommitsTest {
     void anH2ServerWithItsDefaultWriteDelayIsReportedButNotRefusedByDefault(@TempDir Path dir) throws Exception {
         Server server = Server.createTcpServer("-tcpPort", "0", "-baseDir", dir.toString(), "-ifNotExists").start();
         try (HikariDataSource ds = TestDatabases.pool("jdbc:h2:tcp://127.0.0.1:" + server.getPort() + "/db", null, null, 4)) {
-            assertReportedOnceAndRun(ds, JdbcIdempotencyStore.builder().listener(listener).build(), "H2: H2 WRITE_DELAY=500:");
+            assertReportedOnceAndRun(ds, JdbcIdempotencyStore.builder().build(), "H2: H2 WRITE_DELAY=500:");
         } finally {
             server.stop();
         }
     }
 
+    /**
+     * The listener is given once, to the engine, which hands it to its store: through the Jdbi
+     * adapter too, though the database was asked first on the store itself (the table created at
+     * startup, as Boot does), and once for each engine on the store.
+     */
+    @Test
+    void theEngineTellsItsListenerGivenToItAloneOnce(@TempDir Path dir) throws Exception {
+        try (HikariDataSource ds = TestDatabases.pool("jdbc:h2:file:" + dir.resolve("db"), null, null, 4)) {
+            JdbcIdempotencyStore store = JdbcIdempotencyStore.builder().durabilityCheck(DurabilityCheck.WARN_ONLY).build();
+            store.createTableIfMissing(ds);
+            Jdbi jdbi = Jdbi.create(ds);
+            Idempotency<Handle> engine = JdbiIdempotency.builder(store).listener(listener).build();
+            assertThat(engine.store()).isInstanceOf(LeasingStore.class);
+            for (int i = 0; i < 3; i++) {
+                IdempotencyKey key = IdempotencyKey.of("durable", "jdbi-" + i);
+                assertThat(jdbi.inTransaction(h -> engine.execute(key, h, () -> "done")).isExecuted()).isTrue();
+            }
+            assertThat(warnings).singleElement().asString().startsWith("H2: H2 WRITE_DELAY=500:");
+
+            List<String> heardBySecond = new CopyOnWriteArrayList<>();
+            Idempotency<Connection> second = Idempotency.builder(store).listener(new IdempotencyListener() {
+                @Override
+                public void onNonDurableCommits(String database, String setting) {
+                    heardBySecond.add(database);
+                }
+            }).build();
+            for (int i = 0; i < 2; i++) {
+                IdempotencyKey key = IdempotencyKey.of("durable", "jdbc-" + i);
+                Tx.commit(ds, c -> second.execute(key, c, () -> "done"));
+            }
+            assertThat(heardBySecond).containsExactly("H2");
+            assertThat(warnings).hasSize(1);
+        }
+    }
+
     private void assertRefusedAndNothingWritten(DataSource ds, JdbcIdempotencyStore store, String check) throws Exception {
         JdbcIdempotencyStore.builder().durabilityCheck(DurabilityCheck.WARN_ONLY).build().createTableIfMissing(ds);
-        Idempotency<Connection> idem = Idempotency.of(store);
+        Idempotency<Connection> idem = heard(store);
         IdempotencyKey key = IdempotencyKey.of("durable", "refused");
         for (int i = 0; i < 2; i++) { // refused every time, told once
             assertThatThrownBy(() -> Tx.commit(ds, c -> idem.execute(key, c, () -> "never")))
@@ -112,7 +154,7 @@ class NonDurableCommitsTest {
 
     private void assertReportedOnceAndRun(DataSource ds, JdbcIdempotencyStore store, String warning) throws Exception {
         store.createTableIfMissing(ds);
-        Idempotency<Connection> idem = Idempotency.of(store);
+        Idempotency<Connection> idem = heard(store);
         for (int i = 0; i < 3; i++) {
             IdempotencyKey key = IdempotencyKey.of("durable", "k" + i);
             Outcome<String> outcome = Tx.commit(ds, c -> idem.execute(key, c, () -> "done"));
@@ -126,9 +168,9 @@ class NonDurableCommitsTest {
         for (String url : List.of("jdbc:h2:file:" + dir.resolve("durable") + ";WRITE_DELAY=0", "jdbc:h2:mem:durable-" + dir.hashCode(),
                 "jdbc:sqlite:" + dir.resolve("durable.db"), "jdbc:sqlite::memory:?synchronous=OFF")) {
             try (HikariDataSource ds = TestDatabases.pool(url, null, null, 1)) {
-                JdbcIdempotencyStore strict = JdbcIdempotencyStore.builder().durabilityCheck(DurabilityCheck.REFUSE_ANY).listener(listener).build();
+                JdbcIdempotencyStore strict = JdbcIdempotencyStore.builder().durabilityCheck(DurabilityCheck.REFUSE_ANY).build();
                 strict.createTableIfMissing(ds);
-                Outcome<String> outcome = Tx.commit(ds, c -> Idempotency.of(strict).execute(IdempotencyKey.of("durable", "k"), c, () -> "done"));
+                Outcome<String> outcome = Tx.commit(ds, c -> heard(strict).execute(IdempotencyKey.of("durable", "k"), c, () -> "done"));
                 assertThat(outcome.isExecuted()).as(url).isTrue();
             }
         }
@@ -138,9 +180,9 @@ class NonDurableCommitsTest {
     @Test
     void sqliteWithSynchronousOffIsReported(@TempDir Path dir) throws Exception {
         try (HikariDataSource ds = TestDatabases.pool("jdbc:sqlite:" + dir.resolve("fast.db") + "?synchronous=OFF", null, null, 1)) {
-            JdbcIdempotencyStore store = JdbcIdempotencyStore.builder().listener(listener).build();
+            JdbcIdempotencyStore store = JdbcIdempotencyStore.builder().build();
             store.createTableIfMissing(ds);
-            Tx.commit(ds, c -> Idempotency.of(store).execute(IdempotencyKey.of("durable", "k"), c, () -> "done"));
+            Tx.commit(ds, c -> heard(store).execute(IdempotencyKey.of("durable", "k"), c, () -> "done"));
             assertThat(warnings).singleElement().asString().startsWith("SQLite: SQLite synchronous=OFF");
         }
     }

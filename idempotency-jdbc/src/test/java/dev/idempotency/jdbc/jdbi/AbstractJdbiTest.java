@@ -226,6 +226,8 @@ abstract class AbstractJdbiTest {
     void expiredRecordsArePurgedThroughAHandle() {
         jdbi.useTransaction(h -> idem.execute(key("old"), h, () -> work(h, key("old"))));
         now.advance(KeyPolicy.DEFAULT_RETENTION);
+        jdbi.useHandle(h -> assertThatThrownBy(() -> idem.purgeExpired(h, 10)).isInstanceOf(TransactionRequiredException.class)
+                .hasMessageContaining("not inside a transaction"));
         int purged = jdbi.inTransaction(h -> idem.purgeExpired(h, 10));
         assertThat(purged).isEqualTo(1);
     }

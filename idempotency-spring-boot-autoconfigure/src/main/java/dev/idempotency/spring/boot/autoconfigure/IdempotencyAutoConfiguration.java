@@ -26,7 +26,9 @@ import org.springframework.transaction.PlatformTransactionManager;
  * <ul>
  *   <li>{@link JdbcIdempotencyStore}, on {@code idempotency.table};</li>
  *   <li>{@code Idempotency<Connection>}, with the key policy of {@link IdempotencyProperties} and
- *       every {@link IdempotencyListener} bean of the context (the metrics one included);</li>
+ *       every {@link IdempotencyListener} bean of the context (the metrics one included), which the
+ *       engine also hands to its store, so that they hear its report of a database whose commits
+ *       are not durable;</li>
  *   <li>{@link SpringIdempotency}, for {@code @Transactional} methods;</li>
  *   <li>with one {@link PlatformTransactionManager}: {@code ManagedIdempotency<Connection>} over
  *       {@link SpringTransactions}, for transactions the library runs (retries, lease mode, batch

@@ -5,20 +5,26 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.idempotency.Idempotency;
 import dev.idempotency.IdempotencyKey;
+import dev.idempotency.IdempotencyListener;
 import dev.idempotency.KeyPolicy;
 import dev.idempotency.ManagedIdempotency;
 import dev.idempotency.Outcome;
 import dev.idempotency.jdbc.JdbcIdempotency;
 import dev.idempotency.jdbc.JdbcIdempotencyStore;
+import dev.idempotency.jdbc.NonDurableCommitsException;
 import dev.idempotency.spring.SpringIdempotency;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.nio.file.Path;
 import java.sql.Connection;
 import java.time.Duration;
+import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
@@ -80,6 +86,25 @@ class IdempotencyAutoConfigurationTest {
                     assertThat(inTransaction(context, key, () -> "second").value()).isEqualTo("first");
                     ManagedIdempotency<?> managed = context.getBean(ManagedIdempotency.class);
                     assertThat(managed.execute(key, tx -> "third").value()).isEqualTo("first");
+                });
+    }
+
+    /** The listener beans are given to the engine alone, which hands them to the store: they hear its report. */
+    @Test
+    void theListenerBeansHearTheStoresReportOfCommitsThatAreNotDurable(@TempDir Path dir) {
+        List<String> heard = new CopyOnWriteArrayList<>();
+        runner.withPropertyValues("spring.datasource.url=jdbc:h2:file:" + dir.resolve("db"))
+                .withBean(IdempotencyListener.class, () -> new IdempotencyListener() {
+                    @Override
+                    public void onNonDurableCommits(String database, String setting) {
+                        heard.add(database + ": " + setting);
+                    }
+                }).run(context -> {
+                    IdempotencyKey key = IdempotencyKey.of("t", "k");
+                    for (int i = 0; i < 2; i++) {
+                        assertThatThrownBy(() -> inTransaction(context, key, () -> "never")).isInstanceOf(NonDurableCommitsException.class);
+                    }
+                    assertThat(heard).singleElement().asString().startsWith("H2: H2 WRITE_DELAY=500");
                 });
     }
 
