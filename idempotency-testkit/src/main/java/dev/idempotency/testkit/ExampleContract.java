@@ -7,6 +7,7 @@ import static dev.idempotency.testkit.StoreFixture.assertOutcome;
 import static dev.idempotency.testkit.StoreFixture.catchThrowable;
 import static dev.idempotency.testkit.StoreFixture.describe;
 import static dev.idempotency.testkit.StoreFixture.receipts;
+import static dev.idempotency.testkit.StoreFixture.require;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -23,8 +24,17 @@ import dev.idempotency.testkit.StoreFixture.Counting;
 import dev.idempotency.testkit.StoreFixture.FinalFailure;
 import dev.idempotency.testkit.StoreFixture.PlainFailure;
 import dev.idempotency.testkit.StoreFixture.UnusableTransaction;
+import dev.idempotency.spi.LeaseClaim;
+import dev.idempotency.spi.LeaseRequest;
+import dev.idempotency.spi.StoredRecord;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
@@ -193,15 +203,114 @@ public interface ExampleContract<C> extends ContractPart<C> {
     @Test
     default void keysAreExactAndCaseSensitive() throws Exception {
         StoreFixture<C> f = fixture();
-        List<String> ids = List.of("order-7", "ORDER-7", "Order-7", "order-7.", "order-70");
-        for (String id : ids) {
-            assertOutcome(Promise.EXACT_KEYS, f.inTx(f.idem, IdempotencyKey.of("exact", id), A, new Counting("v-" + id), true),
-                    Outcome.Status.EXECUTED, "v-" + id);
+        List<IdempotencyKey> keys = new ArrayList<>();
+        for (String id : List.of("order-7", "ORDER-7", "Order-7", "order-7.", "order-70")) {
+            keys.add(IdempotencyKey.of("exact", id));
         }
-        for (String id : ids) {
-            assertOutcome(Promise.EXACT_KEYS, f.inTx(f.idem, IdempotencyKey.of("exact", id), A, new Counting("x"), false),
-                    Outcome.Status.REPLAYED, "v-" + id);
+        for (String scope : List.of("EXACT", "Exact", "exact.")) {
+            keys.add(IdempotencyKey.of(scope, "order-7"));
         }
+        for (IdempotencyKey key : keys) {
+            assertOutcome(Promise.EXACT_KEYS, f.inTx(f.idem, key, A, new Counting("v-" + key), true), Outcome.Status.EXECUTED, "v-" + key);
+        }
+        for (IdempotencyKey key : keys) {
+            assertOutcome(Promise.EXACT_KEYS, f.inTx(f.idem, key, A, new Counting("x"), false), Outcome.Status.REPLAYED, "v-" + key);
+        }
+    }
+
+    /**
+     * Contract 2 (docs/contract.md): a key as large as the store's limits allow
+     * ({@link StoreFixture#limits()}, by default the policy's), of every accepted character, is kept
+     * like any other, and apart from the keys that differ from it in its last character or in the
+     * case of one letter, in the scope or in the id.
+     */
+    @Test
+    default void keysOfTheLargestSizeAndEveryCharacterAreKeptApart() throws Exception {
+        StoreFixture<C> f = fixture();
+        String scope = Keys.ofLength(f.storeLimits.maxScopeLength(), 0);
+        String id = Keys.ofLength(f.storeLimits.maxIdLength(), 7);
+        List<IdempotencyKey> keys = new ArrayList<>(List.of(IdempotencyKey.of(scope, id), IdempotencyKey.of(scope, Keys.otherLast(id)),
+                IdempotencyKey.of(scope, Keys.otherCase(id)), IdempotencyKey.of(Keys.otherLast(scope), id),
+                IdempotencyKey.of(Keys.otherCase(scope), id)));
+        List<IdempotencyKey> distinct = keys.stream().distinct().toList(); // a scope or id without a letter has no case variant
+        keys.clear();
+        keys.addAll(distinct);
+        Promise p = Promise.KEY_LIMITS;
+        for (int i = 0; i < keys.size(); i++) {
+            IdempotencyKey key = keys.get(i);
+            String value = "large-" + i;
+            Outcome<String> first = limited(p, key, () -> f.inTx(f.idem, key, A, new Counting(value), true));
+            assertOutcome(p, first, Outcome.Status.EXECUTED, value);
+        }
+        for (int i = 0; i < keys.size(); i++) {
+            IdempotencyKey key = keys.get(i);
+            Outcome<String> again = limited(p, key, () -> f.inTx(f.idem, key, A, new Counting("x"), false));
+            assertOutcome(p, again, Outcome.Status.REPLAYED, "large-" + i);
+        }
+    }
+
+    /** Runs {@code call}; a failure of the store is reported as {@code p} broken for {@code key}. */
+    private static <T> T limited(Promise p, IdempotencyKey key, java.util.concurrent.Callable<T> call) throws Exception {
+        try {
+            return call.call();
+        } catch (dev.idempotency.IdempotencyStoreException e) {
+            throw new AssertionError(p.broken("Executing key " + Keys.describe(key) + " failed in the store: " + e), e);
+        }
+    }
+
+    /**
+     * Contract 3.5 (docs/contract.md): a result as large as the store's limit allows
+     * ({@link StoreFixture#limits()}, by default the policy's {@code maxResultBytes}) is recorded and
+     * replayed, every byte.
+     */
+    @Test
+    default void resultOfTheLargestSizeIsRecordedAndReplayedExactly() throws Exception {
+        StoreFixture<C> f = fixture();
+        Promise p = Promise.RESULT_SIZE;
+        byte[] largest = Results.bytesOfSize(f.storeLimits.maxResultBytes(), 1);
+        IdempotencyKey key = IdempotencyKey.of("results", "largest");
+        String label = Results.label(largest);
+        Outcome<Object> first = limited(p, key, () -> f.inTxAny(key, A, null, () -> largest, true));
+        require(describe(first).equals("EXECUTED(" + label + ")"), p, () -> "The first execution of work returning " + label
+                + " gave " + describe(first));
+        Outcome<Object> again = limited(p, key, () -> f.inTxAny(key, A, null, () -> new byte[0], false));
+        require(describe(again).equals("REPLAYED(" + label + ")"), p, () -> "The retry of work that returned " + label
+                + " and committed gave " + describe(again));
+    }
+
+    /**
+     * Contract 3.5 (docs/contract.md): complete writes the times it is given. Time passes while the
+     * work runs (the clock moves by 20 minutes and 7 ms between the claim and the completion, and
+     * starts off a whole second): the record keeps the claim's createdAt, the completion's
+     * completedAt, and expires its retention after the completion, to the millisecond.
+     */
+    @Test
+    default void completionTimesAreWrittenAsGivenWhenTimePassesDuringTheWork() throws Exception {
+        StoreFixture<C> f = fixture();
+        Promise p = Promise.COMPLETION_TIMES;
+        IdempotencyKey key = IdempotencyKey.of("times", "slow-work");
+        f.clock.advance(Duration.ofMillis(1234));
+        Instant claimedAt = f.clock.instant();
+        Duration during = Duration.ofMinutes(20).plusMillis(7);
+        Instant completedAt = claimedAt.plus(during);
+        Instant expiresAt = completedAt.plus(RETENTION);
+        f.inTx(f.idem, key, A, () -> {
+            f.clock.advance(during);
+            return "slow";
+        }, true);
+        StoredRecord r = f.committedRecord(key, A);
+        String expected = "the record claimed at " + claimedAt + ", completed at " + completedAt + " (the clock moved "
+                + Operations.duration(during) + " while the work ran), expiring at " + expiresAt;
+        require(r != null, p, () -> "Expected " + expected + "; the store found no record at " + f.clock.instant());
+        require(claimedAt.equals(r.createdAt()) && completedAt.equals(r.completedAt()) && expiresAt.equals(r.expiresAt()), p,
+                () -> "Expected " + expected + "; the store holds createdAt " + r.createdAt() + ", completedAt " + r.completedAt()
+                        + ", expiresAt " + r.expiresAt() + " (now is " + f.clock.instant() + ")");
+        f.clock.set(claimedAt.plus(RETENTION));
+        assertOutcome(p, f.inTx(f.idem, key, A, new Counting("early"), false), Outcome.Status.REPLAYED, "slow");
+        f.clock.set(expiresAt.minusMillis(1));
+        assertOutcome(p, f.inTx(f.idem, key, A, new Counting("early"), false), Outcome.Status.REPLAYED, "slow");
+        f.clock.set(expiresAt);
+        assertOutcome(Promise.EXPIRY, f.inTx(f.idem, key, A, new Counting("again"), false), Outcome.Status.EXECUTED, "again");
     }
 
     /**
@@ -400,6 +509,126 @@ public interface ExampleContract<C> extends ContractPart<C> {
         f.clock.advance(Duration.ofMillis(1));
         assertThat(f.purge(10)).as(Promise.PURGE.broken("At the record's exact expiry, purge must remove it")).isEqualTo(1);
         assertOutcome(Promise.PURGE, f.inTx(f.idem, key, A, new Counting("again"), false), Outcome.Status.EXECUTED, "again");
+    }
+
+    /**
+     * Contract 8 (docs/contract.md): a record in progress is purged only once its own expiry has
+     * passed, in every state a purge can meet it: the purging transaction's own claim (a purge inside
+     * the work), another open transaction's claim, a claim committed without its result (a work that
+     * committed its own transaction; purged at its expiry, to the millisecond), and, for a
+     * {@link LeasingStore}, a lease that has ended. Each time an expired record of another key is
+     * there too, and must be the only one removed.
+     */
+    @Test
+    default void purgeInEveryStateRemovesOnlyExpiredRecords() throws Exception {
+        StoreFixture<C> f = fixture();
+        Promise p = Promise.PURGE;
+        String oneExpired = ", with one expired record of another key, removed ";
+
+        // 1. Inside the claim's own transaction.
+        expiredRecord("old-1");
+        IdempotencyKey own = IdempotencyKey.of("purge-states", "own-claim");
+        AtomicInteger removed = new AtomicInteger(-1);
+        C tx = f.open();
+        Outcome<String> outcome;
+        try {
+            outcome = f.idem.execute(IdempotentCall.of(own, A), tx, () -> {
+                removed.set(f.idem.purgeExpired(tx, 10));
+                return "own";
+            });
+        } catch (Throwable t) {
+            f.rollbackQuietly(tx, t);
+            throw new AssertionError(p.broken("A purge inside the work, in the transaction that claimed " + own + ", left the claim"
+                    + " unusable: " + t), t);
+        }
+        f.commit(tx);
+        Instant now = f.clock.instant();
+        require(removed.get() == 1, p, () -> "A purge inside the work, in the transaction that claimed " + own + " (in progress,"
+                + " expiring at " + now.plus(RETENTION) + ")" + oneExpired + removed.get() + " records (now is " + now + ")");
+        assertOutcome(p, outcome, Outcome.Status.EXECUTED, "own");
+        assertOutcome(p, f.inTx(f.idem, own, A, new Counting("x"), false), Outcome.Status.REPLAYED, "own");
+
+        // 2. While another transaction holds a claim: the purge may wait for it, or not.
+        expiredRecord("old-2");
+        IdempotencyKey held = IdempotencyKey.of("purge-states", "held");
+        CountDownLatch claimed = new CountDownLatch(1);
+        CountDownLatch finish = new CountDownLatch(1);
+        Future<Outcome<String>> holder = f.threads.submit(() -> f.inTx(f.idem, held, A, () -> {
+            claimed.countDown();
+            finish.await(StoreFixture.WAIT_SECONDS, TimeUnit.SECONDS);
+            return "held";
+        }, true));
+        Future<Integer> purge = null;
+        try {
+            require(claimed.await(StoreFixture.WAIT_SECONDS, TimeUnit.SECONDS), p, () -> "The holder of " + held + " never ran its work");
+            purge = f.threads.submit(() -> f.purge(10));
+            try {
+                purge.get(200, TimeUnit.MILLISECONDS); // a chance to purge while the claim is held; waiting for it is right too
+            } catch (java.util.concurrent.TimeoutException waits) {
+                // it waits for the holder's lock
+            }
+        } finally {
+            finish.countDown();
+        }
+        Outcome<String> heldOutcome = StoreFixture.await(p, holder);
+        int whileHeld = StoreFixture.await(p, purge);
+        require(whileHeld == 1, p, () -> "A purge while another transaction held a claim of " + held + oneExpired + whileHeld
+                + " records (now is " + f.clock.instant() + ")");
+        assertOutcome(p, heldOutcome, Outcome.Status.EXECUTED, "held");
+        assertOutcome(p, f.inTx(f.idem, held, A, new Counting("x"), false), Outcome.Status.REPLAYED, "held");
+
+        // 3. After a claim was committed without its result: a work that committed its own transaction.
+        expiredRecord("old-3");
+        IdempotencyKey committedClaim = IdempotencyKey.of("purge-states", "committed-claim");
+        Instant claimedAt = f.clock.instant();
+        C ended = f.open();
+        catchThrowable(() -> f.idem.execute(IdempotentCall.of(committedClaim, A), ended, () -> {
+            f.commit(ended);
+            return "lost";
+        }));
+        int afterCommittedClaim = f.purge(10);
+        require(afterCommittedClaim == 1, p, () -> "A purge after the claim of " + committedClaim + " was committed without its"
+                + " result (in progress, expiring at " + claimedAt.plus(RETENTION) + ")" + oneExpired + afterCommittedClaim
+                + " records (now is " + f.clock.instant() + ")");
+        Counting again = new Counting("twice");
+        catchThrowable(() -> f.inTx(f.idem, committedClaim, A, again, false));
+        require(again.runs() == 0, p, () -> "After a purge, the work of " + committedClaim + " ran a second time: its claim,"
+                + " committed without its result and not expired, was gone");
+        f.clock.set(claimedAt.plus(RETENTION).minusMillis(1));
+        require(f.purge(10) == 0, p, () -> "1 ms before the expiry of the claim committed without its result, purge removed it");
+        f.clock.set(claimedAt.plus(RETENTION));
+        require(f.purge(10) == 1, p, () -> "At the exact expiry of the claim committed without its result, purge must remove it");
+
+        // 4. At a lease's end.
+        if (f.store instanceof LeasingStore<C> leasing) {
+            // The lease's times are the store's clock's (a database server's): the kit's clock is set to it first.
+            f.clean();
+            IdempotencyKey leased = IdempotencyKey.of("purge-states", "ended-lease");
+            LeaseClaim.Acquired first = StoreFixture.acquired(Promise.LEASE_NEW, f.committed(t -> leasing.claimLease(t,
+                    new LeaseRequest(leased, A, "purge-w1", StoreFixture.SHORT_LEASE, RETENTION.multipliedBy(2), StoreFixture.LOCK_TIMEOUT))),
+                    1, null);
+            f.clock.set(first.now());
+            f.inTx(f.idem, IdempotencyKey.of("purge-states", "old-4"), A, new Counting("old-4"), true);
+            f.clock.advance(RETENTION);
+            f.letLeaseRunOut(StoreFixture.SHORT_LEASE);
+            int atLeaseEnd = f.purge(10);
+            require(atLeaseEnd == 1, p, () -> "A purge once the lease of " + leased + " had ended (in progress, retained until "
+                    + first.now().plus(RETENTION.multipliedBy(2)) + ")" + oneExpired + atLeaseEnd + " records (now is " + f.clock.instant() + ")");
+            LeaseClaim next = f.claimLease(leased, A, "purge-w2", StoreFixture.LIVE_LEASE, true);
+            require(next instanceof LeaseClaim.Acquired a && a.attempt() == 2, p, () -> "After a purge at the lease's end, the next"
+                    + " claim of " + leased + " must take the record over as attempt 2, but got " + next);
+        }
+    }
+
+    /**
+     * Empties the store, commits a record of {@code id}, then moves the clock to its expiry: it is
+     * the one record, expired exactly now.
+     */
+    private void expiredRecord(String id) throws Exception {
+        StoreFixture<C> f = fixture();
+        f.clean();
+        f.inTx(f.idem, IdempotencyKey.of("purge-states", id), A, new Counting(id), true);
+        f.clock.advance(RETENTION);
     }
 
     /**

@@ -24,15 +24,23 @@ final class Model {
      * A committed record. {@code value} is the result's label ({@link Results#label(Object)}), or the
      * failure's message if {@code failed}; {@code custom} if it was recorded with the custom codec.
      */
-    record Rec(int fingerprint, boolean failed, String value, Instant expiresAt, int step, boolean custom) {
+    record Rec(int fingerprint, boolean failed, String value, Instant expiresAt, int step, boolean custom, Instant claimedAt,
+               Instant completedAt) {
+        /** @return whether this is a claim committed without its result: in progress, until it expires */
+        boolean inProgress() {
+            return completedAt == null;
+        }
     }
 
     /** Where a value (or a failure message) was produced. */
     record Origin(int step, IdempotencyKey key, boolean committed) {
     }
 
-    /** What an attempt must see. {@code runReason} says which promise makes the work run. */
-    record Expectation(Rec record, Promise expected, Promise runReason) {
+    /**
+     * What an attempt with fingerprint {@code asked} must see. {@code runReason} says which promise
+     * makes the work run.
+     */
+    record Expectation(Rec record, Promise expected, Promise runReason, int asked) {
         boolean runs() {
             return record == null;
         }
@@ -50,11 +58,12 @@ final class Model {
     Expectation expect(IdempotencyKey key, int fingerprint, Instant now) {
         Rec r = records.get(key);
         if (r != null && r.expiresAt().isAfter(now)) {
-            Promise p = r.fingerprint() != fingerprint ? Promise.MISMATCH : r.failed() ? Promise.FINAL_FAILURE : Promise.REPLAY;
-            return new Expectation(r, p, null);
+            Promise p = r.inProgress() ? Promise.MISMATCH_IN_PROGRESS : r.fingerprint() != fingerprint ? Promise.MISMATCH
+                    : r.failed() ? Promise.FINAL_FAILURE : Promise.REPLAY;
+            return new Expectation(r, p, null, fingerprint);
         }
         Promise reason = r != null ? Promise.EXPIRY : whyAbsent.getOrDefault(key, siblingPromise(key, now));
-        return new Expectation(null, null, reason);
+        return new Expectation(null, null, reason, fingerprint);
     }
 
     /** A promise that explains a key having no record: another key with a similar name has one. */
@@ -62,15 +71,31 @@ final class Model {
         for (Map.Entry<IdempotencyKey, Rec> e : records.entrySet()) {
             IdempotencyKey other = e.getKey();
             if (!other.equals(key) && e.getValue().expiresAt().isAfter(now)) {
-                if (other.scope().equals(key.scope()) && other.id().equalsIgnoreCase(key.id())) {
-                    return Promise.EXACT_KEYS;
-                }
-                if (other.id().equals(key.id())) {
-                    return Promise.SCOPE;
+                Promise p = confusion(key, other);
+                if (p != null) {
+                    return p;
                 }
             }
         }
         return Promise.ROLLBACK;
+    }
+
+    /**
+     * @return the promise a store breaks that takes {@code key} for {@code other}: they differ only in
+     *     case (scope or id), only in scope, or are keys of the largest size that differ in one
+     *     character; {@code null} if none of these
+     */
+    static Promise confusion(IdempotencyKey key, IdempotencyKey other) {
+        if (other.scope().equalsIgnoreCase(key.scope()) && other.id().equalsIgnoreCase(key.id())) {
+            return Promise.EXACT_KEYS;
+        }
+        if (other.id().equals(key.id())) {
+            return Promise.SCOPE;
+        }
+        if (other.scope().equals(key.scope()) && other.id().length() == key.id().length() && key.id().length() > 1) {
+            return Promise.KEY_LIMITS;
+        }
+        return null;
     }
 
     /**
@@ -84,7 +109,8 @@ final class Model {
             return null;
         }
         if (!o.key().equals(key)) {
-            return o.key().scope().equals(key.scope()) ? Promise.EXACT_KEYS : Promise.SCOPE;
+            Promise p = confusion(key, o.key());
+            return p != null ? p : Promise.SCOPE;
         }
         if (!o.committed()) {
             return Promise.ROLLBACK;
@@ -100,12 +126,15 @@ final class Model {
         origins.put(value, new Origin(step, key, committed));
     }
 
-    void committed(IdempotencyKey key, int fingerprint, boolean failed, String value, Instant completedAt, int step) {
-        committed(key, fingerprint, failed, value, completedAt, step, false);
+    void committed(IdempotencyKey key, int fingerprint, boolean failed, String value, Instant claimedAt, Instant completedAt, int step,
+                   boolean custom) {
+        records.put(key, new Rec(fingerprint, failed, value, completedAt.plus(retention), step, custom, claimedAt, completedAt));
+        whyAbsent.remove(key);
     }
 
-    void committed(IdempotencyKey key, int fingerprint, boolean failed, String value, Instant completedAt, int step, boolean custom) {
-        records.put(key, new Rec(fingerprint, failed, value, completedAt.plus(retention), step, custom));
+    /** A claim committed without its result: in progress until its retention, counted from the claim, runs out. */
+    void committedInProgress(IdempotencyKey key, int fingerprint, Instant claimedAt, int step) {
+        records.put(key, new Rec(fingerprint, false, null, claimedAt.plus(retention), step, false, claimedAt, null));
         whyAbsent.remove(key);
     }
 
@@ -121,13 +150,29 @@ final class Model {
     }
 
     int expired(Instant now) {
+        return expired(now, null);
+    }
+
+    /** @return how many records have expired at {@code now}, not counting {@code except}'s */
+    int expired(Instant now, IdempotencyKey except) {
         int n = 0;
-        for (Rec r : records.values()) {
-            if (!r.expiresAt().isAfter(now)) {
+        for (Map.Entry<IdempotencyKey, Rec> e : records.entrySet()) {
+            if (!e.getKey().equals(except) && !e.getValue().expiresAt().isAfter(now)) {
                 n++;
             }
         }
         return n;
+    }
+
+    /** A purge in the transaction that claimed {@code except}, committed: as {@link #purge(Instant)}, but its claim replaced its record. */
+    void purge(Instant now, IdempotencyKey except) {
+        records.entrySet().removeIf(e -> {
+            if (!e.getKey().equals(except) && !e.getValue().expiresAt().isAfter(now)) {
+                whyAbsent.put(e.getKey(), Promise.EXPIRY);
+                return true;
+            }
+            return false;
+        });
     }
 
     void purge(Instant now) {

@@ -12,8 +12,53 @@ final class Operations {
     private Operations() {
     }
 
-    /** Keys that differ by scope only, and by case only: a store must keep all three apart. */
-    static final List<IdempotencyKey> KEYS = List.of(IdempotencyKey.of("a", "k"), IdempotencyKey.of("a", "K"), IdempotencyKey.of("b", "k"));
+    /**
+     * The keys of the stateful property, for {@code limits}: keys that differ by scope only, by the
+     * case of the id only, by the case of the scope only, and two keys of the largest size that differ
+     * in the last character of the id only. A store must keep them all apart.
+     */
+    static List<IdempotencyKey> keys(StoreLimits limits) {
+        String scope = Keys.ofLength(limits.maxScopeLength(), 0);
+        String id = Keys.ofLength(limits.maxIdLength(), 7);
+        return List.of(IdempotencyKey.of("a", "k"), IdempotencyKey.of("a", "K"), IdempotencyKey.of("b", "k"), IdempotencyKey.of("A", "k"),
+                IdempotencyKey.of(scope, id), IdempotencyKey.of(scope, Keys.otherLast(id)));
+    }
+
+    /** The keys as a report names them: the two largest are named by what they are, whatever the limits. */
+    static final List<String> KEY_NAMES = List.of("a/k", "a/K", "b/k", "A/k", "L/L", "L/L'");
+
+    /** What the report's names of the largest keys stand for. */
+    static final String LARGEST_KEYS = "L/L is the largest key the limits allow, of every accepted character; L/L' the same with"
+            + " another last character of its id";
+
+    /** What a work does while it runs, besides returning or throwing. */
+    enum During {
+        /** Nothing. */
+        NOTHING,
+        /** The clock moves: the completion is later than the claim. */
+        CLOCK_MOVES,
+        /** The work executes its own key again, in its transaction, with the other fingerprint and then with its own. */
+        NESTED,
+        /** The work purges expired records, in the transaction that holds its claim. */
+        PURGES,
+        /** The work commits its own transaction: the claim is committed without its result (the work returns). */
+        COMMITS_ITSELF;
+
+        String describe(Duration takes) {
+            switch (this) {
+                case CLOCK_MOVES:
+                    return ", the clock moving " + duration(takes) + " meanwhile,";
+                case NESTED:
+                    return ", after a nested call of its own key with each fingerprint,";
+                case PURGES:
+                    return ", after purging in its own transaction,";
+                case COMMITS_ITSELF:
+                    return ", after committing its own transaction,";
+                default:
+                    return "";
+            }
+        }
+    }
     /** Fingerprint names; their digests are {@link #fingerprint(int)}. */
     static final List<String> FINGERPRINTS = List.of("A", "B");
 
@@ -58,26 +103,34 @@ final class Operations {
      * Opens a transaction, executes, then commits or rolls back. After a plain exception the
      * transaction is always rolled back, as contract 3.4 (docs/contract.md) tells the caller to.
      */
-    record Execute(int key, int fingerprint, WorkKind work, boolean commit, Results.Kind result) implements Step {
-        Execute(int key, int fingerprint, WorkKind work, boolean commit) {
-            this(key, fingerprint, work, commit, Results.Kind.STRING);
+    record Execute(int key, int fingerprint, WorkKind work, boolean commit, Results.Kind result, During during, Duration takes)
+            implements Step {
+        Execute(int key, int fingerprint, WorkKind work, boolean commit, Results.Kind result) {
+            this(key, fingerprint, work, commit, result, During.NOTHING, Duration.ZERO);
         }
 
         boolean commits() {
-            return commit && work != WorkKind.THROWS_PLAIN;
+            return commit && work != WorkKind.THROWS_PLAIN && during != During.COMMITS_ITSELF;
         }
 
         @Override
         public String describe(int step) {
-            return String.format(Locale.ROOT, "execute key %-4s fingerprint %s  %-32s then %s", KEYS.get(key), FINGERPRINTS.get(fingerprint),
-                    work.describe(step, result), commits() ? "commit" : "roll back");
+            String end = during == During.COMMITS_ITSELF ? "the transaction already ended" : commits() ? "then commit" : "then roll back";
+            return String.format(Locale.ROOT, "execute key %-4s fingerprint %s  %-32s %s", KEY_NAMES.get(key), FINGERPRINTS.get(fingerprint),
+                    work.describe(step, result) + during.describe(takes), end);
         }
 
-        /** The same step returning a string. */
+        /** The same step doing nothing more while it runs, and returning a string. */
         @Override
         public List<Step> simpler() {
-            return result == Results.Kind.STRING || work != WorkKind.RETURNS ? List.of()
-                    : List.of(new Execute(key, fingerprint, work, commit, Results.Kind.STRING));
+            List<Step> simpler = new java.util.ArrayList<>();
+            if (during != During.NOTHING) {
+                simpler.add(new Execute(key, fingerprint, work, commit, result));
+            }
+            if (result != Results.Kind.STRING && work == WorkKind.RETURNS) {
+                simpler.add(new Execute(key, fingerprint, work, commit, Results.Kind.STRING, during, takes));
+            }
+            return simpler;
         }
     }
 
@@ -104,11 +157,16 @@ final class Operations {
      * 1 ms after it. That is the boundary of expiry and of purge, to the millisecond. Does nothing if
      * the key has no record or that instant has passed.
      */
-    record AdvanceToExpiry(int key, int offsetMillis) implements Step {
+    record AdvanceToExpiry(int key, int offsetMillis, boolean fromClaim) implements Step {
+        AdvanceToExpiry(int key, int offsetMillis) {
+            this(key, offsetMillis, false);
+        }
+
         @Override
         public String describe(int step) {
             String where = offsetMillis == 0 ? "exactly to" : offsetMillis < 0 ? -offsetMillis + " ms before" : offsetMillis + " ms after";
-            return "advance the clock " + where + " the expiry of " + KEYS.get(key) + "'s record";
+            return "advance the clock " + where + (fromClaim ? " the retention's end counted from the claim of " : " the expiry of ")
+                    + KEY_NAMES.get(key) + "'s record";
         }
     }
 

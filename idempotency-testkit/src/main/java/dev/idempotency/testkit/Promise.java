@@ -22,6 +22,13 @@ enum Promise {
     RESULT("Contract 3.5 (result)",
             "the result must be recorded and replayed exactly: the codec's name and every byte, an empty result as empty, and a"
                     + " null result (no bytes) as a completed record that replays null"),
+    RESULT_SIZE("Contract 3.5 (largest result)",
+            "a result as large as the limit allows (the store's, by default the policy's maxResultBytes) must be recorded and"
+                    + " replayed exactly, every byte"),
+    COMPLETION_TIMES("Contract 3.5 (completion times)",
+            "complete must write the completion's completedAt and expiresAt as given, to the millisecond, and keep the claim's"
+                    + " createdAt: a record expires its retention after it was completed, not after it was claimed, however long"
+                    + " the work took"),
     EXPIRY("Contract 3.3 (expiry)",
             "a record whose retention has run out (expiry at or before now) must count as absent: the work must run again"),
     HOLDER_COMMITS("Contract 3.3 (concurrent holder commits)",
@@ -39,12 +46,19 @@ enum Promise {
     SCOPE("Contract 2 (scope)",
             "keys with the same id in different scopes are different keys: one must never see the other's record"),
     EXACT_KEYS("Contract 2 (exact keys)",
-            "key ids are compared exactly (case and every character count): ids that differ only in case are different keys"),
+            "scopes and key ids are compared exactly (case and every character count): a scope or an id that differs only in case"
+                    + " makes a different key"),
+    KEY_LIMITS("Contract 2 (largest keys)",
+            "a key as large as the limits allow (a scope and an id of the largest length, of every printable ASCII character but"
+                    + " the space) must be recorded and replayed like any other, and kept apart from keys that differ from it in one"
+                    + " character only, the last or its case; the limits are the store's, by default the policy's"),
     TRANSACTION_REQUIRED("Contract 3.2 (transaction required)",
             "a transaction that cannot carry the record atomically with the work (ended, auto-commit, read-only, another store's)"
                     + " must be refused with TransactionRequiredException before anything is written; the work must not run"),
     PURGE("Contract 8 (purge)",
-            "purging must remove expired records only (expiry at or before now), at most the limit per call, and report how many it removed"),
+            "purging must remove expired records only (expiry at or before now), at most the limit per call, and report how many it"
+                    + " removed; a record in progress is removed only once its own expiry has passed, whether it is the purging"
+                    + " transaction's own claim, another open transaction's, a claim committed without its result, or a lease that ended"),
     AT_MOST_ONCE("Contract 3 (guarantee)",
             "among all attempts with one key, at most one committed transaction may contain an execution of the work, and every"
                     + " other attempt must see that execution's result, InProgress or Mismatch"),

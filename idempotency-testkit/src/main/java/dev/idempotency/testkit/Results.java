@@ -24,7 +24,7 @@ final class Results {
 
     /** What the work returns. */
     enum Kind {
-        STRING, NULL, EMPTY_BYTES, BYTES, LARGE_BYTES, INT, LONG, BOOLEAN, UUID, CUSTOM;
+        STRING, NULL, EMPTY_BYTES, BYTES, LARGE_BYTES, LARGEST_BYTES, INT, LONG, BOOLEAN, UUID, CUSTOM;
 
         /** @return whether two steps of this kind always return different values, so that a value tells its step */
         boolean unique() {
@@ -43,6 +43,8 @@ final class Results {
                     return "a byte[] with 0x00 and 0xFF";
                 case LARGE_BYTES:
                     return "a byte[" + LARGE + "]";
+                case LARGEST_BYTES:
+                    return "the largest byte[] the limit allows";
                 case INT:
                     return "an Integer";
                 case LONG:
@@ -70,7 +72,19 @@ final class Results {
      * @return the value
      */
     static Object value(Kind kind, int step) {
+        return value(kind, step, StoreLimits.policyDefaults().maxResultBytes());
+    }
+
+    /**
+     * @param kind what the work returns
+     * @param step the step's number, from 1, which makes the value unique when the kind allows
+     * @param largest the size of {@link Kind#LARGEST_BYTES}: the store's limit
+     * @return the value
+     */
+    static Object value(Kind kind, int step, int largest) {
         switch (kind) {
+            case LARGEST_BYTES:
+                return bytesOfSize(largest, step);
             case STRING:
                 return "v" + step;
             case NULL:
@@ -80,11 +94,7 @@ final class Results {
             case BYTES:
                 return new byte[] {0, (byte) 0xFF, (byte) step, (byte) (step >> 8), 0, 10, 13, 39, 92};
             case LARGE_BYTES:
-                byte[] large = new byte[LARGE];
-                for (int i = 0; i < large.length; i++) {
-                    large[i] = (byte) (i * 31 + step);
-                }
-                return large;
+                return bytesOfSize(LARGE, step);
             case INT:
                 return step % 2 == 0 ? Integer.MIN_VALUE + step : Integer.MAX_VALUE - step;
             case LONG:
@@ -96,6 +106,19 @@ final class Results {
             default:
                 return new Receipt("r" + step + " \u00e9\u20ac\u0000");
         }
+    }
+
+    /**
+     * @param size how many bytes
+     * @param step makes the content differ from step to step
+     * @return bytes of every value, none of them all alike
+     */
+    static byte[] bytesOfSize(int size, int step) {
+        byte[] bytes = new byte[size];
+        for (int i = 0; i < size; i++) {
+            bytes[i] = (byte) (i * 31 + step);
+        }
+        return bytes;
     }
 
     /** @return whether the work of this kind must be run with {@link #RECEIPTS} */
@@ -131,6 +154,9 @@ final class Results {
     static List<Object> samples() {
         List<Object> all = new ArrayList<>();
         for (Kind k : Kind.values()) {
+            if (k == Kind.LARGEST_BYTES) {
+                continue; // the limit is the store's: resultOfTheLargestSizeIsRecordedAndReplayedExactly
+            }
             all.add(value(k, 7));
             all.add(value(k, 8));
         }

@@ -136,6 +136,7 @@ public abstract class StoreFixture<C> implements ContractPart<C> {
 
     final TestClock clock = new TestClock(START);
     IdempotencyStore<C> store;
+    StoreLimits storeLimits = StoreLimits.policyDefaults();
     Idempotency<C> idem;
     Idempotency<C> impatient;
     ExecutorService threads;
@@ -257,6 +258,18 @@ public abstract class StoreFixture<C> implements ContractPart<C> {
         }
     }
 
+    /**
+     * The largest scope, key id and result the store holds: the contract generates keys and results
+     * up to these, and builds its engines with them, so that the engine refuses anything larger. By
+     * default the policy's ({@link StoreLimits#policyDefaults()}); a store whose schema holds less
+     * declares it here, and its users must configure the same limits in their {@code KeyPolicy}.
+     *
+     * @return the store's limits
+     */
+    protected StoreLimits limits() {
+        return StoreLimits.policyDefaults();
+    }
+
     /** @return how many examples the properties run; by default from {@value Effort#PROPERTY} */
     protected Effort effort() {
         return Effort.fromSystemProperty();
@@ -272,7 +285,8 @@ public abstract class StoreFixture<C> implements ContractPart<C> {
     @BeforeAll
     final void startKit() throws Exception {
         store = Objects.requireNonNull(createStore(clock), "createStore returned null");
-        KeyPolicy policy = KeyPolicy.builder().retention(RETENTION).lockTimeout(LOCK_TIMEOUT).finalFailures(FinalFailure.class).build();
+        storeLimits = Objects.requireNonNull(limits(), "limits returned null");
+        KeyPolicy policy = storeLimits.apply(KeyPolicy.builder()).retention(RETENTION).lockTimeout(LOCK_TIMEOUT).finalFailures(FinalFailure.class).build();
         idem = Idempotency.builder(store).clock(clock).keyPolicy(policy).build();
         impatient = Idempotency.builder(store).clock(clock).keyPolicy(policy.toBuilder().lockTimeout(SHORT_LOCK_TIMEOUT).build()).build();
         threads = Executors.newCachedThreadPool(r -> {
@@ -615,6 +629,29 @@ public abstract class StoreFixture<C> implements ContractPart<C> {
         lastFailure = new SequenceFailure(failure.getMessage() + "\n(the shortest failing sequence found, from " + generated.size()
                 + " generated steps)", failure.getCause());
         throw lastFailure;
+    }
+
+    /** Fails the test with {@code promise} broken, and {@code detail}, unless {@code ok}: the message starts with the promise. */
+    static void require(boolean ok, Promise promise, java.util.function.Supplier<String> detail) {
+        if (!ok) {
+            throw new AssertionError(promise.broken(detail.get()));
+        }
+    }
+
+    /**
+     * The key's committed record, as the store's claim finds it from a transaction of its own
+     * (rolled back); {@code null} if the claim acquired the key, that is, if there is none.
+     */
+    dev.idempotency.spi.StoredRecord committedRecord(IdempotencyKey key, Fingerprint fp) throws Exception {
+        C tx = open();
+        try {
+            Instant now = clock.instant();
+            dev.idempotency.spi.Claim claim = store.claim(tx, new dev.idempotency.spi.ClaimRequest(key, fp, now, now.plus(RETENTION),
+                    LOCK_TIMEOUT));
+            return claim instanceof dev.idempotency.spi.Claim.Existing e ? e.record() : null;
+        } finally {
+            rollback(tx);
+        }
     }
 
     /** Fails with {@code promise} broken, and {@code detail}, unless {@code ok}. */

@@ -31,7 +31,9 @@ final class FlawedStore implements IdempotencyStore<FlawedStore.Tx> {
         /** The result is written to the shared map at once, outside the transaction, over whatever is there. */
         COMPLETION_OUTSIDE_TRANSACTION,
         /** Only an ended transaction is refused: one in auto-commit mode is accepted, and each write commits at once. */
-        AUTO_COMMIT_ACCEPTED
+        AUTO_COMMIT_ACCEPTED,
+        /** The purge deletes every record in progress it can see, expired or not: its own transaction's claim, and committed ones. */
+        PURGE_IN_PROGRESS
     }
 
     static final class Tx {
@@ -143,8 +145,17 @@ final class FlawedStore implements IdempotencyStore<FlawedStore.Tx> {
     @Override
     public synchronized int purgeExpired(Tx tx, Instant now, int limit) {
         int n = 0;
+        if (flaw == Flaw.PURGE_IN_PROGRESS) {
+            for (Map.Entry<IdempotencyKey, Optional<StoredRecord>> own : tx.writes.entrySet()) {
+                if (own.getValue().isPresent() && own.getValue().get().status() == RecordStatus.IN_PROGRESS) {
+                    own.setValue(Optional.empty());
+                    n++;
+                }
+            }
+        }
         for (Iterator<StoredRecord> it = shared.values().iterator(); it.hasNext() && n < limit; ) {
-            if (!it.next().expiresAt().isAfter(now)) {
+            StoredRecord r = it.next();
+            if (!r.expiresAt().isAfter(now) || flaw == Flaw.PURGE_IN_PROGRESS && r.status() == RecordStatus.IN_PROGRESS) {
                 it.remove();
                 n++;
             }
