@@ -192,8 +192,8 @@ public interface ChunkContract<C> extends ContractPart<C> {
             try {
                 waited = waiter.get(bound.toMillis(), TimeUnit.MILLISECONDS);
             } catch (TimeoutException e) {
-                throw new AssertionError(p.broken("With a lock timeout of " + SHORT_LOCK_TIMEOUT.toMillis() + " ms the chunk of "
-                        + waiting.size() + " keys was still waiting after " + bound.toMillis() + " ms"), e);
+                throw new AssertionError(p.broken("With a lock timeout of " + Operations.duration(SHORT_LOCK_TIMEOUT) + " the chunk of "
+                        + waiting.size() + " keys was still waiting after " + Operations.duration(bound) + ""), e);
             } catch (ExecutionException e) {
                 throw e.getCause() instanceof AssertionError a ? a : new AssertionError(p.broken("The chunk failed: " + e.getCause()), e.getCause());
             }

@@ -42,7 +42,7 @@ final class ChunkSequences<C> {
         @Override
         public String toString() {
             if (advance != null) {
-                return "advance the clock by " + advance;
+                return "advance the clock by " + Operations.duration(advance);
             }
             StringBuilder s = new StringBuilder("chunk [");
             for (Item item : items) {

@@ -88,8 +88,8 @@ public interface ConcurrencyContract<C> extends ContractPart<C> {
                 open = false;
                 f.rollback(holder);
                 Outcome<String> late = await(Promise.LOCK_TIMEOUT, waiter);
-                throw new AssertionError(Promise.LOCK_TIMEOUT.broken("With a lock timeout of " + SHORT_LOCK_TIMEOUT.toMillis() + " ms the"
-                        + " wait must end within " + bound.toMillis() + " ms; the attempt was still waiting after " + after + " ms, and got "
+                throw new AssertionError(Promise.LOCK_TIMEOUT.broken("With a lock timeout of " + Operations.duration(SHORT_LOCK_TIMEOUT) + " the"
+                        + " wait must end within " + Operations.duration(bound) + "; the attempt was still waiting after " + Operations.duration(java.time.Duration.ofMillis(after)) + ", and got "
                         + describe(late) + " once the holder rolled back. Does the store pass the request's lockTimeout() to its"
                         + " database (for JDBC: Statement.setQueryTimeout, or a session lock timeout that it sets back)?"), e);
             } catch (ExecutionException e) {

@@ -63,7 +63,7 @@ public interface LeasePrimitiveContract<C> extends ContractPart<C> {
         IdempotencyKey key = IdempotencyKey.of("lease-new", "k1");
         acquired(p, f.claimLease(key, A, "rolled-back", LIVE_LEASE, false), 1, null);
         LeaseClaim.Acquired first = acquired(p, f.claimLease(key, A, "owner-1", LIVE_LEASE, true), 1, null);
-        assertThat(first.leaseUntil()).as(p.broken("The lease of a claim at " + first.now() + " for " + LIVE_LEASE + " must end at its now"
+        assertThat(first.leaseUntil()).as(p.broken("The lease of a claim at " + first.now() + " for " + Operations.duration(LIVE_LEASE) + " must end at its now"
                 + " plus the lease")).isEqualTo(first.now().plus(LIVE_LEASE));
         held(p, f.claimLease(key, A, "owner-2", LIVE_LEASE, true), A, first.leaseUntil(), 1);
         assertThat(f.changed(tx -> f.leasing().releaseLease(tx, key, "rolled-back"))).as(p.broken("The rolled-back claim's owner token"
@@ -132,7 +132,7 @@ public interface LeasePrimitiveContract<C> extends ContractPart<C> {
         acquired(p, f.claimLease(key, A, "owner-2", SHORT_LEASE, true), 2, null);
         f.letLeaseRunOut(SHORT_LEASE);
         LeaseClaim.Acquired third = acquired(p, f.claimLease(key, A, "owner-3", LIVE_LEASE, true), 3, null);
-        assertThat(third.leaseUntil()).as(p.broken("The lease of a take-over at " + third.now() + " for " + LIVE_LEASE + " must end at"
+        assertThat(third.leaseUntil()).as(p.broken("The lease of a take-over at " + third.now() + " for " + Operations.duration(LIVE_LEASE) + " must end at"
                 + " its now plus the lease")).isEqualTo(third.now().plus(LIVE_LEASE));
         held(p, f.claimLease(key, A, "owner-4", LIVE_LEASE, true), A, third.leaseUntil(), 3);
     }

@@ -105,6 +105,7 @@ import org.quicktheories.core.Gen;
  * @param <C> the store's transaction type
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@org.junit.jupiter.api.extension.ExtendWith(PromiseFirst.class)
 public abstract class StoreFixture<C> implements ContractPart<C> {
 
     /** The retention of the policy under test. */

@@ -290,6 +290,15 @@ class BrokenStoresTest {
     }
 
     @Test
+    void anExamplesMessageStartsWithThePromiseAndOneFormatOfDurationsIsUsed() {
+        Run run = run(selectMethod(ScopeCaseInsensitive.class, "keysAreExactAndCaseSensitive"));
+        assertThat(run.messages).singleElement().asString().startsWith("keysAreExactAndCaseSensitive(): " + Promise.EXACT_KEYS.tag() + ":")
+                .contains("Expected EXECUTED(v-EXACT/order-7), got REPLAYED(v-exact/order-7)");
+        Run chunks = run(selectMethod(ChunkExpiryIgnored.class, CHUNKS));
+        assertThat(chunks.messages).singleElement().asString().doesNotContain("PT").containsPattern("advance the clock by \\d+[hms]");
+    }
+
+    @Test
     void shrunkConcurrencyRoundNamesTheFewestThreads() {
         Run run = run(selectMethod(ExpiredTakeOverUnchecked.class, CONCURRENCY));
         assertThat(run.messages).hasSize(1);
@@ -407,6 +416,8 @@ class BrokenStoresTest {
         Run run = run(selectors);
         assertThat(run.summary.getTestsFoundCount()).as("tests found in " + contract.getSimpleName() + what).isPositive();
         assertThat(run.messages).as(contract.getSimpleName() + what + " must fail the contract").isNotEmpty();
+        assertThat(run.messages).as("every message starts with the promise, not the assertion's bracket")
+                .noneMatch(m -> m.contains("): [Contract") || m.contains("): [KIT"));
         if (expected != null) {
             assertThat(run.messages).as(contract.getSimpleName() + " must fail naming " + expected.tag())
                     .anySatisfy(m -> assertThat(m).contains(expected.tag()));
