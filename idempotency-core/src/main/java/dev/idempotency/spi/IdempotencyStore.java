@@ -23,7 +23,15 @@ import java.util.List;
  *   <li>A record whose {@code expiresAt} is at or before the request's {@code now} counts as absent
  *       and is claimed over.</li>
  *   <li>Keys are distinct by scope and id, compared exactly (case and every character count).</li>
- *   <li>{@link #purgeExpired} removes only records that have expired.</li>
+ *   <li>{@link #complete} writes the completion's {@code completedAt} and {@code expiresAt} as given,
+ *       to the millisecond, over the claim's expiry: time passes while a work runs, and a record
+ *       expires its retention after its completion, not after its claim.</li>
+ *   <li>{@link #purgeExpired} removes only records that have expired: a record in progress too, but
+ *       only once its own expiry has passed, whoever holds it.</li>
+ *   <li>Every key and result that the engine's {@link dev.idempotency.KeyPolicy} accepts is kept: a
+ *       scope and an id of the largest length, of any printable ASCII character but the space, and a
+ *       result of {@link dev.idempotency.KeyPolicy#maxResultBytes()}. A store whose schema holds less
+ *       must say so, and its users must configure a policy within it.</li>
  * </ol>
  *
  * <p>Implementations must be thread-safe; one transaction is used by one thread at a time.
@@ -114,7 +122,9 @@ public interface IdempotencyStore<C> {
     }
 
     /**
-     * Writes the outcome of the work into the record this transaction claimed.
+     * Writes the outcome of the work into the record this transaction claimed: its status, codec and
+     * encoded result, and its {@code completedAt} and {@code expiresAt} as given, which replace the
+     * claim's expiry.
      *
      * @param tx the transaction that holds the claim
      * @param completion the status, encoded result and times to record
