@@ -282,6 +282,16 @@ class BrokenStoresTest {
     }
 
     @Test
+    void wholeSecondTimestampsFailAnExample() {
+        assertFails(WholeSecondTimestamps.class, "completionTimesAreWrittenAsGivenWhenTimePassesDuringTheWork", Promise.COMPLETION_TIMES);
+    }
+
+    @Test
+    void nestedCallAnsweredWithTheAskersFingerprintFailsTheSequences() {
+        assertFails(InProgressFingerprintIgnored.class, SEQUENCES, Promise.MISMATCH_IN_PROGRESS);
+    }
+
+    @Test
     void schemaLimitsTheStoreDeclaresAreTheOnesChecked() {
         Run run = run(testsOf(ResultColumnOf128KiBDeclared.class, ExampleContract.class));
         assertThat(run.messages).as("a store that declares its 128 KiB result column and 64-character id column").isEmpty();
@@ -837,6 +847,29 @@ class BrokenStoresTest {
                 public void complete(InMemoryIdempotencyStore.Transaction tx, Completion c) {
                     Instant fromClaim = claimed.getOrDefault(tx, Map.of()).getOrDefault(c.key(), c.expiresAt());
                     inner.complete(tx, new Completion(c.key(), c.status(), c.codec(), c.result(), c.completedAt(), fromClaim));
+                }
+            };
+        }
+    }
+
+    /** Keeps its times in whole seconds ({@code TIMESTAMP(0)}), cut down: a record expires up to a second early. */
+    static class WholeSecondTimestamps extends OnInMemory {
+        @Override
+        IdempotencyStore<InMemoryIdempotencyStore.Transaction> broken() {
+            return new ForwardingStore(inner) {
+                @Override
+                public Claim claim(InMemoryIdempotencyStore.Transaction tx, ClaimRequest r) {
+                    return inner.claim(tx, new ClaimRequest(r.key(), r.fingerprint(), r.now(), seconds(r.expiresAt()), r.lockTimeout()));
+                }
+
+                @Override
+                public void complete(InMemoryIdempotencyStore.Transaction tx, Completion c) {
+                    inner.complete(tx, new Completion(c.key(), c.status(), c.codec(), c.result(), seconds(c.completedAt()),
+                            seconds(c.expiresAt())));
+                }
+
+                private Instant seconds(Instant t) {
+                    return t.truncatedTo(java.time.temporal.ChronoUnit.SECONDS);
                 }
             };
         }
