@@ -24,6 +24,7 @@ import dev.idempotency.testkit.Operations.ExtendLease;
 import dev.idempotency.testkit.Operations.LeaseSequence;
 import dev.idempotency.testkit.Operations.LeaseStep;
 import dev.idempotency.testkit.Operations.ReleaseLease;
+import dev.idempotency.testkit.Operations.PurgeLeases;
 import dev.idempotency.testkit.Operations.RunOut;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -58,12 +59,12 @@ final class LeaseSequences<C> {
 
     /**
      * Claims (live or short, committed or rolled back), checkpoints, completions, releases, extensions
-     * and run-outs, three in four on the first key. A fenced write comes from one of the workers or, as
+     * run-outs and purges at the store's now, three in four on the first key. A fenced write comes from one of the workers or, as
      * often, from {@link Operations#HOLDER}, whoever owns the key's record, so that the holder's writes
      * are frequent.
      */
     static Gen<LeaseSequence> sequences() {
-        Gen<LeaseStep> step = integers().between(0, 9).zip(integers().between(0, 3), integers().between(0, 5), integers().between(0, 15),
+        Gen<LeaseStep> step = integers().between(0, 10).zip(integers().between(0, 3), integers().between(0, 5), integers().between(0, 15),
                 (kind, k, w, bits) -> {
                     int key = k == 3 ? 1 : 0;
                     int who = Math.min(w, Operations.HOLDER);
@@ -81,6 +82,8 @@ final class LeaseSequences<C> {
                             return new ExtendLease(key, who, flag);
                         case 8:
                             return new RunOut();
+                        case 10:
+                            return new PurgeLeases();
                         default:
                             return new ClaimLease(key, fingerprint, who % Operations.WORKERS.size(), flag, commit);
                     }
@@ -134,6 +137,8 @@ final class LeaseSequences<C> {
         private final String scope;
         private final Model model = new Model(StoreFixture.RETENTION);
         private final Map<String, String> tokens = new HashMap<>();
+        /** The store's now, as its latest claim answered; {@code null} before the first. */
+        private Instant storeNow;
 
         Run(String scope) {
             this.scope = scope;
@@ -170,6 +175,12 @@ final class LeaseSequences<C> {
             } else if (step instanceof RunOut) {
                 contract.letLeaseRunOut(StoreFixture.SHORT_LEASE);
                 model.shortLeasesRanOut();
+            } else {
+                Instant now = storeNow != null ? storeNow : contract.clock().instant();
+                int removed = contract.committed(tx -> store.purgeExpired(tx, now, StoreFixture.PURGE_BATCH));
+                StoreFixture.check(removed == 0, Promise.PURGE, "A purge at the store's now, " + now + ", removed " + removed
+                        + " records, but none had expired: every record of the sequence, in progress (its lease live, ended or released)"
+                        + " or completed, is retained for " + Operations.duration(StoreFixture.RETENTION) + " from its claim or completion");
             }
         }
 
@@ -180,6 +191,11 @@ final class LeaseSequences<C> {
                     StoreFixture.RETENTION, StoreFixture.LOCK_TIMEOUT);
             ClaimExpectation expected = model.expectClaim(name, c.fingerprint());
             LeaseClaim got = inTx(c.commit(), tx -> store.claimLease(tx, request));
+            if (got instanceof LeaseClaim.Acquired a) {
+                storeNow = a.now();
+            } else if (got instanceof LeaseClaim.Held h) {
+                storeNow = h.now();
+            }
             Lease l = model.lease(name);
             String seen = "claimLease answered " + describe(got) + "; the model holds " + describe(l);
             switch (expected) {

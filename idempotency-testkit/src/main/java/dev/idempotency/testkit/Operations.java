@@ -266,7 +266,8 @@ final class Operations {
     }
 
     /** One step of a lease sequence, each primitive in a transaction of its own. */
-    sealed interface LeaseStep extends Described permits ClaimLease, Checkpoint, CompleteLease, ReleaseLease, ExtendLease, RunOut {
+    sealed interface LeaseStep extends Described permits ClaimLease, Checkpoint, CompleteLease, ReleaseLease, ExtendLease, RunOut,
+            PurgeLeases {
     }
 
     /** A worker's new attempt claims the key with a live or a short lease, then commits or rolls back. */
@@ -310,6 +311,14 @@ final class Operations {
         @Override
         public String describe(int step) {
             return who(worker) + " extends its lease on " + LEASE_KEYS.get(key) + " to a " + (live ? "live" : "short") + " one";
+        }
+    }
+
+    /** Purges in a transaction of its own, committed, at the store's own now: none of the sequence's records has expired. */
+    record PurgeLeases() implements LeaseStep {
+        @Override
+        public String describe(int step) {
+            return "purge expired records at the store's now";
         }
     }
 

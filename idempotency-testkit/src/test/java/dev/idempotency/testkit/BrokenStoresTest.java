@@ -292,6 +292,12 @@ class BrokenStoresTest {
     }
 
     @Test
+    void expiryWrittenAsTheLeasesEndFails() {
+        assertFails(ExpiryAtTheLeasesEnd.class, "purgeInEveryStateRemovesOnlyExpiredRecords", Promise.PURGE);
+        assertFails(ExpiryAtTheLeasesEnd.class, LEASE_SEQUENCES, Promise.PURGE, Promise.LEASE_TAKE_OVER);
+    }
+
+    @Test
     void schemaLimitsTheStoreDeclaresAreTheOnesChecked() {
         Run run = run(testsOf(ResultColumnOf128KiBDeclared.class, ExampleContract.class));
         assertThat(run.messages).as("a store that declares its 128 KiB result column and 64-character id column").isEmpty();
@@ -852,24 +858,33 @@ class BrokenStoresTest {
         }
     }
 
-    /** Keeps its times in whole seconds ({@code TIMESTAMP(0)}), cut down: a record expires up to a second early. */
+    /** Keeps a completion's times in whole seconds ({@code TIMESTAMP(0)}), cut down: a record expires up to a second early. */
     static class WholeSecondTimestamps extends OnInMemory {
         @Override
         IdempotencyStore<InMemoryIdempotencyStore.Transaction> broken() {
+            java.util.function.UnaryOperator<Instant> seconds = t -> t.truncatedTo(java.time.temporal.ChronoUnit.SECONDS);
             return new ForwardingStore(inner) {
                 @Override
-                public Claim claim(InMemoryIdempotencyStore.Transaction tx, ClaimRequest r) {
-                    return inner.claim(tx, new ClaimRequest(r.key(), r.fingerprint(), r.now(), seconds(r.expiresAt()), r.lockTimeout()));
-                }
-
-                @Override
                 public void complete(InMemoryIdempotencyStore.Transaction tx, Completion c) {
-                    inner.complete(tx, new Completion(c.key(), c.status(), c.codec(), c.result(), seconds(c.completedAt()),
-                            seconds(c.expiresAt())));
+                    inner.complete(tx, new Completion(c.key(), c.status(), c.codec(), c.result(), seconds.apply(c.completedAt()),
+                            seconds.apply(c.expiresAt())));
                 }
+            };
+        }
+    }
 
-                private Instant seconds(Instant t) {
-                    return t.truncatedTo(java.time.temporal.ChronoUnit.SECONDS);
+    /**
+     * Writes a lease claim's expiry as the lease's end ({@code expires_at = lease_until}): once the
+     * lease ends, the record in progress counts as expired, and a purge removes it.
+     */
+    static class ExpiryAtTheLeasesEnd extends OnInMemory {
+        @Override
+        IdempotencyStore<InMemoryIdempotencyStore.Transaction> broken() {
+            return new ForwardingLeasingStore(inner) {
+                @Override
+                public LeaseClaim claimLease(InMemoryIdempotencyStore.Transaction tx, LeaseRequest r) {
+                    return super.claimLease(tx, new LeaseRequest(r.key(), r.fingerprint(), r.ownerToken(), r.lease(), r.lease(),
+                            r.lockTimeout()));
                 }
             };
         }
