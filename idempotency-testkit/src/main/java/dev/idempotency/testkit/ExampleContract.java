@@ -43,9 +43,10 @@ import org.junit.jupiter.api.Test;
  * named after it and run one transaction at a time. Its promises: {@code Contract 3.3 (replay)},
  * {@code Contract 3 (rollback)}, {@code Contract 3.3 (mismatch)}, {@code Contract 3.3 (mismatch in
  * progress)}, {@code Contract 3.3 (expiry)}, {@code Contract 3.4 (work exception)}, {@code Contract
- * 3.4 (final failure)}, {@code Contract 3.5 (result)}, {@code Contract 2 (scope)}, {@code Contract 2
- * (exact keys)}, {@code Contract 3.2 (transaction required)}, {@code Contract 8 (purge)}, and the
- * kit's own {@code KIT HOOKS}. For a {@link dev.idempotency.spi.LeasingStore}, the in-progress
+ * 3.4 (final failure)}, {@code Contract 3.5 (result)}, {@code Contract 3.5 (largest result)},
+ * {@code Contract 3.5 (completion times)}, {@code Contract 2 (scope)}, {@code Contract 2 (exact
+ * keys)}, {@code Contract 2 (largest keys)}, {@code Contract 3.2 (transaction required)},
+ * {@code Contract 8 (purge)}, and the kit's own {@code KIT HOOKS}. For a {@link dev.idempotency.spi.LeasingStore}, the in-progress
  * example also meets a committed lease claim.
  *
  * <p>Implement it on a {@link StoreFixture}, with the other parts the store supports.
