@@ -163,17 +163,33 @@ final class ConcurrentRounds<C> {
                 return attempt(a, value);
             }));
         }
+        Future<Integer> purge = f.threads.submit(() -> {
+            go.await();
+            try {
+                return f.purge(StoreFixture.PURGE_BATCH);
+            } catch (TransactionConflictException conflict) {
+                return 0; // chosen as a deadlock's victim: it removed nothing
+            }
+        });
         go.countDown();
         List<Result> results = new ArrayList<>();
         for (Future<Result> f : futures) {
             results.add(await(Promise.AT_MOST_ONCE, f));
         }
+        int removed = await(Promise.PURGE, purge);
         StringBuilder report = new StringBuilder();
         for (int k = 0; k < round.starts().size(); k++) {
             report.append(String.format("%n  key %s starts with %s", Operations.CONCURRENT_KEYS.get(k), round.starts().get(k).describe()));
         }
         for (int i = 0; i < results.size(); i++) {
             report.append(String.format("%n  %s%n      -> %s", attempts.get(i).describe(i + 1), results.get(i).describe()));
+        }
+        report.append(String.format("%n  and a purge, with them in a transaction of its own%n      -> removed %d", removed));
+        long expired = round.starts().stream().filter(s -> s == Start.EXPIRED).count();
+        if (removed > expired) {
+            fail(Promise.PURGE.broken("A purge that ran with the round's attempts removed " + removed + " records, but only " + expired
+                    + " had expired (the keys that started with a result expiring exactly then); the others were in progress, claimed"
+                    + " by the round's open transactions or committed, or live, in this round:" + report));
         }
         Map<Integer, Integer> winner = new HashMap<>();
         for (int i = 0; i < results.size(); i++) {

@@ -295,6 +295,8 @@ class BrokenStoresTest {
     void expiryWrittenAsTheLeasesEndFails() {
         assertFails(ExpiryAtTheLeasesEnd.class, "purgeInEveryStateRemovesOnlyExpiredRecords", Promise.PURGE);
         assertFails(ExpiryAtTheLeasesEnd.class, LEASE_SEQUENCES, Promise.PURGE, Promise.LEASE_TAKE_OVER);
+        // A round whose keys start with a live lease and an expiring result purges while attempts hold claims.
+        assertFails(ExpiryAtTheLeasesEnd.class, CONCURRENCY, Promise.PURGE);
     }
 
     @Test
