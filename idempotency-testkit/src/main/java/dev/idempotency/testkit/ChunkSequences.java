@@ -34,8 +34,9 @@ final class ChunkSequences<C> {
         this.f = f;
     }
 
+    /** Keys that differ by the case of the id, by the scope, by the case of the scope, and by the id. */
     private static final List<IdempotencyKey> CHUNK_KEYS = List.of(IdempotencyKey.of("chunks", "k1"), IdempotencyKey.of("chunks", "K1"),
-            IdempotencyKey.of("chunks-2", "k1"), IdempotencyKey.of("chunks", "k2"));
+            IdempotencyKey.of("chunks-2", "k1"), IdempotencyKey.of("CHUNKS", "k1"), IdempotencyKey.of("chunks", "k2"));
 
     /** A step of a chunk sequence: a chunk of {@code items} (committed or not), or a clock move by {@code advance}. */
     record ChunkStep(List<Item> items, boolean commit, Duration advance) {
