@@ -68,7 +68,7 @@ final class ExecutionSequences<C> {
                             w = WorkKind.RETURNS;
                         }
                         Duration takes = during == During.CLOCK_MOVES ? workTime(r >>> 13) : Duration.ZERO;
-                        return new Execute(key, fp == 3 ? 1 : 0, w, (r & 1) == 0, resultKind((r >>> 1) % 32), during, takes);
+                        return new Execute(key, fp == 3 ? 1 : 0, w, (r & 1) == 0, resultKind((r >>> 1) % 64), during, takes);
                     }
                     if (kind == 7) {
                         return new Advance(clockMove(r >>> 5));
@@ -104,13 +104,14 @@ final class ExecutionSequences<C> {
     }
 
     /**
-     * Strings 12 times in 32, each other kind twice, the custom codec 4 times, and the largest byte
-     * array the limit allows once: a few large results, as each costs its store a megabyte's write.
+     * Strings 24 times in 64, each other kind 4 times, the custom codec 7 times, and the largest byte
+     * array the limit allows once: a few large results (some eight at quick effort), as each costs its
+     * store a megabyte's write and read.
      */
     private static Results.Kind resultKind(int i) {
         Results.Kind[] others = {Results.Kind.NULL, Results.Kind.EMPTY_BYTES, Results.Kind.BYTES, Results.Kind.LARGE_BYTES, Results.Kind.INT,
             Results.Kind.LONG, Results.Kind.BOOLEAN, Results.Kind.UUID, Results.Kind.CUSTOM, Results.Kind.CUSTOM};
-        return i < 12 ? Results.Kind.STRING : i == 31 ? Results.Kind.LARGEST_BYTES : others[(i - 12) / 2];
+        return i < 24 ? Results.Kind.STRING : i == 63 ? Results.Kind.LARGEST_BYTES : others[(i - 24) / 4];
     }
 
     /** A clock move: milliseconds, seconds, minutes, the retention to the millisecond (-1, 0, +1), or a little past it. */
