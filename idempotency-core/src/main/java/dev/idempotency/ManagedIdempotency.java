@@ -471,7 +471,7 @@ public final class ManagedIdempotency<C> {
          * @param retry how conflicts are retried
          * @return this builder
          */
-        public Builder<C> retry(RetryPolicy retry) {
+        public Builder<C> retryPolicy(RetryPolicy retry) {
             this.retry = Objects.requireNonNull(retry, "retry");
             return this;
         }
@@ -481,7 +481,7 @@ public final class ManagedIdempotency<C> {
          *     that keeps leases
          * @return this builder
          */
-        public Builder<C> leases(LeasePolicy leases) {
+        public Builder<C> leasePolicy(LeasePolicy leases) {
             this.leases = Objects.requireNonNull(leases, "leases");
             this.leasesGiven = true;
             return this;

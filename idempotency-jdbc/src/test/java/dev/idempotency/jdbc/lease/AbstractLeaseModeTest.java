@@ -110,8 +110,8 @@ public abstract class AbstractLeaseModeTest {
         // tag::managed[]
         Idempotency<Connection> engine = Idempotency.builder(store).clock(clock).listener(listener)
                 .keyPolicy(KeyPolicy.builder().finalFailures(Declined.class).lockTimeout(Duration.ofSeconds(5)).build()).build();
-        return ManagedIdempotency.builder(engine, JdbcTransactions.of(dataSource())).leases(leases)
-                .retry(RetryPolicy.builder().backoff(Duration.ofMillis(1), Duration.ofMillis(20)).build()).build();
+        return ManagedIdempotency.builder(engine, JdbcTransactions.of(dataSource())).leasePolicy(leases)
+                .retryPolicy(RetryPolicy.builder().backoff(Duration.ofMillis(1), Duration.ofMillis(20)).build()).build();
         // end::managed[]
     }
 
