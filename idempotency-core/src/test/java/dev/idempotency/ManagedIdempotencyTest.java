@@ -189,10 +189,22 @@ class ManagedIdempotencyTest {
     }
 
     @Test
-    void leaseWithAResultOfNoBuiltInTypeAndNoCodecAsksForOneAndEndsItsLease() {
-        assertThatThrownBy(() -> managed().lease(KEY, a -> Instant.EPOCH)).isInstanceOf(ResultCodecException.class)
-                .hasMessageContaining("java.time.Instant").hasMessageContaining("IdempotentCall.of(key, ResultCodec.of(");
-        assertThat(store.calls).last().isEqualTo("releaseLease:k1");
+    void leaseWithAResultOfNoBuiltInTypeAndNoCodecAsksForOneAndIsRecordedAsFailed() {
+        AtomicInteger runs = new AtomicInteger();
+        assertThatThrownBy(() -> managed().lease(KEY, a -> {
+            runs.incrementAndGet();
+            return Instant.EPOCH;
+        })).isInstanceOf(ResultCodecException.class).hasMessageContaining("java.time.Instant")
+                .hasMessageContaining("IdempotentCall.of(key, ResultCodec.of(").hasMessageContaining("recorded as failed")
+                .hasMessageContaining("not run again");
+        assertThat(store.calls).last().isEqualTo("completeLeased:k1");
+        Outcome<Instant> retry = managed().lease(KEY, a -> {
+            runs.incrementAndGet();
+            return Instant.EPOCH;
+        });
+        assertThat(retry.status()).isEqualTo(Outcome.Status.FAILED);
+        assertThat(retry.isReplay()).isTrue();
+        assertThat(runs).hasValue(1);
     }
 
     @Test
