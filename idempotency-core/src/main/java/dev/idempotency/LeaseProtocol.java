@@ -27,6 +27,15 @@ final class LeaseProtocol<C> {
 
     private static final Logger log = LoggerFactory.getLogger(LeaseProtocol.class);
     private static final SecureRandom TOKENS = new SecureRandom();
+    /**
+     * What a result that cannot be recorded (over the size limit, or one its codec cannot encode)
+     * leaves: the call has run, so the operation is recorded as failed instead, and no retry runs the
+     * call again for a result that could never be recorded either.
+     */
+    private static final String UNRECORDABLE_RESULT = "the call has run: the finish phase's writes were rolled back, and the"
+            + " operation is recorded as failed with this exception, which every retry with the key gets back (Outcome.Failed);"
+            + " the call is not run again. What the call did outside the database stands: settle it there by hand if need be,"
+            + " and make the result recordable for new operations (smaller, or one its codec encodes)";
 
     private final Kernel<C> kernel;
     private final LeasingStore<C> store;
@@ -108,10 +117,9 @@ final class LeaseProtocol<C> {
                 T result = phases.finish.finish(tx, prepared, called);
                 Kernel.Encoded encoded;
                 try {
-                    encoded = kernel.encode(key, phases.codec, result, ResultTooLargeException.RESULT,
-                            "the finish transaction was rolled back, the finish phase's writes with it");
-                } catch (ResultTooLargeException tooLarge) {
-                    throw new OwnTransactions.RollBack(tooLarge); // the finish's writes must not commit without the result
+                    encoded = kernel.encode(key, phases.codec, result, ResultTooLargeException.RESULT, UNRECORDABLE_RESULT);
+                } catch (ResultTooLargeException | ResultCodecException unrecordable) {
+                    throw new OwnTransactions.RollBack(unrecordable); // the finish's writes must not commit without the result
                 }
                 store.completeLeased(tx, token, kernel.leasedResult(key, encoded))
                         .orElseThrow(() -> new LeaseLostException(key, "the result"));
@@ -119,32 +127,18 @@ final class LeaseProtocol<C> {
             });
         } catch (LeaseLostException lost) {
             throw lost;
-        } catch (OwnTransactions.RollBack tooLarge) {
-            ResultTooLargeException recorded = resultNotRecordable(key, token, prepared, (ResultTooLargeException) tooLarge.carried());
-            attempt.over = "it recorded the operation as failed (its result was over the size limit), which ended its lease";
-            throw recorded;
+        } catch (OwnTransactions.RollBack unrecordable) {
+            RuntimeException why = (RuntimeException) unrecordable.carried();
+            this.<Object, X>recordFinalFailure(key, token, null, prepared, why); // what every retry gets back
+            log.warn("Key {}: the call has run but its result cannot be recorded; the operation is recorded as failed", key, why);
+            attempt.over = "it recorded the operation as failed (its result " + (why instanceof ResultTooLargeException
+                    ? "was over the size limit" : "could not be encoded") + "), which ended its lease";
+            throw why;
         } catch (Throwable failure) {
             endLease(key, token, failure);
             throw failure;
         }
         return new Outcome.Executed<>(key, value);
-    }
-
-    /**
-     * The call has run, but its result is over the size limit and the finish was rolled back: the
-     * operation is recorded as failed, so that no retry runs the call again for a result that could
-     * never be recorded either. Returns the exception to throw, whose message says so.
-     */
-    private <X extends Exception> ResultTooLargeException resultNotRecordable(IdempotencyKey key, String token,
-                                                                              Object prepared, ResultTooLargeException rolledBack) throws X {
-        this.<Object, X>recordFinalFailure(key, token, null, prepared, rolledBack); // what every retry gets back
-        log.warn("Key {}: the result is {} bytes, over the limit of {}; the operation is recorded as failed", key, rolledBack.size(),
-                rolledBack.limit());
-        return new ResultTooLargeException(key, ResultTooLargeException.RESULT, rolledBack.size(), rolledBack.limit(),
-                "so it cannot be recorded. The call has run: the finish phase's writes were rolled back, and the operation is"
-                        + " recorded as failed with this exception instead, which every retry with the key gets back (Outcome.Failed);"
-                        + " the call is not run again. What the call did outside the database stands: settle it there by hand if need"
-                        + " be, and return a smaller result (or raise the limit) for new operations");
     }
 
     private <T, X extends Exception> Claimed claimTransaction(LeaseRequest request, Phases<C, T, X> phases) throws X {

@@ -56,8 +56,9 @@ import java.util.function.Function;
  *       attempt took the key over meanwhile, the transaction rolls back and
  *       {@link LeaseLostException} is thrown; nothing of this attempt is recorded. Otherwise return
  *       {@link Outcome.Executed}. A finish that throws rolls back, and the lease is ended as in 4. A
- *       result over the policy's size limit rolls back too, but the call has run: the operation is
- *       recorded as failed, fenced, and {@link ResultTooLargeException} is thrown; every retry gets
+ *       result that cannot be recorded (over the policy's size limit, or one its codec fails to
+ *       encode) rolls back too, but the call has run: the operation is recorded as failed, fenced, and
+ *       {@link ResultTooLargeException} or {@link ResultCodecException} is thrown; every retry gets
  *       {@link Outcome.Failed} back and the call is not run again.</li>
  * </ol>
  * A process that dies anywhere leaves at most a committed claim (and prepare) whose lease ends on
@@ -316,8 +317,8 @@ public final class ManagedIdempotency<C> {
      * @throws X the call's own exception, unchanged (the lease was ended, so a retry runs at once)
      * @throws InvalidKeyException if the policy refuses the key
      * @throws LeaseLostException if the lease ended and another attempt took the key over
-     * @throws ResultCodecException if the result cannot be encoded (no built-in codec fits it), or a replay cannot be
-     *     decoded
+     * @throws ResultCodecException if the result cannot be encoded (no built-in codec fits it): the
+     *     operation is recorded as failed, and no retry runs the call again; or if a replay cannot be decoded
      * @throws ResultTooLargeException if the encoded result is over the policy's limit: the operation
      *     is recorded as failed, and no retry runs the call again
      * @throws UnsupportedOperationException if the store keeps no leases
@@ -340,7 +341,8 @@ public final class ManagedIdempotency<C> {
      * @throws X the call's own exception, unchanged (the lease was ended, so a retry runs at once)
      * @throws InvalidKeyException if the policy refuses the key
      * @throws LeaseLostException if the lease ended and another attempt took the key over
-     * @throws ResultCodecException if no built-in codec fits the result, or a replay cannot be decoded
+     * @throws ResultCodecException if no built-in codec fits the result (the operation is recorded as
+     *     failed, and no retry runs the call again), or a replay cannot be decoded
      * @throws ResultTooLargeException if the encoded result is over the policy's limit: the operation
      *     is recorded as failed, and no retry runs the call again
      * @throws UnsupportedOperationException if the store keeps no leases
@@ -365,7 +367,8 @@ public final class ManagedIdempotency<C> {
      * @throws InvalidKeyException if the policy refuses the key
      * @throws IllegalArgumentException if the call names another codec than the phases, before any access
      * @throws LeaseLostException if the lease ended and another attempt took the key over
-     * @throws ResultCodecException if a value cannot be encoded, or a recorded one decoded
+     * @throws ResultCodecException if a value cannot be encoded (the result's: recorded as failed, as
+     *     below), or a recorded one decoded
      * @throws ResultTooLargeException if an encoded value is over the policy's limit: the prepare's
      *     value rolls the claim back (nothing recorded, the call not run), the result is recorded as
      *     a failure (no retry runs the call again)
@@ -389,7 +392,8 @@ public final class ManagedIdempotency<C> {
      * @throws X a phase's own exception, unchanged
      * @throws InvalidKeyException if the policy refuses the key
      * @throws LeaseLostException if the lease ended and another attempt took the key over
-     * @throws ResultCodecException if a value cannot be encoded, or a recorded one decoded
+     * @throws ResultCodecException if a value cannot be encoded (the result's: recorded as failed, as
+     *     below), or a recorded one decoded
      * @throws ResultTooLargeException if an encoded value is over the policy's limit (see
      *     {@link #run(IdempotentCall, Phases)})
      * @throws UnsupportedOperationException if the store keeps no leases
@@ -471,7 +475,7 @@ public final class ManagedIdempotency<C> {
          * @param retry how conflicts are retried
          * @return this builder
          */
-        public Builder<C> retry(RetryPolicy retry) {
+        public Builder<C> retryPolicy(RetryPolicy retry) {
             this.retry = Objects.requireNonNull(retry, "retry");
             return this;
         }
@@ -481,7 +485,7 @@ public final class ManagedIdempotency<C> {
          *     that keeps leases
          * @return this builder
          */
-        public Builder<C> leases(LeasePolicy leases) {
+        public Builder<C> leasePolicy(LeasePolicy leases) {
             this.leases = Objects.requireNonNull(leases, "leases");
             this.leasesGiven = true;
             return this;

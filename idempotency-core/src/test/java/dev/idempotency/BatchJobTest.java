@@ -20,7 +20,7 @@ class BatchJobTest {
     final ManagedIdempotency<FakeTx> managed = ManagedIdempotency.builder(
                     Idempotency.builder(store).keyPolicy(KeyPolicy.builder().finalFailures(IllegalArgumentException.class).build()).build(),
                     runner)
-            .retry(RetryPolicy.builder().backoff(Duration.ZERO, Duration.ZERO).build()).build();
+            .retryPolicy(RetryPolicy.builder().backoff(Duration.ZERO, Duration.ZERO).build()).build();
     final ResultCodec<Integer> codec = ResultCodec.of("n-v1", String::valueOf, Integer::valueOf);
 
     /** A job whose work refuses item 4 with a final failure, in chunks of 2. */

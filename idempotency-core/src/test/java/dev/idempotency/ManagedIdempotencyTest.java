@@ -48,7 +48,7 @@ class ManagedIdempotencyTest {
 
     ManagedIdempotency<FakeTx> managed(KeyPolicy policy) {
         Idempotency<FakeTx> engine = Idempotency.builder(store).keyPolicy(policy).listener(listener).build();
-        return ManagedIdempotency.builder(engine, runner).retry(NO_PAUSE).build();
+        return ManagedIdempotency.builder(engine, runner).retryPolicy(NO_PAUSE).build();
     }
 
     ManagedIdempotency<FakeTx> managed() {
@@ -189,10 +189,22 @@ class ManagedIdempotencyTest {
     }
 
     @Test
-    void leaseWithAResultOfNoBuiltInTypeAndNoCodecAsksForOneAndEndsItsLease() {
-        assertThatThrownBy(() -> managed().lease(KEY, a -> Instant.EPOCH)).isInstanceOf(ResultCodecException.class)
-                .hasMessageContaining("java.time.Instant").hasMessageContaining("IdempotentCall.of(key, ResultCodec.of(");
-        assertThat(store.calls).last().isEqualTo("releaseLease:k1");
+    void leaseWithAResultOfNoBuiltInTypeAndNoCodecAsksForOneAndIsRecordedAsFailed() {
+        AtomicInteger runs = new AtomicInteger();
+        assertThatThrownBy(() -> managed().lease(KEY, a -> {
+            runs.incrementAndGet();
+            return Instant.EPOCH;
+        })).isInstanceOf(ResultCodecException.class).hasMessageContaining("java.time.Instant")
+                .hasMessageContaining("IdempotentCall.of(key, ResultCodec.of(").hasMessageContaining("recorded as failed")
+                .hasMessageContaining("not run again");
+        assertThat(store.calls).last().isEqualTo("completeLeased:k1");
+        Outcome<Instant> retry = managed().lease(KEY, a -> {
+            runs.incrementAndGet();
+            return Instant.EPOCH;
+        });
+        assertThat(retry.status()).isEqualTo(Outcome.Status.FAILED);
+        assertThat(retry.isReplay()).isTrue();
+        assertThat(runs).hasValue(1);
     }
 
     @Test
@@ -375,7 +387,7 @@ class ManagedIdempotencyTest {
     void aLeasePolicyForAStoreWithoutLeasesIsRefusedWhenTheEngineIsBuilt() {
         IdempotencyStore<FakeTx> plain = plainStore();
         ManagedIdempotency.Builder<FakeTx> builder = ManagedIdempotency.builder(Idempotency.of(plain), runner)
-                .leases(LeasePolicy.builder().lease(java.time.Duration.ofSeconds(5)).build());
+                .leasePolicy(LeasePolicy.builder().lease(java.time.Duration.ofSeconds(5)).build());
         assertThatThrownBy(builder::build).isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("PlainStore").hasMessageContaining("keeps no leases");
     }
@@ -404,8 +416,8 @@ class ManagedIdempotencyTest {
                 store.put(tx, FakeStore.completed(KEY, Fingerprint.NONE, "string", "theirs".getBytes(), store.storeNow));
             }
         };
-        ManagedIdempotency<FakeTx> managed = ManagedIdempotency.builder(Idempotency.of(store), runner).retry(NO_PAUSE)
-                .leases(LeasePolicy.builder().waitForHolder(Duration.ofMinutes(10)).pollInterval(Duration.ofMillis(1)).build()).build();
+        ManagedIdempotency<FakeTx> managed = ManagedIdempotency.builder(Idempotency.of(store), runner).retryPolicy(NO_PAUSE)
+                .leasePolicy(LeasePolicy.builder().waitForHolder(Duration.ofMinutes(10)).pollInterval(Duration.ofMillis(1)).build()).build();
         assertThat(managed.lease(IdempotentCall.of(KEY, ResultCodec.string()), a -> "mine")).isEqualTo(new Outcome.Replayed<>(KEY,
                 "theirs", store.storeNow));
         assertThat(polls).hasValue(3);
@@ -416,8 +428,8 @@ class ManagedIdempotencyTest {
         Instant until = store.storeNow.plusSeconds(10);
         store.putLeased(new StoredRecord(KEY, Fingerprint.NONE, RecordStatus.IN_PROGRESS, null, null, store.storeNow, null,
                 store.storeNow.plusSeconds(3600), until), "holder", 1, null);
-        ManagedIdempotency<FakeTx> managed = ManagedIdempotency.builder(Idempotency.of(store), runner).retry(NO_PAUSE)
-                .leases(LeasePolicy.builder().waitForHolder(Duration.ofMinutes(10)).pollInterval(Duration.ofMinutes(1)).build()).build();
+        ManagedIdempotency<FakeTx> managed = ManagedIdempotency.builder(Idempotency.of(store), runner).retryPolicy(NO_PAUSE)
+                .leasePolicy(LeasePolicy.builder().waitForHolder(Duration.ofMinutes(10)).pollInterval(Duration.ofMinutes(1)).build()).build();
         try {
             Thread.currentThread().interrupt();
             assertThat(managed.lease(IdempotentCall.of(KEY, ResultCodec.string()),

@@ -25,7 +25,7 @@ class ManagedWriteLastTest {
 
     ManagedIdempotency<FakeTx> managed(KeyPolicy policy) {
         return ManagedIdempotency.builder(Idempotency.builder(store).keyPolicy(policy).build(), runner)
-                .retry(RetryPolicy.builder().maxAttempts(3).backoff(Duration.ZERO, Duration.ZERO).build()).build();
+                .retryPolicy(RetryPolicy.builder().maxAttempts(3).backoff(Duration.ZERO, Duration.ZERO).build()).build();
     }
 
     static StoredRecord completed(String value) {

@@ -47,7 +47,7 @@ final class LeaseWorkload {
     /** @return the engine of lease mode (and of chunks) on {@code ds}, with leases of {@code lease} */
     static ManagedIdempotency<Connection> managed(DataSource ds, JdbcIdempotencyStore store, Duration lease) {
         return ManagedIdempotency.builder(Idempotency.builder(store).build(), JdbcTransactions.of(ds))
-                .leases(LeasePolicy.builder().lease(lease).build()).build();
+                .leasePolicy(LeasePolicy.builder().lease(lease).build()).build();
     }
 
     /** @return the external service of a run, in its folder */

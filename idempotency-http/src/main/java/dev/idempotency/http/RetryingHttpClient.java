@@ -296,7 +296,7 @@ public final class RetryingHttpClient {
          * @param retry attempts in all and the backoff between them ({@link #DEFAULT_RETRY} by default)
          * @return this builder
          */
-        public Builder retry(RetryPolicy retry) {
+        public Builder retryPolicy(RetryPolicy retry) {
             this.retry = Objects.requireNonNull(retry, "retry");
             return this;
         }

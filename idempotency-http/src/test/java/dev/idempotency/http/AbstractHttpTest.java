@@ -344,7 +344,7 @@ abstract class AbstractHttpTest {
         server.losses.put("shop-a/" + key, new AtomicInteger(2));
         AtomicInteger sent = new AtomicInteger();
         AtomicInteger generated = new AtomicInteger();
-        RetryingHttpClient client = RetryingHttpClient.builder(http).retry(fastRetries(5)).keys(() -> {
+        RetryingHttpClient client = RetryingHttpClient.builder(http).retryPolicy(fastRetries(5)).keys(() -> {
                     generated.incrementAndGet();
                     return key;
                 })
@@ -371,7 +371,7 @@ abstract class AbstractHttpTest {
     void withoutTheLayerTheSameRetriesMakeAPaymentEach() throws Exception {
         String key = key();
         server.losses.put("shop-a/" + key, new AtomicInteger(2));
-        RetryingHttpClient client = RetryingHttpClient.builder(http).keys(() -> key).retry(fastRetries(5)).build();
+        RetryingHttpClient client = RetryingHttpClient.builder(http).keys(() -> key).retryPolicy(fastRetries(5)).build();
 
         HttpResponse<String> response = client.send(request("/unprotected/payments", "shop-a", null).POST(body("pay")).build(),
                 HttpResponse.BodyHandlers.ofString());
@@ -384,7 +384,7 @@ abstract class AbstractHttpTest {
     void theClientRetriesAfterItsTimeoutAndGetsTheReplay() throws Exception {
         String key = key();
         server.delays.put("shop-a/" + key, Duration.ofMillis(1500));
-        RetryingHttpClient client = RetryingHttpClient.builder(http).keys(() -> key).retry(fastRetries(3))
+        RetryingHttpClient client = RetryingHttpClient.builder(http).keys(() -> key).retryPolicy(fastRetries(3))
                 .attemptTimeout(Duration.ofMillis(500)).build();
 
         HttpRequest untimed = HttpRequest.newBuilder(server.uri("/payments")).header("X-Client", "shop-a").POST(body("pay")).build();
@@ -398,7 +398,7 @@ abstract class AbstractHttpTest {
     @Test
     void theClientRetriesA500WithTheSameKeyAndTheHandlerRunsAgain() throws Exception {
         String key = key();
-        RetryingHttpClient client = RetryingHttpClient.builder(http).keys(() -> key).retry(fastRetries(3)).build();
+        RetryingHttpClient client = RetryingHttpClient.builder(http).keys(() -> key).retryPolicy(fastRetries(3)).build();
 
         HttpResponse<String> response = client.send(request("/payments", "shop-a", null).POST(body("fail-once")).build(),
                 HttpResponse.BodyHandlers.ofString());
@@ -412,7 +412,7 @@ abstract class AbstractHttpTest {
     void aHandlersOwn5xxIsRecordedAndTheClientStopsAtItsReplay() throws Exception {
         String key = key();
         AtomicInteger sent = new AtomicInteger();
-        RetryingHttpClient client = RetryingHttpClient.builder(http).keys(() -> key).retry(fastRetries(5))
+        RetryingHttpClient client = RetryingHttpClient.builder(http).keys(() -> key).retryPolicy(fastRetries(5))
                 .listener(new RetryingHttpClient.Listener() {
                     @Override
                     public void onSend(HttpRequest request, int attempt) {
@@ -435,7 +435,7 @@ abstract class AbstractHttpTest {
         String key = key();
         Held held = holdFirst("/leased/payments", key);
         List<String> reasons = new ArrayList<>();
-        RetryingHttpClient client = RetryingHttpClient.builder(http).retry(fastRetries(5)).listener(new RetryingHttpClient.Listener() {
+        RetryingHttpClient client = RetryingHttpClient.builder(http).retryPolicy(fastRetries(5)).listener(new RetryingHttpClient.Listener() {
             @Override
             public void onRetry(HttpRequest request, int attempt, String reason, Duration pause) {
                 reasons.add(reason + " " + pause.toSeconds());
@@ -454,7 +454,7 @@ abstract class AbstractHttpTest {
     @Test
     void theClientNeverRetries400Or422() throws Exception {
         AtomicInteger sent = new AtomicInteger();
-        RetryingHttpClient client = RetryingHttpClient.builder(http).retry(fastRetries(5)).listener(new RetryingHttpClient.Listener() {
+        RetryingHttpClient client = RetryingHttpClient.builder(http).retryPolicy(fastRetries(5)).listener(new RetryingHttpClient.Listener() {
             @Override
             public void onSend(HttpRequest request, int attempt) {
                 sent.incrementAndGet();
@@ -479,7 +479,7 @@ abstract class AbstractHttpTest {
     void theClientGivesUpAfterItsAttemptsAndThrowsTheLastFailure() throws Exception {
         String key = key();
         server.losses.put("shop-a/" + key, new AtomicInteger(10));
-        RetryingHttpClient client = RetryingHttpClient.builder(http).keys(() -> key).retry(fastRetries(3)).build();
+        RetryingHttpClient client = RetryingHttpClient.builder(http).keys(() -> key).retryPolicy(fastRetries(3)).build();
 
         try {
             client.send(request("/payments", "shop-a", null).POST(body("pay")).build(), HttpResponse.BodyHandlers.ofString());

@@ -116,7 +116,7 @@ class JdkHttpHandlerTest {
             assertThat(response.body()).contains(HttpIdempotency.PROBLEM_TYPES + "request-too-large");
         }
         AtomicInteger sent = new AtomicInteger();
-        RetryingHttpClient retrying = RetryingHttpClient.builder(http).retry(AbstractHttpTest.fastRetries(5))
+        RetryingHttpClient retrying = RetryingHttpClient.builder(http).retryPolicy(AbstractHttpTest.fastRetries(5))
                 .listener(new RetryingHttpClient.Listener() {
                     @Override
                     public void onSend(HttpRequest request, int attempt) {

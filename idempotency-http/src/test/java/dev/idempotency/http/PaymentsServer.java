@@ -84,9 +84,9 @@ final class PaymentsServer implements AutoCloseable {
         ManagedIdempotency<Connection> finals = ManagedIdempotency.of(Idempotency.builder(store)
                 .keyPolicy(KeyPolicy.builder().finalFailures(Declined.class).build()).build(), transactions);
         ManagedIdempotency<Connection> shortLease = ManagedIdempotency.builder(Idempotency.of(store), transactions)
-                .leases(LeasePolicy.builder().lease(Duration.ofMillis(300)).build()).build();
+                .leasePolicy(LeasePolicy.builder().lease(Duration.ofMillis(300)).build()).build();
         ManagedIdempotency<Connection> leased = ManagedIdempotency.builder(Idempotency.of(store), transactions)
-                .leases(LeasePolicy.builder().lease(Duration.ofSeconds(3)).build()).build();
+                .leasePolicy(LeasePolicy.builder().lease(Duration.ofSeconds(3)).build()).build();
 
         server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
         server.setExecutor(threads);

@@ -61,7 +61,7 @@ class RetryingHttpClientTest {
     }
 
     private RetryingHttpClient client(int attempts) {
-        return RetryingHttpClient.builder(HttpClient.newHttpClient()).retry(AbstractHttpTest.fastRetries(attempts))
+        return RetryingHttpClient.builder(HttpClient.newHttpClient()).retryPolicy(AbstractHttpTest.fastRetries(attempts))
                 .clock(() -> now)
                 .listener(new RetryingHttpClient.Listener() {
                     @Override

@@ -401,7 +401,7 @@ public abstract class AbstractChunkTest {
     @MethodSource("workerIsolationLevels")
     void workersWithOverlappingChunksRunEachItemOnceAndNoConflictReachesThem(int isolation) throws Exception {
         ManagedIdempotency<Connection> managed = ManagedIdempotency.builder(idem, JdbcTransactions.of(atIsolation(isolation)))
-                .retry(RetryPolicy.builder().maxAttempts(20).backoff(Duration.ofMillis(1), Duration.ofMillis(50)).build()).build();
+                .retryPolicy(RetryPolicy.builder().maxAttempts(20).backoff(Duration.ofMillis(1), Duration.ofMillis(50)).build()).build();
         List<String> all = items(0, 200);
         ExecutorService pool = Executors.newFixedThreadPool(4);
         try {

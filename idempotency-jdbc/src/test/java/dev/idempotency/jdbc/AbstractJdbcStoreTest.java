@@ -701,7 +701,7 @@ public abstract class AbstractJdbcStoreTest {
     private Outcome<String> retryingAttempt(Idempotency<Connection> engine, IdempotencyKey key,
                                             Map<IdempotencyKey, AtomicInteger> committedRuns) throws Exception {
         dev.idempotency.ManagedIdempotency<Connection> managed = dev.idempotency.ManagedIdempotency.builder(engine,
-                JdbcTransactions.of(dataSource())).retry(dev.idempotency.RetryPolicy.builder().maxAttempts(50).build()).build();
+                JdbcTransactions.of(dataSource())).retryPolicy(dev.idempotency.RetryPolicy.builder().maxAttempts(50).build()).build();
         for (int round = 0; ; round++) {
             Outcome<String> o = managed.execute(key, c -> work(c, key));
             if (o.isExecuted()) {

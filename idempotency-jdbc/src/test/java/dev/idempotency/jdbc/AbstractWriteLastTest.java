@@ -106,7 +106,7 @@ public abstract class AbstractWriteLastTest {
                 .keyPolicy(KeyPolicy.builder().finalFailures(Declined.class).retention(Duration.ofHours(1)).lockTimeout(lockTimeout).build())
                 .build();
         return ManagedIdempotency.builder(engine, JdbcTransactions.of(dataSource()))
-                .retry(RetryPolicy.builder().maxAttempts(20).backoff(Duration.ofMillis(1), Duration.ofMillis(50)).build()).build();
+                .retryPolicy(RetryPolicy.builder().maxAttempts(20).backoff(Duration.ofMillis(1), Duration.ofMillis(50)).build()).build();
     }
 
     ManagedIdempotency<Connection> managed() {

@@ -100,7 +100,7 @@ class JdbcTransactionsTest {
             }
         }).build();
         ManagedIdempotency<Connection> managed = ManagedIdempotency.builder(engine, JdbcTransactions.of(refusingCommits()))
-                .retry(RetryPolicy.builder().backoff(Duration.ZERO, Duration.ZERO).build()).build();
+                .retryPolicy(RetryPolicy.builder().backoff(Duration.ZERO, Duration.ZERO).build()).build();
         IdempotencyKey key = IdempotencyKey.of("commit", "conflict");
         AtomicInteger runs = new AtomicInteger();
         commitsToRefuse.set(2);
@@ -119,7 +119,7 @@ class JdbcTransactionsTest {
     @Test
     void aConflictAtCommitThatOutlastsTheRetriesReachesTheCallerTypedAndLeavesNothing() throws Exception {
         ManagedIdempotency<Connection> managed = ManagedIdempotency.builder(Idempotency.of(JdbcIdempotencyStore.ofDefaults()),
-                JdbcTransactions.of(refusingCommits())).retry(RetryPolicy.none()).build();
+                JdbcTransactions.of(refusingCommits())).retryPolicy(RetryPolicy.none()).build();
         IdempotencyKey key = IdempotencyKey.of("commit", "refused");
         commitsToRefuse.set(1);
         assertThatThrownBy(() -> managed.execute(key, tx -> {

@@ -107,7 +107,7 @@ class PartitionedPostgresTest {
         InstantSource ticking = () -> Instant.ofEpochMilli(ticks.getAndIncrement());
         ManagedIdempotency<Connection> managed = ManagedIdempotency.builder(engine(Duration.ofHours(24), ticking),
                 JdbcTransactions.of(pool))
-                .retry(RetryPolicy.builder().maxAttempts(10).build()).build();
+                .retryPolicy(RetryPolicy.builder().maxAttempts(10).build()).build();
         String prefix = "race-" + UUID.randomUUID().toString().substring(0, 8) + "-";
         ExecutorService senders = Executors.newFixedThreadPool(SENDERS);
         try {

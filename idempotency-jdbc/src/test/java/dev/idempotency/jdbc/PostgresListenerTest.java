@@ -72,7 +72,7 @@ class PostgresListenerTest {
         heard = new HeardCalls(pool, TABLE);
         Idempotency<Connection> engine = Idempotency.builder(store).listener(heard).build();
         managed = ManagedIdempotency.builder(engine, JdbcTransactions.of(pool))
-                .retry(RetryPolicy.builder().maxAttempts(2).backoff(Duration.ZERO, Duration.ZERO).build()).build();
+                .retryPolicy(RetryPolicy.builder().maxAttempts(2).backoff(Duration.ZERO, Duration.ZERO).build()).build();
     }
 
     @AfterAll

@@ -235,7 +235,7 @@ class PostgresOwnedTransactionsTest {
 
         /** @return the library over {@code under}, running its transactions on this connection, without retries */
         ManagedIdempotency<Connection> managed(JdbcIdempotencyStore under) {
-            return ManagedIdempotency.builder(Idempotency.of(under), JdbcTransactions.of(dataSource())).retry(RetryPolicy.none()).build();
+            return ManagedIdempotency.builder(Idempotency.of(under), JdbcTransactions.of(dataSource())).retryPolicy(RetryPolicy.none()).build();
         }
 
         /** @return whether the connection's transaction accepts a statement (it is not left aborted) */
@@ -341,7 +341,7 @@ class PostgresOwnedTransactionsTest {
             }).build();
             ManagedIdempotency<Connection> managed = ManagedIdempotency.builder(watched,
                     JdbcTransactions.of(one.dataSource()))
-                    .retry(RetryPolicy.builder().maxAttempts(3).backoff(Duration.ZERO, Duration.ZERO).build()).build();
+                    .retryPolicy(RetryPolicy.builder().maxAttempts(3).backoff(Duration.ZERO, Duration.ZERO).build()).build();
             ManagedIdempotency<Connection> other = ManagedIdempotency.builder(Idempotency.of(store), JdbcTransactions.of(pool)).build();
             IdempotencyKey key = key();
             AtomicInteger attempts = new AtomicInteger();

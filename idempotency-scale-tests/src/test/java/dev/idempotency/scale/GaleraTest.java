@@ -121,7 +121,7 @@ class GaleraTest {
             }
         }).build();
         return ManagedIdempotency.builder(engine, JdbcTransactions.of(countingCommitConflicts(nodes.get(node))))
-                .retry(RetryPolicy.builder().maxAttempts(10).build()).build();
+                .retryPolicy(RetryPolicy.builder().maxAttempts(10).build()).build();
     }
 
     /** The work: one row per execution, and a value that names the execution. */

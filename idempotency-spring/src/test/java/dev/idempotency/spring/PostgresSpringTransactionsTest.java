@@ -84,7 +84,7 @@ class PostgresSpringTransactionsTest {
     @Test
     void aSerializationFailureAtCommitIsRetriedWhole_andLeavesOneExecution() throws SQLException {
         ManagedIdempotency<Connection> managed = ManagedIdempotency.builder(engine, serializable)
-                .retry(RetryPolicy.builder().maxAttempts(3).backoff(Duration.ofMillis(1), Duration.ofMillis(2)).build())
+                .retryPolicy(RetryPolicy.builder().maxAttempts(3).backoff(Duration.ofMillis(1), Duration.ofMillis(2)).build())
                 .build();
         String id = UUID.randomUUID().toString();
         IdempotencyKey key = IdempotencyKey.of("ssi", id);

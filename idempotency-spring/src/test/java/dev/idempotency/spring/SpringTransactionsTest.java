@@ -68,7 +68,7 @@ class SpringTransactionsTest {
         }).build();
         // tag::managed[]
         ManagedIdempotency<Connection> managed = ManagedIdempotency.builder(engine, SpringTransactions.of(manager, pool))
-                .retry(RetryPolicy.builder().maxAttempts(3).backoff(Duration.ofMillis(1), Duration.ofMillis(2)).build())
+                .retryPolicy(RetryPolicy.builder().maxAttempts(3).backoff(Duration.ofMillis(1), Duration.ofMillis(2)).build())
                 .build();
         // end::managed[]
         return managed;

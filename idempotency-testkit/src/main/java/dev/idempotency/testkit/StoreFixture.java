@@ -415,7 +415,7 @@ public abstract class StoreFixture<C> implements ContractPart<C> {
 
     ManagedIdempotency<C> managed(Duration lease) {
         leasing();
-        return ManagedIdempotency.builder(idem, transactions()).leases(LeasePolicy.builder().lease(lease).build()).build();
+        return ManagedIdempotency.builder(idem, transactions()).leasePolicy(LeasePolicy.builder().lease(lease).build()).build();
     }
 
     static LeaseRequest request(IdempotencyKey key, Fingerprint fp, String token, Duration lease) {

@@ -67,7 +67,7 @@ public final class ChargeService {
                 .keyPolicy(KeyPolicy.builder().finalFailures(CardDeclinedException.class).build())
                 .build();
         this.idempotency = ManagedIdempotency.builder(engine, JdbcTransactions.of(dataSource))
-                .leases(LeasePolicy.builder().lease(lease).build())
+                .leasePolicy(LeasePolicy.builder().lease(lease).build())
                 .build();
         // end::lease-instance[]
     }

@@ -10,7 +10,8 @@ import java.sql.SQLException;
 
 /**
  * The single claim, written once for every dialect, in one of three shapes that the dialect's SQL
- * chooses: one statement that claims and returns the record ({@link SqlDialect#claimStatement},
+ * chooses: statements sent in one round trip that insert the key and read its record, the record
+ * taken over in a second round trip only if it has expired ({@link SqlDialect#claimStatement},
  * PostgreSQL); an upsert that takes the write lock first, then a read ({@link SqlDialect#claimUpsert},
  * SQLite); or, by default, a read and then the dialect's insert ({@link SqlDialect#claimInsert}: an
  * {@code INSERT}, a {@code MERGE}, an {@code INSERT ... ON DUPLICATE KEY}) or a take-over, in
@@ -27,7 +28,7 @@ final class Claims {
     static Claim claim(SqlDialect d, Connection c, TableName table, ClaimRequest r) throws SQLException {
         String single = d.claimStatement(table, r.lockTimeout());
         if (single != null) {
-            return inOneStatement(d, c, single, r);
+            return inOneStatement(d, c, table, single, r);
         }
         String upsert = d.claimUpsert(table);
         if (upsert != null) {
@@ -49,26 +50,33 @@ final class Claims {
                 });
     }
 
-    private static Claim inOneStatement(SqlDialect d, Connection c, String sql, ClaimRequest r) throws SQLException {
+    private static Claim inOneStatement(SqlDialect d, Connection c, TableName table, String sql, ClaimRequest r)
+            throws SQLException {
         return ClaimRounds.repeat("the key's record kept changing under concurrent claims", round ->
                 ClaimRounds.busyOnLockTimeout(d, Claim.busy(), () -> {
+                    StoredRecord found;
                     try (PreparedStatement s = c.prepareStatement(sql)) {
                         SqlDialect.bindClaim(s, r);
-                        SqlDialect.bindTakeOver(s, 7, r);
-                        s.setString(14, r.key().scope());
-                        s.setString(15, r.key().id());
-                        StoredRecord found;
-                        try (ResultSet rs = s.executeQuery()) {
+                        s.setString(7, r.key().scope());
+                        s.setString(8, r.key().id());
+                        s.execute(); // the first result: the query before the insert
+                        s.getMoreResults();
+                        if (s.getUpdateCount() == 1) {
+                            return Claim.acquired();
+                        }
+                        s.getMoreResults();
+                        try (ResultSet rs = s.getResultSet()) {
                             rs.next();
-                            if (rs.getInt(1) > 0) {
-                                return Claim.acquired();
-                            }
                             found = rs.getString(2) == null ? null : d.readRecord(rs, 2);
                         }
-                        // Not claimed, yet no live record in this snapshot: a concurrent claim committed while
-                        // the statement waited. The next round's snapshot sees it (READ COMMITTED).
-                        return found != null && found.expiresAt().isAfter(r.now()) ? Claim.existing(found) : null;
                     }
+                    if (found == null) {
+                        return null; // the record vanished after the insert found it (purged): look again
+                    }
+                    if (found.expiresAt().isAfter(r.now())) {
+                        return Claim.existing(found);
+                    }
+                    return d.takeOver(c, table, r) ? Claim.acquired() : null;
                 }));
     }
 

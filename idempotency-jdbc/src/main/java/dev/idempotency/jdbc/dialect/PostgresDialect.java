@@ -12,37 +12,40 @@ import java.util.function.IntFunction;
 /**
  * PostgreSQL 12 and later.
  *
- * <p><b>Cost</b>, each statement one round trip (counted by {@code PostgresIsolationTest}, with a
- * counting connection and on the wire): a first execution costs <b>2</b> statements, the claim
- * and the completing {@code UPDATE}; a replay or a mismatch costs <b>1</b>, the claim. Taking
- * over an expired record is a first execution (2). Only a claim that waited for a concurrent
- * claimer that then committed runs once more, under READ COMMITTED (+1). In a transaction that
- * {@code JdbcTransactions} runs, the completing {@code UPDATE} travels with the {@code COMMIT}
- * ({@link #completionWithCommit}): a first execution there costs one round trip for the claim, the
- * work's own, and one for the result and the commit together.
+ * <p><b>Cost</b>, in round trips (counted by {@code PostgresIsolationTest} on the wire, and by a
+ * counting connection): a first execution costs <b>2</b>, the claim and the completing
+ * {@code UPDATE}; a replay or a mismatch costs <b>1</b>, the claim. Taking over an expired record
+ * costs one more, the take-over {@code UPDATE} (3). In a transaction that {@code JdbcTransactions}
+ * runs, the completing {@code UPDATE} travels with the {@code COMMIT} ({@link #completionWithCommit}):
+ * a first execution there costs one round trip for the claim, the work's own, and one for the
+ * result and the commit together.
  *
- * <p><b>The claim</b> is one statement: {@code INSERT ... ON CONFLICT DO NOTHING} (a duplicate is a
- * row count, never an error, so the caller's transaction is never aborted by it), an
- * {@code UPDATE} that takes over the record only if it has expired, and a {@code SELECT} of the
- * record, joined in one {@code WITH}. It deliberately does not use
- * {@code ON CONFLICT DO UPDATE ... WHERE expired}: that form row-locks the record even when the
- * {@code WHERE} is false, so every replay would hold a lock until its transaction ends and
- * concurrent replays of one key would queue behind each other. Here a replay takes no lock.
+ * <p><b>The claim</b> is three statements sent in one round trip (pgjdbc sends them with a single
+ * Sync): a {@code SELECT} that keeps the caller's {@code lock_timeout} in the transaction-local
+ * setting {@code idempotency.lock_timeout} and sets the policy's ({@code set_config(..., true)}, as
+ * {@code SET LOCAL} does); a plain {@code INSERT ... ON CONFLICT DO NOTHING} (a duplicate is a row
+ * count of 0, never an error, so the caller's transaction is never aborted by it); and a
+ * {@code SELECT} that sets the caller's {@code lock_timeout} back and reads the key's record. The
+ * caller's setting is so unchanged once the round trip returns, with no timer in the driver. The
+ * read is a statement of its own, so under READ COMMITTED its snapshot sees a record that a
+ * concurrent claimer committed while the insert waited: that claim replays at once. Only a record
+ * found expired costs a second round trip, the take-over {@code UPDATE} ({@code WHERE expires_at <=
+ * now}), bounded by the lock timeout as the other waiting statements are (below); if it updates
+ * nothing (another claimer took the record over first), the claim runs once more. The claim
+ * deliberately does not use {@code ON CONFLICT DO UPDATE ... WHERE expired}: that form row-locks
+ * the record even when the {@code WHERE} is false, so every replay would hold a lock until its
+ * transaction ends and concurrent replays of one key would queue behind each other. Here a replay
+ * takes no lock.
  *
- * <p>A concurrent claim that is still open is waited for (by the insert, or by the take-over),
- * bounded by the policy's lock timeout to the millisecond by the claim statement itself: its first
- * step sets {@code lock_timeout} for the transaction ({@code set_config(..., true)}, as
- * {@code SET LOCAL} does) after reading the caller's value, and its last column sets that value
- * back, so the caller's setting is unchanged once the statement returns, with no extra round trip
- * and no timer in the driver. A wait that runs out gives {@code InProgress}, and <b>the
+ * <p>A concurrent claim that is still open is waited for by the insert, bounded by the policy's
+ * lock timeout to the millisecond. A wait that runs out gives {@code InProgress}, and <b>the
  * transaction is then aborted</b> (SQLState 55P03; the setting goes with the rollback): roll it
- * back. The other statements that can wait (a chunk's insert, the lease operations) bound their
- * wait with pgjdbc's {@code PgStatement.setQueryTimeoutMs} (a cancelling timer; 57014), or with
- * {@link java.sql.Statement#setQueryTimeout}, whole seconds, on another driver. A claimer that committed while this statement waited is invisible to the
- * statement's snapshot: under READ COMMITTED the claim runs once more with a fresh snapshot and
- * replays; under REPEATABLE READ and SERIALIZABLE PostgreSQL reports a serialization failure
- * (40001), which reaches the caller as {@code TransactionConflictException}: roll back and retry,
- * and the retry replays.
+ * back. The other statements that can wait (the take-over, a chunk's insert, the lease operations)
+ * bound their wait with pgjdbc's {@code PgStatement.setQueryTimeoutMs} (a cancelling timer; 57014),
+ * or with {@link java.sql.Statement#setQueryTimeout}, whole seconds, on another driver. Under
+ * REPEATABLE READ and SERIALIZABLE a claimer that committed while the insert waited makes
+ * PostgreSQL report a serialization failure (40001), which reaches the caller as
+ * {@code TransactionConflictException}: roll back and retry, and the retry replays.
  *
  * <p>Errors: 23505 duplicate key, 57014 (query cancelled by the timeout) and 55P03
  * ({@code lock_timeout}) are lock timeouts, class 40 (40001, 40P01) conflicts, 42P01 a missing
@@ -70,21 +73,19 @@ public class PostgresDialect extends SqlDialect {
         return "SELECT CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000 AS BIGINT)";
     }
 
+    /** The transaction-local setting that keeps the caller's {@code lock_timeout} while the claim's insert runs. */
+    static final String SAVED_LOCK_TIMEOUT = "idempotency.lock_timeout";
+
     @Override
     String claimStatement(TableName table, Duration lockTimeout) {
-        // The lock timeout is set by the statement itself, for its own waits, and set back at its end:
-        // cfg runs first (the insert reads it), the last column runs after the insert and the take-over.
-        return "WITH cfg AS (SELECT current_setting('lock_timeout') AS before,"
-                + " set_config('lock_timeout', '" + lockTimeoutMillis(lockTimeout) + "', true) AS now),"
-                + " ins AS (INSERT INTO " + table + " (scope, key_id, fingerprint, status, created_at, expires_at)"
-                + " SELECT CAST(? AS VARCHAR), CAST(? AS VARCHAR), CAST(? AS VARCHAR), CAST(? AS VARCHAR), CAST(? AS BIGINT),"
-                + " CAST(? AS BIGINT) FROM cfg ON CONFLICT (scope, key_id) DO NOTHING RETURNING 1),"
-                + " upd AS (UPDATE " + table + " SET fingerprint = ?, status = ?, result_codec = NULL, result = NULL,"
-                + " created_at = ?, completed_at = NULL, expires_at = ?"
-                + " WHERE scope = ? AND key_id = ? AND expires_at <= ? AND NOT EXISTS (SELECT 1 FROM ins) RETURNING 1)"
-                + " SELECT (SELECT count(*) FROM ins) + (SELECT count(*) FROM upd), "
-                + R_COLUMNS
-                + ", set_config('lock_timeout', (SELECT before FROM cfg), true)"
+        // One round trip (pgjdbc sends the three with a single Sync): keep the caller's lock_timeout and set
+        // the policy's; the plain insert, which waits for a concurrent claimer up to it; set the caller's
+        // back, reading the record in the same statement (a statement of its own: under READ COMMITTED its
+        // snapshot sees a record a concurrent claimer committed while the insert waited).
+        return "SELECT set_config('" + SAVED_LOCK_TIMEOUT + "', current_setting('lock_timeout'), true),"
+                + " set_config('lock_timeout', '" + lockTimeoutMillis(lockTimeout) + "', true); "
+                + multiRowClaimInsert(table, 1) + " ON CONFLICT (scope, key_id) DO NOTHING; "
+                + "SELECT set_config('lock_timeout', current_setting('" + SAVED_LOCK_TIMEOUT + "'), true), " + R_COLUMNS
                 + " FROM (VALUES (1)) AS one (x) LEFT JOIN " + table + " r ON r.scope = ? AND r.key_id = ?";
     }
 

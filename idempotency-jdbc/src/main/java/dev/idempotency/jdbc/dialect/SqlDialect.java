@@ -219,13 +219,15 @@ public abstract class SqlDialect {
 
     /**
      * @param table the table
-     * @param lockTimeout the policy's lock timeout, which the statement bounds its own lock waits by
-     * @return one statement that claims the key, inserting it or taking over its expired record, and
-     *     returns one row: the number of records it claimed, then the key's record in the columns of
-     *     {@link #COLUMNS} (all {@code NULL} if it has none), as its snapshot saw it. It binds the
-     *     claim's columns (scope, key id, fingerprint, status, created, expires; 1 to 6), a
-     *     take-over's (the new fingerprint, status, created and expires, then scope, key id and now;
-     *     7 to 13), then scope and key id (14, 15). Or {@code null}, the base: another shape of claim
+     * @param lockTimeout the policy's lock timeout, which the statements bound their own lock waits by
+     * @return statements sent in one round trip that claim the key by inserting it: first a query
+     *     (which the claim skips), then the insert, whose update count is 1 if it claimed the key and
+     *     0 if the key has a record, then a query of one row whose columns from the second on are the
+     *     key's record in the columns of {@link #COLUMNS} (all {@code NULL} if it has none), as a
+     *     statement after the insert sees it. An expired record is then taken over by
+     *     {@link #takeOver}. They bind the claim's columns (scope, key id, fingerprint, status,
+     *     created, expires; 1 to 6), then scope and key id (7, 8). Or {@code null}, the base: another
+     *     shape of claim
      */
     @Nullable String claimStatement(TableName table, Duration lockTimeout) {
         return null;

@@ -16,6 +16,7 @@ import dev.idempotency.ManagedIdempotency;
 import dev.idempotency.Outcome;
 import dev.idempotency.Phases;
 import dev.idempotency.ResultCodec;
+import dev.idempotency.ResultCodecException;
 import dev.idempotency.ResultTooLargeException;
 import dev.idempotency.RetryPolicy;
 import dev.idempotency.jdbc.JdbcIdempotencyStore;
@@ -110,8 +111,8 @@ public abstract class AbstractLeaseModeTest {
         // tag::managed[]
         Idempotency<Connection> engine = Idempotency.builder(store).clock(clock).listener(listener)
                 .keyPolicy(KeyPolicy.builder().finalFailures(Declined.class).lockTimeout(Duration.ofSeconds(5)).build()).build();
-        return ManagedIdempotency.builder(engine, JdbcTransactions.of(dataSource())).leases(leases)
-                .retry(RetryPolicy.builder().backoff(Duration.ofMillis(1), Duration.ofMillis(20)).build()).build();
+        return ManagedIdempotency.builder(engine, JdbcTransactions.of(dataSource())).leasePolicy(leases)
+                .retryPolicy(RetryPolicy.builder().backoff(Duration.ofMillis(1), Duration.ofMillis(20)).build()).build();
         // end::managed[]
     }
 
@@ -274,6 +275,29 @@ public abstract class AbstractLeaseModeTest {
         assertThat(calls).as("the retry did not call the provider again").hasValue(1);
         assertThat(chargeStatuses()).as("the finish's writes were rolled back, the prepare's kept").containsExactly("pending");
         assertThat(providerIds()).isEmpty();
+    }
+
+    @Test
+    void aFinishResultItsCodecCannotEncodeIsRecordedAsAFailureAndTheCallIsNeverRepeated() throws Exception {
+        ManagedIdempotency<Connection> m = limitedTo(KeyPolicy.DEFAULT_MAX_RESULT_BYTES);
+        IdempotencyKey key = key();
+        ResultCodec<String> broken = ResultCodec.of("receipt-v1", value -> {
+            throw new IllegalStateException("the encoder cannot write " + value);
+        }, text -> text);
+        IdempotentCall<String> call = IdempotentCall.of(key, broken);
+        assertThatThrownBy(() -> m.lease(call, attempt -> {
+            calls.incrementAndGet();
+            return "pi_1";
+        })).isInstanceOfSatisfying(ResultCodecException.class, e -> assertThat(e.getMessage())
+                .contains("failed to encode", "recorded as failed", "not run again")
+                .doesNotContain("roll back the transaction"));
+        Outcome<String> retry = m.lease(call, attempt -> {
+            calls.incrementAndGet();
+            return "pi_2";
+        });
+        assertThat(retry).isInstanceOf(Outcome.Failed.class).matches(Outcome::isReplay);
+        assertThat(((Outcome.Failed<String>) retry).errorType()).isEqualTo(ResultCodecException.class.getName());
+        assertThat(calls).as("the retry did not call the provider again").hasValue(1);
     }
 
     @Test

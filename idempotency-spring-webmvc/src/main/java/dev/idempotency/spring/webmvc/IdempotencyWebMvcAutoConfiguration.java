@@ -71,7 +71,7 @@ public class IdempotencyWebMvcAutoConfiguration {
     public HttpIdempotency<Connection> httpIdempotency(Idempotency<Connection> engine, PlatformTransactionManager transactionManager,
             DataSource dataSource, IdempotencyHttpProperties properties) {
         ManagedIdempotency<Connection> managed = ManagedIdempotency.builder(engine, SpringTransactions.of(transactionManager, dataSource))
-                .retry(RetryPolicy.none())
+                .retryPolicy(RetryPolicy.none())
                 .build();
         HttpIdempotency.Builder<Connection> layer = HttpIdempotency.builder(managed);
         try {
