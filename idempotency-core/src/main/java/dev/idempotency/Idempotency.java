@@ -166,7 +166,11 @@ public final class Idempotency<C> {
         return kernel.policy();
     }
 
-    /** @return the store */
+    /**
+     * @return the store the engine uses: the one given to the builder as
+     *     {@link IdempotencyStore#heardBy} returned it for this engine's listener (for the JDBC store,
+     *     a copy that reports to that listener)
+     */
     public IdempotencyStore<C> store() {
         return kernel.store();
     }
