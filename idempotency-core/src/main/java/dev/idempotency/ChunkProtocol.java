@@ -101,11 +101,7 @@ final class ChunkProtocol {
             store.completeAll(tx, completions);
         } catch (Throwable failure) {
             for (IdempotencyKey key : claimed) {
-                try {
-                    store.release(tx, key);
-                } catch (RuntimeException releaseFailure) {
-                    failure.addSuppressed(releaseFailure);
-                }
+                kernel.release(tx, key, failure);
             }
             throw failure;
         }

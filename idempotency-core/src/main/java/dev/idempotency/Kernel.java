@@ -263,6 +263,18 @@ final class Kernel<C> {
         return new Outcome.Failed<>(key, failure.type(), failure.message(), at, false);
     }
 
+    /**
+     * Undoes a claim after {@code failure}, so that a caller who commits anyway leaves no key stuck
+     * in progress; a failure to release is attached to {@code failure}.
+     */
+    void release(C tx, IdempotencyKey key, Throwable failure) {
+        try {
+            store.release(tx, key);
+        } catch (RuntimeException releaseFailure) {
+            failure.addSuppressed(releaseFailure);
+        }
+    }
+
     // ---- final failures -----------------------------------------------------------------------------
 
     /** @return whether the policy declares any failure final; without, no mode pays for a savepoint */

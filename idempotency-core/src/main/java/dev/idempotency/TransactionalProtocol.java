@@ -69,7 +69,7 @@ final class TransactionalProtocol<C> {
         try {
             savepoint = kernel.hasFinalFailures() ? store.savepoint(tx) : null;
         } catch (RuntimeException e) {
-            release(key, tx, e);
+            kernel.release(tx, key, e);
             throw e;
         }
         T value;
@@ -87,11 +87,11 @@ final class TransactionalProtocol<C> {
                     return failed.outcome();
                 } catch (RuntimeException recording) {
                     recording.addSuppressed(e);
-                    release(key, tx, recording);
+                    kernel.release(tx, key, recording);
                     throw recording;
                 }
             }
-            release(key, tx, failure);
+            kernel.release(tx, key, failure);
             throw failure;
         } finally {
             running.remove(running.size() - 1);
@@ -105,7 +105,7 @@ final class TransactionalProtocol<C> {
             store.complete(tx, executed.completion());
             return executed.outcome();
         } catch (RuntimeException e) {
-            release(key, tx, e);
+            kernel.release(tx, key, e);
             throw e;
         }
     }
@@ -124,20 +124,8 @@ final class TransactionalProtocol<C> {
                     + " (auto-commit on, the connection closed, or the transaction ended: see the cause), so the result was"
                     + " not recorded and the claim was left as it is", ended);
         } catch (RuntimeException e) {
-            release(key, tx, e);
+            kernel.release(tx, key, e);
             throw e;
-        }
-    }
-
-    /**
-     * Undoes this attempt's claim after a failure, so that a caller who commits anyway leaves no
-     * key stuck in progress; a failure to release is attached to the original failure.
-     */
-    private void release(IdempotencyKey key, C tx, Throwable failure) {
-        try {
-            store.release(tx, key);
-        } catch (RuntimeException releaseFailure) {
-            failure.addSuppressed(releaseFailure);
         }
     }
 
