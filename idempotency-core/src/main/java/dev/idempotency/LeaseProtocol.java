@@ -4,6 +4,7 @@ import dev.idempotency.internal.FailureRecords;
 import dev.idempotency.spi.LeaseClaim;
 import dev.idempotency.spi.LeaseRequest;
 import dev.idempotency.spi.LeasingStore;
+import dev.idempotency.spi.RecoveringStore;
 import dev.idempotency.spi.RecoveryPoint;
 import java.security.SecureRandom;
 import java.time.Duration;
@@ -51,18 +52,38 @@ final class LeaseProtocol<C> {
 
     /** Runs {@code phases} for {@code key} under a lease; the key is validated and the phases' codec checked. */
     <T, X extends Exception> Outcome<T> run(IdempotencyKey key, Fingerprint fingerprint, Phases<C, T, X> phases) throws X {
+        return run(key, fingerprint, phases, false);
+    }
+
+    /**
+     * Resumes a named operation whose lease ended, for the recovery worker: as {@link #run}, but a
+     * live holder is not waited for (its answer, {@code InProgress}, is returned at once), and a
+     * record taken over without a recovery point is given back untouched (the take-over rolled back)
+     * instead of running the prepare, which only the operation's client can run.
+     *
+     * @return the outcome, or {@code null} if the record had no recovery point to resume from
+     */
+    <T, X extends Exception> Outcome<T> resume(IdempotencyKey key, Fingerprint fingerprint, Phases<C, T, X> phases) throws X {
+        return run(key, fingerprint, phases, true);
+    }
+
+    private <T, X extends Exception> Outcome<T> run(IdempotencyKey key, Fingerprint fingerprint, Phases<C, T, X> phases,
+                                                    boolean resumeOnly) throws X {
         String token = HexFormat.of().formatHex(randomBytes());
         LeaseRequest request = kernel.leaseRequest(key, fingerprint, token, leases.lease());
         long deadline = System.nanoTime() + leases.waitForHolder().toNanos();
         Claimed claimed;
         while (true) {
-            claimed = transactions.withRetries(key, () -> claimTransaction(request, phases));
+            claimed = transactions.withRetries(key, () -> claimTransaction(request, phases, resumeOnly));
+            if (claimed.notResumable) {
+                return null;
+            }
             if (claimed.claim instanceof LeaseClaim.Acquired) {
                 break;
             }
             Outcome<T> answer = kernel.outcomeOf(key, fingerprint, phases.codec, claimed.claim);
             long remaining = deadline - System.nanoTime();
-            if (!(answer instanceof Outcome.InProgress) || remaining <= 0
+            if (resumeOnly || !(answer instanceof Outcome.InProgress) || remaining <= 0
                     || !OwnTransactions.pause(Duration.ofNanos(Math.min(remaining, leases.pollInterval().toNanos())))) {
                 return answer; // a live lease is polled for up to the wait for its holder
             }
@@ -84,7 +105,7 @@ final class LeaseProtocol<C> {
             attempt.ending.lock();
             try {
                 if (failure instanceof Exception e && kernel.isFinal(e)) {
-                    return attempt.ended(recordFinalFailure(key, token, phases.steps.onFinalFailure, prepared, e));
+                    return attempt.ended(recordFinalFailure(key, token, phases.steps.onFinalFailure, prepared, e, phases.operation));
                 }
                 endLease(key, token, failure);
                 throw failure;
@@ -123,13 +144,14 @@ final class LeaseProtocol<C> {
                 }
                 store.completeLeased(tx, token, kernel.leasedResult(key, encoded))
                         .orElseThrow(() -> new LeaseLostException(key, "the result"));
+                delist(tx, key, phases.operation);
                 return result;
             });
         } catch (LeaseLostException lost) {
             throw lost;
         } catch (OwnTransactions.RollBack unrecordable) {
             RuntimeException why = (RuntimeException) unrecordable.carried();
-            this.<Object, X>recordFinalFailure(key, token, null, prepared, why); // what every retry gets back
+            this.<Object, X>recordFinalFailure(key, token, null, prepared, why, phases.operation); // what every retry gets back
             log.warn("Key {}: the call has run but its result cannot be recorded; the operation is recorded as failed", key, why);
             attempt.over = "it recorded the operation as failed (its result " + (why instanceof ResultTooLargeException
                     ? "was over the size limit" : "could not be encoded") + "), which ended its lease";
@@ -141,34 +163,88 @@ final class LeaseProtocol<C> {
         return new Outcome.Executed<>(key, value);
     }
 
-    private <T, X extends Exception> Claimed claimTransaction(LeaseRequest request, Phases<C, T, X> phases) throws X {
+    private <T, X extends Exception> Claimed claimTransaction(LeaseRequest request, Phases<C, T, X> phases, boolean resumeOnly)
+            throws X {
         return transactions.once(tx -> {
-            Claimed claimed = claimAndPrepare(tx, request, phases);
-            if (claimed.claim instanceof LeaseClaim.Busy) {
-                throw new OwnTransactions.RollBack(claimed); // the wait may have aborted the transaction
+            Claimed claimed = claimAndPrepare(tx, request, phases, resumeOnly);
+            if (claimed.claim instanceof LeaseClaim.Busy || claimed.notResumable) {
+                throw new OwnTransactions.RollBack(claimed); // the wait may have aborted the transaction; or nothing to resume
             }
             return claimed;
         });
     }
 
-    private <T, X extends Exception> Claimed claimAndPrepare(C tx, LeaseRequest request, Phases<C, T, X> phases) throws X {
+    private <T, X extends Exception> Claimed claimAndPrepare(C tx, LeaseRequest request, Phases<C, T, X> phases, boolean resumeOnly)
+            throws X {
         LeaseClaim claim = store.claimLease(tx, request);
         if (!(claim instanceof LeaseClaim.Acquired acquired) || !phases.hasPrepare()) {
-            return new Claimed(claim, null);
+            return new Claimed(claim, null, resumeOnly && claim instanceof LeaseClaim.Acquired);
         }
         IdempotencyKey key = request.key();
         ResultCodec<Object> codec = phases.steps.prepareCodec;
         if (acquired.resumeFrom() != null) {
-            return new Claimed(claim, decodeRecoveryPoint(key, codec, acquired.resumeFrom()));
+            return new Claimed(claim, decodeRecoveryPoint(key, codec, acquired.resumeFrom()), false);
+        }
+        if (resumeOnly) {
+            return new Claimed(claim, null, true);
         }
         Object prepared = phases.steps.prepare.apply(tx);
         Kernel.Encoded state = kernel.encode(key, codec, prepared, "the encoded recovery point (the prepare phase's value)",
                 "the claim's transaction was rolled back, the prepare's writes with it: nothing of the key was recorded, and the"
                         + " call did not run. Return a smaller value from prepare (an id to look the rest up by), or raise the limit");
-        if (!store.checkpoint(tx, key, request.ownerToken(), new RecoveryPoint(state.codec(), state.bytes()))) {
+        if (!store.checkpoint(tx, key, request.ownerToken(), new RecoveryPoint(state.codec(), state.bytes()))
+                || phases.operation != null && !recovering().enlist(tx, key, request.ownerToken(), phases.operation)) {
             throw new LeaseLostException(key, "the recovery point");
         }
-        return new Claimed(claim, prepared);
+        return new Claimed(claim, prepared, false);
+    }
+
+    /**
+     * Gives up a named operation for the recovery worker: takes over its ended lease and records
+     * {@code why} as its final failure (with the operation's own final-failure writes, given the
+     * recorded prepare value), so that a client that comes back gets it replayed.
+     *
+     * @return the recorded failure, or {@code null} if the record was not taken over (held, or settled)
+     */
+    <T, X extends Exception> Outcome<T> giveUp(IdempotencyKey key, Fingerprint fingerprint, Phases<C, T, X> phases,
+                                               RuntimeException why) throws X {
+        String token = HexFormat.of().formatHex(randomBytes());
+        LeaseRequest request = kernel.leaseRequest(key, fingerprint, token, leases.lease());
+        LeaseClaim claim = transactions.withRetries(key, () -> transactions.once(tx -> {
+            LeaseClaim found = store.claimLease(tx, request);
+            if (found instanceof LeaseClaim.Busy) {
+                throw new OwnTransactions.RollBack(found);
+            }
+            return found;
+        }));
+        if (!(claim instanceof LeaseClaim.Acquired acquired)) {
+            return null;
+        }
+        Phases.PhaseFailure<C, Object, X> writes = phases.steps.onFinalFailure;
+        Object prepared = null;
+        if (acquired.resumeFrom() != null) {
+            try {
+                prepared = decodeRecoveryPoint(key, phases.steps.prepareCodec, acquired.resumeFrom());
+            } catch (ResultCodecException undecodable) {
+                log.warn("Key {}: giving up without the operation's final-failure writes: its recovery point cannot be decoded",
+                        key, undecodable);
+                writes = null; // they need the prepare's value; the failure is recorded all the same
+                why.addSuppressed(undecodable);
+            }
+        }
+        return recordFinalFailure(key, token, writes, prepared, why, phases.operation);
+    }
+
+    /** Removes the named operation's entry in the transaction that records its outcome. */
+    private void delist(C tx, IdempotencyKey key, String operation) {
+        if (operation != null) {
+            recovering().delist(tx, key);
+        }
+    }
+
+    /** The store as a recovering one: the engine refuses a named operation over any other before it claims. */
+    private RecoveringStore<C> recovering() {
+        return (RecoveringStore<C>) store;
     }
 
     /**
@@ -178,7 +254,7 @@ final class LeaseProtocol<C> {
      */
     private <T, X extends Exception> Outcome<T> recordFinalFailure(IdempotencyKey key, String token,
                                                                    Phases.PhaseFailure<C, Object, X> writes, Object prepared,
-                                                                   Exception failure) throws X {
+                                                                   Exception failure, String operation) throws X {
         FailureRecords.Failure recorded = kernel.failureOf(failure);
         Instant recordedAt;
         try {
@@ -186,8 +262,10 @@ final class LeaseProtocol<C> {
                 if (writes != null) {
                     writes.onFinalFailure(tx, prepared, failure);
                 }
-                return store.completeLeased(tx, token, kernel.leasedFailure(key, recorded))
+                Instant at = store.completeLeased(tx, token, kernel.leasedFailure(key, recorded))
                         .orElseThrow(() -> new LeaseLostException(key, "the final failure"));
+                delist(tx, key, operation);
+                return at;
             });
         } catch (LeaseLostException lost) {
             lost.addSuppressed(failure);
@@ -232,8 +310,11 @@ final class LeaseProtocol<C> {
         return bytes;
     }
 
-    /** What the claim transaction found, and the prepare value it produced or resumed. */
-    private record Claimed(LeaseClaim claim, Object prepared) {
+    /**
+     * What the claim transaction found, the prepare value it produced or resumed, and whether it was
+     * a resume that found no recovery point (its take-over rolled back).
+     */
+    private record Claimed(LeaseClaim claim, Object prepared, boolean notResumable) {
     }
 
     /** The attempt handed to the call. */

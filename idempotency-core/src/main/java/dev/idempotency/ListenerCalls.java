@@ -92,6 +92,12 @@ final class ListenerCalls {
     }
 
     /** A transaction the library runs failed with a conflict and runs again after {@code backoff}. */
+    void recovery(IdempotencyKey key, String operation, RecoveryAction action, Throwable failure) {
+        if (listener != IdempotencyListener.NONE) {
+            tell("onRecovery", key, () -> listener.onRecovery(key, operation, action, failure));
+        }
+    }
+
     void retry(IdempotencyKey key, int attempt, Throwable failure, Duration backoff) {
         if (listener != IdempotencyListener.NONE) {
             tell("onRetry", key, () -> listener.onRetry(key, attempt, failure, backoff));

@@ -2,6 +2,7 @@ package dev.idempotency;
 
 import dev.idempotency.spi.IdempotencyStore;
 import dev.idempotency.spi.LeasingStore;
+import dev.idempotency.spi.RecoveringStore;
 import dev.idempotency.spi.TransactionRunner;
 import java.util.List;
 import java.util.Objects;
@@ -419,8 +420,32 @@ public final class ManagedIdempotency<C> {
                 throw new UnsupportedOperationException("lease mode needs a store that keeps leases (a LeasingStore); this engine"
                         + " was built over " + kernel.store() + ", which does not. Nothing was read or written");
             }
+            if (phases.operation != null && !supportsRecovery()) {
+                throw new UnsupportedOperationException("operation '" + phases.operation + "' is named, to be resumed by a"
+                        + " recovery worker, which needs a store that lists the named operations in progress (a RecoveringStore);"
+                        + " this engine was built over " + kernel.store() + ", which does not. Run the phases unnamed, or use"
+                        + " such a store. Nothing was read or written");
+            }
             return leasing.run(key, fingerprint, phases);
         });
+    }
+
+    /** @return whether named operations can be run and resumed: the store lists them ({@link RecoveringStore}) */
+    public boolean supportsRecovery() {
+        return leasing != null && kernel.store() instanceof RecoveringStore<?>;
+    }
+
+    /** The lease protocol, for the recovery worker; {@code null} if the store keeps no leases. */
+    LeaseProtocol<C> leaseProtocol() {
+        return leasing;
+    }
+
+    Kernel<C> kernelOf() {
+        return kernel;
+    }
+
+    OwnTransactions<C> ownTransactions() {
+        return transactions;
     }
 
     /** @return whether this engine offers lease mode: its store keeps leases */

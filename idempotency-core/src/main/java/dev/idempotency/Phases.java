@@ -1,6 +1,8 @@
 package dev.idempotency;
 
 import java.util.Objects;
+import java.util.Optional;
+import java.util.regex.Pattern;
 
 /**
  * A leased operation in up to three phases, each with its own commit, for work that changes
@@ -44,11 +46,53 @@ public final class Phases<C, T, X extends Exception> {
     /** The result's codec; {@code null} only for {@link ManagedIdempotency#lease}, to choose a built-in one by the result's type. */
     final ResultCodec<T> codec;
 
+    /** The name a {@link RecoveryWorker} knows this operation by; {@code null} if unnamed. */
+    final String operation;
+
+    private static final Pattern OPERATION_NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,63}");
+
     @SuppressWarnings("unchecked")
     private Phases(Called<C, ?, ?, X> steps, PhaseFinish<C, ?, ?, T, X> finish, ResultCodec<T> codec) {
-        this.steps = (Called<C, Object, Object, X>) steps;
-        this.finish = (PhaseFinish<C, Object, Object, T, X>) finish;
+        this((Called<C, Object, Object, X>) steps, (PhaseFinish<C, Object, Object, T, X>) finish, codec, null);
+    }
+
+    private Phases(Called<C, Object, Object, X> steps, PhaseFinish<C, Object, Object, T, X> finish, ResultCodec<T> codec,
+                   String operation) {
+        this.steps = steps;
+        this.finish = finish;
         this.codec = codec;
+        this.operation = operation;
+    }
+
+    /**
+     * A copy of these phases registered under a stable name, so that a {@link RecoveryWorker} in any
+     * process can resume an operation that its client abandoned: the name is recorded with the
+     * recovery point, in the claim's transaction, and the worker resumes the operation with the
+     * phases registered under that name. The operation must have a prepare phase, whose recorded
+     * value is all that a resumed call and finish are given: they must take everything they need
+     * from it (and from their own services), never from the request of the client that started it.
+     *
+     * @param operation the name: 1 to 64 letters, digits, {@code .}, {@code _} or {@code -}, starting
+     *     with a letter or digit; keep it stable across deploys
+     * @return the named copy
+     * @throws IllegalArgumentException if the name is not of that form, or the phases have no prepare
+     */
+    public Phases<C, T, X> named(String operation) {
+        Objects.requireNonNull(operation, "operation");
+        if (!OPERATION_NAME.matcher(operation).matches()) {
+            throw new IllegalArgumentException("operation name '" + operation + "' is not 1 to 64 letters, digits, '.', '_' or"
+                    + " '-' starting with a letter or digit");
+        }
+        if (!hasPrepare()) {
+            throw new IllegalArgumentException("operation '" + operation + "' has no prepare phase: a named operation is resumed"
+                    + " from its prepare's recorded value, so start it with Phases.prepare(...)");
+        }
+        return new Phases<>(steps, finish, codec, operation);
+    }
+
+    /** @return the name given with {@link #named(String)}, if any */
+    public Optional<String> operation() {
+        return Optional.ofNullable(operation);
     }
 
     /**

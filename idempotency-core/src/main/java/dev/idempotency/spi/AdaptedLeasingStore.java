@@ -13,7 +13,7 @@ import java.util.Optional;
  * @param <D> the caller's transaction type
  * @param <C> the store's transaction type
  */
-final class AdaptedLeasingStore<D, C> extends AdaptedStore<D, C> implements LeasingStore<D> {
+class AdaptedLeasingStore<D, C> extends AdaptedStore<D, C> implements LeasingStore<D> {
 
     private final LeasingStore<C> store;
 

@@ -36,6 +36,9 @@ public final class StoreAdapters {
     public static <D, C> IdempotencyStore<D> adapt(IdempotencyStore<C> store, TransactionAdapter<D, C> adapter) {
         Objects.requireNonNull(store, "store");
         Objects.requireNonNull(adapter, "adapter");
+        if (store instanceof RecoveringStore<C> recovering) {
+            return new AdaptedRecoveringStore<>(recovering, adapter);
+        }
         if (store instanceof LeasingStore<C> leasing) {
             return new AdaptedLeasingStore<>(leasing, adapter);
         }

@@ -16,7 +16,8 @@ import dev.idempotency.spi.Completion;
 import dev.idempotency.spi.LeaseClaim;
 import dev.idempotency.spi.LeaseRequest;
 import dev.idempotency.spi.LeasedCompletion;
-import dev.idempotency.spi.LeasingStore;
+import dev.idempotency.spi.PendingOperation;
+import dev.idempotency.spi.RecoveringStore;
 import dev.idempotency.spi.RecoveryPoint;
 import dev.idempotency.spi.TxSavepoint;
 import java.sql.Connection;
@@ -67,7 +68,7 @@ import org.slf4j.LoggerFactory;
  * <p>Thread-safe; share one instance. Its configuration is immutable; it remembers only the answer
  * about durability (shared with the copies {@link #heardBy} makes) and whether it told its listener.
  */
-public final class JdbcIdempotencyStore implements LeasingStore<Connection> {
+public final class JdbcIdempotencyStore implements RecoveringStore<Connection> {
 
     private static final Logger log = LoggerFactory.getLogger(JdbcIdempotencyStore.class);
 
@@ -424,6 +425,46 @@ public final class JdbcIdempotencyStore implements LeasingStore<Connection> {
         } catch (SQLException e) {
             throw translate(d, null, completion.key(), "record the result", e);
         }
+    }
+
+    @Override
+    public boolean enlist(Connection tx, IdempotencyKey key, String ownerToken, String operation) {
+        SqlDialect d = dialectFor(tx, key);
+        try {
+            return d.enlist(tx, table, key, Objects.requireNonNull(ownerToken, "ownerToken"), Objects.requireNonNull(operation, "operation"));
+        } catch (SQLException e) {
+            throw translatePending(d, key, "record the named operation", e);
+        }
+    }
+
+    @Override
+    public void delist(Connection tx, IdempotencyKey key) {
+        SqlDialect d = dialectFor(tx, key);
+        try {
+            d.delist(tx, table, key);
+        } catch (SQLException e) {
+            throw translatePending(d, key, "remove the named operation", e);
+        }
+    }
+
+    @Override
+    public List<PendingOperation> pending(Connection tx, IdempotencyKey after, int limit) {
+        SqlDialect d = dialectFor(tx, after);
+        try {
+            return d.pending(tx, table, after, limit);
+        } catch (SQLException e) {
+            throw translatePending(d, after, "list the named operations in progress", e);
+        }
+    }
+
+    /** As {@link #translate}, for the table of named operations, which a store created before it lacks. */
+    private IdempotencyException translatePending(SqlDialect d, IdempotencyKey key, String what, SQLException e) {
+        if (d.isMissingTable(e)) {
+            return new MissingTableException(key, table.pending().qualified(), "Named operations (Phases.named) and the recovery"
+                    + " worker need it: create it with the DDL in classpath resource '" + d.ddlResource() + "' (its last"
+                    + " statement), or call JdbcIdempotencyStore.createTableIfMissing once at startup.", e);
+        }
+        return translate(d, null, key, what, e);
     }
 
     @Override

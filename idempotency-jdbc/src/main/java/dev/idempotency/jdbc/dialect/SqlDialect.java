@@ -9,6 +9,7 @@ import dev.idempotency.spi.LeaseClaim;
 import dev.idempotency.spi.LeaseRequest;
 import dev.idempotency.spi.LeasedCompletion;
 import dev.idempotency.spi.RecordStatus;
+import dev.idempotency.spi.PendingOperation;
 import dev.idempotency.spi.RecoveryPoint;
 import dev.idempotency.spi.StoredRecord;
 import java.io.IOException;
@@ -71,15 +72,17 @@ public abstract class SqlDialect {
 
     /**
      * @param table the table
-     * @return the DDL statements that create the table and its expiry index
+     * @return the DDL statements that create the table and its expiry index, and the table of named
+     *     operations in progress ({@link TableName#pending()})
      */
     public String ddl(TableName table) {
         String qualified = table.qualified();
         String simple = table.simpleName();
         // Whole names only: the table, and the names derived from it (index, constraint), which
         // take the unqualified name.
-        return DEFAULT_NAMES.matcher(readResource(ddlResource())).replaceAll(m ->
-                java.util.regex.Matcher.quoteReplacement(m.group(1) == null ? qualified : simple + m.group(1)));
+        String pending = table.pending().qualified();
+        return DEFAULT_NAMES.matcher(readResource(ddlResource())).replaceAll(m -> java.util.regex.Matcher.quoteReplacement(
+                m.group(1) == null ? qualified : TableName.PENDING_SUFFIX.equals(m.group(1)) ? pending : simple + m.group(1)));
     }
 
     private static final java.util.regex.Pattern DEFAULT_NAMES =
@@ -1082,6 +1085,50 @@ public abstract class SqlDialect {
      */
     public final boolean releaseLease(Connection c, TableName table, IdempotencyKey key, String ownerToken) throws SQLException {
         return Leases.release(c, table, key, ownerToken);
+    }
+
+    /**
+     * Enlists a named operation in progress ({@link dev.idempotency.spi.RecoveringStore#enlist}) in
+     * {@link TableName#pending()}, if the token still holds the key.
+     *
+     * @param c the connection
+     * @param table the table
+     * @param key the key
+     * @param ownerToken the holder's token
+     * @param operation the operation's name
+     * @return whether it was enlisted
+     * @throws SQLException if a statement fails
+     */
+    public final boolean enlist(Connection c, TableName table, IdempotencyKey key, String ownerToken, String operation)
+            throws SQLException {
+        return PendingOperations.enlist(c, table, key, ownerToken, operation);
+    }
+
+    /**
+     * Removes the key's entry from {@link TableName#pending()}, if any.
+     *
+     * @param c the connection
+     * @param table the table
+     * @param key the key
+     * @throws SQLException if the statement fails
+     */
+    public final void delist(Connection c, TableName table, IdempotencyKey key) throws SQLException {
+        PendingOperations.delist(c, table, key);
+    }
+
+    /**
+     * A page of {@link TableName#pending()} in key order, each entry with its record's state.
+     *
+     * @param c the connection
+     * @param table the table
+     * @param after the last key of the previous page, or {@code null}
+     * @param limit the most entries
+     * @return the entries
+     * @throws SQLException if a statement fails
+     */
+    public final List<PendingOperation> pending(Connection c, TableName table, @Nullable IdempotencyKey after, int limit)
+            throws SQLException {
+        return PendingOperations.page(c, table, after, limit, databaseNow(c));
     }
 
     private static @Nullable Instant leaseUntil(ResultSet rs, int column) throws SQLException {

@@ -62,6 +62,17 @@ public final class TableName {
         return parts.length == 2 ? new TableName(name, parts[0], parts[1]) : new TableName(name, null, name);
     }
 
+    /** The suffix of {@link #pending()}'s name. */
+    static final String PENDING_SUFFIX = "_pending";
+
+    /**
+     * @return the table of the named operations in progress, which a recovery worker reads: this
+     *     table's name (in the same schema) followed by {@code _pending}
+     */
+    public TableName pending() {
+        return new TableName(qualified + PENDING_SUFFIX, schema, simpleName + PENDING_SUFFIX);
+    }
+
     /** @return the name as written in SQL: {@code table} or {@code schema.table} */
     public String qualified() {
         return qualified;

@@ -18,3 +18,12 @@ CREATE TABLE IF NOT EXISTS idempotency_record (
     PRIMARY KEY (scope, key_id)
 );
 CREATE INDEX IF NOT EXISTS idempotency_record_expires ON idempotency_record (expires_at);
+-- The named operations in progress (phases given a name), which a recovery worker resumes when
+-- their client went away: one row per key, written in the claim's transaction and removed in the
+-- one that records the outcome, so that finding them costs nothing when there are none.
+CREATE TABLE IF NOT EXISTS idempotency_record_pending (
+    scope        VARCHAR(64)    NOT NULL,
+    key_id       VARCHAR(255)   NOT NULL,
+    operation    VARCHAR(64)    NOT NULL,
+    PRIMARY KEY (scope, key_id)
+);

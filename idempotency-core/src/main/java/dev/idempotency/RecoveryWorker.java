@@ -1,0 +1,362 @@
+package dev.idempotency;
+
+import dev.idempotency.spi.PendingOperation;
+import dev.idempotency.spi.RecoveringStore;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Finishes named operations whose client went away: a loop that finds the operations in progress
+ * whose lease ended (a crashed node, a client that gave up), takes each over through the ordinary
+ * lease claim, and resumes it at its recovery point with the phases registered under its name.
+ *
+ * <p>An operation is resumable when it was run with phases {@linkplain Phases#named named}: the
+ * claim's transaction then records the name beside the recovery point (the prepare's value). The
+ * worker resumes it as a retry of its client would, fenced the same way: among many workers and
+ * clients exactly one attempt holds the key at a time, a client that retries meanwhile gets
+ * {@code InProgress} (then the worker's result, once recorded), and a worker that finds a client's
+ * live lease leaves it alone. Each pass:
+ * <ul>
+ *   <li>reads the store's list of named operations in progress, page by page (its cost is that of
+ *       the operations in progress, whatever the number of records);</li>
+ *   <li>skips those whose lease is live, and those whose last attempt by this worker failed less
+ *       than the backoff ago ({@code backoff} doubled per attempt, at most {@code interval});</li>
+ *   <li>resumes the others; an attempt that fails (not finally) ends its lease and is tried again in
+ *       a later pass, until the operation has had {@code maxAttempts} attempts in all (its client's
+ *       included): then the worker records {@link RecoveryGaveUpException} as its final failure, with
+ *       the operation's own final-failure writes ({@link Phases.Called#onFinalFailure}), so that a
+ *       client that comes back gets it replayed;</li>
+ *   <li>reports, and never runs, an operation whose name no phases are registered under (a deploy
+ *       that removed it), or that has no recovery point;</li>
+ *   <li>removes the entries of operations that have their outcome, or whose record is gone.</li>
+ * </ul>
+ * Every action is told to the engine's listener ({@link IdempotencyListener#onRecovery}).
+ *
+ * <pre>{@code
+ * RecoveryWorker<Connection> worker = RecoveryWorker.builder(managed)
+ *         .register(chargePhases)            // Phases ... .named("charge")
+ *         .interval(Duration.ofSeconds(30))
+ *         .build();
+ * worker.start();                            // or worker.runOnce() from a scheduler of your own
+ * }</pre>
+ *
+ * <p>Thread-safe; {@link #runOnce()} may be called from several threads and nodes at once (their
+ * attempts are fenced). The backoff is kept per worker, in memory.
+ *
+ * @param <C> the transaction type
+ */
+public final class RecoveryWorker<C> implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(RecoveryWorker.class);
+
+    private final ManagedIdempotency<C> managed;
+    private final Map<String, Phases<C, ?, ?>> operations;
+    private final int maxAttempts;
+    private final int pageSize;
+    private final Duration interval;
+    private final Duration backoff;
+    private final Map<IdempotencyKey, Long> notBefore = new ConcurrentHashMap<>();
+    private final Set<IdempotencyKey> reported = ConcurrentHashMap.newKeySet();
+    private final Object lifecycle = new Object();
+    private Thread loop;
+
+    private RecoveryWorker(Builder<C> b) {
+        this.managed = b.managed;
+        this.operations = Collections.unmodifiableMap(new LinkedHashMap<>(b.operations));
+        this.maxAttempts = b.maxAttempts;
+        this.pageSize = b.pageSize;
+        this.interval = b.interval;
+        this.backoff = b.backoff;
+    }
+
+    /**
+     * @param managed the engine whose store lists named operations ({@link ManagedIdempotency#supportsRecovery()})
+     * @param <C> the transaction type
+     * @return a builder
+     */
+    public static <C> Builder<C> builder(ManagedIdempotency<C> managed) {
+        return new Builder<>(Objects.requireNonNull(managed, "managed"));
+    }
+
+    /**
+     * What one pass did.
+     *
+     * @param seen the entries read
+     * @param resumed operations resumed to their outcome
+     * @param retrying resumed attempts that failed, to be tried again
+     * @param gaveUp operations given up after their last attempt
+     * @param reported operations that cannot be run (not registered, or no recovery point)
+     * @param removed entries of operations already settled, removed
+     */
+    public record Pass(int seen, int resumed, int retrying, int gaveUp, int reported, int removed) {
+    }
+
+    /**
+     * Runs one pass over the named operations in progress, on the calling thread.
+     *
+     * @return what it did
+     * @throws IdempotencyStoreException if the store cannot list the operations
+     */
+    public Pass runOnce() {
+        RecoveringStore<C> store = (RecoveringStore<C>) managed.kernelOf().store();
+        OwnTransactions<C> transactions = managed.ownTransactions();
+        int[] counts = new int[6];
+        IdempotencyKey after = null;
+        while (!Thread.currentThread().isInterrupted()) {
+            IdempotencyKey from = after;
+            List<PendingOperation> page = transactions.runner().inTransaction(tx -> store.pending(tx, from, pageSize));
+            for (PendingOperation entry : page) {
+                counts[0]++;
+                act(store, transactions, entry, counts);
+            }
+            if (page.size() < pageSize) {
+                break;
+            }
+            after = page.get(page.size() - 1).key();
+        }
+        return new Pass(counts[0], counts[1], counts[2], counts[3], counts[4], counts[5]);
+    }
+
+    private void act(RecoveringStore<C> store, OwnTransactions<C> transactions, PendingOperation entry, int[] counts) {
+        IdempotencyKey key = entry.key();
+        if (entry.settled()) {
+            transactions.retried(key, tx -> {
+                store.delist(tx, key);
+                return null;
+            });
+            notBefore.remove(key);
+            reported.remove(key);
+            counts[5]++;
+            return;
+        }
+        if (!entry.abandoned()) {
+            return; // a live lease: its holder is at work
+        }
+        Phases<C, ?, ?> phases = operations.get(entry.operation());
+        if (phases == null) {
+            report(key, entry.operation(), "no phases are registered under its name with this worker", counts);
+            return;
+        }
+        Long due = notBefore.get(key);
+        if (due != null && System.nanoTime() - due < 0) {
+            return;
+        }
+        Kernel<C> kernel = managed.kernelOf();
+        LeaseProtocol<C> protocol = managed.leaseProtocol();
+        try {
+            if (entry.attempts() >= maxAttempts) {
+                Outcome<?> failed = protocol.giveUp(key, entry.fingerprint(), phases,
+                        new RecoveryGaveUpException(key, entry.operation(), entry.attempts()));
+                if (failed != null) {
+                    log.warn("Key {}: operation '{}' given up after {} attempts; it needs attention", key, entry.operation(),
+                            entry.attempts());
+                    notBefore.remove(key);
+                    counts[3]++;
+                    kernel.heard().recovery(key, entry.operation(), RecoveryAction.GAVE_UP, null);
+                }
+                return;
+            }
+            Outcome<?> outcome = protocol.resume(key, entry.fingerprint(), phases);
+            if (outcome == null) {
+                report(key, entry.operation(), "it has no recovery point to resume from", counts);
+            } else if (outcome instanceof Outcome.Executed<?> || outcome instanceof Outcome.Failed<?> failed && !failed.replayed()) {
+                log.info("Key {}: operation '{}' resumed by the recovery worker: {}", key, entry.operation(), outcome.status());
+                notBefore.remove(key);
+                counts[1]++;
+                kernel.heard().recovery(key, entry.operation(), RecoveryAction.RESUMED, null);
+            }
+        } catch (LeaseLostException lost) {
+            log.debug("Key {}: another attempt took operation '{}' over", key, entry.operation());
+        } catch (Exception failure) {
+            int attempt = entry.attempts() + 1;
+            long wait = Math.min(backoff.toNanos() << Math.min(attempt - 1, 30), interval.toNanos());
+            notBefore.put(key, System.nanoTime() + wait);
+            log.info("Key {}: the recovery worker's attempt {} of operation '{}' failed; it is tried again in {} ms", key, attempt,
+                    entry.operation(), wait / 1_000_000, failure);
+            counts[2]++;
+            kernel.heard().recovery(key, entry.operation(), RecoveryAction.RETRYING, failure);
+        }
+    }
+
+    private void report(IdempotencyKey key, String operation, String why, int[] counts) {
+        counts[4]++;
+        if (reported.add(key)) {
+            log.warn("Key {}: operation '{}' is abandoned but the recovery worker cannot run it: {}", key, operation, why);
+            managed.kernelOf().heard().recovery(key, operation, RecoveryAction.REPORTED, null);
+        }
+    }
+
+    /**
+     * Starts a daemon thread that runs a pass, then waits the interval, until {@link #close()}. A
+     * pass that fails is logged, and the next one runs after the interval.
+     *
+     * @throws IllegalStateException if it was started already
+     */
+    public void start() {
+        synchronized (lifecycle) {
+            if (loop != null) {
+                throw new IllegalStateException("this recovery worker was started already");
+            }
+            loop = new Thread(this::loop, "idempotency-recovery");
+            loop.setDaemon(true);
+            loop.start();
+        }
+    }
+
+    private void loop() {
+        while (!Thread.currentThread().isInterrupted()) {
+            try {
+                Pass pass = runOnce();
+                if (pass.seen() > 0) {
+                    log.debug("Recovery pass: {}", pass);
+                }
+            } catch (RuntimeException e) {
+                log.warn("A recovery pass failed; the next one runs in {}", interval, e);
+            }
+            if (!OwnTransactions.pause(interval)) {
+                return;
+            }
+        }
+    }
+
+    /** Stops the thread of {@link #start()}, if any, and waits for its pass to end. */
+    @Override
+    public void close() {
+        Thread running;
+        synchronized (lifecycle) {
+            running = loop;
+        }
+        if (running != null) {
+            running.interrupt();
+            try {
+                running.join();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /** @return the names of the registered operations */
+    public List<String> operations() {
+        return new ArrayList<>(operations.keySet());
+    }
+
+    @Override
+    public String toString() {
+        return "RecoveryWorker[operations=" + operations.keySet() + ", maxAttempts=" + maxAttempts + ", interval=" + interval + "]";
+    }
+
+    /**
+     * Builds a {@link RecoveryWorker}. Not thread-safe; what it builds is.
+     *
+     * @param <C> the transaction type
+     */
+    public static final class Builder<C> {
+        private final ManagedIdempotency<C> managed;
+        private final Map<String, Phases<C, ?, ?>> operations = new LinkedHashMap<>();
+        private int maxAttempts = 5;
+        private int pageSize = 100;
+        private Duration interval = Duration.ofSeconds(30);
+        private Duration backoff = Duration.ofSeconds(1);
+
+        private Builder(ManagedIdempotency<C> managed) {
+            this.managed = managed;
+        }
+
+        /**
+         * Registers named phases: the worker resumes the operations recorded under their name.
+         *
+         * @param phases phases given a name with {@link Phases#named(String)}
+         * @return this builder
+         * @throws IllegalArgumentException if the phases are unnamed, or another is registered under the name
+         */
+        public Builder<C> register(Phases<C, ?, ?> phases) {
+            Objects.requireNonNull(phases, "phases");
+            String name = phases.operation;
+            if (name == null) {
+                throw new IllegalArgumentException("the phases have no name: give them one with Phases.named(...), the name"
+                        + " their operations are recorded under");
+            }
+            if (operations.putIfAbsent(name, phases) != null) {
+                throw new IllegalArgumentException("operation '" + name + "' is registered already");
+            }
+            return this;
+        }
+
+        /**
+         * @param maxAttempts the attempts an operation may have in all, its client's included, before
+         *     the worker gives it up; at least 1 (default 5)
+         * @return this builder
+         */
+        public Builder<C> maxAttempts(int maxAttempts) {
+            if (maxAttempts < 1) {
+                throw new IllegalArgumentException("maxAttempts must be at least 1, was " + maxAttempts);
+            }
+            this.maxAttempts = maxAttempts;
+            return this;
+        }
+
+        /**
+         * @param pageSize the entries read per query; 1 to 10,000 (default 100)
+         * @return this builder
+         */
+        public Builder<C> pageSize(int pageSize) {
+            if (pageSize < 1 || pageSize > 10_000) {
+                throw new IllegalArgumentException("pageSize must be 1 to 10000, was " + pageSize);
+            }
+            this.pageSize = pageSize;
+            return this;
+        }
+
+        /**
+         * @param interval the pause between the passes of {@link #start()}, and the longest backoff; positive (default 30 s)
+         * @return this builder
+         */
+        public Builder<C> interval(Duration interval) {
+            this.interval = positive(interval, "interval");
+            return this;
+        }
+
+        /**
+         * @param backoff the pause after this worker's first failed attempt of an operation, doubled
+         *     for each later one (at most the interval); positive (default 1 s)
+         * @return this builder
+         */
+        public Builder<C> backoff(Duration backoff) {
+            this.backoff = positive(backoff, "backoff");
+            return this;
+        }
+
+        private static Duration positive(Duration d, String name) {
+            Objects.requireNonNull(d, name);
+            if (d.isNegative() || d.isZero()) {
+                throw new IllegalArgumentException(name + " must be positive, was " + d);
+            }
+            return d;
+        }
+
+        /**
+         * @return the worker, not started
+         * @throws IllegalStateException if the engine's store does not list named operations, or no operation is registered
+         */
+        public RecoveryWorker<C> build() {
+            if (!managed.supportsRecovery()) {
+                throw new IllegalStateException("a recovery worker needs a store that lists the named operations in progress"
+                        + " (a RecoveringStore with leases); this engine's store, " + managed.kernelOf().store() + ", does not");
+            }
+            if (operations.isEmpty()) {
+                throw new IllegalStateException("no operation is registered: register the named phases the worker is to resume");
+            }
+            return new RecoveryWorker<>(this);
+        }
+    }
+}
