@@ -26,7 +26,7 @@ import dev.idempotency.spi.LeasingStore;
  */
 public abstract class IdempotencyStoreContract<C> extends StoreFixture<C>
         implements ExampleContract<C>, ConcurrencyContract<C>, StatefulContract<C>, ChunkContract<C>, WriteLastContract<C>,
-        LeasePrimitiveContract<C>, LeasedCallContract<C> {
+        LeasePrimitiveContract<C>, LeasedCallContract<C>, RecoveryContract<C> {
 
     /** For subclasses. */
     protected IdempotencyStoreContract() {

@@ -11,7 +11,8 @@ import dev.idempotency.spi.Completion;
 import dev.idempotency.spi.LeaseClaim;
 import dev.idempotency.spi.LeaseRequest;
 import dev.idempotency.spi.LeasedCompletion;
-import dev.idempotency.spi.LeasingStore;
+import dev.idempotency.spi.PendingOperation;
+import dev.idempotency.spi.RecoveringStore;
 import dev.idempotency.spi.RecordStatus;
 import dev.idempotency.spi.RecoveryPoint;
 import dev.idempotency.spi.StoredRecord;
@@ -21,6 +22,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
@@ -31,6 +33,7 @@ import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.stream.Collectors;
 
 /**
  * The reference store: records in memory, with transactions of its own
@@ -48,16 +51,17 @@ import java.util.concurrent.locks.ReentrantLock;
  *   <li>A savepoint undoes the writes made after it; the locks stay.</li>
  * </ul>
  *
- * <p>It also keeps leases ({@link LeasingStore}): each record carries its owner token, the end of its
+ * <p>It also keeps leases ({@link dev.idempotency.spi.LeasingStore}): each record carries its owner token, the end of its
  * lease, how many attempts claimed it and its recovery point. Every lease primitive reads the time
  * from the clock given to the constructor. A primitive fenced by an owner token changes the record
  * only while it is in progress and that token is its owner: no other attempt took it over, and it
  * was not completed. Releasing a lease ends it without changing the owner. {@link #transactions()}
- * runs the engine's own short transactions.
+ * runs the engine's own short transactions. A named operation's name ({@link RecoveringStore})
+ * is kept on its row, so that it commits and rolls back with it, and is gone with the row.
  *
  * <p>Thread-safe; one transaction is used by one thread at a time.
  */
-public class InMemoryIdempotencyStore implements LeasingStore<InMemoryIdempotencyStore.Transaction> {
+public class InMemoryIdempotencyStore implements RecoveringStore<InMemoryIdempotencyStore.Transaction> {
 
     /** How long a fenced lease primitive waits for another transaction that holds the key: 30 seconds. */
     public static final Duration FENCED_WRITE_WAIT = Duration.ofSeconds(30);
@@ -305,7 +309,7 @@ public class InMemoryIdempotencyStore implements LeasingStore<InMemoryIdempotenc
             StoredRecord r = row.record;
             int attempt = row.attempts + 1;
             write(tx, key, new Row(new StoredRecord(key, r.fingerprint(), r.status(), null, null, r.createdAt(), null, expiresAt),
-                    request.ownerToken(), leaseUntil, attempt, row.point));
+                    request.ownerToken(), leaseUntil, attempt, row.point, row.operation));
             return new LeaseClaim.Acquired(attempt, now, leaseUntil, row.point);
         } finally {
             lock.unlock();
@@ -326,8 +330,58 @@ public class InMemoryIdempotencyStore implements LeasingStore<InMemoryIdempotenc
         Objects.requireNonNull(point, "point");
         RecoveryPoint copy = new RecoveryPoint(point.codec(), point.state() == null ? null : point.state().clone());
         return fenced(tx, key, ownerToken, "record a recovery point in",
-                (row, now) -> new Fenced<>(new Row(row.record, row.owner, row.leaseUntil, row.attempts, copy), true)).isPresent();
+                (row, now) -> new Fenced<>(new Row(row.record, row.owner, row.leaseUntil, row.attempts, copy, row.operation), true)).isPresent();
     }
+
+    /** Keeps the operation's name on its row, so that it commits and rolls back with the row. */
+    @Override
+    public boolean enlist(Transaction tx, IdempotencyKey key, String ownerToken, String operation) {
+        Objects.requireNonNull(operation, "operation");
+        return fenced(tx, key, ownerToken, "enlist a named operation in", (row, now) -> new Fenced<>(row.named(operation), true))
+                .isPresent();
+    }
+
+    @Override
+    public void delist(Transaction tx, IdempotencyKey key) {
+        Objects.requireNonNull(key, "key");
+        lock.lock();
+        try {
+            checkOpen(tx, "delist a named operation in");
+            if (!awaitLock(tx, key, FENCED_WRITE_WAIT)) {
+                throw new IdempotencyStoreException(key, "another transaction held the key for longer than " + FENCED_WRITE_WAIT, null);
+            }
+            Row row = read(tx, key);
+            if (row != null && row.operation != null) {
+                write(tx, key, row.named(null));
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public List<PendingOperation> pending(Transaction tx, IdempotencyKey after, int limit) {
+        lock.lock();
+        try {
+            checkOpen(tx, "list the named operations in");
+            Instant now = clock.instant();
+            return union(tx).stream()
+                    .filter(k -> after == null || KEY_ORDER.compare(k, after) > 0)
+                    .map(k -> read(tx, k))
+                    .filter(row -> row != null && row.operation != null)
+                    .sorted(Comparator.comparing(row -> row.record.key(), KEY_ORDER))
+                    .limit(limit)
+                    .map(row -> new PendingOperation(row.record.key(), row.operation, row.record.status(), row.record.fingerprint(),
+                            row.attempts, row.record.status() == RecordStatus.IN_PROGRESS ? row.leaseUntil : null, now))
+                    .collect(Collectors.toList());
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** The order of {@link #pending}: scope, then id, character by character. */
+    private static final Comparator<IdempotencyKey> KEY_ORDER =
+            Comparator.comparing(IdempotencyKey::scope).thenComparing(IdempotencyKey::id);
 
     @Override
     public Optional<Instant> completeLeased(Transaction tx, String ownerToken, LeasedCompletion completion) {
@@ -451,7 +505,15 @@ public class InMemoryIdempotencyStore implements LeasingStore<InMemoryIdempotenc
      * A key's record, and what lease mode keeps with it: the owner token, the end of the lease, how
      * many attempts claimed it, and the recovery point. A record of transactional mode has no owner.
      */
-    private record Row(StoredRecord record, String owner, Instant leaseUntil, int attempts, RecoveryPoint point) {
+    private record Row(StoredRecord record, String owner, Instant leaseUntil, int attempts, RecoveryPoint point, String operation) {
+
+        Row(StoredRecord record, String owner, Instant leaseUntil, int attempts, RecoveryPoint point) {
+            this(record, owner, leaseUntil, attempts, point, null);
+        }
+
+        Row named(String name) {
+            return new Row(record, owner, leaseUntil, attempts, point, name);
+        }
 
         /** @return the record as a claim hands it back: with its lease end while in progress in lease mode */
         StoredRecord visible() {
@@ -463,13 +525,13 @@ public class InMemoryIdempotencyStore implements LeasingStore<InMemoryIdempotenc
         }
 
         Row withLease(Instant until) {
-            return new Row(record, owner, until, attempts, point);
+            return new Row(record, owner, until, attempts, point, operation);
         }
 
         Row completed(RecordStatus status, String codec, byte[] result, Instant completedAt, Instant expiresAt) {
             byte[] copy = result == null ? null : result.clone();
             return new Row(new StoredRecord(record.key(), record.fingerprint(), status, codec, copy, record.createdAt(), completedAt, expiresAt),
-                    owner, leaseUntil, attempts, point);
+                    owner, leaseUntil, attempts, point, operation);
         }
     }
 

@@ -134,6 +134,15 @@ enum Promise {
             "writeLast must write the completed record only if the key has no unexpired record, wait for an open holder of the key"
                     + " and then find its committed record (or write if it rolled back), replace an expired record, and keep nothing of a"
                     + " transaction that rolls back"),
+    PENDING_LISTED("Contract 4.8 (named operations listed)",
+            "a named operation enlisted with its claim must be listed with its record's state (in progress, its fingerprint,"
+                    + " attempts and lease end; then its outcome) until it is delisted, and an enlist that rolls back, or whose token"
+                    + " does not hold the record, must list nothing"),
+    PENDING_PAGES("Contract 4.8 (pages)",
+            "the named operations must be listed exactly once across pages, in the order of their keys"),
+    RECOVERED("Contract 4.8 (recovery worker)",
+            "an operation whose lease ended must be resumed by the recovery worker at its recovery point, once, its result recorded"
+                    + " and replayed to the client"),
     LEASE_LOST("Contract 4 (lease lost)",
             "an attempt whose lease was taken over must get LeaseLostException when it finishes, and none of its finishing writes"
                     + " may be recorded; the new owner's result stands");

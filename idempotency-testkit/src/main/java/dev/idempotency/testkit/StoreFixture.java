@@ -22,6 +22,7 @@ import dev.idempotency.spi.LeaseClaim;
 import dev.idempotency.spi.LeaseRequest;
 import dev.idempotency.spi.LeasedCompletion;
 import dev.idempotency.spi.LeasingStore;
+import dev.idempotency.spi.RecoveringStore;
 import dev.idempotency.spi.RecordStatus;
 import dev.idempotency.spi.RecoveryPoint;
 import dev.idempotency.spi.StoredRecord;
@@ -79,7 +80,9 @@ import org.quicktheories.core.Gen;
  *   <li>{@link WriteLastContract}: {@link IdempotencyStore#writeLast};</li>
  *   <li>{@link LeasePrimitiveContract}: the primitives of a {@link LeasingStore} (section 4), one
  *       example per promise and a lease property;</li>
- *   <li>{@link LeasedCallContract}: lease mode through the engine, {@link ManagedIdempotency}.</li>
+ *   <li>{@link LeasedCallContract}: lease mode through the engine, {@link ManagedIdempotency};</li>
+ *   <li>{@link RecoveryContract}: the named operations of a {@link RecoveringStore}, and the
+ *       recovery worker over it.</li>
  * </ul>
  * A store that is not a {@link LeasingStore} implements neither lease part: a test class that
  * implements one for such a store fails, while {@link IdempotencyStoreContract} skips them.
@@ -402,15 +405,31 @@ public abstract class StoreFixture<C> implements ContractPart<C> {
      * The store as a {@link LeasingStore}. A store that keeps no leases skips the test under
      * {@link IdempotencyStoreContract}, and fails it in a test class that chose a lease part.
      */
-    @SuppressWarnings("unchecked")
     LeasingStore<C> leasing() {
-        if (!(store instanceof LeasingStore)) {
-            String why = store + " keeps no leases (it is not a LeasingStore)";
-            assumeTrue(!skipsPartsTheStoreCannotTake(), () -> why + ": lease mode is not checked");
-            throw new AssertionError(why + ", but the test class implements a lease part (LeasePrimitiveContract or"
-                    + " LeasedCallContract): implement those only for a LeasingStore");
+        return capable(LeasingStore.class, "keeps no leases", "lease mode is not checked",
+                "a lease part (LeasePrimitiveContract or LeasedCallContract): implement those only for a LeasingStore");
+    }
+
+    /**
+     * The store as a {@link RecoveringStore}. A store that lists no named operations skips the test
+     * under {@link IdempotencyStoreContract}, and fails it in a test class that chose
+     * {@link RecoveryContract}.
+     */
+    RecoveringStore<C> recovering() {
+        leasing();
+        return capable(RecoveringStore.class, "lists no named operations", "the recovery worker's store primitives are not checked",
+                "RecoveryContract: implement it only for a RecoveringStore");
+    }
+
+    /** The store as a {@code kind}; if it is not one, skips the test under the whole contract, or fails it in a chosen part. */
+    @SuppressWarnings("unchecked")
+    private <S> S capable(Class<?> kind, String lacks, String skipped, String chosen) {
+        if (!kind.isInstance(store)) {
+            String why = store + " " + lacks + " (it is not a " + kind.getSimpleName() + ")";
+            assumeTrue(!skipsPartsTheStoreCannotTake(), () -> why + ": " + skipped);
+            throw new AssertionError(why + ", but the test class implements " + chosen);
         }
-        return (LeasingStore<C>) store;
+        return (S) store;
     }
 
     ManagedIdempotency<C> managed(Duration lease) {

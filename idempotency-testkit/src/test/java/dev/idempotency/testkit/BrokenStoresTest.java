@@ -11,6 +11,7 @@ import dev.idempotency.spi.ClaimRequest;
 import dev.idempotency.spi.Completion;
 import dev.idempotency.spi.IdempotencyStore;
 import dev.idempotency.spi.LeaseClaim;
+import dev.idempotency.spi.PendingOperation;
 import dev.idempotency.spi.LeaseRequest;
 import dev.idempotency.spi.LeasedCompletion;
 import dev.idempotency.spi.RecordStatus;
@@ -49,6 +50,8 @@ class BrokenStoresTest {
     private static final String CHUNKS = "randomChunksKeepTheContract";
     /** The lease-mode tests of the contract: skipped for a store that keeps no leases. */
     private static final int LEASE_TESTS = 17;
+    /** The tests of {@link RecoveryContract}, which a store without leases skips too. */
+    private static final int RECOVERY_TESTS = 4;
 
     @Test
     void theReferenceStorePassesWhenRunTheSameWay() {
@@ -62,7 +65,7 @@ class BrokenStoresTest {
     void aStoreWithoutLeasesSkipsLeaseModeOnly() {
         Run run = run(selectClass(WithoutLeases.class));
         assertThat(run.messages).as("failures of the reference store seen without its leases").isEmpty();
-        assertThat(run.summary.getTestsAbortedCount()).as("lease-mode tests skipped").isEqualTo(LEASE_TESTS);
+        assertThat(run.summary.getTestsAbortedCount()).as("lease-mode tests skipped").isEqualTo(LEASE_TESTS + RECOVERY_TESTS);
         assertThat(run.summary.getTestsSucceededCount()).as("transactional-mode tests run").isGreaterThanOrEqualTo(15);
     }
 
@@ -80,7 +83,7 @@ class BrokenStoresTest {
     @Test
     void theWholeContractIsEveryPartAndEachTestIsInOnePart() {
         List<Class<?>> parts = List.of(ExampleContract.class, ConcurrencyContract.class, StatefulContract.class, ChunkContract.class,
-                WriteLastContract.class, LeasePrimitiveContract.class, LeasedCallContract.class);
+                WriteLastContract.class, LeasePrimitiveContract.class, LeasedCallContract.class, RecoveryContract.class);
         assertThat(IdempotencyStoreContract.class.getInterfaces()).containsExactlyInAnyOrderElementsOf(parts);
         List<String> tests = new ArrayList<>();
         for (Class<?> part : parts) {
@@ -88,7 +91,7 @@ class BrokenStoresTest {
             assertThat(testsOf(InMemoryStoreContractTest.class, part)).as("tests of " + part.getSimpleName()).isNotEmpty()
                     .allSatisfy(t -> tests.add(((org.junit.platform.engine.discovery.MethodSelector) t).getMethodName()));
         }
-        assertThat(tests).as("each test in one part").doesNotHaveDuplicates().hasSize(52);
+        assertThat(tests).as("each test in one part").doesNotHaveDuplicates().hasSize(56);
         assertThat(testsOf(InMemoryStoreContractTest.class, LeasePrimitiveContract.class).size()
                 + testsOf(InMemoryStoreContractTest.class, LeasedCallContract.class).size()).isEqualTo(LEASE_TESTS);
     }
@@ -99,6 +102,22 @@ class BrokenStoresTest {
         assertFails(NoFencing.class, "staleOwnerGetsLeaseLostAndItsFinishIsNotRecorded", Promise.LEASE_LOST);
         assertFails(NoFencing.class, LeasedCallContract.class, Promise.LEASE_LOST);
         assertFails(NoFencing.class, LEASE_SEQUENCES, Promise.FENCING);
+    }
+
+    @Test
+    void pagesThatStartOverFail() {
+        assertFails(PagesStartOver.class, RecoveryContract.class, Promise.PENDING_PAGES);
+    }
+
+    @Test
+    void anEnlistWithoutTheTokensFenceFails() {
+        assertFails(EnlistUnfenced.class, RecoveryContract.class, Promise.PENDING_LISTED);
+    }
+
+    @Test
+    void aDelistThatKeepsTheEntryFails() {
+        assertFails(DelistIgnored.class, RecoveryContract.class, Promise.PENDING_LISTED);
+        assertFails(DelistIgnored.class, "theRecoveryWorkerResumesAnAbandonedOperationOnce", Promise.RECOVERED);
     }
 
     @Test
@@ -1009,6 +1028,44 @@ class BrokenStoresTest {
                 @Override
                 public Optional<Instant> completeLeased(InMemoryIdempotencyStore.Transaction tx, String token, LeasedCompletion c) {
                     return inner.completeLeased(tx, owners.getOrDefault(c.key(), token), c);
+                }
+            };
+        }
+    }
+
+    /** Lists the named operations from the first page again, whatever page is asked for. */
+    static class PagesStartOver extends OnInMemory {
+        @Override
+        IdempotencyStore<InMemoryIdempotencyStore.Transaction> broken() {
+            return new ForwardingRecoveringStore(inner) {
+                @Override
+                public List<PendingOperation> pending(InMemoryIdempotencyStore.Transaction tx, IdempotencyKey after, int limit) {
+                    return inner.pending(tx, null, limit);
+                }
+            };
+        }
+    }
+
+    /** Enlists a key for the token of its latest claim, whatever token is given. */
+    static class EnlistUnfenced extends OnInMemory {
+        @Override
+        IdempotencyStore<InMemoryIdempotencyStore.Transaction> broken() {
+            return new ForwardingRecoveringStore(inner) {
+                @Override
+                public boolean enlist(InMemoryIdempotencyStore.Transaction tx, IdempotencyKey key, String token, String operation) {
+                    return inner.enlist(tx, key, owners.getOrDefault(key, token), operation);
+                }
+            };
+        }
+    }
+
+    /** Never removes a named operation's entry. */
+    static class DelistIgnored extends OnInMemory {
+        @Override
+        IdempotencyStore<InMemoryIdempotencyStore.Transaction> broken() {
+            return new ForwardingRecoveringStore(inner) {
+                @Override
+                public void delist(InMemoryIdempotencyStore.Transaction tx, IdempotencyKey key) {
                 }
             };
         }

@@ -99,6 +99,7 @@ abstract class JdbcStoreContract extends IdempotencyStoreContract<Connection> {
         try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
             c.setAutoCommit(true);
             s.executeUpdate("DELETE FROM " + table);
+            s.executeUpdate("DELETE FROM " + table.pending());
         }
     }
 

@@ -66,7 +66,10 @@ abstract class JdbiStoreContract extends IdempotencyStoreContract<Handle> {
 
     @Override
     protected void reset() {
-        jdbi.useHandle(h -> h.execute("DELETE FROM " + TABLE));
+        jdbi.useHandle(h -> {
+            h.execute("DELETE FROM " + TABLE);
+            h.execute("DELETE FROM " + TABLE + "_pending");
+        });
     }
 
     @AfterAll
