@@ -12,6 +12,7 @@ import dev.idempotency.fake.FakeTx;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.lang.reflect.Proxy;
 import java.util.List;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
@@ -180,6 +181,44 @@ class StoreAdaptersTest {
         Outer tx = new Outer(store.begin(), "one");
         assertThat(notLeasing.claim(tx, claim(A))).isInstanceOf(Claim.Acquired.class);
         assertThat(status(tx.tx(), A)).isEqualTo(RecordStatus.IN_PROGRESS);
+    }
+
+    @Test
+    @SuppressWarnings("unchecked")
+    void aRecoveringStoreStaysRecoveringAndItsPrimitivesReachItWithTheAdaptedTransaction() {
+        List<String> calls = new ArrayList<>();
+        PendingOperation entry = new PendingOperation(A, "charge", RecordStatus.IN_PROGRESS, FP, 1, NOW, NOW);
+        RecoveringStore<FakeTx> recovering = (RecoveringStore<FakeTx>) Proxy.newProxyInstance(
+                getClass().getClassLoader(), new Class<?>[] {RecoveringStore.class}, (proxy, method, args) -> {
+                    String tx = args != null && args[0] instanceof FakeTx ? "inner" : "?";
+                    switch (method.getName()) {
+                        case "enlist":
+                            calls.add("enlist:" + tx + ":" + ((IdempotencyKey) args[1]).id() + ":" + args[2] + ":" + args[3]);
+                            return args[1].equals(A); // the store's answer, whichever it is, comes back
+                        case "delist":
+                            calls.add("delist:" + tx + ":" + ((IdempotencyKey) args[1]).id());
+                            return null;
+                        case "pending":
+                            calls.add("pending:" + tx + ":" + (args[1] == null ? "-" : ((IdempotencyKey) args[1]).id()) + ":" + args[2]);
+                            return List.of(entry);
+                        case "toString":
+                            return "Recovering";
+                        default:
+                            throw new UnsupportedOperationException(method.getName());
+                    }
+                });
+        IdempotencyStore<Outer> adaptedStore = StoreAdapters.adapt((IdempotencyStore<FakeTx>) recovering, adapter);
+        assertThat(adaptedStore).isInstanceOf(RecoveringStore.class).hasToString("AdaptedRecoveringStore[Recovering through Outer.tx()]");
+        RecoveringStore<Outer> adaptedRecovering = (RecoveringStore<Outer>) adaptedStore;
+        Outer one = new Outer(store.begin(), "one");
+        assertThat(adaptedRecovering.enlist(one, A, "token", "charge")).isTrue();
+        assertThat(adaptedRecovering.enlist(one, B, "stale", "charge")).isFalse();
+        adaptedRecovering.delist(one, B);
+        assertThat(adaptedRecovering.pending(one, null, 10)).containsExactly(entry);
+        assertThat(adaptedRecovering.pending(one, B, 5)).containsExactly(entry);
+        assertThat(calls).containsExactly("enlist:inner:a:token:charge", "enlist:inner:b:stale:charge", "delist:inner:b",
+                "pending:inner:-:10", "pending:inner:b:5");
+        assertThat(asked).containsExactly("one:a", "one:b", "one:b", "one:-", "one:b");
     }
 
     @Test
