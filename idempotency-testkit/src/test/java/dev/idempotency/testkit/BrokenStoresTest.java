@@ -738,6 +738,30 @@ class BrokenStoresTest {
      * the expired record together both take it over, one after the other, and both run the work.
      */
     static class ExpiredTakeOverUnchecked extends OnInMemory {
+        /**
+         * A round trip's length: long enough that attempts started together meet the expired record
+         * together on a loaded machine too (a bare {@code Thread.yield()} let a whole quick run of
+         * the concurrency property pass when four builds shared two cores).
+         */
+        private static void pause() {
+            try {
+                Thread.sleep(1);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+
+        /**
+         * More concurrency rounds than the quick setting's: only the rounds that start on an expired
+         * record can meet the flaw, and a quick run met none of them in one build out of five while
+         * four builds shared two cores.
+         */
+        @Override
+        protected Effort effort() {
+            Effort quick = Effort.fromSystemProperty();
+            return new Effort(quick.sequences(), Math.max(quick.concurrentRounds(), 8 * Effort.QUICK_ROUNDS), quick.leaseSequences());
+        }
+
         /** The expiry of each key's committed record, as a read without a lock sees it. */
         private final Map<IdempotencyKey, Instant> committedExpiry = new ConcurrentHashMap<>();
         private final Map<InMemoryIdempotencyStore.Transaction, Map<IdempotencyKey, Optional<Instant>>> written = new ConcurrentHashMap<>();
@@ -748,7 +772,7 @@ class BrokenStoresTest {
                 @Override
                 public Claim claim(InMemoryIdempotencyStore.Transaction tx, ClaimRequest r) {
                     Instant read = committedExpiry.get(r.key());
-                    Thread.yield(); // the round trip between the read and the write
+                    pause(); // the round trip between the read and the write
                     Claim c = inner.claim(tx, r);
                     if (c instanceof Claim.Existing e && read != null && !read.isAfter(r.now())) {
                         // It was expired when read: overwrite whatever is there now.
