@@ -4,14 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.idempotency.http.HttpIdempotency;
 import dev.idempotency.spring.boot.autoconfigure.IdempotencyAutoConfiguration;
+import dev.idempotency.testsupport.SpringBootLine;
 import java.util.List;
 import java.util.UUID;
 import javax.sql.DataSource;
 import org.h2.jdbcx.JdbcDataSource;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
-import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
 import org.springframework.mock.web.MockHttpServletRequest;
@@ -19,12 +18,13 @@ import org.springframework.mock.web.MockHttpServletRequest;
 /** The auto-configuration's beans, and its backing off for the application's own, in contexts of their own. */
 class IdempotencyWebMvcAutoConfigurationTest {
 
-    private static final AutoConfigurations CONFIGURATIONS = AutoConfigurations.of(DataSourceAutoConfiguration.class,
-            DataSourceTransactionManagerAutoConfiguration.class, IdempotencyAutoConfiguration.class,
+    /** Boot's JDBC auto-configuration of the line on the class path (4 or 3), and the library's. */
+    private static final AutoConfigurations JDBC = AutoConfigurations.of(SpringBootLine.jdbcAutoConfigurations());
+    private static final AutoConfigurations CONFIGURATIONS = AutoConfigurations.of(IdempotencyAutoConfiguration.class,
             IdempotencyWebMvcAutoConfiguration.class);
 
     private final WebApplicationContextRunner web = new WebApplicationContextRunner()
-            .withConfiguration(CONFIGURATIONS)
+            .withConfiguration(JDBC).withConfiguration(CONFIGURATIONS)
             .withPropertyValues("spring.datasource.url=jdbc:h2:mem:" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1");
 
     @Test
@@ -73,7 +73,7 @@ class IdempotencyWebMvcAutoConfigurationTest {
 
     @Test
     void nothingOutsideAServletApplication() {
-        new ApplicationContextRunner().withConfiguration(CONFIGURATIONS)
+        new ApplicationContextRunner().withConfiguration(JDBC).withConfiguration(CONFIGURATIONS)
                 .withPropertyValues("spring.datasource.url=jdbc:h2:mem:" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1")
                 .run(context -> assertThat(context).hasSingleBean(DataSource.class).doesNotHaveBean(IdempotencyFilter.class));
     }

@@ -1,5 +1,6 @@
 package dev.idempotency.spring.webmvc;
 
+import dev.idempotency.testsupport.SpringBootLine;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import jakarta.servlet.FilterChain;
@@ -37,7 +38,7 @@ import org.springframework.web.server.ResponseStatusException;
  * stand-in for Spring Security: a filter before this library's that takes the user of an HTTP Basic
  * header as the request's principal.
  */
-@SpringBootApplication(excludeName = "org.springframework.boot.hibernate.autoconfigure.HibernateJpaAutoConfiguration")
+@SpringBootApplication(excludeName = { SpringBootLine.BOOT4_HIBERNATE_JPA, SpringBootLine.BOOT3_HIBERNATE_JPA })
 public class PaymentsApplication {
 
     /** Customer {@code slow}: the handler waits here, its transaction open, until released. */

@@ -36,12 +36,21 @@ import org.springframework.transaction.PlatformTransactionManager;
  * </ul>
  * The table is created at startup only with {@code idempotency.create-table=true}; otherwise ship
  * the DDL with Flyway or Liquibase.
+ *
+ * <p>The same class serves Spring Boot 4 and Spring Boot 3.5: it runs after Boot's JDBC, JPA and
+ * transaction auto-configuration under the names of either line.
  */
 @AutoConfiguration(afterName = {
+        // Boot 4: each technology's auto-configuration in a module of its own
         "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration",
         "org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration",
         "org.springframework.boot.hibernate.autoconfigure.HibernateJpaAutoConfiguration",
-        "org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration" })
+        "org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration",
+        // Boot 3.5: the same, in spring-boot-autoconfigure (a name the class path lacks is ignored)
+        "org.springframework.boot.autoconfigure.jdbc.DataSourceAutoConfiguration",
+        "org.springframework.boot.autoconfigure.jdbc.DataSourceTransactionManagerAutoConfiguration",
+        "org.springframework.boot.autoconfigure.orm.jpa.HibernateJpaAutoConfiguration",
+        "org.springframework.boot.autoconfigure.transaction.TransactionAutoConfiguration" })
 @ConditionalOnClass({ SpringIdempotency.class, DataSource.class })
 @ConditionalOnSingleCandidate(DataSource.class)
 @EnableConfigurationProperties(IdempotencyProperties.class)

@@ -3,6 +3,7 @@ package dev.idempotency.spring.boot.autoconfigure;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.idempotency.testsupport.SpringBootLine;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -22,7 +23,7 @@ import org.springframework.boot.builder.SpringApplicationBuilder;
 class StartupFailureTest {
 
     @SpringBootConfiguration
-    @EnableAutoConfiguration(excludeName = "org.springframework.boot.hibernate.autoconfigure.HibernateJpaAutoConfiguration")
+    @EnableAutoConfiguration(excludeName = { SpringBootLine.BOOT4_HIBERNATE_JPA, SpringBootLine.BOOT3_HIBERNATE_JPA })
     static class Shop {
     }
 
