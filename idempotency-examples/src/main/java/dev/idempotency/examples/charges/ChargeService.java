@@ -9,7 +9,9 @@ import dev.idempotency.LeasePolicy;
 import dev.idempotency.ManagedIdempotency;
 import dev.idempotency.Outcome;
 import dev.idempotency.Phases;
+import dev.idempotency.RecoveryWorker;
 import dev.idempotency.ResultCodec;
+import dev.idempotency.TxWork;
 import dev.idempotency.jdbc.JdbcIdempotency;
 import dev.idempotency.jdbc.JdbcIdempotencyStore;
 import dev.idempotency.jdbc.JdbcTransactions;
@@ -41,7 +43,8 @@ import javax.sql.DataSource;
  * {@code declined} in the same transaction that records the failure, and every retry gets the
  * decline back. Any other failure (the provider unreachable, a 500) ends the lease at once and
  * reaches the caller; the retry resumes with the same pending charge. A process that dies leaves a
- * lease that ends on its own, and the next attempt takes it over.
+ * lease that ends on its own, and the next attempt takes it over: the client's retry, or, if the
+ * client never comes back, the {@link #recoveryWorker recovery worker}.
  *
  * <p>Thread-safe: build one and share it.
  */
@@ -49,6 +52,9 @@ public final class ChargeService {
 
     /** The business table: one row per charge, {@code pending}, then {@code succeeded} or {@code declined}. */
     public static final String TABLE = "card_charge";
+
+    /** The name the charge's phases are recorded under, which a {@link RecoveryWorker} resumes them by. */
+    public static final String OPERATION = "card-charge";
 
     private final DataSource dataSource;
     private final PaymentProviderClient provider;
@@ -104,14 +110,63 @@ public final class ChargeService {
      */
     public Outcome<String> charge(IdempotencyKey key, ChargeRequest request) throws Exception {
         // tag::charge[]
-        Phases<Connection, String, Exception> charge = Phases
-                .<Connection, Long, Exception>prepare(tx -> insertPending(tx, key, request), ResultCodec.longs())
-                .call((attempt, chargeId) -> provider.charge(attempt.downstreamKey(), request))
-                .onFinalFailure((tx, chargeId, declined) -> markDeclined(tx, chargeId, declined.getMessage()))
-                .finish((tx, chargeId, providerChargeId) -> markSucceeded(tx, chargeId, providerChargeId), ResultCodec.string());
         Fingerprint body = Fingerprint.ofParts("POST /charges", request.customer(), request.card(), Long.toString(request.cents()));
-        return idempotency.run(IdempotentCall.of(key, body), charge);
+        return idempotency.run(IdempotentCall.of(key, body), phases(tx -> insertPending(tx, key, request)));
         // end::charge[]
+    }
+
+    /**
+     * The charge in three phases, named {@value #OPERATION} so that a {@link RecoveryWorker} can
+     * finish it when its client never comes back: after the prepare, everything comes from the
+     * charge row, whose id is the recovery point, never from the client's request.
+     */
+    private Phases<Connection, String, Exception> phases(TxWork<Connection, Long, Exception> insertPending) {
+        // tag::phases[]
+        return Phases.<Connection, Long, Exception>prepare(insertPending, ResultCodec.longs())
+                .call((attempt, chargeId) -> provider.charge(attempt.downstreamKey(), requestOf(chargeId)))
+                .onFinalFailure((tx, chargeId, declined) -> markDeclined(tx, chargeId, declined.getMessage()))
+                .finish((tx, chargeId, providerChargeId) -> markSucceeded(tx, chargeId, providerChargeId), ResultCodec.string())
+                .named(OPERATION);
+        // end::phases[]
+    }
+
+    /**
+     * A worker that finishes the charges whose client went away: it takes over a charge whose lease
+     * ended and resumes it from its row, on any node. Start it on every node (or on some), and
+     * close it at shutdown.
+     *
+     * @param interval the pause between its passes
+     * @param maxAttempts the attempts a charge may have in all before the worker gives it up
+     * @return the worker, not started
+     */
+    public RecoveryWorker<Connection> recoveryWorker(Duration interval, int maxAttempts) {
+        // tag::worker[]
+        return RecoveryWorker.builder(idempotency)
+                .register(phases(tx -> {
+                    throw new IllegalStateException("only a client starts a charge; the worker resumes it after its prepare");
+                }))
+                .interval(interval)
+                .maxAttempts(maxAttempts)
+                .build();
+        // end::worker[]
+    }
+
+    /** The request of a charge, from its row: what a resumed call is given, on whatever node resumes it. */
+    private ChargeRequest requestOf(long chargeId) throws SQLException {
+        try (Connection c = dataSource.getConnection();
+             PreparedStatement s = c.prepareStatement("SELECT customer, card, cents FROM " + TABLE + " WHERE id = ?")) {
+            s.setLong(1, chargeId);
+            try (ResultSet rs = s.executeQuery()) {
+                if (!rs.next()) {
+                    throw new IllegalStateException("charge " + chargeId + " has no row");
+                }
+                return new ChargeRequest(rs.getString(1), rs.getString(2), rs.getLong(3));
+            } finally {
+                if (!c.getAutoCommit()) {
+                    c.commit();
+                }
+            }
+        }
     }
 
     /**

@@ -4,10 +4,12 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.idempotency.IdempotencyKey;
 import dev.idempotency.Outcome;
+import dev.idempotency.RecoveryWorker;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.Connection;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -25,7 +27,10 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Arguments: JDBC URL, user ({@code -} for none), password, the provider's address, the lease in
  * milliseconds, the key scope, and a file of operations, one a line: id, customer, card, cents,
- * separated by tabs.
+ * separated by tabs. Two modes for {@link RecoveryWorkerCrashTest}: with an eighth argument
+ * {@code once}, a client that tries each operation once and never again, whatever its answer; with
+ * {@code worker} in place of the file, a node that runs the recovery worker (a pass every 50 ms)
+ * until it is killed.
  */
 public final class ChargeCrashChild {
 
@@ -58,15 +63,23 @@ public final class ChargeCrashChild {
         config.setMaximumPoolSize(4);
         Duration lease = Duration.ofMillis(Long.parseLong(args[4]));
         String scope = args[5];
-        List<Operation> operations = Files.readAllLines(Path.of(args[6])).stream().map(Operation::parse).toList();
         try (HikariDataSource dataSource = new HikariDataSource(config)) {
             ChargeService service = new ChargeService(dataSource, new PaymentProviderClient(URI.create(args[3]), Duration.ofSeconds(5)), lease);
+            if (args[6].equals("worker")) {
+                // Kills of workers mid-attempt count attempts too: let them never give a charge up here.
+                RecoveryWorker<Connection> worker = service.recoveryWorker(Duration.ofMillis(50), 10_000);
+                worker.start();
+                say("ready");
+                Thread.sleep(Long.MAX_VALUE);
+            }
+            boolean once = args.length > 7 && args[7].equals("once");
+            List<Operation> operations = Files.readAllLines(Path.of(args[6])).stream().map(Operation::parse).toList();
             BlockingQueue<Operation> queue = new LinkedBlockingQueue<>(operations);
             CountDownLatch remaining = new CountDownLatch(operations.size());
             say("ready");
             Thread[] workers = new Thread[2];
             for (int w = 0; w < workers.length; w++) {
-                workers[w] = new Thread(() -> work(service, scope, queue, remaining), "charges-" + w);
+                workers[w] = new Thread(() -> work(service, scope, queue, remaining, once), "charges-" + w);
                 workers[w].start();
             }
             remaining.await();
@@ -75,7 +88,8 @@ public final class ChargeCrashChild {
         System.exit(0);
     }
 
-    private static void work(ChargeService service, String scope, BlockingQueue<Operation> queue, CountDownLatch remaining) {
+    private static void work(ChargeService service, String scope, BlockingQueue<Operation> queue, CountDownLatch remaining,
+                             boolean once) {
         try {
             while (remaining.getCount() > 0) {
                 Operation op = queue.poll(50, TimeUnit.MILLISECONDS);
@@ -104,6 +118,10 @@ public final class ChargeCrashChild {
                 } catch (Exception e) {
                     say("error " + op.id() + " " + e);
                     pause = Duration.ofMillis(20);
+                }
+                if (once) {
+                    remaining.countDown(); // this client never comes back for it
+                    continue;
                 }
                 Thread.sleep(Math.max(0, Math.min(pause.toMillis(), 2_000)));
                 queue.add(op);

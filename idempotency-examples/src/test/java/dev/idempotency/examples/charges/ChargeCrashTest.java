@@ -336,27 +336,29 @@ class ChargeCrashTest {
         private String recordStatus(Connection c, String op) throws SQLException {
             return rows(c, "SELECT key_id, status FROM idempotency_record WHERE scope = ? AND key_id = '" + op + "'", scope).get(op);
         }
+    }
 
-        private static Map<String, String> rows(Connection c, String sql, String parameter) throws SQLException {
-            Map<String, String> rows = new TreeMap<>();
-            try (PreparedStatement s = c.prepareStatement(sql)) {
-                s.setString(1, parameter);
-                try (ResultSet rs = s.executeQuery()) {
-                    while (rs.next()) {
-                        rows.merge(rs.getString(1), rs.getString(2), (a, b) -> a + " AND " + b);
-                    }
+    /** The rows of a two-column query with one parameter, as a map (a key seen twice is joined with AND). */
+    static Map<String, String> rows(Connection c, String sql, String parameter) throws SQLException {
+        Map<String, String> rows = new TreeMap<>();
+        try (PreparedStatement s = c.prepareStatement(sql)) {
+            s.setString(1, parameter);
+            try (ResultSet rs = s.executeQuery()) {
+                while (rs.next()) {
+                    rows.merge(rs.getString(1), rs.getString(2), (a, b) -> a + " AND " + b);
                 }
             }
-            return rows;
         }
+        return rows;
+    }
 
-        private static int count(Connection c, String sql, String parameter) throws SQLException {
-            try (PreparedStatement s = c.prepareStatement(sql)) {
-                s.setString(1, parameter);
-                try (ResultSet rs = s.executeQuery()) {
-                    rs.next();
-                    return rs.getInt(1);
-                }
+    /** The count a query with one parameter answers. */
+    static int count(Connection c, String sql, String parameter) throws SQLException {
+        try (PreparedStatement s = c.prepareStatement(sql)) {
+            s.setString(1, parameter);
+            try (ResultSet rs = s.executeQuery()) {
+                rs.next();
+                return rs.getInt(1);
             }
         }
     }
