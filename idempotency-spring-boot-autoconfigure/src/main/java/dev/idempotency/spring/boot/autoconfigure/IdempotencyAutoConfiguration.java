@@ -3,6 +3,8 @@ package dev.idempotency.spring.boot.autoconfigure;
 import dev.idempotency.Idempotency;
 import dev.idempotency.IdempotencyListener;
 import dev.idempotency.ManagedIdempotency;
+import dev.idempotency.Phases;
+import dev.idempotency.RecoveryWorker;
 import dev.idempotency.jdbc.JdbcIdempotencyStore;
 import dev.idempotency.spring.SpringIdempotency;
 import dev.idempotency.spring.SpringTransactions;
@@ -32,7 +34,10 @@ import org.springframework.transaction.PlatformTransactionManager;
  *   <li>{@link SpringIdempotency}, for {@code @Transactional} methods;</li>
  *   <li>with one {@link PlatformTransactionManager}: {@code ManagedIdempotency<Connection>} over
  *       {@link SpringTransactions}, for transactions the library runs (retries, lease mode, batch
- *       jobs).</li>
+ *       jobs);</li>
+ *   <li>with {@code idempotency.recovery.enabled=true} as well: a {@link RecoveryWorker} over every
+ *       named {@code Phases<Connection, ?, ?>} bean, started with the context and closed with it
+ *       ({@code idempotency.recovery.interval}, {@code idempotency.recovery.max-attempts}).</li>
  * </ul>
  * The table is created at startup only with {@code idempotency.create-table=true}; otherwise ship
  * the DDL with Flyway or Liquibase.
@@ -121,6 +126,26 @@ public class IdempotencyAutoConfiguration {
         ManagedIdempotency<Connection> managedIdempotency(Idempotency<Connection> idempotency,
                 PlatformTransactionManager transactionManager, DataSource dataSource) {
             return ManagedIdempotency.of(idempotency, SpringTransactions.of(transactionManager, dataSource));
+        }
+
+        /**
+         * With {@code idempotency.recovery.enabled=true}: a recovery worker over every named
+         * {@code Phases} bean, started with the context and closed with it.
+         */
+        @Bean(initMethod = "start", destroyMethod = "close")
+        @ConditionalOnBooleanProperty("idempotency.recovery.enabled")
+        @ConditionalOnMissingBean(RecoveryWorker.class)
+        RecoveryWorker<Connection> idempotencyRecoveryWorker(ManagedIdempotency<Connection> managed,
+                ObjectProvider<Phases<Connection, ?, ?>> phases, IdempotencyProperties properties) {
+            RecoveryWorker.Builder<Connection> worker = properties.getRecovery().applyTo(RecoveryWorker.builder(managed));
+            phases.orderedStream().filter(p -> p.operation().isPresent()).forEach(worker::register);
+            try {
+                return worker.build();
+            } catch (IllegalStateException e) {
+                throw new InvalidIdempotencyPropertyException("idempotency.recovery.enabled", "true", e.getMessage()
+                        + "; declare each operation to resume as a bean of named Phases (Phases...named(\"...\")), or leave the"
+                        + " property unset", e);
+            }
         }
     }
 }

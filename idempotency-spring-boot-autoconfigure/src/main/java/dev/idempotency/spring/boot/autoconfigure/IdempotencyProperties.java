@@ -1,6 +1,7 @@
 package dev.idempotency.spring.boot.autoconfigure;
 
 import dev.idempotency.KeyPolicy;
+import dev.idempotency.RecoveryWorker;
 import dev.idempotency.jdbc.JdbcIdempotencyStore;
 import java.time.Duration;
 import org.springframework.boot.context.properties.ConfigurationProperties;
@@ -45,6 +46,8 @@ public class IdempotencyProperties {
     private boolean createTable;
 
     private final Metrics metrics = new Metrics();
+
+    private final Recovery recovery = new Recovery();
 
     /** Creates the defaults. */
     public IdempotencyProperties() {
@@ -100,6 +103,11 @@ public class IdempotencyProperties {
         this.createTable = createTable;
     }
 
+    /** @return the recovery worker's settings */
+    public Recovery getRecovery() {
+        return recovery;
+    }
+
     /** @return the metrics settings */
     public Metrics getMetrics() {
         return metrics;
@@ -150,6 +158,68 @@ public class IdempotencyProperties {
             setter.run();
         } catch (IllegalArgumentException | NullPointerException e) {
             throw new InvalidIdempotencyPropertyException(property, String.valueOf(value), String.valueOf(e.getMessage()), e);
+        }
+    }
+
+    /**
+     * The recovery worker's settings, under {@code idempotency.recovery.*}: with
+     * {@code idempotency.recovery.enabled=true} the application runs a {@link RecoveryWorker}
+     * over every named {@code Phases} bean, from the context's start to its close.
+     */
+    public static class Recovery {
+
+        /** Whether to run the recovery worker over the named Phases beans. */
+        private boolean enabled;
+
+        /** The pause between the worker's passes, and the longest backoff. */
+        private Duration interval = Duration.ofSeconds(30);
+
+        /** The attempts an operation may have in all, its client's included, before the worker gives it up. */
+        private int maxAttempts = 5;
+
+        /** Creates the defaults. */
+        public Recovery() {
+        }
+
+        /** @return whether the recovery worker runs */
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        /** @param enabled whether the recovery worker runs */
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
+
+        /** @return the pause between passes */
+        public Duration getInterval() {
+            return interval;
+        }
+
+        /** @param interval the pause between passes */
+        public void setInterval(Duration interval) {
+            this.interval = interval;
+        }
+
+        /** @return the attempts before an operation is given up */
+        public int getMaxAttempts() {
+            return maxAttempts;
+        }
+
+        /** @param maxAttempts the attempts before an operation is given up */
+        public void setMaxAttempts(int maxAttempts) {
+            this.maxAttempts = maxAttempts;
+        }
+
+        /**
+         * @param builder the worker's builder
+         * @param <C> the transaction type
+         * @return the builder with these settings, each checked and named if refused
+         */
+        public <C> RecoveryWorker.Builder<C> applyTo(RecoveryWorker.Builder<C> builder) {
+            set("idempotency.recovery.interval", interval, () -> builder.interval(interval));
+            set("idempotency.recovery.max-attempts", maxAttempts, () -> builder.maxAttempts(maxAttempts));
+            return builder;
         }
     }
 
