@@ -130,6 +130,7 @@ transaction.state.log.min.isr=$((rf >= 3 ? 2 : 1))
 share.coordinator.state.topic.replication.factor=$rf
 share.coordinator.state.topic.min.isr=$((rf >= 3 ? 2 : 1))
 group.initial.rebalance.delay.ms=0
+group.min.session.timeout.ms=1000
 auto.create.topics.enable=true
 log.flush.interval.messages=9223372036854775807
 PROPS
