@@ -7,6 +7,7 @@ import dev.idempotency.ManagedIdempotency;
 import dev.idempotency.Outcome;
 import dev.idempotency.ResultCodec;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -14,6 +15,7 @@ import java.util.Map;
 import java.util.Objects;
 import org.apache.kafka.clients.consumer.CommitFailedException;
 import org.apache.kafka.clients.consumer.Consumer;
+import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
@@ -74,6 +76,21 @@ import org.slf4j.LoggerFactory;
  * transaction. So a poison record never loses the others' records; they are only run again, and
  * rolled back, on the rounds before (at most {@code maxAttempts - 1} per failing record).
  *
+ * <p><b>Offsets in the database</b>, optional ({@link Builder#offsets}, {@link JdbcOffsetStore}): the
+ * next offset of each partition is also written in the transaction of each record's key, and the
+ * consumer subscribes with {@link #rebalanceListener}, which seeks each assigned partition to its
+ * stored offset. What each setting gives:
+ * <ul>
+ *   <li><b>Offsets in Kafka only</b> (the default): a crash, a lost offset commit or a rebalance
+ *       redelivers the records processed since the last offset commit; each replays (its key is
+ *       recorded), so no effect is repeated while the records are kept (the key policy's retention),
+ *       and none is lost, since an offset is committed only after its record's transaction.</li>
+ *   <li><b>Offsets in the database too</b>: an assigned partition restarts right after the last
+ *       record whose transaction committed, whatever Kafka's committed offset says, so those events
+ *       redeliver nothing at all, and do not depend on the key check; a producer's second send is
+ *       still a new record, which the message-id key replays.</li>
+ * </ul>
+ *
  * <p><b>When a call throws</b> (the database is down, a conflict outlasted the engine's retries, the
  * dead-letter handler threw): the offsets of the records done before are committed, and the
  * consumer is sought back to the first record not done on each partition of the batch, so that the
@@ -106,8 +123,10 @@ public final class IdempotentConsumer<C, K, V> {
     private final int maxAttempts;
     private final DeadLetterHandler<K, V> deadLetters;
     private final KeyPolicy policy;
+    private final @Nullable OffsetStore<C> offsets;
 
     private IdempotentConsumer(Builder<C, K, V> b) {
+        this.offsets = b.offsets;
         this.engine = b.engine;
         this.group = b.group;
         this.handler = b.handler;
@@ -192,6 +211,7 @@ public final class IdempotentConsumer<C, K, V> {
             try {
                 outcome = engine.execute(IdempotentCall.of(key, ResultCodec.string()), tx -> {
                     run(tx, record, failures);
+                    saveOffset(tx, record);
                     return position;
                 });
             } catch (HandlerFailure failure) {
@@ -266,6 +286,7 @@ public final class IdempotentConsumer<C, K, V> {
             try {
                 outcomes = engine.executeChunk(chunk, r -> IdempotentCall.of(keyOf(r), ResultCodec.string()), (tx, r) -> {
                     run(tx, r, failures);
+                    saveOffset(tx, r);
                     return position(r);
                 });
             } catch (HandlerFailure failure) {
@@ -332,6 +353,12 @@ public final class IdempotentConsumer<C, K, V> {
         }
     }
 
+    private void saveOffset(C tx, ConsumerRecord<K, V> record) {
+        if (offsets != null) {
+            offsets.save(tx, group, new TopicPartition(record.topic(), record.partition()), record.offset() + 1);
+        }
+    }
+
     private void failed(HandlerFailure failure) {
         log.info("Record {} failed attempt {} of {}; trying again", failure.position, failure.attempt, maxAttempts, failure.getCause());
     }
@@ -390,6 +417,35 @@ public final class IdempotentConsumer<C, K, V> {
         }
     }
 
+    /**
+     * The listener to subscribe with when offsets are kept in the database
+     * ({@code kafkaConsumer.subscribe(topics, idempotentConsumer.rebalanceListener(kafkaConsumer))}):
+     * on each assignment it reads the stored next offsets of the partitions and seeks the consumer
+     * to them; a partition without one starts at Kafka's committed offset.
+     *
+     * @param consumer the consumer that subscribes with it
+     * @return the listener
+     * @throws IllegalStateException if the consumer was built without {@link Builder#offsets}
+     */
+    public ConsumerRebalanceListener rebalanceListener(Consumer<K, V> consumer) {
+        Objects.requireNonNull(consumer, "consumer");
+        OffsetStore<C> store = offsets;
+        if (store == null) {
+            throw new IllegalStateException("This consumer keeps no offsets in the database: build it with offsets(...) first");
+        }
+        return new ConsumerRebalanceListener() {
+            @Override
+            public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
+                store.load(group, partitions).forEach(consumer::seek);
+            }
+
+            @Override
+            public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
+                // nothing to do: every processed record's offset is in the database already
+            }
+        };
+    }
+
     /** @return {@code topic-partition@offset} */
     static String position(ConsumerRecord<?, ?> record) {
         return record.topic() + "-" + record.partition() + "@" + record.offset();
@@ -441,6 +497,7 @@ public final class IdempotentConsumer<C, K, V> {
         private MessageIds<K, V> ids = MessageIds.header();
         private int maxAttempts = DEFAULT_MAX_ATTEMPTS;
         private DeadLetterHandler<K, V> deadLetters = DeadLetterHandler.logging();
+        private @Nullable OffsetStore<C> offsets;
 
         private Builder(ManagedIdempotency<C> engine, String group, RecordHandler<C, K, V> handler) {
             this.engine = Objects.requireNonNull(engine, "engine");
@@ -476,6 +533,19 @@ public final class IdempotentConsumer<C, K, V> {
          */
         public Builder<C, K, V> deadLetters(DeadLetterHandler<K, V> deadLetters) {
             this.deadLetters = Objects.requireNonNull(deadLetters, "deadLetters");
+            return this;
+        }
+
+        /**
+         * Keeps the next offset of each partition in the database, in the transaction of each
+         * record's key; subscribe with {@link IdempotentConsumer#rebalanceListener} so that an
+         * assigned partition starts there (see the class comment). Off by default.
+         *
+         * @param offsets the table of offsets, such as {@link JdbcOffsetStore}
+         * @return this builder
+         */
+        public Builder<C, K, V> offsets(OffsetStore<C> offsets) {
+            this.offsets = Objects.requireNonNull(offsets, "offsets");
             return this;
         }
 
