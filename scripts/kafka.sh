@@ -174,6 +174,8 @@ launch_node() { # n : starts the JVM in the background
     return 0
   fi
   log "starting node $n on 127.0.0.1:$(node_port "$n") (log: $dir/kafka.log)"
+  # The log is appended to: this start is ready when it holds one more "started" line than now.
+  grep -c "Kafka Server started" "$dir/kafka.log" 2>/dev/null >"$dir/starts" || echo 0 >"$dir/starts"
   # Detached from the caller's stdout: `$(kafka.sh start)` waits for every writer of its pipe.
   nohup java -Xms64m -Xmx"$HEAP" -XX:+UseSerialGC -Dlog4j2.configurationFile="$BASE/log4j2.properties" \
     -cp "$LIB/*" kafka.Kafka "$dir/server.properties" </dev/null >>"$dir/kafka.log" 2>&1 &
@@ -181,10 +183,11 @@ launch_node() { # n : starts the JVM in the background
 }
 
 wait_for_node() { # n
-  local n="$1" dir i
+  local n="$1" dir i before
   dir="$(node_dir "$n")"
+  before="$(cat "$dir/starts" 2>/dev/null || echo 0)"
   for ((i = 0; i < START_TIMEOUT * 5; i++)); do
-    if grep -q "Kafka Server started" "$dir/kafka.log" 2>/dev/null &&
+    if [[ "$(grep -c "Kafka Server started" "$dir/kafka.log" 2>/dev/null || true)" -gt "$before" ]] &&
         (exec 3<>"/dev/tcp/127.0.0.1/$(node_port "$n")") 2>/dev/null; then
       return 0
     fi

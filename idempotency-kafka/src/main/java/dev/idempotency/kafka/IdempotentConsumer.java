@@ -19,6 +19,7 @@ import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.RebalanceInProgressException;
 import org.jspecify.annotations.Nullable;
@@ -63,7 +64,9 @@ import org.slf4j.LoggerFactory;
  * ({@code commitSync}), after every record's transaction has committed: a crash in between
  * redelivers records that replay. A commit that Kafka refuses because the group rebalanced
  * ({@link CommitFailedException}, {@link RebalanceInProgressException}) is logged and not thrown:
- * the records are recorded, and the partition's new owner replays them.
+ * the records are recorded, and the partition's new owner replays them. An offset commit that fails
+ * otherwise (the broker is down, a timeout) seeks the consumer back to the poll's first records and
+ * reaches the loop: the next poll brings them again, they replay, and their offsets are committed then.
  *
  * <p><b>Per poll batch</b> ({@link #processBatch}, {@link #handleBatch}): the batch's records in one
  * transaction with the chunk protocol ({@link ManagedIdempotency#executeChunk}): one claim statement
@@ -174,17 +177,22 @@ public final class IdempotentConsumer<C, K, V> {
                 try {
                     handle(record);
                 } catch (RuntimeException | Error e) {
-                    commit(consumer, done);
-                    consumer.seek(partition, record.offset());
+                    try {
+                        commitOrRewind(consumer, done, records);
+                    } catch (KafkaException commitFailed) { // sought back to the poll's first records
+                        e.addSuppressed(commitFailed);
+                        throw e;
+                    }
+                    rewind(consumer, partition, record.offset());
                     for (TopicPartition later : partitions.subList(p + 1, partitions.size())) {
-                        consumer.seek(later, records.records(later).get(0).offset());
+                        rewind(consumer, later, records.records(later).get(0).offset());
                     }
                     throw e;
                 }
                 done.put(partition, new OffsetAndMetadata(record.offset() + 1));
             }
         }
-        commit(consumer, done);
+        commitOrRewind(consumer, done, records);
     }
 
     /**
@@ -247,7 +255,7 @@ public final class IdempotentConsumer<C, K, V> {
             handleBatch(all);
         } catch (RuntimeException | Error e) {
             for (TopicPartition partition : records.partitions()) {
-                consumer.seek(partition, records.records(partition).get(0).offset());
+                rewind(consumer, partition, records.records(partition).get(0).offset());
             }
             throw e;
         }
@@ -256,7 +264,7 @@ public final class IdempotentConsumer<C, K, V> {
             List<ConsumerRecord<K, V>> in = records.records(partition);
             done.put(partition, new OffsetAndMetadata(in.get(in.size() - 1).offset() + 1));
         }
-        commit(consumer, done);
+        commitOrRewind(consumer, done, records);
     }
 
     /**
@@ -403,6 +411,29 @@ public final class IdempotentConsumer<C, K, V> {
             return null;
         }
         return IdempotencyKey.of(group, id);
+    }
+
+    /**
+     * Commits the poll's offsets; if Kafka fails to take them (not a rebalance: a broker down, a
+     * timeout), seeks back to the poll's first records, so that they come again, replay, and their
+     * offsets are committed with a later poll's, then rethrows.
+     */
+    private void commitOrRewind(Consumer<K, V> consumer, Map<TopicPartition, OffsetAndMetadata> offsets, ConsumerRecords<K, V> records) {
+        try {
+            commit(consumer, offsets);
+        } catch (KafkaException e) {
+            for (TopicPartition partition : records.partitions()) {
+                rewind(consumer, partition, records.records(partition).get(0).offset());
+            }
+            throw e;
+        }
+    }
+
+    /** Seeks a partition back, if the consumer still has it (a rebalance may have taken it: its new owner starts at the commit). */
+    private void rewind(Consumer<K, V> consumer, TopicPartition partition, long offset) {
+        if (consumer.assignment().contains(partition)) {
+            consumer.seek(partition, offset);
+        }
     }
 
     private void commit(Consumer<K, V> consumer, Map<TopicPartition, OffsetAndMetadata> offsets) {

@@ -55,7 +55,11 @@ final class Broker {
         return topic;
     }
 
-    /** A producer that retries its sends (and so may write a message twice, at two offsets, without idempotence). */
+    /**
+     * A producer that retries its sends until they are acknowledged by every in-sync replica (its
+     * idempotence, on by default, keeps those retries from writing a record twice; the tests send
+     * a message twice on purpose to make a second send).
+     */
     static KafkaProducer<String, String> producer(String bootstrap) {
         Properties p = new Properties();
         p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);

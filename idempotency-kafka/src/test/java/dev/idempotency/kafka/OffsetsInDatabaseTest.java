@@ -16,6 +16,7 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.StringDeserializer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -59,17 +60,24 @@ class OffsetsInDatabaseTest {
         return inDatabase ? b.offsets(offsets).build() : b.build();
     }
 
+    /** @return a member of the group, subscribed with the consumer's rebalance listener if offsets are in the database */
+    private KafkaConsumer<String, String> subscribed(String group, String topic, IdempotentConsumer<Connection, String, String> consumer,
+                                                     boolean inDatabase) {
+        KafkaConsumer<String, String> kafka = new KafkaConsumer<>(Broker.consumerConfig(bootstrap, group), new StringDeserializer(),
+                new StringDeserializer());
+        if (inDatabase) {
+            kafka.subscribe(List.of(topic), consumer.rebalanceListener(kafka));
+        } else {
+            kafka.subscribe(List.of(topic));
+        }
+        return kafka;
+    }
+
     /** The first member processes three records, commits their transactions, and dies before any offset commit to Kafka. */
     private void firstMemberDiesAfterThree(String group, String topic, IdempotentConsumer<Connection, String, String> consumer,
                                            boolean inDatabase) {
         List<ConsumerRecord<String, String>> seen = new ArrayList<>();
-        try (KafkaConsumer<String, String> kafka = new KafkaConsumer<>(Broker.consumerConfig(bootstrap, group),
-                new org.apache.kafka.common.serialization.StringDeserializer(), new org.apache.kafka.common.serialization.StringDeserializer())) {
-            if (inDatabase) {
-                kafka.subscribe(List.of(topic), consumer.rebalanceListener(kafka));
-            } else {
-                kafka.subscribe(List.of(topic));
-            }
+        try (KafkaConsumer<String, String> kafka = subscribed(group, topic, consumer, inDatabase)) {
             Broker.pollUntil(kafka, records -> records.forEach(seen::add), () -> seen.size() >= 6);
         }
         for (ConsumerRecord<String, String> record : seen.subList(0, 3)) {
@@ -79,13 +87,7 @@ class OffsetsInDatabaseTest {
 
     private void nextMemberConsumesAll(String group, String topic, IdempotentConsumer<Connection, String, String> consumer,
                                        boolean inDatabase) {
-        try (KafkaConsumer<String, String> kafka = new KafkaConsumer<>(Broker.consumerConfig(bootstrap, group),
-                new org.apache.kafka.common.serialization.StringDeserializer(), new org.apache.kafka.common.serialization.StringDeserializer())) {
-            if (inDatabase) {
-                kafka.subscribe(List.of(topic), consumer.rebalanceListener(kafka));
-            } else {
-                kafka.subscribe(List.of(topic));
-            }
+        try (KafkaConsumer<String, String> kafka = subscribed(group, topic, consumer, inDatabase)) {
             Broker.pollUntil(kafka, records -> consumer.process(kafka, records), () -> {
                 try {
                     return Broker.lag(bootstrap, group, topic) == 0;
