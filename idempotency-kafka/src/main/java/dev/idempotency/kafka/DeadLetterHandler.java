@@ -16,7 +16,11 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 @FunctionalInterface
 public interface DeadLetterHandler<K, V> {
 
-    /** Logs the record and drops it. */
+    /**
+     * @param <K> the record key type
+     * @param <V> the record value type
+     * @return a handler that logs the record's position and the reason, at warn, and drops it
+     */
     static <K, V> DeadLetterHandler<K, V> logging() {
         return (record, reason) -> IdempotentConsumer.log.warn("Dead letter {}: {}", IdempotentConsumer.position(record), reason.getMessage());
     }

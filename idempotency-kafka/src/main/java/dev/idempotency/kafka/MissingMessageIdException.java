@@ -11,6 +11,7 @@ public final class MissingMessageIdException extends IdempotencyException {
 
     private static final long serialVersionUID = 1L;
 
+    /** The record's position, {@code topic-partition@offset}. */
     private final String position;
 
     MissingMessageIdException(String group, String position) {
