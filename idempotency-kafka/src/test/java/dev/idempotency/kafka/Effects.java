@@ -39,6 +39,14 @@ final class Effects {
         }
     }
 
+    /** Deletes every effect and record, for a database that outlives the test (a server). */
+    void clear() throws SQLException {
+        try (Connection c = dataSource.getConnection(); Statement s = c.createStatement()) {
+            s.execute("DELETE FROM effect");
+            s.execute("DELETE FROM idempotency_record");
+        }
+    }
+
     /** @return an engine whose key policy declares poison messages final, and whose listener notes duplicates */
     ManagedIdempotency<Connection> engine() {
         IdempotencyListener listener = new IdempotencyListener() {
