@@ -161,6 +161,21 @@ public final class Idempotency<C> {
         return kernel.store().purgeExpired(tx, clock.instant(), limit);
     }
 
+    /**
+     * Tells the engine's listener why a duplicate that was replayed arrived
+     * ({@link IdempotencyListener#onDuplicate}), for an adapter that can tell it, such as a message
+     * consumer; a listener that throws is logged and ignored, as for every callback. Thread-safe.
+     *
+     * @param key the key of the replayed outcome
+     * @param cause a short, stable name of the cause, chosen by the adapter
+     * @throws NullPointerException if {@code key} or {@code cause} is null
+     */
+    public void reportDuplicate(IdempotencyKey key, String cause) {
+        Objects.requireNonNull(key, "key");
+        Objects.requireNonNull(cause, "cause");
+        kernel.heard().duplicate(key, cause);
+    }
+
     /** @return the key policy, as given to {@link Builder#keyPolicy(KeyPolicy)} */
     public KeyPolicy keyPolicy() {
         return kernel.policy();

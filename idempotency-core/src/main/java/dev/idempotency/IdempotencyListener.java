@@ -12,7 +12,10 @@ import java.time.Duration;
  *   <li>one {@link #onError} per exception that reaches the caller, a refused or conflicted commit
  *       included; for a chunk, with the key of its first item;</li>
  *   <li>one {@link #onRetry} per attempt that the library runs again after a conflict: such an
- *       attempt reaches neither {@code onOutcome} nor {@code onError}.</li>
+ *       attempt reaches neither {@code onOutcome} nor {@code onError};</li>
+ *   <li>one {@link #onDuplicate} per replay whose cause an adapter can tell (a message consumer
+ *       tells a redelivery from a second send), told by the adapter through
+ *       {@link Idempotency#reportDuplicate}, in addition to the replay's {@code onOutcome}.</li>
  * </ul>
  * When the library runs the transaction ({@link ManagedIdempotency}: transactional mode run for
  * the caller, write-last, lease mode, chunks, and so {@link BatchJob}), the outcome is reported
@@ -65,6 +68,21 @@ public interface IdempotencyListener {
      * @param backoff the pause before the next attempt
      */
     default void onRetry(IdempotencyKey key, int attempt, Throwable failure, Duration backoff) {
+    }
+
+    /**
+     * A duplicate arrived and was replayed, and the adapter that received it can tell why: a
+     * message consumer, for one, tells a message delivered again at the same position (its consumer
+     * crashed or lost its partition before it acknowledged it) from the same message sent twice (a
+     * producer that retried a send). Told by the adapter through
+     * {@link Idempotency#reportDuplicate}, once per duplicate, after the replay's {@link #onOutcome};
+     * a plain replay, whose cause nobody can tell, is heard through {@code onOutcome} only.
+     *
+     * @param key the key
+     * @param cause a short name of the cause, chosen by the adapter and stable across releases
+     *     (its Javadoc lists them), for a metric's tag
+     */
+    default void onDuplicate(IdempotencyKey key, String cause) {
     }
 
     /**

@@ -104,6 +104,13 @@ final class ListenerCalls {
         }
     }
 
+    /** An adapter tells why a replayed duplicate arrived ({@link Idempotency#reportDuplicate}). */
+    void duplicate(IdempotencyKey key, String cause) {
+        if (listener != IdempotencyListener.NONE) {
+            tell("onDuplicate", key, () -> listener.onDuplicate(key, cause));
+        }
+    }
+
     private static Duration since(long started) {
         return Duration.ofNanos(System.nanoTime() - started);
     }

@@ -148,6 +148,25 @@ class IdempotencyEngineTest {
     }
 
     @Test
+    void anAdaptersDuplicateCauseReachesTheListenerAndAThrowingListenerIsIgnored() {
+        IdempotencyListener listener = new IdempotencyListener() {
+            @Override
+            public void onDuplicate(IdempotencyKey key, String cause) {
+                events.add("duplicate " + key.id() + " " + cause);
+                throw new IllegalStateException("listener fails");
+            }
+        };
+        Idempotency<FakeTx> engine = Idempotency.builder(store).clock(() -> T0).listener(listener).build();
+        engine.reportDuplicate(KEY, "redelivered");
+        engine.reportDuplicate(IdempotencyKey.of("k2"), "sent-again");
+        assertThat(events).containsExactly("duplicate k1 redelivered", "duplicate k2 sent-again");
+        assertThatThrownBy(() -> engine.reportDuplicate(null, "x")).isInstanceOf(NullPointerException.class).hasMessage("key");
+        assertThatThrownBy(() -> engine.reportDuplicate(KEY, null)).isInstanceOf(NullPointerException.class).hasMessage("cause");
+        Idempotency.builder(store).build().reportDuplicate(KEY, "redelivered"); // no listener: nothing to tell
+        assertThat(events).hasSize(2);
+    }
+
+    @Test
     void theListenerHearsHowLongTheCallTookNeverMoreThanTheCallerSaw() {
         List<Duration> heard = new ArrayList<>();
         Idempotency<FakeTx> engine = Idempotency.builder(store).clock(() -> T0).listener(new IdempotencyListener() {

@@ -1,19 +1,12 @@
 package dev.idempotency.faults;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 import com.zaxxer.hikari.HikariDataSource;
-import java.io.BufferedReader;
+import dev.idempotency.testsupport.ChildJvm;
 import java.io.IOException;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The kill loop of the client-kill tests: child JVMs ({@link FaultClient#main}) run a workload on a
@@ -31,6 +24,8 @@ final class KilledChildren {
 
     static final int DEEP_KILLS = 1_000;
     static final int MAX_LIFE_MS = 400;
+    /** How long a child may take to be ready: far more than it ever needs, so that only a hung child fails. */
+    private static final int READY_SECONDS = 300;
 
     /**
      * @param kills the SIGKILLs made
@@ -87,76 +82,21 @@ final class KilledChildren {
             throws InterruptedException {
         int target = Integer.getInteger("idempotency.faults.kills", FaultRun.DEEP ? DEEP_KILLS : everyBuild);
         Long minutes = Long.getLong("idempotency.faults.minutes");
-        long started = System.nanoTime();
         long limit = minutes == null ? Long.MAX_VALUE : minutes * 60_000_000_000L;
-        AtomicInteger kills = new AtomicInteger();
-        AtomicInteger children = new AtomicInteger();
-        List<Thread> slots = new ArrayList<>();
-        List<Throwable> failures = new ArrayList<>();
-        for (int s = 0; s < jvms; s++) {
-            Thread slot = new Thread(() -> {
-                try {
-                    while (kills.get() < target && System.nanoTime() - started < limit) {
-                        killOne(run, mode, "c" + children.incrementAndGet(), keys, threads, lease);
-                        kills.incrementAndGet();
-                    }
-                } catch (Throwable t) {
-                    synchronized (failures) {
-                        failures.add(t);
-                    }
-                }
-            }, "kill-slot-" + s);
-            slot.start();
-            slots.add(slot);
-        }
-        for (Thread slot : slots) {
-            slot.join();
-        }
-        assertThat(failures).as("failures of the kill loop").isEmpty();
-        return new Result(kills.get(), children.get(), (System.nanoTime() - started) / 1e9);
+        ChildJvm.Killed killed = ChildJvm.loop(jvms, target, limit, "c", name -> killOne(run, mode, name, keys, threads, lease));
+        return new Result(killed.kills(), killed.children(), killed.seconds());
     }
 
     /** Starts a child, waits until it works, lets it run a random while, kills it (SIGKILL) and waits for its end. */
     private static void killOne(FaultRun run, FaultClient.Mode mode, String name, int keys, int threads, Duration lease)
             throws IOException, InterruptedException {
         FaultDatabase db = run.db;
-        Process child = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-cp", System.getProperty("java.class.path"), "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xmx128m",
-                "-Xshare:auto", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn", FaultClient.class.getName(), mode.name(),
+        try (ChildJvm child = ChildJvm.startReady(name, READY_SECONDS, FaultClient.class, List.of(mode.name(),
                 db.url(), db.user() == null ? "-" : db.user(), db.password() == null ? "-" : db.password(),
                 name, run.dir.resolve(name + ".history").toString(), run.scope, Integer.toString(keys), Integer.toString(threads),
-                run.dir.toString(), Long.toString(lease.toMillis()))
-                .redirectErrorStream(true).start();
-        try (BufferedReader out = new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8))) {
-            String line;
-            List<String> noise = new ArrayList<>();
-            while ((line = out.readLine()) != null && !line.equals("ready")) {
-                if (noise.size() < 40) {
-                    noise.add(line);
-                }
-            }
-            if (line == null) {
-                throw new AssertionError("child " + name + " ended before it was ready, exit " + child.waitFor() + ":\n"
-                        + String.join("\n", noise));
-            }
-            Thread drain = new Thread(() -> {
-                try {
-                    while (out.readLine() != null) {
-                        // keep the pipe flowing until the kill
-                    }
-                } catch (IOException killed) {
-                    // the stream ends with the process
-                }
-            });
-            drain.setDaemon(true);
-            drain.start();
+                run.dir.toString(), Long.toString(lease.toMillis())))) {
             Thread.sleep(ThreadLocalRandom.current().nextInt(MAX_LIFE_MS + 1));
-            child.destroyForcibly(); // SIGKILL on Linux
-            if (!child.waitFor(30, TimeUnit.SECONDS)) {
-                throw new AssertionError("child " + name + " survived SIGKILL");
-            }
-        } finally {
-            child.destroyForcibly();
+            child.kill();
         }
     }
 }

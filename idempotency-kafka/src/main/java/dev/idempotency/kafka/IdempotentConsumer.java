@@ -1,0 +1,604 @@
+package dev.idempotency.kafka;
+
+import dev.idempotency.IdempotencyKey;
+import dev.idempotency.IdempotentCall;
+import dev.idempotency.KeyPolicy;
+import dev.idempotency.ManagedIdempotency;
+import dev.idempotency.Outcome;
+import dev.idempotency.ResultCodec;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import org.apache.kafka.clients.consumer.CommitFailedException;
+import org.apache.kafka.clients.consumer.Consumer;
+import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.RebalanceInProgressException;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The handler of a plain {@code KafkaConsumer} poll loop, made idempotent: each record is processed
+ * at most once per consumer group, in the database transaction that records its key.
+ *
+ * <pre>{@code
+ * while (running) {
+ *     ConsumerRecords<String, String> records = consumer.poll(Duration.ofSeconds(1));
+ *     idempotentConsumer.process(consumer, records);      // or processBatch(consumer, records)
+ * }
+ * }</pre>
+ *
+ * <p><b>Per record</b> ({@link #process}, {@link #handle}):
+ * <ol>
+ *   <li>The key: scope the consumer group, id from the {@link MessageIds} extractor (by default the
+ *       producer's message-id header). A record without an id goes to the dead-letter handler with
+ *       a {@link MissingMessageIdException}, and is not processed.</li>
+ *   <li>In one transaction of {@link ManagedIdempotency#execute}: claim the key, run the
+ *       {@link RecordHandler} with the transaction, record the record's position
+ *       ({@code topic-partition@offset}) as the key's result, commit. The handler's writes and the
+ *       key's record commit together or not at all.</li>
+ *   <li>A key already recorded replays: the handler does not run. The listener of the engine hears
+ *       the replay ({@code onOutcome}, {@code REPLAYED}) and its cause
+ *       ({@link dev.idempotency.IdempotencyListener#onDuplicate}): {@value #REDELIVERED} if the
+ *       recorded position is the record's own (the same record delivered again: a crash or a
+ *       rebalance before its offset commit), {@value #SENT_AGAIN} if it is another (the same message
+ *       id at another offset: a producer's retry, a second send).</li>
+ *   <li>A handler that throws rolls its transaction back, and the record is tried again at once, up
+ *       to {@link Builder#maxAttempts} attempts in all. On the last one, its failure is recorded as
+ *       final ({@link PoisonMessageException}), its writes rolled back: the record's outcome is
+ *       {@link Outcome.Failed}, and every later delivery replays that failure without running the
+ *       handler. A failure that the key policy declares final is recorded at its first attempt.</li>
+ *   <li>A failed outcome, first or replayed, goes to the {@link DeadLetterHandler}, after the
+ *       commit (at least once: see there).</li>
+ * </ol>
+ * {@link #process} then commits to Kafka the next offset of each partition it processed
+ * ({@code commitSync}), after every record's transaction has committed: a crash in between
+ * redelivers records that replay. A commit that Kafka refuses because the group rebalanced
+ * ({@link CommitFailedException}, {@link RebalanceInProgressException}) is logged and not thrown:
+ * the records are recorded, and the partition's new owner replays them. An offset commit that fails
+ * otherwise (the broker is down, a timeout) seeks the consumer back to the poll's first records and
+ * reaches the loop: the next poll brings them again, they replay, and their offsets are committed then.
+ *
+ * <p><b>Per poll batch</b> ({@link #processBatch}, {@link #handleBatch}): the batch's records in one
+ * transaction with the chunk protocol ({@link ManagedIdempotency#executeChunk}): one claim statement
+ * for the whole batch, recorded records replaying, the handler run for the others in order. The same
+ * message id twice in one batch is processed once: the later copies get the first one's outcome and
+ * are heard as {@value #SENT_AGAIN}. A handler failure rolls the batch back and runs it again; each
+ * record's attempts are counted, and on a record's last attempt its writes are rolled back to a
+ * savepoint taken before it (the engine takes one per item once final failures are declared) and
+ * its failure is recorded final, while the other records' writes and records commit in the same
+ * transaction. So a poison record never loses the others' records; they are only run again, and
+ * rolled back, on the rounds before (at most {@code maxAttempts - 1} per failing record).
+ *
+ * <p><b>Offsets in the database</b>, optional ({@link Builder#offsets}, {@link JdbcOffsetStore}): the
+ * next offset of each partition is also written in the transaction of each record's key, and the
+ * consumer subscribes with {@link #rebalanceListener}, which seeks each assigned partition to its
+ * stored offset. What each setting gives:
+ * <ul>
+ *   <li><b>Offsets in Kafka only</b> (the default): a crash, a lost offset commit or a rebalance
+ *       redelivers the records processed since the last offset commit; each replays (its key is
+ *       recorded), so no effect is repeated while the records are kept (the key policy's retention),
+ *       and none is lost, since an offset is committed only after its record's transaction.</li>
+ *   <li><b>Offsets in the database too</b>: an assigned partition restarts right after the last
+ *       record whose transaction committed, whatever Kafka's committed offset says, so those events
+ *       redeliver nothing at all, and do not depend on the key check; a producer's second send is
+ *       still a new record, which the message-id key replays.</li>
+ * </ul>
+ *
+ * <p><b>When a call throws</b> (the database is down, a conflict outlasted the engine's retries, the
+ * dead-letter handler threw): the offsets of the records done before are committed, and the
+ * consumer is sought back to the first record not done on each partition of the batch, so that the
+ * next {@code poll} delivers it again; then the exception reaches the poll loop, which may go on.
+ *
+ * <p>Instances are immutable and thread-safe; a {@code KafkaConsumer} is not, so call
+ * {@link #process} on the consumer's thread.
+ *
+ * @param <C> the transaction type
+ * @param <K> the record key type
+ * @param <V> the record value type
+ */
+public final class IdempotentConsumer<C, K, V> {
+
+    /** The cause of a duplicate whose recorded position is its own: the same record delivered again. */
+    public static final String REDELIVERED = "redelivered";
+    /** The cause of a duplicate recorded at another position: the same message id sent again. */
+    public static final String SENT_AGAIN = "sent-again";
+    /** The attempts of a failing record before its failure is recorded final, by default. */
+    public static final int DEFAULT_MAX_ATTEMPTS = 3;
+
+    static final Logger log = LoggerFactory.getLogger(IdempotentConsumer.class);
+    /** How many times a record whose key another member holds is tried again before the exception. */
+    private static final int IN_PROGRESS_ATTEMPTS = 10;
+
+    private final ManagedIdempotency<C> engine;
+    private final String group;
+    private final RecordHandler<C, K, V> handler;
+    private final MessageIds<K, V> ids;
+    private final int maxAttempts;
+    private final DeadLetterHandler<K, V> deadLetters;
+    private final KeyPolicy policy;
+    private final @Nullable OffsetStore<C> offsets;
+
+    private IdempotentConsumer(Builder<C, K, V> b) {
+        this.offsets = b.offsets;
+        this.engine = b.engine;
+        this.group = b.group;
+        this.handler = b.handler;
+        this.ids = b.ids;
+        this.maxAttempts = b.maxAttempts;
+        this.deadLetters = b.deadLetters;
+        this.policy = b.engine.engine().keyPolicy();
+    }
+
+    /**
+     * @param engine the engine: store, key policy (which must declare {@link PoisonMessageException}
+     *     final), listener and transactions
+     * @param group the consumer group: the scope of every key, so that each group processes each message
+     * @param handler the processing of one record
+     * @param <C> the transaction type
+     * @param <K> the record key type
+     * @param <V> the record value type
+     * @return a builder with the message-id header, {@value #DEFAULT_MAX_ATTEMPTS} attempts and a
+     *     logging dead-letter handler
+     */
+    public static <C, K, V> Builder<C, K, V> builder(ManagedIdempotency<C> engine, String group, RecordHandler<C, K, V> handler) {
+        return new Builder<>(engine, group, handler);
+    }
+
+    // ---- per record ------------------------------------------------------------------------------
+
+    /**
+     * Processes a poll's records one transaction each, in order per partition, then commits their
+     * offsets to Kafka (see the class comment).
+     *
+     * @param consumer the consumer that polled them; its thread
+     * @param records the poll's records
+     * @throws dev.idempotency.IdempotencyException if the store fails; the consumer was sought back
+     *     to the first record not done
+     * @throws RuntimeException what the dead-letter handler threw, likewise
+     */
+    public void process(Consumer<K, V> consumer, ConsumerRecords<K, V> records) {
+        Objects.requireNonNull(consumer, "consumer");
+        Objects.requireNonNull(records, "records");
+        Map<TopicPartition, OffsetAndMetadata> done = new HashMap<>();
+        List<TopicPartition> partitions = new ArrayList<>(records.partitions());
+        for (int p = 0; p < partitions.size(); p++) {
+            TopicPartition partition = partitions.get(p);
+            for (ConsumerRecord<K, V> record : records.records(partition)) {
+                try {
+                    handle(record);
+                } catch (RuntimeException | Error e) {
+                    try {
+                        commitOrRewind(consumer, done, records);
+                    } catch (KafkaException commitFailed) { // sought back to the poll's first records
+                        e.addSuppressed(commitFailed);
+                        throw e;
+                    }
+                    rewind(consumer, partition, record.offset());
+                    for (TopicPartition later : partitions.subList(p + 1, partitions.size())) {
+                        rewind(consumer, later, records.records(later).get(0).offset());
+                    }
+                    throw e;
+                }
+                done.put(partition, new OffsetAndMetadata(record.offset() + 1));
+            }
+        }
+        commitOrRewind(consumer, done, records);
+    }
+
+    /**
+     * Processes one record in a transaction of its own, as steps 1 to 5 of the class comment; commits
+     * no offset (for a poll loop of the application's own, which commits after this returns).
+     *
+     * @param record the record
+     * @return its outcome: {@code EXECUTED}, {@code REPLAYED} or {@code FAILED} (already handed to the
+     *     dead-letter handler); {@code null} for a record without a message id, already handed there
+     * @throws dev.idempotency.IdempotencyException if the store fails, or another member kept the
+     *     record's key for longer than every wait
+     * @throws RuntimeException what the dead-letter handler threw
+     */
+    public @Nullable Outcome<String> handle(ConsumerRecord<K, V> record) {
+        Objects.requireNonNull(record, "record");
+        IdempotencyKey key = keyOf(record);
+        if (key == null) {
+            return null;
+        }
+        String position = position(record);
+        Map<String, Failures> failures = new HashMap<>(2);
+        for (int busy = 0; ; ) {
+            Outcome<String> outcome;
+            try {
+                outcome = engine.execute(IdempotentCall.of(key, ResultCodec.string()), tx -> {
+                    run(tx, record, failures);
+                    saveOffset(tx, record);
+                    return position;
+                });
+            } catch (HandlerFailure failure) {
+                failed(failure);
+                continue;
+            }
+            if (outcome instanceof Outcome.InProgress && ++busy < IN_PROGRESS_ATTEMPTS) {
+                continue; // another member holds the key: not an attempt of this record
+            }
+            answered(record, position, outcome);
+            return outcome;
+        }
+    }
+
+    // ---- per poll batch --------------------------------------------------------------------------
+
+    /**
+     * Processes a poll's records in one transaction with the chunk protocol, then commits their
+     * offsets to Kafka (see the class comment).
+     *
+     * @param consumer the consumer that polled them; its thread
+     * @param records the poll's records
+     * @throws dev.idempotency.IdempotencyException if the store fails; the consumer was sought back
+     *     to the batch's first records
+     * @throws RuntimeException what the dead-letter handler threw, likewise
+     */
+    public void processBatch(Consumer<K, V> consumer, ConsumerRecords<K, V> records) {
+        Objects.requireNonNull(consumer, "consumer");
+        Objects.requireNonNull(records, "records");
+        List<ConsumerRecord<K, V>> all = new ArrayList<>(records.count());
+        records.forEach(all::add);
+        try {
+            handleBatch(all);
+        } catch (RuntimeException | Error e) {
+            for (TopicPartition partition : records.partitions()) {
+                rewind(consumer, partition, records.records(partition).get(0).offset());
+            }
+            throw e;
+        }
+        Map<TopicPartition, OffsetAndMetadata> done = new HashMap<>();
+        for (TopicPartition partition : records.partitions()) {
+            List<ConsumerRecord<K, V>> in = records.records(partition);
+            done.put(partition, new OffsetAndMetadata(in.get(in.size() - 1).offset() + 1));
+        }
+        commitOrRewind(consumer, done, records);
+    }
+
+    /**
+     * Processes records in one transaction with the chunk protocol (see the class comment); commits
+     * no offset.
+     *
+     * @param records the records, such as one poll's
+     * @return one outcome per record, in order; {@code null} for a record without a message id
+     * @throws dev.idempotency.IdempotencyException if the store fails (nothing of the batch committed)
+     * @throws RuntimeException what the dead-letter handler threw (the batch had committed)
+     */
+    public List<@Nullable Outcome<String>> handleBatch(List<ConsumerRecord<K, V>> records) {
+        Objects.requireNonNull(records, "records");
+        Map<IdempotencyKey, ConsumerRecord<K, V>> firsts = new LinkedHashMap<>();
+        List<IdempotencyKey> keys = new ArrayList<>(records.size());
+        for (ConsumerRecord<K, V> record : records) {
+            IdempotencyKey key = keyOf(Objects.requireNonNull(record, "record"));
+            keys.add(key);
+            if (key != null) {
+                firsts.putIfAbsent(key, record);
+            }
+        }
+        List<ConsumerRecord<K, V>> chunk = new ArrayList<>(firsts.values());
+        List<Outcome<String>> outcomes = null;
+        Map<String, Failures> failures = new HashMap<>();
+        while (outcomes == null) { // each round ends in a commit or one more failure of one record: at most n x maxAttempts rounds
+            try {
+                outcomes = engine.executeChunk(chunk, r -> IdempotentCall.of(keyOf(r), ResultCodec.string()), (tx, r) -> {
+                    run(tx, r, failures);
+                    saveOffset(tx, r);
+                    return position(r);
+                });
+            } catch (HandlerFailure failure) {
+                failed(failure);
+            }
+        }
+        Map<IdempotencyKey, Outcome<String>> byKey = new HashMap<>();
+        for (int i = 0; i < chunk.size(); i++) {
+            ConsumerRecord<K, V> record = chunk.get(i);
+            Outcome<String> outcome = outcomes.get(i);
+            if (outcome instanceof Outcome.InProgress) {
+                outcome = handle(record); // another member holds it: wait for it alone
+            } else {
+                answered(record, position(record), outcome);
+            }
+            byKey.put(outcome.key(), outcome);
+        }
+        List<@Nullable Outcome<String>> answers = new ArrayList<>(records.size());
+        for (int i = 0; i < records.size(); i++) {
+            IdempotencyKey key = keys.get(i);
+            ConsumerRecord<K, V> record = records.get(i);
+            if (key == null) {
+                answers.add(null);
+            } else if (firsts.get(key) == record) {
+                answers.add(byKey.get(key));
+            } else { // the same message id earlier in this batch
+                Outcome<String> first = byKey.get(key);
+                engine.engine().reportDuplicate(key, SENT_AGAIN);
+                if (first instanceof Outcome.Failed) {
+                    deadLetter(record, first);
+                }
+                answers.add(first);
+            }
+        }
+        return answers;
+    }
+
+    // ---- shared steps ----------------------------------------------------------------------------
+
+    /**
+     * The handler, in the transaction. Its failure is final on the record's last attempt (its
+     * failures counted in {@code failures}, by position), or when the policy says so. A record whose
+     * failure was already made final in a round that another record's failure rolled back (a batch)
+     * is not run again: its last failure is made final again.
+     */
+    private void run(C tx, ConsumerRecord<K, V> record, Map<String, Failures> failures) {
+        String position = position(record);
+        Failures before = failures.get(position);
+        if (before != null && before.count() >= maxAttempts) {
+            throw new PoisonMessageException(position, before.count(), before.last());
+        }
+        try {
+            handler.handle(tx, record);
+        } catch (Exception e) {
+            if (policy.isFinalFailure(e) && e instanceof RuntimeException) {
+                throw (RuntimeException) e;
+            }
+            int attempt = before == null ? 1 : before.count() + 1;
+            failures.put(position, new Failures(attempt, e));
+            if (attempt >= maxAttempts || policy.isFinalFailure(e)) {
+                throw new PoisonMessageException(position, attempt, e);
+            }
+            throw new HandlerFailure(position, attempt, e);
+        }
+    }
+
+    private void saveOffset(C tx, ConsumerRecord<K, V> record) {
+        if (offsets != null) {
+            offsets.save(tx, group, new TopicPartition(record.topic(), record.partition()), record.offset() + 1);
+        }
+    }
+
+    private void failed(HandlerFailure failure) {
+        log.info("Record {} failed attempt {} of {}; trying again", failure.position, failure.attempt, maxAttempts, failure.getCause());
+    }
+
+    /** The failed attempts of one record so far, and the last failure. */
+    private record Failures(int count, Exception last) {
+    }
+
+    private void answered(ConsumerRecord<K, V> record, String position, Outcome<String> outcome) {
+        if (outcome instanceof Outcome.Replayed<String> replayed) {
+            engine.engine().reportDuplicate(outcome.key(), position.equals(replayed.value()) ? REDELIVERED : SENT_AGAIN);
+        } else if (outcome instanceof Outcome.Failed) {
+            deadLetter(record, outcome);
+        } else if (!(outcome instanceof Outcome.Executed)) {
+            outcome.value(); // in progress past every wait, or a mismatch: throws the outcome's exception
+        }
+    }
+
+    private void deadLetter(ConsumerRecord<K, V> record, Exception reason) {
+        try {
+            deadLetters.deadLetter(record, reason);
+        } catch (RuntimeException e) {
+            throw e;
+        } catch (Exception e) {
+            throw new DeadLetterException(position(record), e);
+        }
+    }
+
+    private void deadLetter(ConsumerRecord<K, V> record, Outcome<String> failed) {
+        try {
+            failed.value();
+        } catch (RuntimeException recorded) {
+            deadLetter(record, recorded);
+        }
+    }
+
+    /** @return the record's key; {@code null} (the record handed to the dead-letter handler) if it has no id */
+    private @Nullable IdempotencyKey keyOf(ConsumerRecord<K, V> record) {
+        String id = ids.idOf(record);
+        if (id == null) {
+            deadLetter(record, new MissingMessageIdException(group, position(record)));
+            return null;
+        }
+        return IdempotencyKey.of(group, id);
+    }
+
+    /**
+     * Commits the poll's offsets; if Kafka fails to take them (not a rebalance: a broker down, a
+     * timeout), seeks back to the poll's first records, so that they come again, replay, and their
+     * offsets are committed with a later poll's, then rethrows.
+     */
+    private void commitOrRewind(Consumer<K, V> consumer, Map<TopicPartition, OffsetAndMetadata> offsets, ConsumerRecords<K, V> records) {
+        try {
+            commit(consumer, offsets);
+        } catch (KafkaException e) {
+            for (TopicPartition partition : records.partitions()) {
+                rewind(consumer, partition, records.records(partition).get(0).offset());
+            }
+            throw e;
+        }
+    }
+
+    /** Seeks a partition back, if the consumer still has it (a rebalance may have taken it: its new owner starts at the commit). */
+    private void rewind(Consumer<K, V> consumer, TopicPartition partition, long offset) {
+        if (consumer.assignment().contains(partition)) {
+            consumer.seek(partition, offset);
+        }
+    }
+
+    private void commit(Consumer<K, V> consumer, Map<TopicPartition, OffsetAndMetadata> offsets) {
+        if (offsets.isEmpty()) {
+            return;
+        }
+        try {
+            consumer.commitSync(offsets);
+        } catch (CommitFailedException | RebalanceInProgressException e) {
+            log.info("Offsets {} not committed ({}): the records are recorded, and their next delivery replays", offsets,
+                    e.getClass().getSimpleName());
+        }
+    }
+
+    /**
+     * The listener to subscribe with when offsets are kept in the database
+     * ({@code kafkaConsumer.subscribe(topics, idempotentConsumer.rebalanceListener(kafkaConsumer))}):
+     * on each assignment it reads the stored next offsets of the partitions and seeks the consumer
+     * to them; a partition without one starts at Kafka's committed offset.
+     *
+     * @param consumer the consumer that subscribes with it
+     * @return the listener
+     * @throws IllegalStateException if the consumer was built without {@link Builder#offsets}
+     */
+    public ConsumerRebalanceListener rebalanceListener(Consumer<K, V> consumer) {
+        Objects.requireNonNull(consumer, "consumer");
+        OffsetStore<C> store = offsets;
+        if (store == null) {
+            throw new IllegalStateException("This consumer keeps no offsets in the database: build it with offsets(...) first");
+        }
+        return new ConsumerRebalanceListener() {
+            @Override
+            public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
+                store.load(group, partitions).forEach(consumer::seek);
+            }
+
+            @Override
+            public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
+                // nothing to do: every processed record's offset is in the database already
+            }
+        };
+    }
+
+    /** @return {@code topic-partition@offset} */
+    static String position(ConsumerRecord<?, ?> record) {
+        return record.topic() + "-" + record.partition() + "@" + record.offset();
+    }
+
+    /** @return the consumer group, the scope of the keys */
+    public String group() {
+        return group;
+    }
+
+    @Override
+    public String toString() {
+        return "IdempotentConsumer[group=" + group + ", maxAttempts=" + maxAttempts + "]";
+    }
+
+    /** A handler failure on an attempt before the last: rolls the transaction back, and the record is tried again. */
+    private static final class HandlerFailure extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+        private final String position;
+        private final int attempt;
+
+        HandlerFailure(String position, int attempt, Exception cause) {
+            super(cause);
+            this.position = position;
+            this.attempt = attempt;
+        }
+    }
+
+    /** The dead-letter handler threw a checked exception: the record's offset is not committed. */
+    public static final class DeadLetterException extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        DeadLetterException(String position, Exception cause) {
+            super("The dead-letter handler failed for the record at " + position, cause);
+        }
+    }
+
+    /**
+     * Builds an {@link IdempotentConsumer}. Not thread-safe; the consumer it builds is.
+     *
+     * @param <C> the transaction type
+     * @param <K> the record key type
+     * @param <V> the record value type
+     */
+    public static final class Builder<C, K, V> {
+        private final ManagedIdempotency<C> engine;
+        private final String group;
+        private final RecordHandler<C, K, V> handler;
+        private MessageIds<K, V> ids = MessageIds.header();
+        private int maxAttempts = DEFAULT_MAX_ATTEMPTS;
+        private DeadLetterHandler<K, V> deadLetters = DeadLetterHandler.logging();
+        private @Nullable OffsetStore<C> offsets;
+
+        private Builder(ManagedIdempotency<C> engine, String group, RecordHandler<C, K, V> handler) {
+            this.engine = Objects.requireNonNull(engine, "engine");
+            this.group = Objects.requireNonNull(group, "group");
+            this.handler = Objects.requireNonNull(handler, "handler");
+        }
+
+        /**
+         * @param ids where each record's key id comes from (default {@link MessageIds#header()})
+         * @return this builder
+         */
+        public Builder<C, K, V> messageIds(MessageIds<K, V> ids) {
+            this.ids = Objects.requireNonNull(ids, "ids");
+            return this;
+        }
+
+        /**
+         * @param maxAttempts the attempts of a failing record, at least 1, before its failure is
+         *     recorded final (default {@value IdempotentConsumer#DEFAULT_MAX_ATTEMPTS})
+         * @return this builder
+         */
+        public Builder<C, K, V> maxAttempts(int maxAttempts) {
+            if (maxAttempts < 1) {
+                throw new IllegalArgumentException("maxAttempts must be at least 1, not " + maxAttempts);
+            }
+            this.maxAttempts = maxAttempts;
+            return this;
+        }
+
+        /**
+         * @param deadLetters where records go that will not be processed (default: logged and dropped)
+         * @return this builder
+         */
+        public Builder<C, K, V> deadLetters(DeadLetterHandler<K, V> deadLetters) {
+            this.deadLetters = Objects.requireNonNull(deadLetters, "deadLetters");
+            return this;
+        }
+
+        /**
+         * Keeps the next offset of each partition in the database, in the transaction of each
+         * record's key; subscribe with {@link IdempotentConsumer#rebalanceListener} so that an
+         * assigned partition starts there (see the class comment). Off by default.
+         *
+         * @param offsets the table of offsets, such as {@link JdbcOffsetStore}
+         * @return this builder
+         */
+        public Builder<C, K, V> offsets(OffsetStore<C> offsets) {
+            this.offsets = Objects.requireNonNull(offsets, "offsets");
+            return this;
+        }
+
+        /**
+         * @return the consumer
+         * @throws IllegalArgumentException if the engine's key policy does not declare
+         *     {@link PoisonMessageException} final, or refuses the group as a key scope
+         */
+        public IdempotentConsumer<C, K, V> build() {
+            KeyPolicy policy = engine.engine().keyPolicy();
+            if (!policy.isFinalFailure(new PoisonMessageException("probe-0@0", 1, new IllegalStateException("probe")))) {
+                throw new IllegalArgumentException("The engine's key policy does not declare PoisonMessageException final, so a "
+                        + "record that keeps failing could not be recorded as failed: build the engine with "
+                        + "KeyPolicy.builder().finalFailures(PoisonMessageException.class)");
+            }
+            try {
+                policy.validate(IdempotencyKey.of(group, "probe"));
+            } catch (RuntimeException e) {
+                throw new IllegalArgumentException("The consumer group '" + group + "' cannot be the scope of a key: "
+                        + e.getMessage(), e);
+            }
+            return new IdempotentConsumer<>(this);
+        }
+    }
+}

@@ -1,0 +1,107 @@
+package dev.idempotency.kafka;
+
+import dev.idempotency.Idempotency;
+import dev.idempotency.IdempotencyKey;
+import dev.idempotency.IdempotencyListener;
+import dev.idempotency.KeyPolicy;
+import dev.idempotency.ManagedIdempotency;
+import dev.idempotency.jdbc.JdbcIdempotency;
+import dev.idempotency.jdbc.JdbcIdempotencyStore;
+import dev.idempotency.jdbc.JdbcTransactions;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import javax.sql.DataSource;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+
+/**
+ * The business side of the tests: a table of effects, one row per handler run that committed
+ * (with no unique constraint, so that a second effect shows as a second row), the engine over the
+ * same database, and the duplicates its listener heard.
+ */
+final class Effects {
+
+    final DataSource dataSource;
+    final List<String> duplicates = new ArrayList<>();
+
+    Effects(DataSource dataSource) throws SQLException {
+        this.dataSource = dataSource;
+        JdbcIdempotencyStore.ofDefaults().createTableIfMissing(dataSource);
+        try (Connection c = dataSource.getConnection(); Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE IF NOT EXISTS effect (grp VARCHAR(200) NOT NULL, message_id VARCHAR(200) NOT NULL, "
+                    + "position VARCHAR(200) NOT NULL)");
+        }
+    }
+
+    /** Deletes every effect and record, for a database that outlives the test (a server). */
+    void clear() throws SQLException {
+        try (Connection c = dataSource.getConnection(); Statement s = c.createStatement()) {
+            s.execute("DELETE FROM effect");
+            s.execute("DELETE FROM idempotency_record");
+        }
+    }
+
+    /** @return an engine whose key policy declares poison messages final, and whose listener notes duplicates */
+    ManagedIdempotency<Connection> engine() {
+        IdempotencyListener listener = new IdempotencyListener() {
+            @Override
+            public void onDuplicate(IdempotencyKey key, String cause) {
+                synchronized (duplicates) {
+                    duplicates.add(key.id() + " " + cause);
+                }
+            }
+        };
+        Idempotency<Connection> engine = JdbcIdempotency.builder()
+                .keyPolicy(KeyPolicy.builder().finalFailures(PoisonMessageException.class).build()).listener(listener).build();
+        return ManagedIdempotency.of(engine, JdbcTransactions.of(dataSource));
+    }
+
+    /** The handler's write: one effect row, in the transaction of the record's key. */
+    static void write(Connection tx, String group, ConsumerRecord<String, String> record) throws SQLException {
+        try (PreparedStatement insert = tx.prepareStatement("INSERT INTO effect (grp, message_id, position) VALUES (?, ?, ?)")) {
+            insert.setString(1, group);
+            insert.setString(2, record.key());
+            insert.setString(3, IdempotentConsumer.position(record));
+            insert.executeUpdate();
+        }
+    }
+
+    /** @return the number of effect rows of each message id, in the group */
+    Map<String, Integer> counts(String group) throws SQLException {
+        Map<String, Integer> counts = new HashMap<>();
+        try (Connection c = dataSource.getConnection();
+             PreparedStatement q = c.prepareStatement("SELECT message_id, COUNT(*) FROM effect WHERE grp = ? GROUP BY message_id")) {
+            q.setString(1, group);
+            try (ResultSet rs = q.executeQuery()) {
+                while (rs.next()) {
+                    counts.put(rs.getString(1), rs.getInt(2));
+                }
+            }
+        }
+        return counts;
+    }
+
+    /** @return the keys of the group that are recorded but not completed (claimed and never finished) */
+    int inProgress(String group) throws SQLException {
+        try (Connection c = dataSource.getConnection();
+             PreparedStatement q = c.prepareStatement("SELECT COUNT(*) FROM idempotency_record WHERE scope = ? AND status = 'IN_PROGRESS'")) {
+            q.setString(1, group);
+            try (ResultSet rs = q.executeQuery()) {
+                rs.next();
+                return rs.getInt(1);
+            }
+        }
+    }
+
+    List<String> duplicates() {
+        synchronized (duplicates) {
+            return List.copyOf(duplicates);
+        }
+    }
+}
