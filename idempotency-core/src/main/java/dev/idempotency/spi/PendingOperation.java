@@ -20,6 +20,16 @@ import org.jspecify.annotations.Nullable;
 public record PendingOperation(IdempotencyKey key, String operation, @Nullable RecordStatus status,
                                @Nullable Fingerprint fingerprint, int attempts, @Nullable Instant leaseUntil, Instant now) {
 
+    /**
+     * @param key the key
+     * @param operation the name the operation was registered under
+     * @param status the record's status, or {@code null} if the record is gone
+     * @param fingerprint the record's fingerprint, or {@code null} if the record is gone
+     * @param attempts the attempts that have taken the record so far
+     * @param leaseUntil when the current lease ends, or {@code null}
+     * @param now the store's own time when the entry was read
+     * @throws NullPointerException if the key, the operation or the time is null
+     */
     public PendingOperation {
         Objects.requireNonNull(key, "key");
         Objects.requireNonNull(operation, "operation");

@@ -54,6 +54,8 @@ public interface ChunkContract<C> extends ContractPart<C> {
      * Contract 9 (docs/contract.md): a chunk of new keys, given out of key order, runs each item
      * once and answers in input order; a retry of the committed chunk replays every item's own
      * result, running nothing.
+     *
+     * @throws Exception if the store, a hook or the engine fails
      */
     @Test
     default void chunkOfNewKeysRunsEachItemOnceAndItsRetryReplaysEveryItemInInputOrder() throws Exception {
@@ -79,6 +81,8 @@ public interface ChunkContract<C> extends ContractPart<C> {
      * Contract 9 and 3.3 (docs/contract.md): one chunk holding a new key, a recorded one, one whose
      * record expired (exactly now) and one recorded with another fingerprint gives each its own
      * outcome.
+     *
+     * @throws Exception if the store, a hook or the engine fails
      */
     @Test
     default void chunkMixingRecordedNewExpiredAndMismatchingKeysGivesEachItsOwnOutcome() throws Exception {
@@ -109,6 +113,8 @@ public interface ChunkContract<C> extends ContractPart<C> {
     /**
      * Contract 9 and 3 (docs/contract.md): a chunk whose transaction rolled back leaves nothing;
      * its retry runs every item.
+     *
+     * @throws Exception if the store, a hook or the engine fails
      */
     @Test
     default void chunkRolledBackLeavesNothing() throws Exception {
@@ -129,6 +135,8 @@ public interface ChunkContract<C> extends ContractPart<C> {
      * Contract 9 and 3.3 (docs/contract.md): a chunk whose keys an open transaction holds (claimed
      * by a chunk of its own) waits for it; once the holder commits, the chunk replays the holder's
      * results and runs only its key that nobody held.
+     *
+     * @throws Exception if the store, a hook or the engine fails
      */
     @Test
     default void chunkWhoseKeysAnOpenTransactionHoldsWaitsAndReplaysOnceItCommits() throws Exception {
@@ -169,6 +177,8 @@ public interface ChunkContract<C> extends ContractPart<C> {
      * that key so that the transaction survives); the other items run, or answer InProgress where
      * the store locks more than the key; the chunk's transaction commits, and once the holder has
      * committed a rerun replays every item.
+     *
+     * @throws Exception if the store, a hook or the engine fails
      */
     @Test
     default void chunkWithAKeyHeldPastTheLockTimeoutAnswersInProgressForItAndCommitsTheRest() throws Exception {
@@ -224,6 +234,8 @@ public interface ChunkContract<C> extends ContractPart<C> {
      * Contract 9 (docs/contract.md): a chunk with a key twice is refused with
      * DuplicateKeyInChunkException, even if the caller commits: nothing runs and nothing is
      * written.
+     *
+     * @throws Exception if the store, a hook or the engine fails
      */
     @Test
     default void chunkWithADuplicateKeyIsRefusedWithNothingWritten() throws Exception {
@@ -247,6 +259,8 @@ public interface ChunkContract<C> extends ContractPart<C> {
      * Contract 9 and 3.4 (docs/contract.md): a final failure of the middle item is recorded for it
      * alone, without its partial write (a store write: it executes another key in the chunk's
      * transaction); the items around it are recorded, and a retry replays each item's own outcome.
+     *
+     * @throws Exception if the store, a hook or the engine fails
      */
     @Test
     default void finalFailureOfOneItemInAChunkIsRecordedForThatItemAlone() throws Exception {
@@ -279,7 +293,11 @@ public interface ChunkContract<C> extends ContractPart<C> {
         assertOutcome(p, f.inTx(f.idem, partial, A, new Counting("partial again"), true), Outcome.Status.EXECUTED, "partial again");
     }
 
-    /** A retry of {@code key} alone, rolled back, replays {@code value}; a record found still in progress breaks {@code promise}. */
+    /**
+     * A retry of {@code key} alone, rolled back, replays {@code value}; a record found still in progress breaks {@code promise}.
+     *
+     * @throws Exception if the store, a hook or the engine fails
+     */
     private void assertReplayed(Promise promise, IdempotencyKey key, String value) throws Exception {
         StoreFixture<C> f = fixture();
         Outcome<String> outcome;

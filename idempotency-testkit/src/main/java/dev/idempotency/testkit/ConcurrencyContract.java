@@ -38,6 +38,8 @@ public interface ConcurrencyContract<C> extends ContractPart<C> {
     /**
      * Contract 3.3 (docs/contract.md): an attempt that meets an open holder waits; the holder
      * commits; the attempt replays.
+     *
+     * @throws Exception if the store, a hook or the engine fails
      */
     @Test
     default void concurrentHolderThatCommitsIsReplayed() throws Exception {
@@ -52,6 +54,8 @@ public interface ConcurrencyContract<C> extends ContractPart<C> {
     /**
      * Contract 3.3 (docs/contract.md): an attempt that meets an open holder waits; the holder rolls
      * back; the attempt runs.
+     *
+     * @throws Exception if the store, a hook or the engine fails
      */
     @Test
     default void concurrentHolderThatRollsBackLetsTheWaiterRun() throws Exception {
@@ -67,6 +71,8 @@ public interface ConcurrencyContract<C> extends ContractPart<C> {
      * Contract 3.3 (docs/contract.md): an attempt that waits longer than the lock timeout gets
      * InProgress, within the timeout rounded up to whole seconds plus {@link StoreFixture#LOCK_WAIT_TOLERANCE}:
      * with the 200 ms timeout of this test, within 3 seconds.
+     *
+     * @throws Exception if the store, a hook or the engine fails
      */
     @Test
     default void concurrentHolderPastTheLockTimeoutGivesInProgress() throws Exception {

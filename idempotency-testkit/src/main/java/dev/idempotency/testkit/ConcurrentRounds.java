@@ -115,7 +115,11 @@ final class ConcurrentRounds<C> {
         }
     }
 
-    /** Puts each key in its starting state, in transactions of their own, committed. */
+    /**
+     * Puts each key in its starting state, in transactions of their own, committed.
+     *
+     * @throws Exception if the store, a hook or the engine fails
+     */
     private void setUp(Round round) throws Exception {
         List<Start> starts = round.starts();
         for (int k = 0; k < starts.size(); k++) {

@@ -58,6 +58,8 @@ public interface ExampleContract<C> extends ContractPart<C> {
     /**
      * Contract 3.3 (docs/contract.md): after a commit, a retry with the same fingerprint gets the
      * recorded result back.
+     *
+     * @throws Exception if the store, a hook or the engine fails
      */
     @Test
     default void committedThenRetriedIsReplayed() throws Exception {
@@ -75,6 +77,8 @@ public interface ExampleContract<C> extends ContractPart<C> {
 
     /**
      * Contract 3 (docs/contract.md): a rolled-back attempt leaves nothing; the retry runs the work.
+     *
+     * @throws Exception if the store, a hook or the engine fails
      */
     @Test
     default void rolledBackThenRetriedRunsAgain() throws Exception {
@@ -91,6 +95,8 @@ public interface ExampleContract<C> extends ContractPart<C> {
     /**
      * Contract 3.3 (docs/contract.md): the same key with another fingerprint is a mismatch, and the
      * work does not run.
+     *
+     * @throws Exception if the store, a hook or the engine fails
      */
     @Test
     default void sameKeyDifferentFingerprintIsMismatch() throws Exception {
@@ -108,6 +114,8 @@ public interface ExampleContract<C> extends ContractPart<C> {
     /**
      * Contract 2 and 3.3 (docs/contract.md): at the end of the retention the key counts as new, and
      * the new record answers.
+     *
+     * @throws Exception if the store, a hook or the engine fails
      */
     @Test
     default void expiredRecordRunsAgain() throws Exception {
@@ -126,6 +134,8 @@ public interface ExampleContract<C> extends ContractPart<C> {
     /**
      * Contract 3.4 (docs/contract.md): the work's exception reaches the caller as it was thrown,
      * and nothing is recorded.
+     *
+     * @throws Exception if the store, a hook or the engine fails
      */
     @Test
     default void workExceptionPassesThroughUnchangedAndRecordsNothing() throws Exception {
@@ -154,6 +164,8 @@ public interface ExampleContract<C> extends ContractPart<C> {
      * Contract 3.4 (docs/contract.md): a final failure is recorded and replayed, and the work's
      * partial writes are undone. The partial write here is a store write: the failing work executes
      * a second key in the same transaction, which must not survive.
+     *
+     * @throws Exception if the store, a hook or the engine fails
      */
     @Test
     default void finalFailureIsRecordedAndReplayedWithoutPartialWrites() throws Exception {
@@ -185,7 +197,11 @@ public interface ExampleContract<C> extends ContractPart<C> {
         assertOutcome(Promise.FINAL_FAILURE, f.inTx(f.idem, partial, A, partialRetry, true), Outcome.Status.EXECUTED, "partial again");
     }
 
-    /** Contract 2 (docs/contract.md): the same id in two scopes is two keys. */
+    /**
+     * Contract 2 (docs/contract.md): the same id in two scopes is two keys.
+     *
+     * @throws Exception if the store, a hook or the engine fails
+     */
     @Test
     default void scopesAreSeparate() throws Exception {
         StoreFixture<C> f = fixture();
@@ -200,6 +216,8 @@ public interface ExampleContract<C> extends ContractPart<C> {
     /**
      * Contract 2 (docs/contract.md): key ids are exact; ids that differ in case, or by a trailing
      * character, are other keys.
+     *
+     * @throws Exception if the store, a hook or the engine fails
      */
     @Test
     default void keysAreExactAndCaseSensitive() throws Exception {
@@ -224,6 +242,8 @@ public interface ExampleContract<C> extends ContractPart<C> {
      * ({@link StoreFixture#limits()}, by default the policy's), of every accepted character, is kept
      * like any other, and apart from the keys that differ from it in its last character or in the
      * case of one letter, in the scope or in the id.
+     *
+     * @throws Exception if the store, a hook or the engine fails
      */
     @Test
     default void keysOfTheLargestSizeAndEveryCharacterAreKeptApart() throws Exception {
@@ -250,7 +270,11 @@ public interface ExampleContract<C> extends ContractPart<C> {
         }
     }
 
-    /** Runs {@code call}; a failure of the store is reported as {@code p} broken for {@code key}. */
+    /**
+     * Runs {@code call}; a failure of the store is reported as {@code p} broken for {@code key}.
+     *
+     * @throws Exception if the store, a hook or the engine fails
+     */
     private static <T> T limited(Promise p, IdempotencyKey key, java.util.concurrent.Callable<T> call) throws Exception {
         try {
             return call.call();
@@ -263,6 +287,8 @@ public interface ExampleContract<C> extends ContractPart<C> {
      * Contract 3.5 (docs/contract.md): a result as large as the store's limit allows
      * ({@link StoreFixture#limits()}, by default the policy's {@code maxResultBytes}) is recorded and
      * replayed, every byte.
+     *
+     * @throws Exception if the store, a hook or the engine fails
      */
     @Test
     default void resultOfTheLargestSizeIsRecordedAndReplayedExactly() throws Exception {
@@ -284,6 +310,8 @@ public interface ExampleContract<C> extends ContractPart<C> {
      * work runs (the clock moves by 20 minutes and 7 ms between the claim and the completion, and
      * starts off a whole second): the record keeps the claim's createdAt, the completion's
      * completedAt, and expires its retention after the completion, to the millisecond.
+     *
+     * @throws Exception if the store, a hook or the engine fails
      */
     @Test
     default void completionTimesAreWrittenAsGivenWhenTimePassesDuringTheWork() throws Exception {
@@ -319,6 +347,8 @@ public interface ExampleContract<C> extends ContractPart<C> {
      * cannot carry a record. A failure here is also what a commit or rollback hook that does not
      * end the transaction looks like (for JDBC: one that does not close the connection); the
      * message says so.
+     *
+     * @throws Exception if the store, a hook or the engine fails
      */
     @Test
     default void endedTransactionIsRefused() throws Exception {
@@ -345,6 +375,8 @@ public interface ExampleContract<C> extends ContractPart<C> {
     /**
      * The hooks: begin() gives a new open transaction on each call, usable at once, and commit(tx)
      * and rollback(tx) end it, so that the store refuses it afterwards.
+     *
+     * @throws Exception if the store, a hook or the engine fails
      */
     @Test
     default void hooksBeginDistinctTransactionsAndEndThem() throws Exception {
@@ -384,6 +416,8 @@ public interface ExampleContract<C> extends ContractPart<C> {
      * {@link StoreFixture#unusableTransactions()} makes (auto-commit, closed, read-only, another store's, ...)
      * is refused with TransactionRequiredException before anything is written: the work does not
      * run, and a retry in a good transaction runs it.
+     *
+     * @throws Exception if the store, a hook or the engine fails
      */
     @Test
     default void unusableTransactionsAreRefusedBeforeAnythingIsWritten() throws Exception {
@@ -408,6 +442,8 @@ public interface ExampleContract<C> extends ContractPart<C> {
     /**
      * Contract 3.5 (docs/contract.md): the result of every built-in codec's type, {@code null},
      * empty and large byte arrays, and a custom codec's, is recorded and replayed exactly.
+     *
+     * @throws Exception if the store, a hook or the engine fails
      */
     @Test
     default void everyResultTypeIsRecordedAndReplayedExactly() throws Exception {
@@ -432,7 +468,11 @@ public interface ExampleContract<C> extends ContractPart<C> {
                 "The retry of work run with the codec none")).isEqualTo("REPLAYED(null)");
     }
 
-    /** The retry of a committed execution: a record still in progress there breaks the result promise, by name. */
+    /**
+     * The retry of a committed execution: a record still in progress there breaks the result promise, by name.
+     *
+     * @throws Exception if the store, a hook or the engine fails
+     */
     private Outcome<Object> retryOfCommitted(IdempotencyKey key, ResultCodec<Object> codec, Object value, String label) throws Exception {
         StoreFixture<C> f = fixture();
         try {
@@ -452,6 +492,8 @@ public interface ExampleContract<C> extends ContractPart<C> {
      * committed lease claim (in progress, lease live) answers a transactional attempt the same way.
      * The engine compares the fingerprints: the store must hand back the record as it is, with its
      * own fingerprint.
+     *
+     * @throws Exception if the store, a hook or the engine fails
      */
     @Test
     default void inProgressRecordAnswersMismatchToAnotherFingerprint() throws Exception {
@@ -498,6 +540,8 @@ public interface ExampleContract<C> extends ContractPart<C> {
     /**
      * Contract 8 and 2 (docs/contract.md): purge judges expiry to the millisecond, as claims do: a
      * record is kept 1 ms before its expiry, and removed at it.
+     *
+     * @throws Exception if the store, a hook or the engine fails
      */
     @Test
     default void purgeIsExactToTheMillisecond() throws Exception {
@@ -519,6 +563,8 @@ public interface ExampleContract<C> extends ContractPart<C> {
      * committed its own transaction; purged at its expiry, to the millisecond), and, for a
      * {@link LeasingStore}, a lease that has ended. Each time an expired record of another key is
      * there too, and must be the only one removed.
+     *
+     * @throws Exception if the store, a hook or the engine fails
      */
     @Test
     default void purgeInEveryStateRemovesOnlyExpiredRecords() throws Exception {
@@ -624,6 +670,8 @@ public interface ExampleContract<C> extends ContractPart<C> {
     /**
      * Empties the store, commits a record of {@code id}, then moves the clock to its expiry: it is
      * the one record, expired exactly now.
+     *
+     * @throws Exception if the store, a hook or the engine fails
      */
     private void expiredRecord(String id) throws Exception {
         StoreFixture<C> f = fixture();
@@ -635,6 +683,8 @@ public interface ExampleContract<C> extends ContractPart<C> {
     /**
      * Contract 8 (docs/contract.md): purging removes expired records only, in batches of at most
      * the limit, and counts them.
+     *
+     * @throws Exception if the store, a hook or the engine fails
      */
     @Test
     default void purgeRemovesOnlyExpiredRecordsAndReportsHowMany() throws Exception {

@@ -196,6 +196,8 @@ final class ExecutionSequences<C> {
     /**
      * Purges in a transaction of its own; commits it if the purge removed as many records as had
      * expired, else rolls it back and names the cause.
+     *
+     * @throws Exception if the store, a hook or the engine fails
      */
     private void purge(Model model) throws Exception {
         Instant now = f.clock.instant();
@@ -220,6 +222,8 @@ final class ExecutionSequences<C> {
      * A purge that removed more or fewer records than had expired, rolled back: if the store holds a
      * record whose expiry is not the model's, or counts an unexpired record as absent, the record
      * expired early (or late), which breaks the expiry; otherwise the purge itself is wrong.
+     *
+     * @throws Exception if the store, a hook or the engine fails
      */
     private StepFailure purgeMismatch(Model model, IdempotencyKey claimed, String what) throws Exception {
         Instant now = f.clock.instant();

@@ -55,6 +55,8 @@ public interface LeasePrimitiveContract<C> extends ContractPart<C> {
     /**
      * Contract 4.1 (docs/contract.md): a new key is claimed as attempt 1; the claim holds once
      * committed, and a rolled-back one leaves nothing.
+     *
+     * @throws Exception if the store, a hook or the engine fails
      */
     @Test
     default void newKeyIsClaimedAsAttemptOneAndHoldsOnlyOnceCommitted() throws Exception {
@@ -73,6 +75,8 @@ public interface LeasePrimitiveContract<C> extends ContractPart<C> {
     /**
      * Contract 4.1 (docs/contract.md): a lease claim waits for an open transaction that claimed the
      * key, then sees its claim, or claims itself.
+     *
+     * @throws Exception if the store, a hook or the engine fails
      */
     @Test
     default void leaseClaimWaitsForAnOpenClaimOfTheKey() throws Exception {
@@ -104,6 +108,8 @@ public interface LeasePrimitiveContract<C> extends ContractPart<C> {
     /**
      * Contract 4.2 (docs/contract.md): a live lease is never taken over; the claimant gets Held
      * with the lease's end.
+     *
+     * @throws Exception if the store, a hook or the engine fails
      */
     @Test
     default void liveLeaseIsNeverTakenOver() throws Exception {
@@ -121,6 +127,8 @@ public interface LeasePrimitiveContract<C> extends ContractPart<C> {
     /**
      * Contract 4.5 (docs/contract.md): a lease that ended is taken over by the next claim, counting
      * attempts 2, 3, ...
+     *
+     * @throws Exception if the store, a hook or the engine fails
      */
     @Test
     default void endedLeaseIsTakenOverCountingAttempts() throws Exception {
@@ -140,6 +148,8 @@ public interface LeasePrimitiveContract<C> extends ContractPart<C> {
     /**
      * Contract 4.2 (docs/contract.md): a record in progress with another fingerprint is never taken
      * over, even after its lease ended.
+     *
+     * @throws Exception if the store, a hook or the engine fails
      */
     @Test
     default void inProgressRecordWithAnotherFingerprintIsNeverTakenOver() throws Exception {
@@ -158,6 +168,8 @@ public interface LeasePrimitiveContract<C> extends ContractPart<C> {
      * Contract 4.4 (docs/contract.md): after a take-over, the old owner's extend, checkpoint,
      * complete and release change nothing and say so; the new owner's recovery point and result
      * stand.
+     *
+     * @throws Exception if the store, a hook or the engine fails
      */
     @Test
     default void fencedWritesWithAStaleOwnerTokenChangeNothing() throws Exception {
@@ -189,6 +201,8 @@ public interface LeasePrimitiveContract<C> extends ContractPart<C> {
     /**
      * Contract 4.5 (docs/contract.md): release ends the lease at once; the next claim takes over,
      * with attempts counted and the recovery point kept.
+     *
+     * @throws Exception if the store, a hook or the engine fails
      */
     @Test
     default void releaseEndsTheLeaseAtOnceKeepingAttemptsAndRecoveryPoint() throws Exception {
@@ -206,6 +220,8 @@ public interface LeasePrimitiveContract<C> extends ContractPart<C> {
      * Contract 4.7 (docs/contract.md): the recovery point is handed to every later owner unchanged;
      * only a committed checkpoint replaces it; neither a take-over nor a release clears it or sets
      * it back.
+     *
+     * @throws Exception if the store, a hook or the engine fails
      */
     @Test
     default void recoveryPointIsHandedOnUnchangedAndNeverGoesBack() throws Exception {
@@ -237,6 +253,8 @@ public interface LeasePrimitiveContract<C> extends ContractPart<C> {
     /**
      * Contract 4.1 (docs/contract.md): a completed or failed record is Existing, with what
      * completeLeased recorded, whatever the fingerprint.
+     *
+     * @throws Exception if the store, a hook or the engine fails
      */
     @Test
     default void completedOrFailedRecordIsFound() throws Exception {
@@ -257,6 +275,8 @@ public interface LeasePrimitiveContract<C> extends ContractPart<C> {
     /**
      * Contract 4.1 (docs/contract.md): a record whose retention has run out is claimed anew as
      * attempt 1, with no recovery point.
+     *
+     * @throws Exception if the store, a hook or the engine fails
      */
     @Test
     default void expiredRecordIsClaimedAnewAsAttemptOne() throws Exception {
@@ -275,6 +295,8 @@ public interface LeasePrimitiveContract<C> extends ContractPart<C> {
     /**
      * Contract 4.3 (docs/contract.md): extendLease moves the end of the holder's lease forward, and
      * a claim then sees the new end.
+     *
+     * @throws Exception if the store, a hook or the engine fails
      */
     @Test
     default void extendMovesTheLeaseEndForward() throws Exception {

@@ -43,7 +43,11 @@ import org.junit.jupiter.api.Test;
  */
 public interface LeasedCallContract<C> extends ContractPart<C> {
 
-    /** Contract 4 (docs/contract.md): a leased call runs once; every retry replays its result. */
+    /**
+     * Contract 4 (docs/contract.md): a leased call runs once; every retry replays its result.
+     *
+     * @throws Exception if the store, a hook or the engine fails
+     */
     @Test
     default void leasedCallRunsOnceAndReplays() throws Exception {
         StoreFixture<C> f = fixture();
@@ -60,6 +64,8 @@ public interface LeasedCallContract<C> extends ContractPart<C> {
     /**
      * Contract 4 (docs/contract.md): a call that throws (not final) passes its exception through
      * and leaves the key claimable at once.
+     *
+     * @throws Exception if the store, a hook or the engine fails
      */
     @Test
     default void leasedCallThatThrowsLeavesTheKeyClaimableAtOnce() throws Exception {
@@ -79,6 +85,8 @@ public interface LeasedCallContract<C> extends ContractPart<C> {
     /**
      * Contract 4 (docs/contract.md): a final failure of the call is recorded and replayed; the call
      * does not run again.
+     *
+     * @throws Exception if the store, a hook or the engine fails
      */
     @Test
     default void leasedFinalFailureIsRecordedAndReplayed() throws Exception {
@@ -106,6 +114,8 @@ public interface LeasedCallContract<C> extends ContractPart<C> {
      * Contract 4 (docs/contract.md): after a crash once the claim and its prepare phase committed
      * (an attempt that stops without releasing its lease), the next attempt takes the claim over
      * when the lease ends, does not run prepare again, and its call receives the recorded value.
+     *
+     * @throws Exception if the store, a hook or the engine fails
      */
     @Test
     default void crashAfterPrepareResumesWithTheRecordedValue() throws Exception {
@@ -132,6 +142,8 @@ public interface LeasedCallContract<C> extends ContractPart<C> {
      * Contract 4 (docs/contract.md): an attempt whose lease ran out and was taken over (here by a
      * claim of another owner while its call ran) gets LeaseLostException when it finishes; its
      * finishing writes are rolled back, and the new owner's result stands.
+     *
+     * @throws Exception if the store, a hook or the engine fails
      */
     @Test
     default void staleOwnerGetsLeaseLostAndItsFinishIsNotRecorded() throws Exception {

@@ -42,6 +42,8 @@ public interface RecoveryContract<C> extends ContractPart<C> {
     /**
      * Contract 4.8 (docs/contract.md): an operation enlisted in its claim's transaction is listed
      * with its record's state, in progress and then with its outcome, until it is delisted.
+     *
+     * @throws Exception if the store, a hook or the engine fails
      */
     @Test
     default void aNamedOperationIsListedWithItsRecordUntilDelisted() throws Exception {
@@ -84,6 +86,8 @@ public interface RecoveryContract<C> extends ContractPart<C> {
     /**
      * Contract 4.8 (docs/contract.md): an enlist is fenced by the owner token, and one whose
      * transaction rolls back leaves nothing.
+     *
+     * @throws Exception if the store, a hook or the engine fails
      */
     @Test
     default void anEnlistIsFencedAndRollsBackWithItsTransaction() throws Exception {
@@ -102,7 +106,11 @@ public interface RecoveryContract<C> extends ContractPart<C> {
         assertThat(listed(f, s, "named-fenced")).as(p.broken("A rolled-back or refused enlist is listed")).isEmpty();
     }
 
-    /** Contract 4.8 (docs/contract.md): pages list every entry once, in key order. */
+    /**
+     * Contract 4.8 (docs/contract.md): pages list every entry once, in key order.
+     *
+     * @throws Exception if the store, a hook or the engine fails
+     */
     @Test
     default void pagesListEveryEntryOnceInKeyOrder() throws Exception {
         StoreFixture<C> f = fixture();
@@ -144,6 +152,8 @@ public interface RecoveryContract<C> extends ContractPart<C> {
      * Contract 4.8 (docs/contract.md): the recovery worker over the store resumes an operation
      * whose client went away, once, at its recovery point; the client that comes back gets the
      * result replayed.
+     *
+     * @throws Exception if the store, a hook or the engine fails
      */
     @Test
     default void theRecoveryWorkerResumesAnAbandonedOperationOnce() throws Exception {

@@ -332,6 +332,8 @@ public abstract class StoreFixture<C> implements ContractPart<C> {
     /**
      * Calls {@link #begin()}; if it fails, says that the hooks may be at fault (a pool that ran dry
      * because {@link #commit(Object)} or {@link #rollback(Object)} does not give connections back).
+     *
+     * @throws Exception if the store, a hook or the engine fails
      */
     C open() throws Exception {
         long started = System.nanoTime();
@@ -441,7 +443,11 @@ public abstract class StoreFixture<C> implements ContractPart<C> {
         return new LeaseRequest(key, fp, token, lease, RETENTION, LOCK_TIMEOUT);
     }
 
-    /** Claims in a transaction of its own, committed or rolled back. */
+    /**
+     * Claims in a transaction of its own, committed or rolled back.
+     *
+     * @throws Exception if the store, a hook or the engine fails
+     */
     LeaseClaim claimLease(IdempotencyKey key, Fingerprint fp, String token, Duration lease, boolean commit) throws Exception {
         return claimLease(key, fp, token, lease, commit, null);
     }
@@ -474,7 +480,11 @@ public abstract class StoreFixture<C> implements ContractPart<C> {
                 bytes(result), RETENTION)));
     }
 
-    /** Runs one fenced lease primitive that reports whether it changed the record, in a transaction of its own, committed. */
+    /**
+     * Runs one fenced lease primitive that reports whether it changed the record, in a transaction of its own, committed.
+     *
+     * @throws Exception if the store, a hook or the engine fails
+     */
     boolean changed(TxWork<C, Boolean, RuntimeException> primitive) throws Exception {
         return leaseTx(primitive);
     }
@@ -661,6 +671,8 @@ public abstract class StoreFixture<C> implements ContractPart<C> {
     /**
      * The key's committed record, as the store's claim finds it from a transaction of its own
      * (rolled back); {@code null} if the claim acquired the key, that is, if there is none.
+     *
+     * @throws Exception if the store, a hook or the engine fails
      */
     dev.idempotency.spi.StoredRecord committedRecord(IdempotencyKey key, Fingerprint fp) throws Exception {
         C tx = open();
@@ -716,6 +728,8 @@ public abstract class StoreFixture<C> implements ContractPart<C> {
      * as an attempt in lease mode would. A store whose clock is not the kit's (a database server's)
      * judged the lease by its own; the kit's clock is then set to the store's, so that the engine's
      * transactional attempts see the record live as well.
+     *
+     * @throws Exception if the store, a hook or the engine fails
      */
     LeaseClaim.Acquired leaseHeldFor(IdempotencyKey key) throws Exception {
         LeasingStore<C> s = leasing();
@@ -741,7 +755,11 @@ public abstract class StoreFixture<C> implements ContractPart<C> {
         return inOwnTx(tx -> engine.execute(IdempotentCall.of(key, fp), tx, work), commit);
     }
 
-    /** Runs one execute in a transaction of its own; commits unless told not to or the outcome is InProgress. */
+    /**
+     * Runs one execute in a transaction of its own; commits unless told not to or the outcome is InProgress.
+     *
+     * @throws Exception if the store, a hook or the engine fails
+     */
     <T> Outcome<T> inOwnTx(TxWork<C, Outcome<T>, Exception> call, boolean commit) throws Exception {
         C tx = open();
         Outcome<T> outcome;

@@ -42,6 +42,8 @@ public interface WriteLastContract<C> extends ContractPart<C> {
     /**
      * The store's write-last primitive: the completed record is written only where the key has no
      * unexpired record, holds only once committed, and the normal mode replays it.
+     *
+     * @throws Exception if the store, a hook or the engine fails
      */
     @Test
     default void writeLastWritesOnlyANewKeyAndHoldsOnlyOnceCommitted() throws Exception {
@@ -60,7 +62,11 @@ public interface WriteLastContract<C> extends ContractPart<C> {
         assertOutcome(p, f.inTx(f.idem, key, A, new Counting("retry"), true), Outcome.Status.REPLAYED, "first");
     }
 
-    /** An expired record is replaced by the write, in the same call. */
+    /**
+     * An expired record is replaced by the write, in the same call.
+     *
+     * @throws Exception if the store, a hook or the engine fails
+     */
     @Test
     default void writeLastReplacesAnExpiredRecord() throws Exception {
         StoreFixture<C> f = fixture();
@@ -73,7 +79,11 @@ public interface WriteLastContract<C> extends ContractPart<C> {
         assertOutcome(p, f.inTx(f.idem, key, B, new Counting("retry"), true), Outcome.Status.REPLAYED, "late");
     }
 
-    /** A write waits for an open transaction that holds the key, then finds its record, or writes if it rolled back. */
+    /**
+     * A write waits for an open transaction that holds the key, then finds its record, or writes if it rolled back.
+     *
+     * @throws Exception if the store, a hook or the engine fails
+     */
     @Test
     default void writeLastWaitsForAnOpenHolderOfTheKey() throws Exception {
         StoreFixture<C> f = fixture();
@@ -104,7 +114,11 @@ public interface WriteLastContract<C> extends ContractPart<C> {
         }
     }
 
-    /** One {@link IdempotencyStore#writeLast} of a string result, in a transaction of its own, committed if written and asked to. */
+    /**
+     * One {@link IdempotencyStore#writeLast} of a string result, in a transaction of its own, committed if written and asked to.
+     *
+     * @throws Exception if the store, a hook or the engine fails
+     */
     private Claim writeLast(IdempotencyKey key, Fingerprint fingerprint, String value, boolean commit) throws Exception {
         StoreFixture<C> f = fixture();
         Instant now = f.clock.instant();

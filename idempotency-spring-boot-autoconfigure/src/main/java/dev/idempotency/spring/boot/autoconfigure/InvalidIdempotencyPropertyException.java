@@ -16,8 +16,11 @@ public class InvalidIdempotencyPropertyException extends IllegalArgumentExceptio
 
     private static final long serialVersionUID = 1L;
 
+    /** The property's name. */
     private final String property;
+    /** The value refused, as bound. */
     private final String value;
+    /** Why it is refused. */
     private final String reason;
 
     /**
