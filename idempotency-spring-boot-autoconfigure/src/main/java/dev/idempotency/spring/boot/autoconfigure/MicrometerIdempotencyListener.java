@@ -3,6 +3,7 @@ package dev.idempotency.spring.boot.autoconfigure;
 import dev.idempotency.IdempotencyKey;
 import dev.idempotency.IdempotencyListener;
 import dev.idempotency.Outcome;
+import dev.idempotency.RecoveryAction;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
@@ -21,7 +22,12 @@ import java.util.Objects;
  *   <li>{@value #ERRORS}, a counter per error type: tag {@code error} = the simple name of the
  *       exception's class (the work's own, or the library's such as {@code TransactionRequiredException});</li>
  *   <li>{@value #RETRIES}, a counter of conflicts retried by a {@code ManagedIdempotency}, tag
- *       {@code error} as above.</li>
+ *       {@code error} as above;</li>
+ *   <li>{@value #DUPLICATES}, a counter of duplicates whose cause an adapter told (a message
+ *       consumer's {@code redelivered} or {@code sent-again}), tag {@code cause};</li>
+ *   <li>{@value #RECOVERIES}, a counter of what a recovery worker did, tags {@code action}
+ *       ({@code resumed}, {@code retrying}, {@code gave_up}, {@code reported}) and
+ *       {@code operation} (the registered name, a bounded set).</li>
  * </ul>
  * The key's id is never a tag: ids are unbounded. The key's scope is one (tag {@code scope}) only
  * when asked for ({@code idempotency.metrics.scope-tag=true}), since scopes are often one per tenant.
@@ -36,6 +42,10 @@ public final class MicrometerIdempotencyListener implements IdempotencyListener 
     public static final String ERRORS = "idempotency.errors";
     /** The counter of whole-transaction retries after a conflict, by type. */
     public static final String RETRIES = "idempotency.retries";
+    /** The counter of duplicates whose cause an adapter told, by cause. */
+    public static final String DUPLICATES = "idempotency.duplicates";
+    /** The counter of the recovery worker's actions, by action and operation. */
+    public static final String RECOVERIES = "idempotency.recoveries";
 
     private final MeterRegistry registry;
     private final boolean scopeTag;
@@ -64,6 +74,19 @@ public final class MicrometerIdempotencyListener implements IdempotencyListener 
     public void onRetry(IdempotencyKey key, int attempt, Throwable failure, Duration backoff) {
         counter(RETRIES, "Transactions run again after a conflict the database resolved by aborting them", key, failure)
                 .increment();
+    }
+
+    @Override
+    public void onDuplicate(IdempotencyKey key, String cause) {
+        Counter.builder(DUPLICATES).description("Duplicates replayed whose cause the adapter that received them told, by cause")
+                .tags(tags(key).and("cause", cause)).register(registry).increment();
+    }
+
+    @Override
+    public void onRecovery(IdempotencyKey key, String operation, RecoveryAction action, Throwable failure) {
+        Counter.builder(RECOVERIES).description("What the recovery worker did with operations their client abandoned")
+                .tags(tags(key).and("action", action.name().toLowerCase(Locale.ROOT)).and("operation", operation))
+                .register(registry).increment();
     }
 
     private Timer timer(IdempotencyKey key, String outcome) {
