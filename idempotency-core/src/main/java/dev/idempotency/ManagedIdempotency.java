@@ -65,6 +65,13 @@ import java.util.function.Function;
  * its own; the next attempt after that takes it over and resumes. Every short transaction of the
  * engine is retried on conflicts as in transactional mode.
  *
+ * <p><b>A store without transactions</b> (a {@link dev.idempotency.spi.LeaseOnlyStore}: Redis,
+ * DynamoDB) runs lease mode over {@link dev.idempotency.spi.NoTransaction#runner()}, each primitive
+ * atomic on its server; the phases get {@link dev.idempotency.spi.NoTransaction#NONE} for a
+ * transaction. The modes that record the key in a transaction with the work ({@code execute},
+ * {@code writeLast}, {@code executeChunk}) refuse such a store with an
+ * {@link UnsupportedOperationException} before anything is read or written.
+ *
  * <p>Instances are immutable and thread-safe: build one and share it.
  *
  * @param <C> the transaction type
@@ -158,6 +165,7 @@ public final class ManagedIdempotency<C> {
         Objects.requireNonNull(key, "key");
         return kernel.heard().single(key, () -> {
             kernel.policy().validate(key);
+            kernel.requireTransactions(key, "ManagedIdempotency.execute records the key in a transaction with the work");
             Objects.requireNonNull(work, "work");
             return transactions.withRetries(key, () -> transactions.once(tx -> {
                 Outcome<T> outcome = engine.transactional().attempt(key, fingerprint, tx, codec, () -> work.apply(tx), Kernel.ROLLED_BACK);
@@ -258,6 +266,7 @@ public final class ManagedIdempotency<C> {
         Objects.requireNonNull(key, "key");
         return kernel.heard().single(key, () -> {
             kernel.policy().validate(key);
+            kernel.requireTransactions(key, "ManagedIdempotency.writeLast writes the record in the work's own transaction");
             Objects.requireNonNull(work, "work");
             return writingLast.writeLast(key, fingerprint, codec, work);
         });
@@ -295,6 +304,7 @@ public final class ManagedIdempotency<C> {
         Function<I, IdempotencyKey> keyOf = ChunkProtocol.keys(callOf);
         return kernel.heard().chunk(items, keyOf, () -> {
             IdempotencyKey first = items.isEmpty() ? null : keyOf.apply(items.get(0));
+            kernel.requireTransactions(null, "ManagedIdempotency.executeChunk records the chunk's keys in a transaction with the work");
             return transactions.retried(first, tx -> {
                 ItemWork<I, T, X> bound = item -> work.apply(tx, item);
                 return ChunkProtocol.execute(kernel, tx, items, callOf, bound, Kernel.ROLLED_BACK);
