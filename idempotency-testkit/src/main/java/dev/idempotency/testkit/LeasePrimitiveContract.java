@@ -40,7 +40,7 @@ import org.junit.jupiter.api.Test;
  * claim)}, {@code Contract 4.2 (live lease)}, {@code Contract 4.5 (take-over)}, {@code Contract 4.2
  * (mismatch)}, {@code Contract 4.4 (fencing)}, {@code Contract 4.5 (release)}, {@code Contract 4.7
  * (recovery point)}, {@code Contract 4.1 (found)}, {@code Contract 4.1 (expired record)} and
- * {@code Contract 4.3 (extend)}, and a lease property: random sequences of lease primitives by
+ * {@code Contract 4.3 (extend)} and {@code Contract 4.6 (one clock)}, and a lease property: random sequences of lease primitives by
  * several owners, compared with a model. A fenced primitive ({@code extendLease},
  * {@code checkpoint}, {@code completeLeased}, {@code releaseLease}) is expected to succeed exactly
  * while the record is in progress and the token is its owner's: a release ends the lease but keeps
@@ -297,6 +297,26 @@ public interface LeasePrimitiveContract<C> extends ContractPart<C> {
         assertThat(extended).as(p.broken("The extended lease must end after the claimed one, " + first.leaseUntil())).isAfter(first.leaseUntil());
         f.letLeaseRunOut(SHORT_LEASE);
         held(p, f.claimLease(key, A, "owner-2", LIVE_LEASE, true), A, extended, 1);
+    }
+
+    /**
+     * Contract 4.6 (docs/contract.md): lease ends follow the store's clock, whatever the clock of the
+     * node that asks ({@link StoreFixture#storeOnAnotherNode}): a node two hours ahead is told that a
+     * live lease of one hour is held, and a node two hours behind takes over a lease that ended.
+     */
+    @Test
+    default void leasesFollowTheStoresClockNotTheNodes() throws Exception {
+        StoreFixture<C> f = fixture();
+        Promise p = Promise.LEASE_CLOCK;
+        LeasingStore<C> ahead = f.leasingOnAnotherNode(java.time.Duration.ofHours(2));
+        LeasingStore<C> behind = f.leasingOnAnotherNode(java.time.Duration.ofHours(-2));
+        IdempotencyKey live = IdempotencyKey.of("lease-clock", "live");
+        LeaseClaim.Acquired first = acquired(p, f.claimLease(live, A, "owner-1", LIVE_LEASE, true), 1, null);
+        held(p, f.leaseTx(tx -> ahead.claimLease(tx, request(live, A, "node-ahead", LIVE_LEASE))), A, first.leaseUntil(), 1);
+        IdempotencyKey ended = IdempotencyKey.of("lease-clock", "ended");
+        acquired(p, f.claimLease(ended, A, "owner-1", SHORT_LEASE, true), 1, null);
+        f.letLeaseRunOut(SHORT_LEASE);
+        acquired(p, f.leaseTx(tx -> behind.claimLease(tx, request(ended, A, "node-behind", LIVE_LEASE))), 2, null);
     }
 
     /**

@@ -232,6 +232,21 @@ public abstract class StoreFixture<C> implements ContractPart<C> {
     }
 
     /**
+     * The store as another application node sees it, a node whose clock is {@code clock}: for a
+     * store that takes a clock, a second store over the same records built with {@code clock}. By
+     * default the store itself, right for a store that reads no clock of the application's (a
+     * database's, a Redis server's, or the reference store's own). Used by
+     * {@code leasesFollowTheStoresClockNotTheNodes}, with clocks hours ahead of and behind the kit's.
+     *
+     * @param clock the other node's clock
+     * @return the store of that node, sharing this store's records
+     * @throws Exception if it cannot be created
+     */
+    protected IdempotencyStore<C> storeOnAnotherNode(InstantSource clock) throws Exception {
+        return store;
+    }
+
+    /**
      * Transactions that the store must refuse, of every kind it can tell apart from a usable one,
      * other than one that has ended (the kit tries that itself): for JDBC a connection in auto-commit
      * mode, a closed one, a read-only one. Optional: by default none, and
@@ -465,6 +480,18 @@ public abstract class StoreFixture<C> implements ContractPart<C> {
                 }
             }
         }
+    }
+
+    /** {@link #storeOnAnotherNode} with a clock {@code offset} from the kit's, as a leasing store. */
+    @SuppressWarnings("unchecked")
+    LeasingStore<C> leasingOnAnotherNode(Duration offset) throws Exception {
+        leasing();
+        InstantSource skewed = () -> clock.instant().plus(offset);
+        IdempotencyStore<C> other = Objects.requireNonNull(storeOnAnotherNode(skewed), "storeOnAnotherNode returned null");
+        if (!(other instanceof LeasingStore)) {
+            throw new HookFailure(Promise.HOOKS.broken("storeOnAnotherNode returned " + other + ", which keeps no leases"), null);
+        }
+        return (LeasingStore<C>) other;
     }
 
     ManagedIdempotency<C> managed(Duration lease) {

@@ -48,7 +48,7 @@ class BrokenStoresTest {
     private static final String LEASE_SEQUENCES = "randomLeaseSequencesKeepTheContract";
     private static final String CHUNKS = "randomChunksKeepTheContract";
     /** The lease-mode tests of the contract: skipped for a store that keeps no leases. */
-    private static final int LEASE_TESTS = 17;
+    private static final int LEASE_TESTS = 18;
 
     @Test
     void theReferenceStorePassesWhenRunTheSameWay() {
@@ -88,7 +88,7 @@ class BrokenStoresTest {
             assertThat(testsOf(InMemoryStoreContractTest.class, part)).as("tests of " + part.getSimpleName()).isNotEmpty()
                     .allSatisfy(t -> tests.add(((org.junit.platform.engine.discovery.MethodSelector) t).getMethodName()));
         }
-        assertThat(tests).as("each test in one part").doesNotHaveDuplicates().hasSize(52);
+        assertThat(tests).as("each test in one part").doesNotHaveDuplicates().hasSize(53);
         assertThat(testsOf(InMemoryStoreContractTest.class, LeasePrimitiveContract.class).size()
                 + testsOf(InMemoryStoreContractTest.class, LeasedCallContract.class).size()).isEqualTo(LEASE_TESTS);
     }
