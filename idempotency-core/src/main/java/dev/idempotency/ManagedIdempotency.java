@@ -92,7 +92,8 @@ public final class ManagedIdempotency<C> {
         this.transactions = new OwnTransactions<>(b.transactions, b.retry, kernel.heard());
         this.leases = b.leases;
         this.writingLast = new WriteLastProtocol<>(kernel, transactions);
-        this.leasing = leasingStore == null ? null : new LeaseProtocol<>(kernel, leasingStore, transactions, leases);
+        this.leasing = leasingStore == null ? null : new LeaseProtocol<>(kernel, leasingStore, transactions, leases,
+                b.unavailableStore);
     }
 
     /**
@@ -475,6 +476,7 @@ public final class ManagedIdempotency<C> {
         private RetryPolicy retry = RetryPolicy.ofDefaults();
         private LeasePolicy leases = LeasePolicy.ofDefaults();
         private boolean leasesGiven;
+        private StoreUnavailablePolicy unavailableStore = StoreUnavailablePolicy.REFUSE;
 
         private Builder(Idempotency<C> engine, TransactionRunner<C> transactions) {
             this.engine = Objects.requireNonNull(engine, "engine");
@@ -498,6 +500,20 @@ public final class ManagedIdempotency<C> {
         public Builder<C> leasePolicy(LeasePolicy leases) {
             this.leases = Objects.requireNonNull(leases, "leases");
             this.leasesGiven = true;
+            return this;
+        }
+
+        /**
+         * What lease mode does when its claim finds the store unreachable
+         * ({@link StoreUnavailableException}): by default {@link StoreUnavailablePolicy#REFUSE}, the
+         * call refused with that exception; {@link StoreUnavailablePolicy#RUN_WITHOUT_DEDUPLICATION}
+         * runs it without deduplication and tells the listener.
+         *
+         * @param policy the policy
+         * @return this builder
+         */
+        public Builder<C> whenStoreUnavailable(StoreUnavailablePolicy policy) {
+            this.unavailableStore = Objects.requireNonNull(policy, "policy");
             return this;
         }
 
