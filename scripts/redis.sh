@@ -8,6 +8,9 @@
 #                        "replica" a primary with one replica, "cluster" a cluster of three
 #                        primaries (redis-cli --cluster create), "all" the three setups
 #   scripts/redis.sh stop     stop every server started here and delete the base directory
+#   scripts/redis.sh start spare / stop spare
+#                        one more server on a port of its own, which a test stops and starts again
+#                        in the middle of a run (stop spare stops only it and keeps the rest)
 #   scripts/redis.sh env      print the export lines of the servers running
 #
 #   env_lines="$(scripts/redis.sh start all)" && eval "$env_lines"
@@ -18,8 +21,11 @@
 #                            replica on the next two, the cluster's three primaries on the three after
 #                            (each cluster node also uses its port + 10000 for the cluster bus)
 #
+#   (the spare server takes the port after the cluster's: IDEMPOTENCY_REDIS_PORT + 6)
+#
 # Exports: IDEMPOTENCY_REDIS_URI (single), IDEMPOTENCY_REDIS_PRIMARY_URI and
-# IDEMPOTENCY_REDIS_REPLICA_URI (replica), IDEMPOTENCY_REDIS_CLUSTER_URIS (cluster, comma-separated).
+# IDEMPOTENCY_REDIS_REPLICA_URI (replica), IDEMPOTENCY_REDIS_CLUSTER_URIS (cluster, comma-separated),
+# and IDEMPOTENCY_REDIS_DIR and IDEMPOTENCY_REDIS_PORT, so that a test can run this script again.
 # Data is throwaway: no snapshots, no append-only file.
 
 set -euo pipefail
@@ -37,7 +43,7 @@ die() { printf '[redis] ERROR: %s\n' "$*" >&2; exit 1; }
 
 validate_settings() {
   [[ "$PORT" =~ ^[0-9]+$ ]] || die "IDEMPOTENCY_REDIS_PORT must be a number, got '$PORT'"
-  (( PORT + 5 + 10000 <= 65535 )) || die "IDEMPOTENCY_REDIS_PORT is too high for six ports and their cluster bus ports: $PORT"
+  (( PORT + 6 + 10000 <= 65535 )) || die "IDEMPOTENCY_REDIS_PORT is too high for seven ports and their cluster bus ports: $PORT"
   [[ -n "$BASE" && "$BASE" == /* ]] || die "IDEMPOTENCY_REDIS_DIR must be an absolute path, got '$BASE'"
   [[ "$BASE" != *[[:space:]]* ]] || die "IDEMPOTENCY_REDIS_DIR must not contain whitespace, got '$BASE'"
   local canon
@@ -66,8 +72,10 @@ servers_of() { # setup
     single) echo "single $PORT" ;;
     replica) echo "primary $((PORT + 1))"; echo "replica $((PORT + 2))" ;;
     cluster) for i in 0 1 2; do echo "cluster-$i $((PORT + 3 + i))"; done ;;
+    spare) echo "spare $((PORT + 6))" ;;
     all) servers_of single; servers_of replica; servers_of cluster ;;
-    *) die "unknown setup '$1': single, replica, cluster or all" ;;
+    everything) servers_of all; servers_of spare ;;
+    *) die "unknown setup '$1': single, replica, cluster, spare or all" ;;
   esac
 }
 
@@ -127,12 +135,14 @@ start_setup() { # setup
         done
       done
       log "cluster of three primaries on ports $((PORT + 3))-$((PORT + 5))" ;;
+    spare) start_server spare "$((PORT + 6))" ;;
     all) start_setup single; start_setup replica; start_setup cluster ;;
-    *) die "unknown setup '$1': single, replica, cluster or all" ;;
+    *) die "unknown setup '$1': single, replica, cluster, spare or all" ;;
   esac
 }
 
 export_lines() {
+  printf 'export %s=%q\n' IDEMPOTENCY_REDIS_DIR "$BASE" IDEMPOTENCY_REDIS_PORT "$PORT"
   if ping "$PORT"; then
     printf 'export %s=%q\n' IDEMPOTENCY_REDIS_URI "redis://127.0.0.1:$PORT"
   fi
@@ -146,7 +156,7 @@ export_lines() {
   fi
 }
 
-stop_all() {
+stop_servers() { # setup
   local name port pid dir
   while read -r name port; do
     dir="$BASE/$name"
@@ -158,8 +168,7 @@ stop_all() {
       kill -9 "$pid" 2>/dev/null || true
     fi
     log "stopped $name (port $port)"
-  done < <(servers_of all)
-  rm -rf "$BASE"
+  done < <(servers_of "$1")
 }
 
 validate_settings
@@ -169,7 +178,13 @@ case "${1:-}" in
     mkdir -p "$BASE"
     start_setup "${2:-single}"
     export_lines ;;
-  stop) stop_all ;;
+  stop)
+    if [[ -n "${2:-}" ]]; then
+      stop_servers "$2"
+    else
+      stop_servers everything
+      rm -rf "$BASE"
+    fi ;;
   env) export_lines ;;
-  *) die "usage: scripts/redis.sh start [single|replica|cluster|all] | stop | env" ;;
+  *) die "usage: scripts/redis.sh start [single|replica|cluster|spare|all] | stop [setup] | env" ;;
 esac

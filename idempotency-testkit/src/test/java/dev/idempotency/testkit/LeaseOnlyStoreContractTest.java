@@ -12,7 +12,6 @@ import dev.idempotency.ResultCodec;
 import dev.idempotency.spi.IdempotencyStore;
 import dev.idempotency.spi.LeaseOnlyStore;
 import dev.idempotency.spi.NoTransaction;
-import dev.idempotency.spi.TransactionRunner;
 import java.time.InstantSource;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -22,7 +21,7 @@ import org.junit.jupiter.api.Test;
  * A store without transactions takes the lease tier of the contract, and the modes that record a
  * key inside a transaction with the work refuse it by name before anything runs.
  */
-class LeaseOnlyStoreContractTest extends StoreFixture<NoTransaction>
+class LeaseOnlyStoreContractTest extends LeaseOnlyStoreFixture
         implements LeasePrimitiveContract<NoTransaction>, LeasedCallContract<NoTransaction> {
 
     private final InMemoryIdempotencyStore inner = new InMemoryIdempotencyStore(clock());
@@ -30,24 +29,6 @@ class LeaseOnlyStoreContractTest extends StoreFixture<NoTransaction>
     @Override
     protected IdempotencyStore<NoTransaction> createStore(InstantSource clock) {
         return new LeaseOnlyInMemoryStore(inner);
-    }
-
-    @Override
-    protected NoTransaction begin() {
-        return NoTransaction.NONE;
-    }
-
-    @Override
-    protected void commit(NoTransaction tx) {
-    }
-
-    @Override
-    protected void rollback(NoTransaction tx) {
-    }
-
-    @Override
-    protected TransactionRunner<NoTransaction> transactions() {
-        return NoTransaction.runner();
     }
 
     @Test
