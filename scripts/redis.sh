@@ -163,10 +163,12 @@ stop_servers() { # setup
     [[ -f "$dir/redis.pid" ]] || continue
     pid="$(cat "$dir/redis.pid" 2>/dev/null || true)"
     redis-cli -h 127.0.0.1 -p "$port" shutdown nosave >/dev/null 2>&1 || true
-    if [[ -n "$pid" ]]; then
+    # A pid file can outlive its server (killed by a test): only a redis-server is waited for and killed.
+    if [[ -n "$pid" ]] && grep -q redis "/proc/$pid/comm" 2>/dev/null; then
       for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-      kill -9 "$pid" 2>/dev/null || true
+      grep -q redis "/proc/$pid/comm" 2>/dev/null && kill -9 "$pid" 2>/dev/null || true
     fi
+    rm -f "$dir/redis.pid"
     log "stopped $name (port $port)"
   done < <(servers_of "$1")
 }

@@ -37,7 +37,12 @@ abstract class RedisContract extends LeaseOnlyStoreFixture
     }
 
     private RedisLeasingStore storeOn(InstantSource clock) {
-        return RedisLeasingStore.builder(node(server(), clock)).keyPrefix("contract").build();
+        return configure(RedisLeasingStore.builder(node(server(), clock)).keyPrefix("contract")).build();
+    }
+
+    /** @return {@code builder} with the settings of the store under test; by default none more */
+    RedisLeasingStore.Builder configure(RedisLeasingStore.Builder builder) {
+        return builder;
     }
 
     @Override

@@ -9,6 +9,7 @@ import dev.idempotency.IdempotencyListener;
 import dev.idempotency.IdempotentCall;
 import dev.idempotency.ManagedIdempotency;
 import dev.idempotency.Outcome;
+import dev.idempotency.Phases;
 import dev.idempotency.ResultCodec;
 import dev.idempotency.StoreUnavailableException;
 import dev.idempotency.StoreUnavailablePolicy;
@@ -25,11 +26,9 @@ import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.codec.ByteArrayCodec;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.Delay;
-import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -133,6 +132,31 @@ class StoreUnavailableTest {
     }
 
     @Test
+    void theOptInRunsEachPhaseOnceWithNothingRecorded() throws Exception {
+        IdempotencyKey key = IdempotencyKey.of("orders", "phases");
+        List<String> ran = new CopyOnWriteArrayList<>();
+        Phases<NoTransaction, String, RuntimeException> phases = Phases.<NoTransaction, String, RuntimeException>prepare(tx -> {
+            ran.add("prepare");
+            return "order 9";
+        }, ResultCodec.string()).<String>call((attempt, prepared) -> {
+            ran.add("call (attempt " + attempt.number() + ", lease until " + attempt.leaseUntil() + ")");
+            return "paid " + prepared;
+        }).finish((tx, prepared, called) -> {
+            ran.add("finish");
+            return called;
+        }, ResultCodec.string());
+        script("stop", "spare");
+        Outcome<String> outcome = runningAnyway.run(key, phases);
+        assertThat(outcome.status()).isEqualTo(Outcome.Status.EXECUTED);
+        assertThat(outcome.value()).isEqualTo("paid order 9");
+        assertThat(ran).containsExactly("prepare", "call (attempt 1, lease until " + Instant.MAX + ")", "finish");
+        assertThat(heard.unprotected).containsExactly(key);
+        assertThatThrownBy(() -> refusing.run(key, phases))
+                .isInstanceOf(StoreUnavailableException.class);
+        assertThat(ran).as("phases run by the refusing engine").hasSize(3);
+    }
+
+    @Test
     void theHttpLayerAnswers503WithRetryAfterAndDoesNotRunTheHandler() throws Exception {
         HttpIdempotency<NoTransaction> http = HttpIdempotency.builder(refusing).build();
         Request request = Request.of("POST", "/orders", Map.of("Idempotency-Key", List.of("order-7")),
@@ -165,21 +189,8 @@ class StoreUnavailableTest {
         throw new AssertionError("the client did not reconnect to the spare Redis server within 30 seconds");
     }
 
-    /** Runs scripts/redis.sh with the settings of the servers of this build. */
-    private static void script(String... args) throws IOException, InterruptedException {
-        Path dir = Path.of("").toAbsolutePath();
-        while (dir != null && !Files.isRegularFile(dir.resolve("scripts/redis.sh"))) {
-            dir = dir.getParent();
-        }
-        if (dir == null) {
-            throw new IllegalStateException("scripts/redis.sh not found above " + Path.of("").toAbsolutePath());
-        }
-        List<String> command = new java.util.ArrayList<>(List.of("bash", dir.resolve("scripts/redis.sh").toString()));
-        command.addAll(List.of(args));
-        Process p = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
-        if (p.waitFor() != 0) {
-            throw new IllegalStateException("scripts/redis.sh " + String.join(" ", args) + " failed with exit status " + p.exitValue());
-        }
+    private static void script(String... args) throws Exception {
+        RedisServerScript.run(args);
     }
 
     /** What the engine's listener heard. */
