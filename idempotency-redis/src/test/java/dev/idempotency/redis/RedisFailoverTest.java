@@ -81,8 +81,8 @@ class RedisFailoverTest {
                     Thread.sleep(300);
                     long pid = Long.parseLong(Files.readString(Path.of(RedisServers.required("IDEMPOTENCY_REDIS_DIR"), "primary",
                             "redis.pid")).strip());
+                    killed.set(true); // before the kill: the writer may see the primary gone at once
                     ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly);
-                    killed.set(true);
                 } catch (Exception e) {
                     throw new IllegalStateException(e);
                 }
