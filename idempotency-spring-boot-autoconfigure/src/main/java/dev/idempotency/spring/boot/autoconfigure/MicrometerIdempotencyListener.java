@@ -3,6 +3,7 @@ package dev.idempotency.spring.boot.autoconfigure;
 import dev.idempotency.IdempotencyKey;
 import dev.idempotency.IdempotencyListener;
 import dev.idempotency.Outcome;
+import dev.idempotency.StoreUnavailableException;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
@@ -21,7 +22,10 @@ import java.util.Objects;
  *   <li>{@value #ERRORS}, a counter per error type: tag {@code error} = the simple name of the
  *       exception's class (the work's own, or the library's such as {@code TransactionRequiredException});</li>
  *   <li>{@value #RETRIES}, a counter of conflicts retried by a {@code ManagedIdempotency}, tag
- *       {@code error} as above.</li>
+ *       {@code error} as above;</li>
+ *   <li>{@value #WITHOUT_DEDUPLICATION}, a counter of lease-mode calls run without deduplication
+ *       because the store could not be reached ({@code StoreUnavailablePolicy.RUN_WITHOUT_DEDUPLICATION}),
+ *       tag {@code error} = the simple name of the store client's exception.</li>
  * </ul>
  * The key's id is never a tag: ids are unbounded. The key's scope is one (tag {@code scope}) only
  * when asked for ({@code idempotency.metrics.scope-tag=true}), since scopes are often one per tenant.
@@ -36,6 +40,9 @@ public final class MicrometerIdempotencyListener implements IdempotencyListener 
     public static final String ERRORS = "idempotency.errors";
     /** The counter of whole-transaction retries after a conflict, by type. */
     public static final String RETRIES = "idempotency.retries";
+
+    /** The counter of calls run without deduplication, the store unreachable, by the client's exception. */
+    public static final String WITHOUT_DEDUPLICATION = "idempotency.runs.without.deduplication";
 
     private final MeterRegistry registry;
     private final boolean scopeTag;
@@ -64,6 +71,12 @@ public final class MicrometerIdempotencyListener implements IdempotencyListener 
     public void onRetry(IdempotencyKey key, int attempt, Throwable failure, Duration backoff) {
         counter(RETRIES, "Transactions run again after a conflict the database resolved by aborting them", key, failure)
                 .increment();
+    }
+
+    @Override
+    public void onRunWithoutDeduplication(IdempotencyKey key, StoreUnavailableException unavailable) {
+        counter(WITHOUT_DEDUPLICATION, "Lease-mode calls run without deduplication because the store could not be reached", key,
+                unavailable.getCause() != null ? unavailable.getCause() : unavailable).increment();
     }
 
     private Timer timer(IdempotencyKey key, String outcome) {
