@@ -194,6 +194,7 @@ public final class Idempotency<C> {
                                                         ResultCodec<T> codec, Work<T, X> work) throws X {
         return kernel.heard().single(key, () -> {
             kernel.policy().validate(key);
+            kernel.requireTransactions(key, "Idempotency.execute records the key in the caller's transaction");
             Objects.requireNonNull(tx, "tx");
             Objects.requireNonNull(work, "work");
             return transactional.attempt(key, fingerprint, tx, codec, work, Kernel.CLAIM_RELEASED);
@@ -245,7 +246,10 @@ public final class Idempotency<C> {
     public <I, T, X extends Exception> List<Outcome<T>> executeChunk(C tx, List<? extends I> items,
             Function<? super I, IdempotentCall<T>> callOf, ItemWork<? super I, T, X> work) throws X {
         return kernel.heard().chunk(items, ChunkProtocol.keys(callOf),
-                () -> ChunkProtocol.execute(kernel, tx, items, callOf, work, Kernel.CLAIM_RELEASED));
+                () -> {
+                    kernel.requireTransactions(null, "Idempotency.executeChunk records the chunk's keys in the caller's transaction");
+                    return ChunkProtocol.execute(kernel, tx, items, callOf, work, Kernel.CLAIM_RELEASED);
+                });
     }
 
     // ---- shared with ManagedIdempotency, which runs the same protocols in transactions of its own ----

@@ -86,6 +86,17 @@ public interface IdempotencyListener {
     }
 
     /**
+     * The store could not be reached, and lease mode runs the call without deduplication, as
+     * {@link StoreUnavailablePolicy#RUN_WITHOUT_DEDUPLICATION} says: told before the call runs,
+     * once per such call. Its outcome reaches {@link #onOutcome} as well.
+     *
+     * @param key the key the call would have been recorded under
+     * @param unavailable what the store's claim failed with
+     */
+    default void onRunWithoutDeduplication(IdempotencyKey key, StoreUnavailableException unavailable) {
+    }
+
+    /**
      * The store found that its database acknowledges commits before they are durable (H2's
      * {@code WRITE_DELAY}, SQLite's {@code synchronous=OFF}, PostgreSQL's
      * {@code synchronous_commit=off}, ...): a crash can then lose a commit after it returned, the

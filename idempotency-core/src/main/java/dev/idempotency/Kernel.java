@@ -7,6 +7,7 @@ import dev.idempotency.spi.ClaimRequest;
 import dev.idempotency.spi.Completion;
 import dev.idempotency.spi.IdempotencyStore;
 import dev.idempotency.spi.LeaseClaim;
+import dev.idempotency.spi.LeaseOnlyStore;
 import dev.idempotency.spi.LeaseRequest;
 import dev.idempotency.spi.LeasedCompletion;
 import dev.idempotency.spi.RecordStatus;
@@ -54,6 +55,19 @@ final class Kernel<C> {
 
     IdempotencyStore<C> store() {
         return store;
+    }
+
+    /**
+     * Refuses a mode that records the key inside a transaction with the work when the store keeps
+     * leases only ({@link LeaseOnlyStore}): before anything is read or written. {@code mode} says
+     * what the entry point does, as the message names it.
+     */
+    void requireTransactions(IdempotencyKey key, String mode) {
+        if (store instanceof LeaseOnlyStore) {
+            throw new UnsupportedOperationException((key == null ? "" : "key " + key + ": ") + mode + ", but the store " + store
+                    + " keeps leases only: it cannot share a transaction with the work. Run the call in lease mode instead"
+                    + " (ManagedIdempotency.lease or run, over NoTransaction.runner()). Nothing was read or written");
+        }
     }
 
     KeyPolicy policy() {

@@ -42,12 +42,15 @@ final class LeaseProtocol<C> {
     private final LeasingStore<C> store;
     private final OwnTransactions<C> transactions;
     private final LeasePolicy leases;
+    private final StoreUnavailablePolicy unavailableStore;
 
-    LeaseProtocol(Kernel<C> kernel, LeasingStore<C> store, OwnTransactions<C> transactions, LeasePolicy leases) {
+    LeaseProtocol(Kernel<C> kernel, LeasingStore<C> store, OwnTransactions<C> transactions, LeasePolicy leases,
+                  StoreUnavailablePolicy unavailableStore) {
         this.kernel = kernel;
         this.store = store;
         this.transactions = transactions;
         this.leases = leases;
+        this.unavailableStore = unavailableStore;
     }
 
     /** Runs {@code phases} for {@code key} under a lease; the key is validated and the phases' codec checked. */
@@ -74,7 +77,14 @@ final class LeaseProtocol<C> {
         long deadline = System.nanoTime() + leases.waitForHolder().toNanos();
         Claimed claimed;
         while (true) {
-            claimed = transactions.withRetries(key, () -> claimTransaction(request, phases, resumeOnly));
+            try {
+                claimed = transactions.withRetries(key, () -> claimTransaction(request, phases, resumeOnly));
+            } catch (Unreachable unreachable) {
+                if (resumeOnly || unavailableStore == StoreUnavailablePolicy.REFUSE) {
+                    throw unreachable.cause; // a resume never runs without the store: the worker tries again later
+                }
+                return withoutDeduplication(key, phases, unreachable.cause);
+            }
             if (claimed.notResumable) {
                 return null;
             }
@@ -176,7 +186,12 @@ final class LeaseProtocol<C> {
 
     private <T, X extends Exception> Claimed claimAndPrepare(C tx, LeaseRequest request, Phases<C, T, X> phases, boolean resumeOnly)
             throws X {
-        LeaseClaim claim = store.claimLease(tx, request);
+        LeaseClaim claim;
+        try {
+            claim = store.claimLease(tx, request);
+        } catch (StoreUnavailableException unavailable) {
+            throw new Unreachable(unavailable); // before anything ran: the policy decides
+        }
         if (!(claim instanceof LeaseClaim.Acquired acquired) || !phases.hasPrepare()) {
             return new Claimed(claim, null, resumeOnly && claim instanceof LeaseClaim.Acquired);
         }
@@ -285,6 +300,58 @@ final class LeaseProtocol<C> {
             transactions.retried(key, tx -> store.releaseLease(tx, key, token));
         } catch (RuntimeException releaseFailure) {
             failure.addSuppressed(releaseFailure);
+        }
+    }
+
+    /**
+     * {@link StoreUnavailablePolicy#RUN_WITHOUT_DEDUPLICATION}: the phases run once each, as for a
+     * first attempt, with nothing claimed or recorded; the listener is told first.
+     */
+    private <T, X extends Exception> Outcome<T> withoutDeduplication(IdempotencyKey key, Phases<C, T, X> phases,
+                                                                     StoreUnavailableException unavailable) throws X {
+        kernel.heard().runWithoutDeduplication(key, unavailable);
+        log.warn("Key {}: the store is unreachable; the call runs without deduplication, as the policy says: {}", key,
+                unavailable.getMessage());
+        Object prepared = phases.hasPrepare() ? transactions.retried(key, tx -> phases.steps.prepare.apply(tx)) : null;
+        Object called = phases.steps.call.call(new Unrecorded(key), prepared);
+        T value = transactions.retried(key, tx -> phases.finish.finish(tx, prepared, called));
+        return new Outcome.Executed<>(key, value);
+    }
+
+    /** The claim found the store unreachable, before anything ran: carried out of the claim's transaction. */
+    private static final class Unreachable extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+        private final transient StoreUnavailableException cause;
+
+        Unreachable(StoreUnavailableException cause) {
+            super(cause.getMessage(), cause, false, false);
+            this.cause = cause;
+        }
+    }
+
+    /** The attempt of a call run without deduplication: no lease, so nothing to extend and nothing that ends. */
+    private record Unrecorded(IdempotencyKey key) implements LeaseAttempt {
+        @Override
+        public int number() {
+            return 1;
+        }
+
+        /** @return {@link Instant#MAX}: there is no lease that could end */
+        @Override
+        public Instant leaseUntil() {
+            return Instant.MAX;
+        }
+
+        @Override
+        public boolean resumed() {
+            return false;
+        }
+
+        /** @return {@link Instant#MAX}, doing nothing: there is no lease to extend */
+        @Override
+        public Instant extend(Duration lease) {
+            LeasePolicy.checkLease(lease);
+            return Instant.MAX;
         }
     }
 

@@ -111,6 +111,13 @@ final class ListenerCalls {
         }
     }
 
+    /** Lease mode runs the call of {@code key} without deduplication: the store was unreachable. */
+    void runWithoutDeduplication(IdempotencyKey key, StoreUnavailableException unavailable) {
+        if (listener != IdempotencyListener.NONE) {
+            tell("onRunWithoutDeduplication", key, () -> listener.onRunWithoutDeduplication(key, unavailable));
+        }
+    }
+
     private static Duration since(long started) {
         return Duration.ofNanos(System.nanoTime() - started);
     }

@@ -66,6 +66,13 @@ import java.util.function.Function;
  * its own; the next attempt after that takes it over and resumes. Every short transaction of the
  * engine is retried on conflicts as in transactional mode.
  *
+ * <p><b>A store without transactions</b> (a {@link dev.idempotency.spi.LeaseOnlyStore}: Redis,
+ * DynamoDB) runs lease mode over {@link dev.idempotency.spi.NoTransaction#runner()}, each primitive
+ * atomic on its server; the phases get {@link dev.idempotency.spi.NoTransaction#NONE} for a
+ * transaction. The modes that record the key in a transaction with the work ({@code execute},
+ * {@code writeLast}, {@code executeChunk}) refuse such a store with an
+ * {@link UnsupportedOperationException} before anything is read or written.
+ *
  * <p>Instances are immutable and thread-safe: build one and share it.
  *
  * @param <C> the transaction type
@@ -86,7 +93,8 @@ public final class ManagedIdempotency<C> {
         this.transactions = new OwnTransactions<>(b.transactions, b.retry, kernel.heard());
         this.leases = b.leases;
         this.writingLast = new WriteLastProtocol<>(kernel, transactions);
-        this.leasing = leasingStore == null ? null : new LeaseProtocol<>(kernel, leasingStore, transactions, leases);
+        this.leasing = leasingStore == null ? null : new LeaseProtocol<>(kernel, leasingStore, transactions, leases,
+                b.unavailableStore);
     }
 
     /**
@@ -159,6 +167,7 @@ public final class ManagedIdempotency<C> {
         Objects.requireNonNull(key, "key");
         return kernel.heard().single(key, () -> {
             kernel.policy().validate(key);
+            kernel.requireTransactions(key, "ManagedIdempotency.execute records the key in a transaction with the work");
             Objects.requireNonNull(work, "work");
             return transactions.withRetries(key, () -> transactions.once(tx -> {
                 Outcome<T> outcome = engine.transactional().attempt(key, fingerprint, tx, codec, () -> work.apply(tx), Kernel.ROLLED_BACK);
@@ -259,6 +268,7 @@ public final class ManagedIdempotency<C> {
         Objects.requireNonNull(key, "key");
         return kernel.heard().single(key, () -> {
             kernel.policy().validate(key);
+            kernel.requireTransactions(key, "ManagedIdempotency.writeLast writes the record in the work's own transaction");
             Objects.requireNonNull(work, "work");
             return writingLast.writeLast(key, fingerprint, codec, work);
         });
@@ -296,6 +306,7 @@ public final class ManagedIdempotency<C> {
         Function<I, IdempotencyKey> keyOf = ChunkProtocol.keys(callOf);
         return kernel.heard().chunk(items, keyOf, () -> {
             IdempotencyKey first = items.isEmpty() ? null : keyOf.apply(items.get(0));
+            kernel.requireTransactions(null, "ManagedIdempotency.executeChunk records the chunk's keys in a transaction with the work");
             return transactions.retried(first, tx -> {
                 ItemWork<I, T, X> bound = item -> work.apply(tx, item);
                 return ChunkProtocol.execute(kernel, tx, items, callOf, bound, Kernel.ROLLED_BACK);
@@ -490,6 +501,7 @@ public final class ManagedIdempotency<C> {
         private RetryPolicy retry = RetryPolicy.ofDefaults();
         private LeasePolicy leases = LeasePolicy.ofDefaults();
         private boolean leasesGiven;
+        private StoreUnavailablePolicy unavailableStore = StoreUnavailablePolicy.REFUSE;
 
         private Builder(Idempotency<C> engine, TransactionRunner<C> transactions) {
             this.engine = Objects.requireNonNull(engine, "engine");
@@ -513,6 +525,20 @@ public final class ManagedIdempotency<C> {
         public Builder<C> leasePolicy(LeasePolicy leases) {
             this.leases = Objects.requireNonNull(leases, "leases");
             this.leasesGiven = true;
+            return this;
+        }
+
+        /**
+         * What lease mode does when its claim finds the store unreachable
+         * ({@link StoreUnavailableException}): by default {@link StoreUnavailablePolicy#REFUSE}, the
+         * call refused with that exception; {@link StoreUnavailablePolicy#RUN_WITHOUT_DEDUPLICATION}
+         * runs it without deduplication and tells the listener.
+         *
+         * @param policy the policy
+         * @return this builder
+         */
+        public Builder<C> whenStoreUnavailable(StoreUnavailablePolicy policy) {
+            this.unavailableStore = Objects.requireNonNull(policy, "policy");
             return this;
         }
 

@@ -28,7 +28,12 @@ public record HttpAnswer(Response response, Kind kind) {
         /** A failure that the key policy declares final, recorded and replayed (500 by default). */
         FAILED,
         /** The handler ran without a key (a safe method, or no key where none is required); nothing recorded. */
-        UNKEYED
+        UNKEYED,
+        /**
+         * 503 with {@code Retry-After}: lease mode found the store unreachable and refused the call
+         * ({@link dev.idempotency.StoreUnavailableException}); the handler did not run. Nothing recorded.
+         */
+        STORE_UNAVAILABLE
     }
 
     /**

@@ -10,6 +10,7 @@ import dev.idempotency.LeaseLostException;
 import dev.idempotency.ManagedIdempotency;
 import dev.idempotency.Outcome;
 import dev.idempotency.ResultCodec;
+import dev.idempotency.StoreUnavailableException;
 import dev.idempotency.http.internal.Problems;
 import dev.idempotency.http.internal.ResponseCodec;
 import java.nio.charset.StandardCharsets;
@@ -48,6 +49,9 @@ import org.slf4j.LoggerFactory;
  *   <tr><td>the handler returns a response, any status (a 5xx too: throw for a failure that a retry
  *       may mend)</td><td>that response</td><td>yes</td></tr>
  *   <tr><td>the handler throws</td><td>the exception reaches the caller (the server answers 500); rolled back</td><td>no</td></tr>
+ *   <tr><td>lease mode, the store unreachable ({@link StoreUnavailableException}) and the default
+ *       {@link dev.idempotency.StoreUnavailablePolicy#REFUSE}</td><td>503 with {@code Retry-After}, problem; the handler
+ *       does not run</td><td>no</td></tr>
  * </table>
  * Problems are {@code application/problem+json} (RFC 9457) naming the key in an
  * {@code idempotencyKey} member. The key is {@code (scope, id)}: the id is the header's value, the
@@ -232,6 +236,13 @@ public final class HttpIdempotency<C> {
         }
         try {
             return answer(leases.lease(call(keyed.key, request), attempt -> nonNull(handler.handle(request, attempt))));
+        } catch (StoreUnavailableException unavailable) {
+            log.warn("Key {}: the store is unreachable; answering 503: {}", keyed.key, unavailable.getMessage());
+            Response problem = Problems.of(503, PROBLEM_TYPES + "store-unavailable", "Idempotency store unavailable",
+                    "The store that keeps idempotency keys cannot be reached, so the request was not run: running it could"
+                            + " repeat an operation. Retry with the same key after the Retry-After delay.", keyed.key.id())
+                    .withHeader("Retry-After", Long.toString(Math.max(1, (unavailable.retryAfter().toMillis() + 999) / 1000)));
+            return new HttpAnswer(problem, HttpAnswer.Kind.STORE_UNAVAILABLE);
         } catch (LeaseLostException lost) {
             log.debug("Key {}: the attempt lost its lease; answering 409", keyed.key);
             return inProgress(keyed.key, null, "This attempt ran longer than its lease and another attempt took the key over."

@@ -34,11 +34,13 @@ import org.junit.jupiter.api.Test;
 /**
  * Lease mode's primitives (section 4 of docs/contract.md; the promises of
  * {@link dev.idempotency.spi.LeasingStore}), called directly, each in a short transaction of its
- * own: one example per promise, {@code Contract 4.1 (new lease)}, {@code Contract 4.1 (atomic
+ * own (for a store without transactions, a {@link dev.idempotency.spi.LeaseOnlyStore}, each on its
+ * own: whatever a rolled-back transaction would check is left out, and the atomic claim is checked
+ * by claims that race for one key instead of one that waits for an open transaction): one example per promise, {@code Contract 4.1 (new lease)}, {@code Contract 4.1 (atomic
  * claim)}, {@code Contract 4.2 (live lease)}, {@code Contract 4.5 (take-over)}, {@code Contract 4.2
  * (mismatch)}, {@code Contract 4.4 (fencing)}, {@code Contract 4.5 (release)}, {@code Contract 4.7
  * (recovery point)}, {@code Contract 4.1 (found)}, {@code Contract 4.1 (expired record)} and
- * {@code Contract 4.3 (extend)}, and a lease property: random sequences of lease primitives by
+ * {@code Contract 4.3 (extend)} and {@code Contract 4.6 (one clock)}, and a lease property: random sequences of lease primitives by
  * several owners, compared with a model. A fenced primitive ({@code extendLease},
  * {@code checkpoint}, {@code completeLeased}, {@code releaseLease}) is expected to succeed exactly
  * while the record is in progress and the token is its owner's: a release ends the lease but keeps
@@ -63,12 +65,14 @@ public interface LeasePrimitiveContract<C> extends ContractPart<C> {
         StoreFixture<C> f = fixture();
         Promise p = Promise.LEASE_NEW;
         IdempotencyKey key = IdempotencyKey.of("lease-new", "k1");
-        acquired(p, f.claimLease(key, A, "rolled-back", LIVE_LEASE, false), 1, null);
+        if (f.hasTransactions()) {
+            acquired(p, f.claimLease(key, A, "rolled-back", LIVE_LEASE, false), 1, null);
+        }
         LeaseClaim.Acquired first = acquired(p, f.claimLease(key, A, "owner-1", LIVE_LEASE, true), 1, null);
         assertThat(first.leaseUntil()).as(p.broken("The lease of a claim at " + first.now() + " for " + Operations.duration(LIVE_LEASE) + " must end at its now"
                 + " plus the lease")).isEqualTo(first.now().plus(LIVE_LEASE));
         held(p, f.claimLease(key, A, "owner-2", LIVE_LEASE, true), A, first.leaseUntil(), 1);
-        assertThat(f.changed(tx -> f.leasing().releaseLease(tx, key, "rolled-back"))).as(p.broken("The rolled-back claim's owner token"
+        assertThat(f.changed(tx -> f.leasing().releaseLease(tx, key, "rolled-back"))).as(p.broken("An owner token that holds nothing"
                 + " released the lease of the committed claim")).isFalse();
     }
 
@@ -82,6 +86,10 @@ public interface LeasePrimitiveContract<C> extends ContractPart<C> {
     default void leaseClaimWaitsForAnOpenClaimOfTheKey() throws Exception {
         StoreFixture<C> f = fixture();
         Promise p = Promise.LEASE_ATOMIC;
+        if (!f.hasTransactions()) {
+            f.racingLeaseClaimsAcquireOnce(p);
+            return;
+        }
         for (boolean holderCommits : List.of(true, false)) {
             IdempotencyKey key = IdempotencyKey.of("lease-atomic", holderCommits ? "commits" : "rolls-back");
             C holder = f.open();
@@ -236,11 +244,13 @@ public interface LeasePrimitiveContract<C> extends ContractPart<C> {
         acquired(p, f.claimLease(key, A, "owner-2", SHORT_LEASE, true), 2, two);
         f.letLeaseRunOut(SHORT_LEASE);
         acquired(p, f.claimLease(key, A, "owner-3", LIVE_LEASE, true), 3, two);
-        C tx = f.open();
-        try {
-            assertThat(f.leasing().checkpoint(tx, key, "owner-3", point("rolled back"))).as(p.broken("The holder's checkpoint was refused")).isTrue();
-        } finally {
-            f.rollback(tx);
+        if (f.hasTransactions()) {
+            C tx = f.open();
+            try {
+                assertThat(f.leasing().checkpoint(tx, key, "owner-3", point("rolled back"))).as(p.broken("The holder's checkpoint was refused")).isTrue();
+            } finally {
+                f.rollback(tx);
+            }
         }
         assertThat(f.changed(t -> f.leasing().releaseLease(t, key, "owner-3"))).as(p.broken("The holder's release was refused")).isTrue();
         acquired(p, f.claimLease(key, A, "owner-4", LIVE_LEASE, true), 4, two);
@@ -312,6 +322,26 @@ public interface LeasePrimitiveContract<C> extends ContractPart<C> {
     }
 
     /**
+     * Contract 4.6 (docs/contract.md): lease ends follow the store's clock, whatever the clock of the
+     * node that asks ({@link StoreFixture#storeOnAnotherNode}): a node two hours ahead is told that a
+     * live lease of one hour is held, and a node two hours behind takes over a lease that ended.
+     */
+    @Test
+    default void leasesFollowTheStoresClockNotTheNodes() throws Exception {
+        StoreFixture<C> f = fixture();
+        Promise p = Promise.LEASE_CLOCK;
+        LeasingStore<C> ahead = f.leasingOnAnotherNode(java.time.Duration.ofHours(2));
+        LeasingStore<C> behind = f.leasingOnAnotherNode(java.time.Duration.ofHours(-2));
+        IdempotencyKey live = IdempotencyKey.of("lease-clock", "live");
+        LeaseClaim.Acquired first = acquired(p, f.claimLease(live, A, "owner-1", LIVE_LEASE, true), 1, null);
+        held(p, f.leaseTx(tx -> ahead.claimLease(tx, request(live, A, "node-ahead", LIVE_LEASE))), A, first.leaseUntil(), 1);
+        IdempotencyKey ended = IdempotencyKey.of("lease-clock", "ended");
+        acquired(p, f.claimLease(ended, A, "owner-1", SHORT_LEASE, true), 1, null);
+        f.letLeaseRunOut(SHORT_LEASE);
+        acquired(p, f.leaseTx(tx -> behind.claimLease(tx, request(ended, A, "node-behind", LIVE_LEASE))), 2, null);
+    }
+
+    /**
      * Contract 4 (docs/contract.md): random sequences of lease primitives by three workers on two
      * keys (claims with a live or a short lease, committed or rolled back; checkpoints;
      * completions; releases; extensions; letting the short leases run out), every answer compared
@@ -323,7 +353,7 @@ public interface LeasePrimitiveContract<C> extends ContractPart<C> {
     default void randomLeaseSequencesKeepTheContract() {
         StoreFixture<C> f = fixture();
         LeaseSequences<C> leases = new LeaseSequences<>(f, f.leasing());
-        f.sequenceProperty("lease sequences run", f.effort().leaseSequences(), LeaseSequences.sequences(),
+        f.sequenceProperty("lease sequences run", f.effort().leaseSequences(), LeaseSequences.sequences(f.hasTransactions()),
                 sequence -> f.runShrinking(sequence.steps(), leases::firstBroken, step -> List.of()));
     }
 }

@@ -61,16 +61,17 @@ final class LeaseSequences<C> {
      * Claims (live or short, committed or rolled back), checkpoints, completions, releases, extensions
      * run-outs and purges at the store's now, three in four on the first key. A fenced write comes from one of the workers or, as
      * often, from {@link Operations#HOLDER}, whoever owns the key's record, so that the holder's writes
-     * are frequent.
+     * are frequent. For a store without transactions ({@code transactions} false) every step commits:
+     * there is nothing to roll back.
      */
-    static Gen<LeaseSequence> sequences() {
+    static Gen<LeaseSequence> sequences(boolean transactions) {
         Gen<LeaseStep> step = integers().between(0, 10).zip(integers().between(0, 3), integers().between(0, 5), integers().between(0, 15),
                 (kind, k, w, bits) -> {
                     int key = k == 3 ? 1 : 0;
                     int who = Math.min(w, Operations.HOLDER);
                     int fingerprint = (bits & 3) == 3 ? 1 : 0;
                     boolean flag = (bits & 4) != 0;
-                    boolean commit = (bits & 8) == 0 || (bits & 1) == 0;
+                    boolean commit = !transactions || (bits & 8) == 0 || (bits & 1) == 0;
                     switch (kind) {
                         case 3: case 4:
                             return new Checkpoint(key, who, commit);

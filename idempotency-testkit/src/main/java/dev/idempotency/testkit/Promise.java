@@ -94,7 +94,12 @@ enum Promise {
                     + " leaves nothing"),
     LEASE_ATOMIC("Contract 4.1 (atomic claim)",
             "a lease claim that meets an open transaction holding the key must wait for it and then see its committed claim (Held),"
-                    + " or claim the key itself if it rolled back"),
+                    + " or claim the key itself if it rolled back; of lease claims racing for one key, exactly one must get it and"
+                    + " every other must be told it is held"),
+    LEASE_CLOCK("Contract 4.6 (one clock)",
+            "lease ends must be computed and compared by the store's own clock, never by the application node's: a node whose"
+                    + " clock runs ahead must not take over a live lease, and a node whose clock runs behind must take over a lease"
+                    + " that ended"),
     LEASE_EXPIRED("Contract 4.1 (expired record)",
             "a record whose retention has run out must be claimed anew as attempt 1, without the recovery point of its earlier life"),
     LEASE_LIVE("Contract 4.2 (live lease)",

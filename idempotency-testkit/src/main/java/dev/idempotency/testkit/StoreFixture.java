@@ -19,6 +19,7 @@ import dev.idempotency.TxWork;
 import dev.idempotency.Work;
 import dev.idempotency.spi.IdempotencyStore;
 import dev.idempotency.spi.LeaseClaim;
+import dev.idempotency.spi.LeaseOnlyStore;
 import dev.idempotency.spi.LeaseRequest;
 import dev.idempotency.spi.LeasedCompletion;
 import dev.idempotency.spi.LeasingStore;
@@ -98,6 +99,12 @@ import org.quicktheories.core.Gen;
  * judges expiry by the kit's clock. The properties' effort is set by {@link #effort()}: by default
  * {@link Effort#fromSystemProperty()}. Every failure message starts with the promise it found
  * broken, such as {@code Contract 3.3 (replay)}.
+ *
+ * <p>A store without transactions, a {@link LeaseOnlyStore}, takes the lease parts alone, with
+ * {@link dev.idempotency.spi.NoTransaction} as its transaction type: {@link #begin()} returns
+ * {@link dev.idempotency.spi.NoTransaction#NONE}, {@link #commit(Object)} and
+ * {@link #rollback(Object)} do nothing, and {@link #reset()} empties the store. The lease parts then
+ * leave out what a rolled-back transaction would check, since each primitive takes effect at once.
  *
  * <p>The contract uses a single store for the whole test class, and one thread per transaction.
  * Before every test and every generated example it calls {@link #reset()}, then moves the clock past
@@ -225,6 +232,21 @@ public abstract class StoreFixture<C> implements ContractPart<C> {
                 return committed(work);
             }
         };
+    }
+
+    /**
+     * The store as another application node sees it, a node whose clock is {@code clock}: for a
+     * store that takes a clock, a second store over the same records built with {@code clock}. By
+     * default the store itself, right for a store that reads no clock of the application's (a
+     * database's, a Redis server's, or the reference store's own). Used by
+     * {@code leasesFollowTheStoresClockNotTheNodes}, with clocks hours ahead of and behind the kit's.
+     *
+     * @param clock the other node's clock
+     * @return the store of that node, sharing this store's records
+     * @throws Exception if it cannot be created
+     */
+    protected IdempotencyStore<C> storeOnAnotherNode(InstantSource clock) throws Exception {
+        return store;
     }
 
     /**
@@ -432,6 +454,65 @@ public abstract class StoreFixture<C> implements ContractPart<C> {
             throw new AssertionError(why + ", but the test class implements " + chosen);
         }
         return (S) store;
+    }
+
+    /**
+     * Whether the store has transactions: every store but a {@link LeaseOnlyStore}, whose primitives
+     * take effect at once, so that the lease parts leave out what a rolled-back transaction checks.
+     */
+    boolean hasTransactions() {
+        return !(store instanceof LeaseOnlyStore);
+    }
+
+    /** How many rounds of racing claims {@link #racingLeaseClaimsAcquireOnce} runs, and how many claims race in each. */
+    static final int RACE_ROUNDS = 25;
+    static final int RACERS = 6;
+
+    /**
+     * The atomic claim of a store without transactions: in each round, {@link #RACERS} threads claim
+     * a new key at once, each with an owner token of its own; exactly one gets the key, and every
+     * other is told that it is held, by the winner's lease. A claim that reads and then writes in two
+     * steps lets two claims both find the key free.
+     */
+    void racingLeaseClaimsAcquireOnce(Promise p) throws Exception {
+        LeasingStore<C> s = leasing();
+        for (int round = 0; round < RACE_ROUNDS; round++) {
+            IdempotencyKey key = IdempotencyKey.of("lease-race", "round-" + round);
+            java.util.concurrent.CyclicBarrier start = new java.util.concurrent.CyclicBarrier(RACERS);
+            List<Future<LeaseClaim>> racers = new ArrayList<>();
+            for (int r = 0; r < RACERS; r++) {
+                String token = "racer-" + r;
+                racers.add(threads.submit(() -> {
+                    start.await(WAIT_SECONDS, TimeUnit.SECONDS);
+                    return committed(tx -> s.claimLease(tx, request(key, A, token, LIVE_LEASE)));
+                }));
+            }
+            List<LeaseClaim> claims = new ArrayList<>();
+            for (Future<LeaseClaim> racer : racers) {
+                claims.add(await(p, racer));
+            }
+            List<LeaseClaim> won = claims.stream().filter(c -> c instanceof LeaseClaim.Acquired).toList();
+            require(won.size() == 1, p, () -> RACERS + " claims of key " + key + " at once: " + won.size() + " acquired it, expected"
+                    + " exactly one; the answers were " + claims);
+            Instant end = ((LeaseClaim.Acquired) won.get(0)).leaseUntil();
+            for (LeaseClaim c : claims) {
+                if (c != won.get(0)) {
+                    held(p, c, A, end, 1);
+                }
+            }
+        }
+    }
+
+    /** {@link #storeOnAnotherNode} with a clock {@code offset} from the kit's, as a leasing store. */
+    @SuppressWarnings("unchecked")
+    LeasingStore<C> leasingOnAnotherNode(Duration offset) throws Exception {
+        leasing();
+        InstantSource skewed = () -> clock.instant().plus(offset);
+        IdempotencyStore<C> other = Objects.requireNonNull(storeOnAnotherNode(skewed), "storeOnAnotherNode returned null");
+        if (!(other instanceof LeasingStore)) {
+            throw new HookFailure(Promise.HOOKS.broken("storeOnAnotherNode returned " + other + ", which keeps no leases"), null);
+        }
+        return (LeasingStore<C>) other;
     }
 
     ManagedIdempotency<C> managed(Duration lease) {

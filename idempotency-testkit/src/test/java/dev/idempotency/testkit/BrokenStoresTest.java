@@ -49,7 +49,7 @@ class BrokenStoresTest {
     private static final String LEASE_SEQUENCES = "randomLeaseSequencesKeepTheContract";
     private static final String CHUNKS = "randomChunksKeepTheContract";
     /** The lease-mode tests of the contract: skipped for a store that keeps no leases. */
-    private static final int LEASE_TESTS = 17;
+    private static final int LEASE_TESTS = 18;
     /** The tests of {@link RecoveryContract}, which a store without leases skips too. */
     private static final int RECOVERY_TESTS = 4;
 
@@ -91,7 +91,7 @@ class BrokenStoresTest {
             assertThat(testsOf(InMemoryStoreContractTest.class, part)).as("tests of " + part.getSimpleName()).isNotEmpty()
                     .allSatisfy(t -> tests.add(((org.junit.platform.engine.discovery.MethodSelector) t).getMethodName()));
         }
-        assertThat(tests).as("each test in one part").doesNotHaveDuplicates().hasSize(56);
+        assertThat(tests).as("each test in one part").doesNotHaveDuplicates().hasSize(57);
         assertThat(testsOf(InMemoryStoreContractTest.class, LeasePrimitiveContract.class).size()
                 + testsOf(InMemoryStoreContractTest.class, LeasedCallContract.class).size()).isEqualTo(LEASE_TESTS);
     }

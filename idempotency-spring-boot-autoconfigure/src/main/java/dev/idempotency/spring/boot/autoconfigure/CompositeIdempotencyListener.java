@@ -3,6 +3,7 @@ package dev.idempotency.spring.boot.autoconfigure;
 import dev.idempotency.IdempotencyKey;
 import dev.idempotency.IdempotencyListener;
 import dev.idempotency.Outcome;
+import dev.idempotency.StoreUnavailableException;
 import java.time.Duration;
 import java.util.List;
 import java.util.function.Consumer;
@@ -41,6 +42,11 @@ final class CompositeIdempotencyListener implements IdempotencyListener {
     @Override
     public void onRetry(IdempotencyKey key, int attempt, Throwable failure, Duration backoff) {
         tell(l -> l.onRetry(key, attempt, failure, backoff));
+    }
+
+    @Override
+    public void onRunWithoutDeduplication(IdempotencyKey key, StoreUnavailableException unavailable) {
+        tell(l -> l.onRunWithoutDeduplication(key, unavailable));
     }
 
     private void tell(Consumer<IdempotencyListener> call) {

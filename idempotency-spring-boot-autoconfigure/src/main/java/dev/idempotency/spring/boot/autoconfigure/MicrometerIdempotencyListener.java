@@ -4,6 +4,7 @@ import dev.idempotency.IdempotencyKey;
 import dev.idempotency.IdempotencyListener;
 import dev.idempotency.Outcome;
 import dev.idempotency.RecoveryAction;
+import dev.idempotency.StoreUnavailableException;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
@@ -27,7 +28,10 @@ import java.util.Objects;
  *       consumer's {@code redelivered} or {@code sent-again}), tag {@code cause};</li>
  *   <li>{@value #RECOVERIES}, a counter of what a recovery worker did, tags {@code action}
  *       ({@code resumed}, {@code retrying}, {@code gave_up}, {@code reported}) and
- *       {@code operation} (the registered name, a bounded set).</li>
+ *       {@code operation} (the registered name, a bounded set);</li>
+ *   <li>{@value #WITHOUT_DEDUPLICATION}, a counter of lease-mode calls run without deduplication
+ *       because the store could not be reached ({@code StoreUnavailablePolicy.RUN_WITHOUT_DEDUPLICATION}),
+ *       tag {@code error} = the simple name of the store client's exception.</li>
  * </ul>
  * The key's id is never a tag: ids are unbounded. The key's scope is one (tag {@code scope}) only
  * when asked for ({@code idempotency.metrics.scope-tag=true}), since scopes are often one per tenant.
@@ -46,6 +50,9 @@ public final class MicrometerIdempotencyListener implements IdempotencyListener 
     public static final String DUPLICATES = "idempotency.duplicates";
     /** The counter of the recovery worker's actions, by action and operation. */
     public static final String RECOVERIES = "idempotency.recoveries";
+
+    /** The counter of calls run without deduplication, the store unreachable, by the client's exception. */
+    public static final String WITHOUT_DEDUPLICATION = "idempotency.runs.without.deduplication";
 
     private final MeterRegistry registry;
     private final boolean scopeTag;
@@ -87,6 +94,12 @@ public final class MicrometerIdempotencyListener implements IdempotencyListener 
         Counter.builder(RECOVERIES).description("What the recovery worker did with operations their client abandoned")
                 .tags(tags(key).and("action", action.name().toLowerCase(Locale.ROOT)).and("operation", operation))
                 .register(registry).increment();
+    }
+
+    @Override
+    public void onRunWithoutDeduplication(IdempotencyKey key, StoreUnavailableException unavailable) {
+        counter(WITHOUT_DEDUPLICATION, "Lease-mode calls run without deduplication because the store could not be reached", key,
+                unavailable.getCause() != null ? unavailable.getCause() : unavailable).increment();
     }
 
     private Timer timer(IdempotencyKey key, String outcome) {

@@ -1,0 +1,71 @@
+package dev.idempotency.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.platform.engine.discovery.DiscoverySelectors.selectClass;
+
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.platform.launcher.core.LauncherDiscoveryRequestBuilder;
+import org.junit.platform.launcher.core.LauncherFactory;
+import org.junit.platform.launcher.listeners.SummaryGeneratingListener;
+import org.junit.platform.launcher.listeners.TestExecutionSummary;
+
+/**
+ * The lease tier is not vacuous on Redis: each Redis store broken in a way of its own kind fails it
+ * on the real server, with a message naming the promise it breaks. The broken contracts are nested
+ * classes, which the build's test run does not pick up by itself; they run here through the JUnit
+ * Platform launcher.
+ */
+class BrokenRedisStoresTest {
+
+    @Test
+    void aClaimThatChecksThenSetsInTwoCallsFails() {
+        assertFails(CheckThenSetContract.class, "Contract 4.1 (atomic claim)");
+    }
+
+    @Test
+    void leasesJudgedByTheClientsClockFail() {
+        assertFails(ClientClockContract.class, "Contract 4.6 (one clock)");
+    }
+
+    @Test
+    void aCompletionWithoutTheTokenConditionFails() {
+        assertFails(CompletionWithoutTokenContract.class, "Contract 4.4 (fencing)");
+    }
+
+    private static void assertFails(Class<?> contract, String promise) {
+        RedisServers.required("IDEMPOTENCY_REDIS_URI"); // without the server, the broken contracts could not even fail
+        SummaryGeneratingListener listener = new SummaryGeneratingListener();
+        LauncherFactory.create().execute(LauncherDiscoveryRequestBuilder.request().selectors(selectClass(contract)).build(), listener);
+        List<String> messages = new ArrayList<>();
+        for (TestExecutionSummary.Failure f : listener.getSummary().getFailures()) {
+            messages.add(f.getTestIdentifier().getDisplayName() + ": " + f.getException().getMessage());
+        }
+        assertThat(listener.getSummary().getTestsFoundCount()).as("tests of " + contract.getSimpleName()).isPositive();
+        assertThat(messages).as(contract.getSimpleName() + " must fail the lease tier naming " + promise)
+                .anySatisfy(m -> assertThat(m).contains(promise));
+    }
+
+    static class CheckThenSetContract extends RedisContract.OnOneServer {
+        @Override
+        RedisNode node(RedisNode server, InstantSource clock) {
+            return new BrokenRedisStores.CheckThenSet(server);
+        }
+    }
+
+    static class ClientClockContract extends RedisContract.OnOneServer {
+        @Override
+        RedisNode node(RedisNode server, InstantSource clock) {
+            return new BrokenRedisStores.ClientClock(server, clock);
+        }
+    }
+
+    static class CompletionWithoutTokenContract extends RedisContract.OnOneServer {
+        @Override
+        RedisNode node(RedisNode server, InstantSource clock) {
+            return new BrokenRedisStores.CompletionWithoutToken(server);
+        }
+    }
+}
