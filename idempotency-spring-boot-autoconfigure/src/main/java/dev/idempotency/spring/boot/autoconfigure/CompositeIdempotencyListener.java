@@ -3,6 +3,7 @@ package dev.idempotency.spring.boot.autoconfigure;
 import dev.idempotency.IdempotencyKey;
 import dev.idempotency.IdempotencyListener;
 import dev.idempotency.Outcome;
+import dev.idempotency.RecoveryAction;
 import dev.idempotency.StoreUnavailableException;
 import java.time.Duration;
 import java.util.List;
@@ -47,6 +48,21 @@ final class CompositeIdempotencyListener implements IdempotencyListener {
     @Override
     public void onRunWithoutDeduplication(IdempotencyKey key, StoreUnavailableException unavailable) {
         tell(l -> l.onRunWithoutDeduplication(key, unavailable));
+    }
+
+    @Override
+    public void onDuplicate(IdempotencyKey key, String cause) {
+        tell(l -> l.onDuplicate(key, cause));
+    }
+
+    @Override
+    public void onRecovery(IdempotencyKey key, String operation, RecoveryAction action, Throwable failure) {
+        tell(l -> l.onRecovery(key, operation, action, failure));
+    }
+
+    @Override
+    public void onNonDurableCommits(String database, String setting) {
+        tell(l -> l.onNonDurableCommits(database, setting));
     }
 
     private void tell(Consumer<IdempotencyListener> call) {
