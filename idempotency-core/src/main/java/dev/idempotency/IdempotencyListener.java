@@ -115,9 +115,9 @@ public interface IdempotencyListener {
      * A {@link RecoveryWorker} acted on a named operation that its client abandoned: it resumed it,
      * its resumed attempt failed and will be tried again, it gave the operation up after its last
      * attempt (recording {@link RecoveryGaveUpException} as its final failure), or it found one that
-     * it cannot run and reports it (its name is not registered with this worker, or it has no
-     * recovery point to resume from). Told on the worker's thread; the worker's own attempts are
-     * heard here only, not by {@link #onOutcome}.
+     * it cannot run and reports it (its name is not registered with this worker, it has no
+     * recovery point to resume from, or its recovery point cannot be decoded). Told on the worker's
+     * thread; the worker's own attempts are heard here only, not by {@link #onOutcome}.
      *
      * @param key the operation's key
      * @param operation the name it was registered under

@@ -215,39 +215,31 @@ final class LeaseProtocol<C> {
     }
 
     /**
-     * Gives up a named operation for the recovery worker: takes over its ended lease and records
-     * {@code why} as its final failure (with the operation's own final-failure writes, given the
-     * recorded prepare value), so that a client that comes back gets it replayed.
+     * Gives up a named operation for the recovery worker: takes it over as {@link #resume} would
+     * (the same claim, the recovery point decoded the same way) and records {@code why} as its final
+     * failure, with the operation's own final-failure writes given the recorded prepare value, so
+     * that a client that comes back gets it replayed.
      *
-     * @return the recorded failure, or {@code null} if the record was not taken over (held, or settled)
+     * @return the recorded failure; the claim's answer if the record was not taken over (held, or
+     *     settled); or {@code null} if it had no recovery point (the take-over rolled back)
      */
     <T, X extends Exception> Outcome<T> giveUp(IdempotencyKey key, Fingerprint fingerprint, Phases<C, T, X> phases,
                                                RuntimeException why) throws X {
         String token = HexFormat.of().formatHex(randomBytes());
         LeaseRequest request = kernel.leaseRequest(key, fingerprint, token, leases.lease());
-        LeaseClaim claim = transactions.withRetries(key, () -> transactions.once(tx -> {
-            LeaseClaim found = store.claimLease(tx, request);
-            if (found instanceof LeaseClaim.Busy) {
-                throw new OwnTransactions.RollBack(found);
-            }
-            return found;
-        }));
-        if (!(claim instanceof LeaseClaim.Acquired acquired)) {
+        Claimed claimed;
+        try {
+            claimed = transactions.withRetries(key, () -> claimTransaction(request, phases, true));
+        } catch (Unreachable unreachable) {
+            throw unreachable.cause;
+        }
+        if (claimed.notResumable) {
             return null;
         }
-        Phases.PhaseFailure<C, Object, X> writes = phases.steps.onFinalFailure;
-        Object prepared = null;
-        if (acquired.resumeFrom() != null) {
-            try {
-                prepared = decodeRecoveryPoint(key, phases.steps.prepareCodec, acquired.resumeFrom());
-            } catch (ResultCodecException undecodable) {
-                log.warn("Key {}: giving up without the operation's final-failure writes: its recovery point cannot be decoded",
-                        key, undecodable);
-                writes = null; // they need the prepare's value; the failure is recorded all the same
-                why.addSuppressed(undecodable);
-            }
+        if (!(claimed.claim instanceof LeaseClaim.Acquired)) {
+            return kernel.outcomeOf(key, fingerprint, phases.codec, claimed.claim);
         }
-        return recordFinalFailure(key, token, writes, prepared, why, phases.operation);
+        return recordFinalFailure(key, token, phases.steps.onFinalFailure, claimed.prepared, why, phases.operation);
     }
 
     /** Removes the named operation's entry in the transaction that records its outcome. */

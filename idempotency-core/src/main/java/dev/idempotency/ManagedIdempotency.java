@@ -451,10 +451,6 @@ public final class ManagedIdempotency<C> {
         return leasing;
     }
 
-    Kernel<C> kernelOf() {
-        return kernel;
-    }
-
     OwnTransactions<C> ownTransactions() {
         return transactions;
     }

@@ -36,7 +36,8 @@ import org.slf4j.LoggerFactory;
  *       the operation's own final-failure writes ({@link Phases.Called#onFinalFailure}), so that a
  *       client that comes back gets it replayed;</li>
  *   <li>reports, and never runs, an operation whose name no phases are registered under (a deploy
- *       that removed it), or that has no recovery point;</li>
+ *       that removed it), that has no recovery point, or whose recovery point the registered phases
+ *       cannot decode (its codec changed);</li>
  *   <li>removes the entries of operations that have their outcome, or whose record is gone.</li>
  * </ul>
  * Every action is told to the engine's listener ({@link IdempotencyListener#onRecovery}).
@@ -94,7 +95,7 @@ public final class RecoveryWorker<C> implements AutoCloseable {
      * @param resumed operations resumed to their outcome
      * @param retrying resumed attempts that failed, to be tried again
      * @param gaveUp operations given up after their last attempt
-     * @param reported operations that cannot be run (not registered, or no recovery point)
+     * @param reported operations that cannot be run (not registered, no recovery point, or one that cannot be decoded)
      * @param removed entries of operations already settled, removed
      */
     public record Pass(int seen, int resumed, int retrying, int gaveUp, int reported, int removed) {
@@ -107,7 +108,7 @@ public final class RecoveryWorker<C> implements AutoCloseable {
      * @throws IdempotencyStoreException if the store cannot list the operations
      */
     public Pass runOnce() {
-        RecoveringStore<C> store = (RecoveringStore<C>) managed.kernelOf().store();
+        RecoveringStore<C> store = (RecoveringStore<C>) managed.engine().kernel().store();
         OwnTransactions<C> transactions = managed.ownTransactions();
         int[] counts = new int[6];
         IdempotencyKey after = null;
@@ -150,32 +151,33 @@ public final class RecoveryWorker<C> implements AutoCloseable {
         if (due != null && System.nanoTime() - due < 0) {
             return;
         }
-        Kernel<C> kernel = managed.kernelOf();
+        Kernel<C> kernel = managed.engine().kernel();
         LeaseProtocol<C> protocol = managed.leaseProtocol();
+        boolean givingUp = entry.attempts() >= maxAttempts;
         try {
-            if (entry.attempts() >= maxAttempts) {
-                Outcome<?> failed = protocol.giveUp(key, entry.fingerprint(), phases,
-                        new RecoveryGaveUpException(key, entry.operation(), entry.attempts()));
-                if (failed != null) {
-                    log.warn("Key {}: operation '{}' given up after {} attempts; it needs attention", key, entry.operation(),
-                            entry.attempts());
-                    notBefore.remove(key);
-                    counts[3]++;
-                    kernel.heard().recovery(key, entry.operation(), RecoveryAction.GAVE_UP, null);
-                }
-                return;
-            }
-            Outcome<?> outcome = protocol.resume(key, entry.fingerprint(), phases);
+            Outcome<?> outcome = givingUp
+                    ? protocol.giveUp(key, entry.fingerprint(), phases, new RecoveryGaveUpException(key, entry.operation(), entry.attempts()))
+                    : protocol.resume(key, entry.fingerprint(), phases);
             if (outcome == null) {
                 report(key, entry.operation(), "it has no recovery point to resume from", counts);
             } else if (outcome instanceof Outcome.Executed<?> || outcome instanceof Outcome.Failed<?> failed && !failed.replayed()) {
-                log.info("Key {}: operation '{}' resumed by the recovery worker: {}", key, entry.operation(), outcome.status());
                 notBefore.remove(key);
-                counts[1]++;
-                kernel.heard().recovery(key, entry.operation(), RecoveryAction.RESUMED, null);
+                if (givingUp) {
+                    log.warn("Key {}: operation '{}' given up after {} attempts; it needs attention", key, entry.operation(),
+                            entry.attempts());
+                    counts[3]++;
+                } else {
+                    log.info("Key {}: operation '{}' resumed by the recovery worker: {}", key, entry.operation(), outcome.status());
+                    counts[1]++;
+                }
+                kernel.heard().recovery(key, entry.operation(), givingUp ? RecoveryAction.GAVE_UP : RecoveryAction.RESUMED, null);
             }
         } catch (LeaseLostException lost) {
             log.debug("Key {}: another attempt took operation '{}' over", key, entry.operation());
+        } catch (ResultCodecException undecodable) {
+            // The take-over rolled back with it: running again would fail again, whatever the attempts.
+            report(key, entry.operation(), "its recovery point cannot be decoded by the registered phases ("
+                    + undecodable.getMessage() + ")", counts);
         } catch (Exception failure) {
             int attempt = entry.attempts() + 1;
             long wait = Math.min(backoff.toNanos() << Math.min(attempt - 1, 30), interval.toNanos());
@@ -191,7 +193,7 @@ public final class RecoveryWorker<C> implements AutoCloseable {
         counts[4]++;
         if (reported.add(key)) {
             log.warn("Key {}: operation '{}' is abandoned but the recovery worker cannot run it: {}", key, operation, why);
-            managed.kernelOf().heard().recovery(key, operation, RecoveryAction.REPORTED, null);
+            managed.engine().kernel().heard().recovery(key, operation, RecoveryAction.REPORTED, null);
         }
     }
 
@@ -351,7 +353,7 @@ public final class RecoveryWorker<C> implements AutoCloseable {
         public RecoveryWorker<C> build() {
             if (!managed.supportsRecovery()) {
                 throw new IllegalStateException("a recovery worker needs a store that lists the named operations in progress"
-                        + " (a RecoveringStore with leases); this engine's store, " + managed.kernelOf().store() + ", does not");
+                        + " (a RecoveringStore with leases); this engine's store, " + managed.engine().kernel().store() + ", does not");
             }
             if (operations.isEmpty()) {
                 throw new IllegalStateException("no operation is registered: register the named phases the worker is to resume");

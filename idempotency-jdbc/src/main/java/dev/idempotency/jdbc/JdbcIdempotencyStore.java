@@ -433,7 +433,7 @@ public final class JdbcIdempotencyStore implements RecoveringStore<Connection> {
         try {
             return d.enlist(tx, table, key, Objects.requireNonNull(ownerToken, "ownerToken"), Objects.requireNonNull(operation, "operation"));
         } catch (SQLException e) {
-            throw translatePending(d, key, "record the named operation", e);
+            throw translatePending(d, tx, key, "record the named operation", e);
         }
     }
 
@@ -443,7 +443,7 @@ public final class JdbcIdempotencyStore implements RecoveringStore<Connection> {
         try {
             d.delist(tx, table, key);
         } catch (SQLException e) {
-            throw translatePending(d, key, "remove the named operation", e);
+            throw translatePending(d, tx, key, "remove the named operation", e);
         }
     }
 
@@ -453,18 +453,18 @@ public final class JdbcIdempotencyStore implements RecoveringStore<Connection> {
         try {
             return d.pending(tx, table, after, limit);
         } catch (SQLException e) {
-            throw translatePending(d, after, "list the named operations in progress", e);
+            throw translatePending(d, tx, after, "list the named operations in progress", e);
         }
     }
 
     /** As {@link #translate}, for the table of named operations, which a store created before it lacks. */
-    private IdempotencyException translatePending(SqlDialect d, IdempotencyKey key, String what, SQLException e) {
+    private IdempotencyException translatePending(SqlDialect d, Connection tx, IdempotencyKey key, String what, SQLException e) {
         if (d.isMissingTable(e)) {
             return new MissingTableException(key, table.pending().qualified(), "Named operations (Phases.named) and the recovery"
                     + " worker need it: create it with the DDL in classpath resource '" + d.ddlResource() + "' (its last"
                     + " statement), or call JdbcIdempotencyStore.createTableIfMissing once at startup.", e);
         }
-        return translate(d, null, key, what, e);
+        return translate(d, tx, key, what, e);
     }
 
     @Override

@@ -279,6 +279,38 @@ public abstract class AbstractRecoveryWorkerTest {
     }
 
     @Test
+    void anOperationWithoutARecoveryPointIsReportedAndNeverRun() throws Exception {
+        ManagedIdempotency<Connection> m = managed(Duration.ofMinutes(5));
+        IdempotencyKey key = key();
+        abandon(m, key);
+        sql("UPDATE " + TABLE + " SET phase = NULL, result_codec = NULL, result = NULL");
+        RecoveryWorker<Connection> worker = RecoveryWorker.builder(m).register(charge(id -> "never")).build();
+        assertThat(worker.runOnce().reported()).isEqualTo(1);
+        assertThat(heard).containsExactly("charge:REPORTED");
+        assertThat(calls).as("only the client's call").hasValue(1);
+        assertThat(attempts()).as("the take-over rolled back").isEqualTo(1);
+        assertThat(chargeStatuses()).containsExactly("pending");
+    }
+
+    @Test
+    void anOperationWhoseRecoveryPointTheRegisteredPhasesCannotDecodeIsReportedAndNeverRun() throws Exception {
+        ManagedIdempotency<Connection> m = managed(Duration.ofMinutes(5));
+        abandon(m, key());
+        Phases<Connection, String, Exception> otherCodec = Phases.<Connection, Long, Exception>prepare(tx -> 1L, ResultCodec.longs())
+                .call((attempt, id) -> {
+                    calls.incrementAndGet();
+                    return "never";
+                }).result(ResultCodec.string()).named("charge");
+        RecoveryWorker<Connection> worker = RecoveryWorker.builder(m).register(otherCodec).maxAttempts(2).build();
+        assertThat(worker.runOnce().reported()).isEqualTo(1);
+        assertThat(worker.runOnce().reported()).as("neither resumed nor given up, pass after pass").isEqualTo(1);
+        assertThat(heard).containsExactly("charge:REPORTED");
+        assertThat(calls).as("only the client's call").hasValue(1);
+        assertThat(attempts()).isEqualTo(1);
+        assertThat(chargeStatuses()).containsExactly("pending");
+    }
+
+    @Test
     void everyOperationIsFoundOnceAcrossPages() throws Exception {
         ManagedIdempotency<Connection> m = managed(Duration.ofMinutes(5));
         for (int i = 0; i < 7; i++) {
@@ -296,10 +328,7 @@ public abstract class AbstractRecoveryWorkerTest {
     void anEntryWhoseRecordIsGoneIsRemoved() throws Exception {
         ManagedIdempotency<Connection> m = managed(Duration.ofMinutes(5));
         abandon(m, key());
-        try (Connection c = dataSource().getConnection(); Statement s = c.createStatement()) {
-            c.setAutoCommit(true);
-            s.executeUpdate("DELETE FROM " + TABLE);
-        }
+        sql("DELETE FROM " + TABLE);
         RecoveryWorker<Connection> worker = RecoveryWorker.builder(m).register(charge(id -> "ok")).build();
         assertThat(worker.runOnce().removed()).isEqualTo(1);
         assertThat(pendingEntries()).isZero();
@@ -319,9 +348,23 @@ public abstract class AbstractRecoveryWorkerTest {
         assertThat(pendingEntries()).isZero();
     }
 
+    private void sql(String statement) throws SQLException {
+        try (Connection c = dataSource().getConnection(); Statement s = c.createStatement()) {
+            c.setAutoCommit(true);
+            s.executeUpdate(statement);
+        }
+    }
+
+    private int attempts() throws SQLException {
+        return count("SELECT MAX(attempts) FROM " + TABLE);
+    }
+
     private int pendingEntries() throws SQLException {
-        try (Connection c = dataSource().getConnection(); Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery("SELECT COUNT(*) FROM " + TABLE + "_pending")) {
+        return count("SELECT COUNT(*) FROM " + TABLE + "_pending");
+    }
+
+    private int count(String query) throws SQLException {
+        try (Connection c = dataSource().getConnection(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(query)) {
             rs.next();
             return rs.getInt(1);
         }
