@@ -135,8 +135,26 @@ class GaleraTest {
         return value;
     }
 
-    /** @return for each key of the prefix, its work rows' values */
-    private Map<String, List<String>> executions(String prefix) throws SQLException {
+    /**
+     * @return for each key of the prefix, its work rows' values, read once the checking node is part
+     *     of the primary component again (after a kill under load, a survivor can leave it for a few
+     *     seconds and refuses reads until it is back)
+     */
+    private Map<String, List<String>> executions(String prefix) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (true) {
+            try {
+                return readExecutions(prefix);
+            } catch (SQLException e) {
+                if (!String.valueOf(e.getMessage()).contains("WSREP has not yet prepared node") || System.nanoTime() > deadline) {
+                    throw e;
+                }
+                Thread.sleep(200);
+            }
+        }
+    }
+
+    private Map<String, List<String>> readExecutions(String prefix) throws SQLException {
         Map<String, List<String>> rows = new HashMap<>();
         try (Connection c = verify.getConnection();
              PreparedStatement s = c.prepareStatement("SELECT k, v FROM work_log WHERE k LIKE ?")) {
