@@ -18,8 +18,8 @@ import java.util.function.Function;
 /**
  * The chunk protocol of {@link Idempotency#executeChunk} (its steps are listed there), in the
  * caller's transaction or one that {@link ManagedIdempotency} runs; {@code aftermath} says what a
- * result that cannot be recorded leaves, true for the mode that runs it. The listener is told by the
- * caller of this class. Stateless.
+ * result that cannot be recorded leaves, true for the mode that runs it, and {@link Undo} how an
+ * item's final failure is undone. The listener is told by the caller of this class. Stateless.
  */
 final class ChunkProtocol {
 
@@ -27,6 +27,30 @@ final class ChunkProtocol {
             Comparator.comparing(IdempotencyKey::scope).thenComparing(IdempotencyKey::id);
 
     private ChunkProtocol() {
+    }
+
+    /** How the writes of an item whose failure is final are undone, when the policy declares any. */
+    enum Undo {
+        /** A savepoint around every item, rolled back for the failing one: the caller's transaction. */
+        ITEM,
+        /**
+         * No savepoint: the item's final failure throws {@link RunAgainWithSavepoints}, so that the
+         * transaction's owner rolls the whole chunk back and runs it again with {@link #ITEM}. A chunk
+         * in which nothing fails finally pays for no savepoint.
+         */
+        CHUNK
+    }
+
+    /**
+     * Thrown by a chunk run with {@link Undo#CHUNK} when an item's failure is final: roll the
+     * transaction back and run the chunk again with {@link Undo#ITEM}. Never reaches a caller.
+     */
+    static final class RunAgainWithSavepoints extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        RunAgainWithSavepoints() {
+            super("an item's failure is final: the chunk runs again with a savepoint around each item", null, false, false);
+        }
     }
 
     /**
@@ -38,11 +62,12 @@ final class ChunkProtocol {
     }
 
     static <C, I, T, X extends Exception> List<Outcome<T>> execute(Kernel<C> kernel, C tx, List<? extends I> items,
-            Function<? super I, IdempotentCall<T>> callOf, ItemWork<? super I, T, X> work, String aftermath) throws X {
+            Function<? super I, IdempotentCall<T>> callOf, ItemWork<? super I, T, X> work, String aftermath, Undo undo) throws X {
         Objects.requireNonNull(tx, "tx");
         Objects.requireNonNull(items, "items");
         Objects.requireNonNull(callOf, "callOf");
         Objects.requireNonNull(work, "work");
+        Objects.requireNonNull(undo, "undo");
         int n = items.size();
         if (n == 0) {
             return List.of();
@@ -93,13 +118,16 @@ final class ChunkProtocol {
             for (int i = 0; i < n; i++) {
                 Claim claim = claims[i];
                 if (claim instanceof Claim.Acquired) {
-                    outcomes.add(runItem(kernel, tx, items.get(i), keys[i], codecs.get(i), work, completions, aftermath));
+                    outcomes.add(runItem(kernel, tx, items.get(i), keys[i], codecs.get(i), work, completions, aftermath, undo));
                 } else {
                     outcomes.add(kernel.outcomeOf(keys[i], fingerprints[i], codecs.get(i), claim));
                 }
             }
             store.completeAll(tx, completions);
         } catch (Throwable failure) {
+            if (failure instanceof RunAgainWithSavepoints) {
+                throw failure; // the transaction is rolled back whole: nothing to release
+            }
             for (IdempotencyKey key : claimed) {
                 kernel.release(tx, key, failure);
             }
@@ -109,14 +137,18 @@ final class ChunkProtocol {
     }
 
     private static <C, I, T, X extends Exception> Outcome<T> runItem(Kernel<C> kernel, C tx, I item, IdempotencyKey key,
-            ResultCodec<T> codec, ItemWork<? super I, T, X> work, List<Completion> completions, String aftermath) throws X {
-        TxSavepoint savepoint = kernel.hasFinalFailures() ? kernel.store().savepoint(tx) : null;
+            ResultCodec<T> codec, ItemWork<? super I, T, X> work, List<Completion> completions, String aftermath, Undo undo)
+            throws X {
+        TxSavepoint savepoint = undo == Undo.ITEM && kernel.hasFinalFailures() ? kernel.store().savepoint(tx) : null;
         T value;
         try {
             value = work.apply(item);
         } catch (Exception failure) {
-            if (savepoint == null || !kernel.isFinal(failure)) {
+            if (!kernel.hasFinalFailures() || !kernel.isFinal(failure)) {
                 throw failure;
+            }
+            if (savepoint == null) {
+                throw new RunAgainWithSavepoints();
             }
             savepoint.rollback();
             return recorded(kernel.failed(key, failure), completions);

@@ -217,7 +217,10 @@ public final class Idempotency<C> {
      *       recorded failure) without running the work; a key held by another transaction past the lock
      *       timeout gives {@link Outcome.InProgress}; a claimed key runs the work.</li>
      *   <li>A final failure (per the key policy) of one item's work is undone to a savepoint taken
-     *       before that item and recorded for that item alone; the chunk goes on. Any other exception
+     *       before that item and recorded for that item alone; the chunk goes on. (In the caller's
+     *       transaction a savepoint is taken around every item once the policy declares final
+     *       failures; {@link ManagedIdempotency#executeChunk}, which owns its transaction, takes them
+     *       only when it runs a chunk again after a final failure.) Any other exception
      *       releases every claim of the chunk and reaches the caller unchanged: roll the chunk back.</li>
      *   <li>Record every result and final failure in one batch ({@link IdempotencyStore#completeAll}),
      *       and return one outcome per item, in input order.</li>
@@ -248,7 +251,7 @@ public final class Idempotency<C> {
         return kernel.heard().chunk(items, ChunkProtocol.keys(callOf),
                 () -> {
                     kernel.requireTransactions(null, "Idempotency.executeChunk records the chunk's keys in the caller's transaction");
-                    return ChunkProtocol.execute(kernel, tx, items, callOf, work, Kernel.CLAIM_RELEASED);
+                    return ChunkProtocol.execute(kernel, tx, items, callOf, work, Kernel.CLAIM_RELEASED, ChunkProtocol.Undo.ITEM);
                 });
     }
 

@@ -7,6 +7,8 @@ import dev.idempotency.spi.TransactionRunner;
 import java.util.List;
 import java.util.Objects;
 import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The engine of the modes in which the library runs the transactions itself, over a
@@ -78,6 +80,8 @@ import java.util.function.Function;
  * @param <C> the transaction type
  */
 public final class ManagedIdempotency<C> {
+
+    private static final Logger log = LoggerFactory.getLogger(ManagedIdempotency.class);
 
     private final Idempotency<C> engine;
     private final Kernel<C> kernel;
@@ -278,7 +282,14 @@ public final class ManagedIdempotency<C> {
      * Runs a chunk of items in one transaction of the library's own, with the protocol of
      * {@link Idempotency#executeChunk(Object, List, Function, ItemWork)}, and
      * commits; a conflict rolls the whole chunk back and runs it again, and items that a concurrent
-     * worker recorded meanwhile are then replayed. For a whole job, see {@link BatchJob}. The
+     * worker recorded meanwhile are then replayed. For a whole job, see {@link BatchJob}.
+     *
+     * <p>A final failure (per the key policy) is undone without a savepoint per item: the chunk runs
+     * first without any, and an item's final failure rolls the whole transaction back and runs the
+     * chunk again, this time with a savepoint around each item, so that only the failing item's
+     * writes are undone and its failure is recorded while the others commit. A chunk in which nothing
+     * fails finally pays for no savepoint; one that has a final failure runs the work of the items
+     * before it twice, the first run rolled back. The
      * listener hears one {@code onOutcome} per item after the commit, or one {@code onError} (with
      * the first item's key) for the exception thrown.
      *
@@ -307,10 +318,20 @@ public final class ManagedIdempotency<C> {
         return kernel.heard().chunk(items, keyOf, () -> {
             IdempotencyKey first = items.isEmpty() ? null : keyOf.apply(items.get(0));
             kernel.requireTransactions(null, "ManagedIdempotency.executeChunk records the chunk's keys in a transaction with the work");
-            return transactions.retried(first, tx -> {
-                ItemWork<I, T, X> bound = item -> work.apply(tx, item);
-                return ChunkProtocol.execute(kernel, tx, items, callOf, bound, Kernel.ROLLED_BACK);
-            });
+            try {
+                return chunkIn(first, items, callOf, work, ChunkProtocol.Undo.CHUNK);
+            } catch (ChunkProtocol.RunAgainWithSavepoints finalFailure) {
+                log.debug("Chunk from key {}: an item's failure is final; running the chunk again with a savepoint per item", first);
+                return chunkIn(first, items, callOf, work, ChunkProtocol.Undo.ITEM);
+            }
+        });
+    }
+
+    private <I, T, X extends Exception> List<Outcome<T>> chunkIn(IdempotencyKey first, List<? extends I> items,
+            Function<? super I, IdempotentCall<T>> callOf, ChunkWork<C, ? super I, T, X> work, ChunkProtocol.Undo undo) throws X {
+        return transactions.retried(first, tx -> {
+            ItemWork<I, T, X> bound = item -> work.apply(tx, item);
+            return ChunkProtocol.execute(kernel, tx, items, callOf, bound, Kernel.ROLLED_BACK, undo);
         });
     }
 

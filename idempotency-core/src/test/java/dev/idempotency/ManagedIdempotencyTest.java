@@ -406,6 +406,40 @@ class ManagedIdempotencyTest {
     }
 
     @Test
+    void aChunkOfItsOwnTakesNoSavepointWhenNothingFailsFinally() {
+        List<Outcome<Integer>> outcomes = managed(KeyPolicy.builder().finalFailures(IllegalArgumentException.class).build())
+                .executeChunk(List.of(1, 2, 3), i -> IdempotentCall.of(IdempotencyKey.of("n" + i), ResultCodec.integer()), (tx, i) -> {
+                    tx.write("item " + i);
+                    return i;
+                });
+        assertThat(outcomes).extracting(Outcome::value).containsExactly(1, 2, 3);
+        assertThat(store.calls).noneMatch(c -> c.startsWith("savepoint"));
+        assertThat(runner.transactions).isEqualTo(1);
+    }
+
+    @Test
+    void aFinalFailureInAChunkOfItsOwnRunsTheChunkAgainWithASavepointPerItem() {
+        List<Integer> ran = new ArrayList<>();
+        List<Outcome<Integer>> outcomes = managed(KeyPolicy.builder().finalFailures(IllegalArgumentException.class).build())
+                .executeChunk(List.of(1, 2, 3), i -> IdempotentCall.of(IdempotencyKey.of("n" + i), ResultCodec.integer()), (tx, i) -> {
+                    ran.add(i);
+                    tx.write("item " + i);
+                    if (i == 2) {
+                        throw new IllegalArgumentException("declined " + i);
+                    }
+                    return i;
+                });
+        assertThat(outcomes).extracting(Outcome::status)
+                .containsExactly(Outcome.Status.EXECUTED, Outcome.Status.FAILED, Outcome.Status.EXECUTED);
+        assertThat(ran).containsExactly(1, 2, 1, 2, 3);
+        assertThat(runner.transactions).isEqualTo(2);
+        assertThat(store.committedWrites()).containsExactly("item 1", "item 3");
+        assertThat(store.calls).filteredOn(c -> c.startsWith("savepoint")).containsExactly("savepoint", "savepoint-release",
+                "savepoint", "savepoint-rollback", "savepoint", "savepoint-release");
+        assertThat(store.calls).noneMatch(c -> c.startsWith("release:"));
+    }
+
+    @Test
     void aWaitingAttemptPollsUntilTheHolderRecordsItsResult() {
         Instant until = store.storeNow.plusSeconds(10);
         store.putLeased(new StoredRecord(KEY, Fingerprint.NONE, RecordStatus.IN_PROGRESS, null, null, store.storeNow, null,

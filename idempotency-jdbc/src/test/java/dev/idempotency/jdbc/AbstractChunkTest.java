@@ -12,6 +12,7 @@ import dev.idempotency.IdempotentCall;
 import dev.idempotency.JobProgress;
 import dev.idempotency.JobResult;
 import dev.idempotency.KeyPolicy;
+import dev.idempotency.ChunkWork;
 import dev.idempotency.ManagedIdempotency;
 import dev.idempotency.Outcome;
 import dev.idempotency.ResultCodec;
@@ -226,6 +227,33 @@ public abstract class AbstractChunkTest {
         }).isSameAs(bug);
         assertThat(chunk(failing.stream().filter(i -> !i.equals("item-0001x")).toList(), true))
                 .allMatch(o -> o instanceof Outcome.Executed);
+    }
+
+    @Test
+    void aChunkTheLibraryRunsUndoesAFinalFailureForItsItemAloneByRunningTheChunkAgain() throws Exception {
+        ManagedIdempotency<Connection> managed = ManagedIdempotency.of(idem, JdbcTransactions.of(dataSource()));
+        List<String> items = List.of("item-00101", "item-00102-rejected", "item-00103");
+        List<String> ran = new ArrayList<>();
+        ChunkWork<Connection, String, Integer, SQLException> writesThenMayReject = (c, item) -> {
+            ran.add(item);
+            try (PreparedStatement s = c.prepareStatement("INSERT INTO chunk_ledger (item, amount) VALUES (?, ?)")) {
+                s.setString(1, item);
+                s.setInt(2, 1);
+                s.executeUpdate();
+            }
+            if (item.endsWith("-rejected")) {
+                throw new Rejected("instruction " + item + " is invalid");
+            }
+            return 1;
+        };
+        assertThat(managed.executeChunk(items, AbstractChunkTest::booking, writesThenMayReject)).extracting(Outcome::status)
+                .containsExactly(Outcome.Status.EXECUTED, Outcome.Status.FAILED, Outcome.Status.EXECUTED);
+        assertThat(ran).as("the first run, rolled back at the final failure, then the run with savepoints")
+                .containsExactly("item-00101", "item-00102-rejected", "item-00101", "item-00102-rejected", "item-00103");
+        assertThat(ledgerRows()).as("the rejected item's write undone, the others' kept once").isEqualTo(2);
+        assertThat(managed.executeChunk(items, AbstractChunkTest::booking, writesThenMayReject)).extracting(Outcome::status)
+                .containsExactly(Outcome.Status.REPLAYED, Outcome.Status.FAILED, Outcome.Status.REPLAYED);
+        assertThat(ledgerRows()).isEqualTo(2);
     }
 
     @Test

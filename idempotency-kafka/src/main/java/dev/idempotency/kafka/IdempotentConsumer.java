@@ -73,11 +73,12 @@ import org.slf4j.LoggerFactory;
  * for the whole batch, recorded records replaying, the handler run for the others in order. The same
  * message id twice in one batch is processed once: the later copies get the first one's outcome and
  * are heard as {@value #SENT_AGAIN}. A handler failure rolls the batch back and runs it again; each
- * record's attempts are counted, and on a record's last attempt its writes are rolled back to a
- * savepoint taken before it (the engine takes one per item once final failures are declared) and
- * its failure is recorded final, while the other records' writes and records commit in the same
- * transaction. So a poison record never loses the others' records; they are only run again, and
- * rolled back, on the rounds before (at most {@code maxAttempts - 1} per failing record).
+ * record's attempts are counted, and on a record's last attempt its failure is final: the engine
+ * runs the batch once more with a savepoint before each record (a batch without a final failure
+ * takes none), rolls the poison record's writes back to its own and records its failure, while the
+ * other records' writes and records commit in the same transaction. So a poison record never loses
+ * the others' records; they are only run again, and rolled back, on the rounds before (at most
+ * {@code maxAttempts} per failing record).
  *
  * <p><b>Offsets in the database</b>, optional ({@link Builder#offsets}, {@link JdbcOffsetStore}): the
  * next offset of each partition is also written in the transaction of each record's key, and the
