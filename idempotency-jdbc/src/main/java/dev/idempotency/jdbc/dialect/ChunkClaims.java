@@ -36,7 +36,7 @@ final class ChunkClaims {
          */
         READ_FIRST,
         /**
-         * One multi-row {@code INSERT} that skips the keys that have a record and returns the keys it
+         * One {@code INSERT} of the keys as arrays that skips the keys that have a record and returns the keys it
          * inserted ({@link SqlDialect#claimInsertReturningKeys}), then one {@code SELECT} of the
          * others; an expired record is taken over on its own. If the insert's lock wait runs out,
          * nothing is inserted and the slice is claimed key by key.
@@ -144,8 +144,8 @@ final class ChunkClaims {
             throws SQLException {
         try {
             return Savepoints.undoingFailure(c, d.failedStatementAbortsTransaction(), () -> {
-                try (PreparedStatement s = c.prepareStatement(d.claimInsertReturningKeys(table, slice.size()))) {
-                    SqlDialect.bindClaims(s, slice);
+                try (PreparedStatement s = c.prepareStatement(d.claimInsertReturningKeys(table))) {
+                    SqlDialect.bindClaimArrays(c, s, slice);
                     Set<IdempotencyKey> keys = new HashSet<>();
                     try (ResultSet rs = d.withLockTimeout(s, slice.get(0).lockTimeout(), s::executeQuery)) {
                         while (rs.next()) {

@@ -31,6 +31,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Function;
 import java.util.function.IntFunction;
 import org.jspecify.annotations.Nullable;
 
@@ -360,6 +361,34 @@ public abstract class SqlDialect {
             s.setLong(++p, r.now().toEpochMilli());
             s.setLong(++p, r.expiresAt().toEpochMilli());
         }
+    }
+
+    /**
+     * Binds the claims of {@code requests} as six arrays, one element per request, from index 1:
+     * scopes, key ids, fingerprints, statuses (varchar), created and expires (int8), in that order.
+     *
+     * @param c the connection, which makes the arrays
+     * @param s the statement
+     * @param requests the rows, in order
+     * @throws SQLException if binding fails
+     */
+    static void bindClaimArrays(Connection c, PreparedStatement s, List<ClaimRequest> requests) throws SQLException {
+        s.setArray(1, array(c, "varchar", requests, r -> r.key().scope()));
+        s.setArray(2, array(c, "varchar", requests, r -> r.key().id()));
+        s.setArray(3, array(c, "varchar", requests, r -> r.fingerprint().value()));
+        s.setArray(4, array(c, "varchar", requests, r -> RecordStatus.IN_PROGRESS.name()));
+        s.setArray(5, array(c, "int8", requests, r -> r.now().toEpochMilli()));
+        s.setArray(6, array(c, "int8", requests, r -> r.expiresAt().toEpochMilli()));
+    }
+
+    /** @return an array parameter of SQL type {@code type}, one element per row by {@code element} */
+    private static <R> java.sql.Array array(Connection c, String type, List<R> rows, Function<? super R, ?> element)
+            throws SQLException {
+        Object[] elements = type.equals("int8") ? new Long[rows.size()] : new String[rows.size()];
+        for (int i = 0; i < elements.length; i++) {
+            elements[i] = element.apply(rows.get(i));
+        }
+        return c.createArrayOf(type, elements);
     }
 
     /**
@@ -803,12 +832,11 @@ public abstract class SqlDialect {
 
     /**
      * @param table the table
-     * @param rows how many keys to claim
-     * @return for {@link ChunkClaims.Strategy#INSERT_FIRST}: a multi-row claim {@code INSERT} of the
-     *     columns {@link #bindClaims} binds that skips the keys that have a record and returns the
-     *     scope and key id of each row it inserted
+     * @return for {@link ChunkClaims.Strategy#INSERT_FIRST}: a claim {@code INSERT} of any number of
+     *     keys from the six array parameters that {@link #bindClaimArrays} binds, which skips the keys
+     *     that have a record and returns the scope and key id of each row it inserted
      */
-    String claimInsertReturningKeys(TableName table, int rows) {
+    String claimInsertReturningKeys(TableName table) {
         throw new UnsupportedOperationException(name() + " does not claim a chunk by inserting first");
     }
 
@@ -892,6 +920,10 @@ public abstract class SqlDialect {
         if (completions.isEmpty()) {
             return 0;
         }
+        String arrays = completionArrays(table);
+        if (arrays != null) {
+            return completeInArrays(c, completions, arrays);
+        }
         IntFunction<String> rowSets = completionRowSets(table);
         if (rowSets != null) {
             return completeInRowSets(c, completions, rowSets);
@@ -919,6 +951,37 @@ public abstract class SqlDialect {
      */
     @Nullable IntFunction<String> completionRowSets(TableName table) {
         return null;
+    }
+
+    /**
+     * @param table the table
+     * @return the statement that records any number of completions at once from seven array
+     *     parameters (scope, key id, status, codec, result, completed and expires, one element per
+     *     completion), whose update count is the number of records written; or {@code null} to
+     *     record a chunk as {@link #completionRowSets} says. One statement text for every chunk size,
+     *     with seven parameters, costs the server far less to parse and plan than a row set of seven
+     *     parameters per key. The base: {@code null}
+     */
+    @Nullable String completionArrays(TableName table) {
+        return null;
+    }
+
+    /** Records a chunk's outcomes with the one statement of {@link #completionArrays}. */
+    private static int completeInArrays(Connection c, List<Completion> completions, String sql) throws SQLException {
+        byte[][] results = new byte[completions.size()][];
+        for (int i = 0; i < results.length; i++) {
+            results[i] = completions.get(i).result();
+        }
+        try (PreparedStatement s = c.prepareStatement(sql)) {
+            s.setArray(1, array(c, "varchar", completions, done -> done.key().scope()));
+            s.setArray(2, array(c, "varchar", completions, done -> done.key().id()));
+            s.setArray(3, array(c, "varchar", completions, done -> done.status().name()));
+            s.setArray(4, array(c, "varchar", completions, Completion::codec));
+            s.setArray(5, c.createArrayOf("bytea", results));
+            s.setArray(6, array(c, "int8", completions, done -> done.completedAt().toEpochMilli()));
+            s.setArray(7, array(c, "int8", completions, done -> done.expiresAt().toEpochMilli()));
+            return completions.size() - s.executeUpdate();
+        }
     }
 
     /** Results per completing statement of a chunk, at most: well under MariaDB's default {@code max_allowed_packet}. */
