@@ -25,9 +25,13 @@ import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
  * rows, in the same run, on the same broker and database: per record (one transaction each) and per
  * poll batch of 100 (one transaction each). On demand only:
  * {@code mvn -pl idempotency-kafka -am verify -Dtest=ConsumerThroughputTest -Didempotency.kafka.bench=true}
- * ({@code -Didempotency.kafka.bench.messages=N}, 20000 by default; on H2 in memory, or on the
- * PostgreSQL server of the environment with {@code -Didempotency.kafka.bench.db=postgres}). Prints one line per variant and
- * the ratios; asserts only that every variant wrote every message once.
+ * ({@code -Didempotency.kafka.bench.messages=N}, 5000 by default, read by each of the four variants in
+ * each of {@code -Didempotency.kafka.bench.rounds=R} rounds, 5 by default, after one round of warm-up;
+ * on H2 in memory, or on the PostgreSQL server of the environment with
+ * {@code -Didempotency.kafka.bench.db=postgres}). The variants run interleaved, each round starting
+ * with another, and the ratios are taken within each round, so that a machine shared with other
+ * work shifts both sides of a ratio alike. Prints, per record and per batch, the median rates and the
+ * median and range of the ratios; asserts only that every variant wrote every message once.
  */
 @EnabledIfSystemProperty(named = "idempotency.kafka.bench", matches = "true")
 class ConsumerThroughputTest {
@@ -35,7 +39,8 @@ class ConsumerThroughputTest {
     @Test
     void idempotentAgainstBareConsumersPerRecordAndPerBatchOf100() throws Exception {
         String bootstrap = Broker.bootstrap();
-        int messages = Integer.getInteger("idempotency.kafka.bench.messages", 20_000);
+        int messages = Integer.getInteger("idempotency.kafka.bench.messages", 5_000);
+        int rounds = Integer.getInteger("idempotency.kafka.bench.rounds", 5);
         String topic = Broker.newTopic(bootstrap, "bench", 1);
         try (KafkaProducer<String, String> producer = Broker.producer(bootstrap)) {
             for (int i = 0; i < messages; i++) {
@@ -49,25 +54,41 @@ class ConsumerThroughputTest {
             if (postgres) {
                 effects.clear();
             }
-            List<String> lines = new ArrayList<>();
-            double[] rates = new double[4];
-            for (int round = 0; round < 2; round++) { // the first round warms up; the second is reported
+            String[] variants = {"bare-record", "idem-record", "bare-batch", "idem-batch"};
+            List<double[]> reported = new ArrayList<>();
+            for (int round = 0; round <= rounds; round++) { // round 0 warms up and is not reported
                 String r = "-r" + round;
-                IdempotentConsumer<Connection, String, String> idem = consumer(effects, "idem-record" + r);
-                IdempotentConsumer<Connection, String, String> idemBatch = consumer(effects, "idem-batch" + r);
-                rates[0] = rate(bootstrap, topic, "bare-record" + r, messages, (kafka, records) -> bareRecords(dataSource, "bare-record" + r, kafka, records));
-                rates[1] = rate(bootstrap, topic, "idem-record" + r, messages, idem::process);
-                rates[2] = rate(bootstrap, topic, "bare-batch" + r, messages, (kafka, records) -> bareBatch(dataSource, "bare-batch" + r, kafka, records));
-                rates[3] = rate(bootstrap, topic, "idem-batch" + r, messages, idemBatch::processBatch);
-                for (String group : List.of("bare-record", "idem-record", "bare-batch", "idem-batch")) {
-                    assertThat(effects.counts(group + r)).hasSize(messages).allSatisfy((id, n) -> assertThat(n).isEqualTo(1));
+                double[] rates = new double[4];
+                for (int k = 0; k < 4; k++) {
+                    int v = (k + round) % 4; // each round starts with another variant, so that no variant always runs first
+                    String group = variants[v] + r;
+                    rates[v] = switch (v) {
+                        case 0 -> rate(bootstrap, topic, group, messages, (kafka, records) -> bareRecords(dataSource, group, kafka, records));
+                        case 1 -> rate(bootstrap, topic, group, messages, consumer(effects, group)::process);
+                        case 2 -> rate(bootstrap, topic, group, messages, (kafka, records) -> bareBatch(dataSource, group, kafka, records));
+                        default -> rate(bootstrap, topic, group, messages, consumer(effects, group)::processBatch);
+                    };
+                    assertThat(effects.counts(group)).hasSize(messages).allSatisfy((id, n) -> assertThat(n).isEqualTo(1));
+                }
+                if (round > 0) {
+                    reported.add(rates);
                 }
             }
-            lines.add(String.format("per record: bare %.0f msg/s, idempotent %.0f msg/s (%.2f x)", rates[0], rates[1], rates[1] / rates[0]));
-            lines.add(String.format("per batch of 100: bare %.0f msg/s, idempotent %.0f msg/s (%.2f x)", rates[2], rates[3], rates[3] / rates[2]));
-            lines.forEach(l -> System.out.println("ConsumerThroughputTest: " + messages + " messages, " + (postgres ? "PostgreSQL" : "H2")
-                    + "; " + l));
+            for (int[] pair : new int[][] {{0, 1}, {2, 3}}) {
+                double[] ratios = reported.stream().mapToDouble(x -> x[pair[1]] / x[pair[0]]).sorted().toArray();
+                double[] bare = reported.stream().mapToDouble(x -> x[pair[0]]).sorted().toArray();
+                double[] idem = reported.stream().mapToDouble(x -> x[pair[1]]).sorted().toArray();
+                System.out.printf("ConsumerThroughputTest: %d messages x %d rounds, %s; %s: bare %.0f msg/s, idempotent %.0f msg/s"
+                                + " (medians); ratio per round: median %.2f x, range %.2f-%.2f x%n", messages, rounds,
+                        postgres ? "PostgreSQL" : "H2", pair[0] == 0 ? "per record" : "per batch of 100",
+                        median(bare), median(idem), median(ratios), ratios[0], ratios[ratios.length - 1]);
+            }
         }
+    }
+
+    private static double median(double[] sorted) {
+        int n = sorted.length;
+        return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
     }
 
     private static IdempotentConsumer<Connection, String, String> consumer(Effects effects, String group) {

@@ -34,7 +34,7 @@ final class Effects {
         this.dataSource = dataSource;
         JdbcIdempotencyStore.ofDefaults().createTableIfMissing(dataSource);
         try (Connection c = dataSource.getConnection(); Statement s = c.createStatement()) {
-            s.execute("CREATE TABLE IF NOT EXISTS effect (grp VARCHAR(200) NOT NULL, message_id VARCHAR(200) NOT NULL, "
+            s.execute("CREATE TABLE IF NOT EXISTS consumer_effect (grp VARCHAR(200) NOT NULL, message_id VARCHAR(200) NOT NULL, "
                     + "position VARCHAR(200) NOT NULL)");
         }
     }
@@ -42,7 +42,7 @@ final class Effects {
     /** Deletes every effect and record, for a database that outlives the test (a server). */
     void clear() throws SQLException {
         try (Connection c = dataSource.getConnection(); Statement s = c.createStatement()) {
-            s.execute("DELETE FROM effect");
+            s.execute("DELETE FROM consumer_effect");
             s.execute("DELETE FROM idempotency_record");
         }
     }
@@ -64,7 +64,7 @@ final class Effects {
 
     /** The handler's write: one effect row, in the transaction of the record's key. */
     static void write(Connection tx, String group, ConsumerRecord<String, String> record) throws SQLException {
-        try (PreparedStatement insert = tx.prepareStatement("INSERT INTO effect (grp, message_id, position) VALUES (?, ?, ?)")) {
+        try (PreparedStatement insert = tx.prepareStatement("INSERT INTO consumer_effect (grp, message_id, position) VALUES (?, ?, ?)")) {
             insert.setString(1, group);
             insert.setString(2, record.key());
             insert.setString(3, IdempotentConsumer.position(record));
@@ -76,7 +76,7 @@ final class Effects {
     Map<String, Integer> counts(String group) throws SQLException {
         Map<String, Integer> counts = new HashMap<>();
         try (Connection c = dataSource.getConnection();
-             PreparedStatement q = c.prepareStatement("SELECT message_id, COUNT(*) FROM effect WHERE grp = ? GROUP BY message_id")) {
+             PreparedStatement q = c.prepareStatement("SELECT message_id, COUNT(*) FROM consumer_effect WHERE grp = ? GROUP BY message_id")) {
             q.setString(1, group);
             try (ResultSet rs = q.executeQuery()) {
                 while (rs.next()) {
