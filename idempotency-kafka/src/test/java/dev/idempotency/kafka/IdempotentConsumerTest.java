@@ -110,13 +110,8 @@ class IdempotentConsumerTest {
         }
     }
 
-    /** Reads the whole topic without committing anything: the records as a redelivery would bring them. */
     private List<ConsumerRecord<String, String>> readAll(String topic, int expected) {
-        List<ConsumerRecord<String, String>> all = new ArrayList<>();
-        try (KafkaConsumer<String, String> kafka = Broker.consumer(bootstrap, "reader-" + UUID.randomUUID(), topic)) {
-            Broker.pollUntil(kafka, records -> records.forEach(all::add), () -> all.size() >= expected);
-        }
-        return all;
+        return Broker.readAll(bootstrap, topic, expected);
     }
 
     @Test
