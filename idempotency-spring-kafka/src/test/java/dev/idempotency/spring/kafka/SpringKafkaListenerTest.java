@@ -220,7 +220,7 @@ class SpringKafkaListenerTest {
             return new KafkaTemplate<>(new DefaultKafkaProducerFactory<>(config, new StringSerializer(), new StringSerializer()));
         }
 
-        // snippet-start: factory
+        // tag::factory[]
         @Bean
         ConcurrentKafkaListenerContainerFactory<String, String> kafkaListenerContainerFactory(
                 DefaultKafkaConsumerFactory<String, String> consumerFactory, SpringKafkaIdempotency kafka,
@@ -231,7 +231,7 @@ class SpringKafkaListenerTest {
             factory.setCommonErrorHandler(kafka.errorHandler(new DeadLetterPublishingRecoverer(template), 3, Duration.ZERO));
             return factory;
         }
-        // snippet-end: factory
+        // end::factory[]
 
         @Bean
         ConcurrentKafkaListenerContainerFactory<String, String> batchFactory(DefaultKafkaConsumerFactory<String, String> consumerFactory) {
@@ -263,7 +263,7 @@ class SpringKafkaListenerTest {
             };
         }
 
-        // snippet-start: record-listener
+        // tag::record-listener[]
         static class RecordListener {
             final IdempotentConsumer<Connection, String, String> billing;
             final IdempotentConsumer<Connection, String, String> shipping;
@@ -283,9 +283,9 @@ class SpringKafkaListenerTest {
                 shipping.handle(record);
             }
         }
-        // snippet-end: record-listener
+        // end::record-listener[]
 
-        // snippet-start: batch-listener
+        // tag::batch-listener[]
         static class BatchListener {
             final IdempotentConsumer<Connection, String, String> batch;
 
@@ -301,6 +301,6 @@ class SpringKafkaListenerTest {
                 batch.handleBatch(records); // one transaction, one claim statement for the poll
             }
         }
-        // snippet-end: batch-listener
+        // end::batch-listener[]
     }
 }
