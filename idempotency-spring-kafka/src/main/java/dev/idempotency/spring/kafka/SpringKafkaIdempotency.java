@@ -202,7 +202,8 @@ public final class SpringKafkaIdempotency {
     private <K, V> void recordFailure(ConsumerRecord<K, V> record, int attempts, Throwable failure) {
         String group = KafkaUtils.getConsumerGroupId();
         @SuppressWarnings("unchecked")
-        IdempotentConsumer<Connection, K, V> consumer = group == null ? null : (IdempotentConsumer<Connection, K, V>) recordListeners.get(group);
+        @Nullable IdempotentConsumer<Connection, K, V> consumer = group == null ? null
+                : (IdempotentConsumer<Connection, K, V>) recordListeners.get(group);
         if (consumer == null) {
             log.warn("Record {}-{}@{} of group {} dead-lettered without a recorded failure: the group has no idempotent record listener",
                     record.topic(), record.partition(), record.offset(), group);
@@ -261,18 +262,19 @@ public final class SpringKafkaIdempotency {
     public static void check(@Nullable String listener, ContainerProperties properties, Map<String, Object> consumerFactoryConfig) {
         Objects.requireNonNull(properties, "properties");
         Objects.requireNonNull(consumerFactoryConfig, "consumerFactoryConfig");
+        String container = listener == null ? "A listener container" : "The listener container " + listener;
         Properties overrides = properties.getKafkaConsumerProperties();
         Object autoCommit = overrides.containsKey(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG)
                 ? overrides.get(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG)
                 : consumerFactoryConfig.get(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG);
         if (autoCommit != null && Boolean.parseBoolean(autoCommit.toString())) {
-            throw new IllegalStateException("The listener container " + listener + " runs with enable.auto.commit=true "
+            throw new IllegalStateException(container + " runs with enable.auto.commit=true "
                     + "(spring.kafka.consumer.enable-auto-commit): the Kafka client would commit the position of the records it "
                     + "returned on its own schedule, possibly before the database commit of their keys, so a crash could lose a "
                     + "record. Leave it false (Spring's default), and the container commits each offset after the listener returns");
         }
         if (properties.getAckMode() == ContainerProperties.AckMode.MANUAL_IMMEDIATE) {
-            throw new IllegalStateException("The listener container " + listener + " runs with AckMode MANUAL_IMMEDIATE "
+            throw new IllegalStateException(container + " runs with AckMode MANUAL_IMMEDIATE "
                     + "(spring.kafka.listener.ack-mode): an acknowledgment inside the listener would commit the offset before the "
                     + "database commit of the record's key, so a crash could lose the record. Use BATCH (the default) or RECORD, "
                     + "and the container commits each offset after the listener returns");
