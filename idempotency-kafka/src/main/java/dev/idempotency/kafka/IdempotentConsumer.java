@@ -100,6 +100,18 @@ import org.slf4j.LoggerFactory;
  * consumer is sought back to the first record not done on each partition of the batch, so that the
  * next {@code poll} delivers it again; then the exception reaches the poll loop, which may go on.
  *
+ * <p><b>Retried by the caller</b>, optional ({@link Builder#retriedByCaller}), for a caller that
+ * retries failed records and dead-letters them itself, such as Spring for Apache Kafka's error
+ * handler: {@link #handle} runs each record once, and a handler failure rolls its transaction back
+ * and reaches the caller, neither retried nor recorded here. After its last attempt the caller
+ * records the failure final with {@link #recordFailure}, and dead-letters the record. A record
+ * whose failure is recorded replays it: its outcome is returned, and the dead-letter handler is not
+ * called (the caller dead-lettered the record when it recorded the failure). A failure that the key
+ * policy declares final is recorded at once and reaches the caller as the
+ * {@link dev.idempotency.RecordedFailureException}; a record without a message id reaches it as the
+ * {@link MissingMessageIdException}. Batches keep their attempts here ({@link #handleBatch} is not
+ * offered in this mode).
+ *
  * <p>Instances are immutable and thread-safe; a {@code KafkaConsumer} is not, so call
  * {@link #process} on the consumer's thread.
  *
@@ -128,9 +140,11 @@ public final class IdempotentConsumer<C, K, V> {
     private final DeadLetterHandler<K, V> deadLetters;
     private final KeyPolicy policy;
     private final @Nullable OffsetStore<C> offsets;
+    private final boolean retriedByCaller;
 
     private IdempotentConsumer(Builder<C, K, V> b) {
         this.offsets = b.offsets;
+        this.retriedByCaller = b.retriedByCaller;
         this.engine = b.engine;
         this.group = b.group;
         this.handler = b.handler;
@@ -205,7 +219,9 @@ public final class IdempotentConsumer<C, K, V> {
      *     dead-letter handler); {@code null} for a record without a message id, already handed there
      * @throws dev.idempotency.IdempotencyException if the store fails, or another member kept the
      *     record's key for longer than every wait
-     * @throws RuntimeException what the dead-letter handler threw
+     * @throws RuntimeException what the dead-letter handler threw; {@link Builder#retriedByCaller
+     *     retried by the caller}: the handler's failure (a checked one in a {@link CheckedHandlerException}),
+     *     a failure recorded final now, or a {@link MissingMessageIdException}
      */
     public @Nullable Outcome<String> handle(ConsumerRecord<K, V> record) {
         Objects.requireNonNull(record, "record");
@@ -279,6 +295,10 @@ public final class IdempotentConsumer<C, K, V> {
      */
     public List<@Nullable Outcome<String>> handleBatch(List<ConsumerRecord<K, V>> records) {
         Objects.requireNonNull(records, "records");
+        if (retriedByCaller) {
+            throw new IllegalStateException("This consumer is retried by its caller (retriedByCaller()), one record at a time: "
+                    + "a batch counts its records' attempts itself, so build its consumer without retriedByCaller()");
+        }
         Map<IdempotencyKey, ConsumerRecord<K, V>> firsts = new LinkedHashMap<>();
         List<IdempotencyKey> keys = new ArrayList<>(records.size());
         for (ConsumerRecord<K, V> record : records) {
@@ -353,6 +373,9 @@ public final class IdempotentConsumer<C, K, V> {
             if (policy.isFinalFailure(e) && e instanceof RuntimeException) {
                 throw (RuntimeException) e;
             }
+            if (retriedByCaller && !policy.isFinalFailure(e)) {
+                throw e instanceof RuntimeException unchecked ? unchecked : new CheckedHandlerException(position, e);
+            }
             int attempt = before == null ? 1 : before.count() + 1;
             failures.put(position, new Failures(attempt, e));
             if (attempt >= maxAttempts || policy.isFinalFailure(e)) {
@@ -379,6 +402,11 @@ public final class IdempotentConsumer<C, K, V> {
     private void answered(ConsumerRecord<K, V> record, String position, Outcome<String> outcome) {
         if (outcome instanceof Outcome.Replayed<String> replayed) {
             engine.engine().reportDuplicate(outcome.key(), position.equals(replayed.value()) ? REDELIVERED : SENT_AGAIN);
+        } else if (outcome instanceof Outcome.Failed<String> failed && retriedByCaller) {
+            if (!failed.replayed()) {
+                outcome.value(); // recorded now (a failure the policy declares final): throws it to the caller, which dead-letters
+            }
+            log.info("Record {} replays its recorded failure ({}): dead-lettered when it was recorded", position, failed.errorType());
         } else if (outcome instanceof Outcome.Failed) {
             deadLetter(record, outcome);
         } else if (!(outcome instanceof Outcome.Executed)) {
@@ -408,7 +436,11 @@ public final class IdempotentConsumer<C, K, V> {
     private @Nullable IdempotencyKey keyOf(ConsumerRecord<K, V> record) {
         String id = ids.idOf(record);
         if (id == null) {
-            deadLetter(record, new MissingMessageIdException(group, position(record)));
+            MissingMessageIdException missing = new MissingMessageIdException(group, position(record));
+            if (retriedByCaller) {
+                throw missing;
+            }
+            deadLetter(record, missing);
             return null;
         }
         return IdempotencyKey.of(group, id);
@@ -447,6 +479,38 @@ public final class IdempotentConsumer<C, K, V> {
             log.info("Offsets {} not committed ({}): the records are recorded, and their next delivery replays", offsets,
                     e.getClass().getSimpleName());
         }
+    }
+
+    /**
+     * Records a record's failure as final under its key, for a consumer {@link Builder#retriedByCaller
+     * retried by its caller}, after the caller's last attempt: a {@link PoisonMessageException} naming
+     * the record, the attempts and the last failure, in a transaction of its own. Every later
+     * delivery of the record replays the failure instead of running the handler. A key already
+     * recorded (the record succeeded meanwhile, or its failure is recorded) keeps its record and
+     * replays it. The dead-letter handler is not called.
+     *
+     * @param record the record that failed
+     * @param attempts the attempts the caller made, at least 1
+     * @param last the last attempt's failure
+     * @return the key's outcome: {@code FAILED} as recorded now, or the replay of what it had;
+     *     {@code null} for a record without a message id (nothing recorded)
+     * @throws dev.idempotency.IdempotencyException if the store fails (nothing recorded)
+     * @throws IllegalArgumentException if {@code attempts} is less than 1
+     */
+    public @Nullable Outcome<String> recordFailure(ConsumerRecord<K, V> record, int attempts, Throwable last) {
+        Objects.requireNonNull(record, "record");
+        Objects.requireNonNull(last, "last");
+        if (attempts < 1) {
+            throw new IllegalArgumentException("attempts must be at least 1, not " + attempts);
+        }
+        String id = ids.idOf(record);
+        if (id == null) {
+            return null;
+        }
+        String position = position(record);
+        return engine.execute(IdempotentCall.of(IdempotencyKey.of(group, id), ResultCodec.string()), tx -> {
+            throw new PoisonMessageException(position, attempts, last);
+        });
     }
 
     /**
@@ -530,6 +594,7 @@ public final class IdempotentConsumer<C, K, V> {
         private int maxAttempts = DEFAULT_MAX_ATTEMPTS;
         private DeadLetterHandler<K, V> deadLetters = DeadLetterHandler.logging();
         private @Nullable OffsetStore<C> offsets;
+        private boolean retriedByCaller;
 
         private Builder(ManagedIdempotency<C> engine, String group, RecordHandler<C, K, V> handler) {
             this.engine = Objects.requireNonNull(engine, "engine");
@@ -578,6 +643,18 @@ public final class IdempotentConsumer<C, K, V> {
          */
         public Builder<C, K, V> offsets(OffsetStore<C> offsets) {
             this.offsets = Objects.requireNonNull(offsets, "offsets");
+            return this;
+        }
+
+        /**
+         * Leaves the retries of a failed record, and its dead-lettering, to the caller (Spring for
+         * Apache Kafka's error handler and its recoverer): see the class comment. The consumer's own
+         * attempts ({@link #maxAttempts}) and dead-letter handler are then unused. Off by default.
+         *
+         * @return this builder
+         */
+        public Builder<C, K, V> retriedByCaller() {
+            this.retriedByCaller = true;
             return this;
         }
 

@@ -29,24 +29,24 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * runs): its address from {@code IDEMPOTENCY_KAFKA_BOOTSTRAP}, topics of the test's own, producers
  * and consumers with the settings the tests share, and the group's lag read back from the broker.
  */
-final class Broker {
+public final class Broker {
 
-    static final Duration PATIENCE = Duration.ofMinutes(2);
+    public static final Duration PATIENCE = Duration.ofMinutes(2);
 
     private Broker() {
     }
 
-    static String bootstrap() {
+    public static String bootstrap() {
         return TestEnvironment.require("IDEMPOTENCY_KAFKA_BOOTSTRAP",
                 "start a broker with `scripts/kafka.sh start` and eval its export lines (scripts/test does both)");
     }
 
-    static Admin admin(String bootstrap) {
+    public static Admin admin(String bootstrap) {
         return Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap));
     }
 
     /** @return a new topic of {@code partitions} partitions, replicated as the cluster allows */
-    static String newTopic(String bootstrap, String prefix, int partitions) throws ExecutionException, InterruptedException {
+    public static String newTopic(String bootstrap, String prefix, int partitions) throws ExecutionException, InterruptedException {
         String topic = prefix + "-" + UUID.randomUUID().toString().substring(0, 8);
         try (Admin admin = admin(bootstrap)) {
             int nodes = admin.describeCluster().nodes().get().size();
@@ -60,7 +60,7 @@ final class Broker {
      * idempotence, on by default, keeps those retries from writing a record twice; the tests send
      * a message twice on purpose to make a second send).
      */
-    static KafkaProducer<String, String> producer(String bootstrap) {
+    public static KafkaProducer<String, String> producer(String bootstrap) {
         Properties p = new Properties();
         p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         p.put(ProducerConfig.ACKS_CONFIG, "all");
@@ -69,13 +69,13 @@ final class Broker {
         return new KafkaProducer<>(p, new StringSerializer(), new StringSerializer());
     }
 
-    static ProducerRecord<String, String> message(String topic, String id, String value) {
+    public static ProducerRecord<String, String> message(String topic, String id, String value) {
         ProducerRecord<String, String> record = new ProducerRecord<>(topic, id, value);
         record.headers().add(MessageIds.DEFAULT_HEADER, id.getBytes(StandardCharsets.UTF_8));
         return record;
     }
 
-    static Properties consumerConfig(String bootstrap, String group) {
+    public static Properties consumerConfig(String bootstrap, String group) {
         Properties p = new Properties();
         p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         p.put(ConsumerConfig.GROUP_ID_CONFIG, group);
@@ -86,7 +86,7 @@ final class Broker {
         return p;
     }
 
-    static KafkaConsumer<String, String> consumer(String bootstrap, String group, String topic) {
+    public static KafkaConsumer<String, String> consumer(String bootstrap, String group, String topic) {
         KafkaConsumer<String, String> consumer = new KafkaConsumer<>(consumerConfig(bootstrap, group), new StringDeserializer(),
                 new StringDeserializer());
         consumer.subscribe(List.of(topic));
@@ -94,7 +94,7 @@ final class Broker {
     }
 
     /** Polls and hands each poll to {@code process} until {@code done}, or fails after {@link #PATIENCE}. */
-    static void pollUntil(KafkaConsumer<String, String> consumer, java.util.function.Consumer<org.apache.kafka.clients.consumer.ConsumerRecords<String, String>> process,
+    public static void pollUntil(KafkaConsumer<String, String> consumer, java.util.function.Consumer<org.apache.kafka.clients.consumer.ConsumerRecords<String, String>> process,
                           BooleanSupplier done) {
         long deadline = System.nanoTime() + PATIENCE.toNanos();
         while (!done.getAsBoolean()) {
@@ -105,8 +105,17 @@ final class Broker {
         }
     }
 
+    /** Reads the whole topic without committing anything, until {@code expected} records came: the records as a redelivery would bring them. */
+    public static List<org.apache.kafka.clients.consumer.ConsumerRecord<String, String>> readAll(String bootstrap, String topic, int expected) {
+        List<org.apache.kafka.clients.consumer.ConsumerRecord<String, String>> all = new java.util.ArrayList<>();
+        try (KafkaConsumer<String, String> kafka = consumer(bootstrap, "reader-" + UUID.randomUUID(), topic)) {
+            pollUntil(kafka, records -> records.forEach(all::add), () -> all.size() >= expected);
+        }
+        return all;
+    }
+
     /** @return the group's lag on the topic: the end offsets minus the committed ones, over every partition */
-    static long lag(String bootstrap, String group, String topic) throws ExecutionException, InterruptedException {
+    public static long lag(String bootstrap, String group, String topic) throws ExecutionException, InterruptedException {
         try (Admin admin = admin(bootstrap)) {
             int partitions = admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic).partitions().size();
             Map<TopicPartition, OffsetSpec> latest = new java.util.HashMap<>();

@@ -8,6 +8,7 @@ import dev.idempotency.ManagedIdempotency;
 import dev.idempotency.jdbc.JdbcIdempotency;
 import dev.idempotency.jdbc.JdbcIdempotencyStore;
 import dev.idempotency.jdbc.JdbcTransactions;
+import dev.idempotency.spi.TransactionRunner;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -25,12 +26,12 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
  * (with no unique constraint, so that a second effect shows as a second row), the engine over the
  * same database, and the duplicates its listener heard.
  */
-final class Effects {
+public final class Effects {
 
-    final DataSource dataSource;
+    public final DataSource dataSource;
     final List<String> duplicates = new ArrayList<>();
 
-    Effects(DataSource dataSource) throws SQLException {
+    public Effects(DataSource dataSource) throws SQLException {
         this.dataSource = dataSource;
         JdbcIdempotencyStore.ofDefaults().createTableIfMissing(dataSource);
         try (Connection c = dataSource.getConnection(); Statement s = c.createStatement()) {
@@ -40,7 +41,7 @@ final class Effects {
     }
 
     /** Deletes every effect and record, for a database that outlives the test (a server). */
-    void clear() throws SQLException {
+    public void clear() throws SQLException {
         try (Connection c = dataSource.getConnection(); Statement s = c.createStatement()) {
             s.execute("DELETE FROM consumer_effect");
             s.execute("DELETE FROM idempotency_record");
@@ -48,8 +49,20 @@ final class Effects {
     }
 
     /** @return an engine whose key policy declares poison messages final, and whose listener notes duplicates */
-    ManagedIdempotency<Connection> engine() {
-        IdempotencyListener listener = new IdempotencyListener() {
+    public ManagedIdempotency<Connection> engine() {
+        return engine(JdbcTransactions.of(dataSource));
+    }
+
+    /** @return the same engine, its transactions run by {@code transactions} (Spring's, say) */
+    public ManagedIdempotency<Connection> engine(TransactionRunner<Connection> transactions) {
+        Idempotency<Connection> engine = JdbcIdempotency.builder()
+                .keyPolicy(KeyPolicy.builder().finalFailures(PoisonMessageException.class).build()).listener(listener()).build();
+        return ManagedIdempotency.of(engine, transactions);
+    }
+
+    /** @return the listener that notes each duplicate as {@code "<message id> <cause>"} */
+    public IdempotencyListener listener() {
+        return new IdempotencyListener() {
             @Override
             public void onDuplicate(IdempotencyKey key, String cause) {
                 synchronized (duplicates) {
@@ -57,13 +70,10 @@ final class Effects {
                 }
             }
         };
-        Idempotency<Connection> engine = JdbcIdempotency.builder()
-                .keyPolicy(KeyPolicy.builder().finalFailures(PoisonMessageException.class).build()).listener(listener).build();
-        return ManagedIdempotency.of(engine, JdbcTransactions.of(dataSource));
     }
 
     /** The handler's write: one effect row, in the transaction of the record's key. */
-    static void write(Connection tx, String group, ConsumerRecord<String, String> record) throws SQLException {
+    public static void write(Connection tx, String group, ConsumerRecord<String, String> record) throws SQLException {
         try (PreparedStatement insert = tx.prepareStatement("INSERT INTO consumer_effect (grp, message_id, position) VALUES (?, ?, ?)")) {
             insert.setString(1, group);
             insert.setString(2, record.key());
@@ -73,7 +83,7 @@ final class Effects {
     }
 
     /** @return the number of effect rows of each message id, in the group */
-    Map<String, Integer> counts(String group) throws SQLException {
+    public Map<String, Integer> counts(String group) throws SQLException {
         Map<String, Integer> counts = new HashMap<>();
         try (Connection c = dataSource.getConnection();
              PreparedStatement q = c.prepareStatement("SELECT message_id, COUNT(*) FROM consumer_effect WHERE grp = ? GROUP BY message_id")) {
@@ -88,7 +98,7 @@ final class Effects {
     }
 
     /** @return the keys of the group that are recorded but not completed (claimed and never finished) */
-    int inProgress(String group) throws SQLException {
+    public int inProgress(String group) throws SQLException {
         try (Connection c = dataSource.getConnection();
              PreparedStatement q = c.prepareStatement("SELECT COUNT(*) FROM idempotency_record WHERE scope = ? AND status = 'IN_PROGRESS'")) {
             q.setString(1, group);
@@ -99,7 +109,7 @@ final class Effects {
         }
     }
 
-    List<String> duplicates() {
+    public List<String> duplicates() {
         synchronized (duplicates) {
             return List.copyOf(duplicates);
         }

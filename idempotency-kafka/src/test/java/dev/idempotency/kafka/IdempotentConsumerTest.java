@@ -110,13 +110,8 @@ class IdempotentConsumerTest {
         }
     }
 
-    /** Reads the whole topic without committing anything: the records as a redelivery would bring them. */
     private List<ConsumerRecord<String, String>> readAll(String topic, int expected) {
-        List<ConsumerRecord<String, String>> all = new ArrayList<>();
-        try (KafkaConsumer<String, String> kafka = Broker.consumer(bootstrap, "reader-" + UUID.randomUUID(), topic)) {
-            Broker.pollUntil(kafka, records -> records.forEach(all::add), () -> all.size() >= expected);
-        }
-        return all;
+        return Broker.readAll(bootstrap, topic, expected);
     }
 
     @Test
@@ -240,6 +235,43 @@ class IdempotentConsumerTest {
         consumeAll("g1", topic, false, consumer("g1", MessageIds.header()));
         assertThat(deadLetters).containsExactly("anonymous MissingMessageIdException");
         assertThat(effects.counts("g1")).containsOnly(Map.entry("m", 1));
+    }
+
+    @Test
+    void retriedByTheCallerAFailureReachesItUnrecordedUntilItRecordsTheFailureWhichThenReplays() throws Exception {
+        String topic = Broker.newTopic(bootstrap, "by-caller", 1);
+        send(topic, messages(topic, "bad-c", "ok-c"));
+        IdempotentConsumer<Connection, String, String> consumer = IdempotentConsumer.<Connection, String, String>builder(engine, "g1",
+                        (tx, record) -> {
+                            runs.computeIfAbsent(record.key(), k -> new AtomicInteger()).incrementAndGet();
+                            Effects.write(tx, "g1", record);
+                            if (record.key().startsWith("bad")) {
+                                throw new IllegalStateException("cannot process " + record.key());
+                            }
+                        })
+                .retriedByCaller().deadLetters((record, reason) -> deadLetters.add(record.key())).build();
+        List<ConsumerRecord<String, String>> records = readAll(topic, 2);
+        ConsumerRecord<String, String> poison = records.get(0);
+        for (int attempt = 1; attempt <= 2; attempt++) { // the caller's attempts
+            assertThatThrownBy(() -> consumer.handle(poison)).isInstanceOf(IllegalStateException.class).hasMessage("cannot process bad-c");
+        }
+        assertThat(effects.counts("g1")).isEmpty();
+        assertThat(effects.inProgress("g1")).isZero();
+
+        Outcome<String> recorded = consumer.recordFailure(poison, 2, new IllegalStateException("cannot process bad-c"));
+        assertThat(recorded).isInstanceOf(Outcome.Failed.class);
+        assertThat(((Outcome.Failed<String>) recorded).errorMessage()).contains("2 attempts").contains("cannot process bad-c");
+        Outcome<String> again = consumer.handle(poison);
+        assertThat(again).isInstanceOf(Outcome.Failed.class);
+        assertThat(((Outcome.Failed<String>) again).replayed()).isTrue();
+        assertThat(runs.get("bad-c")).as("the handler does not run again").hasValue(2);
+        assertThat(deadLetters).as("the caller dead-letters, not the consumer").isEmpty();
+
+        assertThat(consumer.handle(records.get(1)).status()).isEqualTo(Outcome.Status.EXECUTED);
+        assertThat(consumer.recordFailure(records.get(1), 1, new IllegalStateException("late")).status())
+                .as("a recorded key keeps its record").isEqualTo(Outcome.Status.REPLAYED);
+        assertThatThrownBy(() -> consumer.handleBatch(records)).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("retriedByCaller()");
     }
 
     @Test

@@ -2,6 +2,7 @@ package dev.idempotency.spring.boot.autoconfigure;
 
 import dev.idempotency.Idempotency;
 import dev.idempotency.IdempotencyListener;
+import dev.idempotency.KeyPolicy;
 import dev.idempotency.ManagedIdempotency;
 import dev.idempotency.Phases;
 import dev.idempotency.RecoveryWorker;
@@ -27,7 +28,8 @@ import org.springframework.transaction.PlatformTransactionManager;
  *
  * <ul>
  *   <li>{@link JdbcIdempotencyStore}, on {@code idempotency.table};</li>
- *   <li>{@code Idempotency<Connection>}, with the key policy of {@link IdempotencyProperties} and
+ *   <li>{@code Idempotency<Connection>}, with the key policy of {@link IdempotencyProperties} (and what
+ *       each {@link KeyPolicyCustomizer} bean adds to it) and
  *       every {@link IdempotencyListener} bean of the context (the metrics one included), which the
  *       engine also hands to its store, so that they hear its report of a database whose commits
  *       are not durable;</li>
@@ -92,15 +94,19 @@ public class IdempotencyAutoConfiguration {
      * @param properties the settings
      * @param listeners the listeners of the context, in their order
      * @param table what creates the table, when asked for: created first
+     * @param keyPolicyCustomizers what adds to the key policy of the properties, in their order
      * @return the engine
      */
     @Bean
     @ConditionalOnMissingBean(Idempotency.class)
     public Idempotency<Connection> idempotency(JdbcIdempotencyStore store, IdempotencyProperties properties,
-            ObjectProvider<IdempotencyListener> listeners, ObjectProvider<IdempotencyTableCreator> table) {
+            ObjectProvider<IdempotencyListener> listeners, ObjectProvider<IdempotencyTableCreator> table,
+            ObjectProvider<KeyPolicyCustomizer> keyPolicyCustomizers) {
         table.ifAvailable(creator -> { });
+        KeyPolicy.Builder policy = properties.toKeyPolicy().toBuilder();
+        keyPolicyCustomizers.orderedStream().forEach(customizer -> customizer.customize(policy));
         return Idempotency.builder(store)
-                .keyPolicy(properties.toKeyPolicy())
+                .keyPolicy(policy.build())
                 .listener(CompositeIdempotencyListener.of(listeners.orderedStream().toList()))
                 .build();
     }
