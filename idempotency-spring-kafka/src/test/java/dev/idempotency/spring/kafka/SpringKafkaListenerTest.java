@@ -255,7 +255,7 @@ class SpringKafkaListenerTest {
         static RecordHandler<Connection, String, String> handler(String group, JdbcTemplate jdbc, boolean failing) {
             return (tx, record) -> {
                 int run = RUNS.computeIfAbsent(group + "/" + record.key(), k -> new AtomicInteger()).incrementAndGet();
-                jdbc.update("INSERT INTO effect (grp, message_id, position) VALUES (?, ?, ?)", group, record.key(),
+                jdbc.update("INSERT INTO consumer_effect (grp, message_id, position) VALUES (?, ?, ?)", group, record.key(),
                         record.topic() + "-" + record.partition() + "@" + record.offset()); // written first: a failure rolls it back
                 if (failing && (record.key().startsWith("bad") || (record.key().startsWith("flaky") && run == 1))) {
                     throw new IllegalStateException("cannot process " + record.key());
