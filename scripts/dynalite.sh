@@ -6,9 +6,9 @@
 #   scripts/dynalite.sh start    install dynalite (pinned) if needed, start it on 127.0.0.1, wait
 #                                until it answers, print export lines
 #   scripts/dynalite.sh stop     stop the server started here and delete the base directory
-#   scripts/dynalite.sh stop server
-#                                stop the server only, keeping the installation (a test stops it
-#                                in the middle of a run, then starts it again)
+#   scripts/dynalite.sh start spare / stop spare
+#                                one more server on the next port, which a test stops and starts
+#                                again in the middle of a run (stop spare stops only it)
 #   scripts/dynalite.sh status   say whether it runs (exit status 0) or not (3)
 #   scripts/dynalite.sh env      print the export lines of the server running
 #
@@ -17,7 +17,7 @@
 # Settings (environment):
 #   IDEMPOTENCY_DYNALITE_DIR   base directory for the installation, pid file and log
 #                              (default /tmp/idempotency-dynalite)
-#   IDEMPOTENCY_DYNALITE_PORT  its port (default 18400)
+#   IDEMPOTENCY_DYNALITE_PORT  its port (default 18400); the spare server takes the next one
 #
 # Exports: IDEMPOTENCY_DYNALITE_ENDPOINT (http://127.0.0.1:PORT), and IDEMPOTENCY_DYNALITE_DIR and
 # IDEMPOTENCY_DYNALITE_PORT, so that a test can run this script again. A restart loses every table.
@@ -37,7 +37,7 @@ log() { printf '[dynalite] %s\n' "$*" >&2; }
 die() { printf '[dynalite] ERROR: %s\n' "$*" >&2; exit 1; }
 
 validate_settings() {
-  [[ "$PORT" =~ ^[0-9]+$ ]] && (( PORT > 0 && PORT <= 65535 )) || die "IDEMPOTENCY_DYNALITE_PORT must be a port number, got '$PORT'"
+  [[ "$PORT" =~ ^[0-9]+$ ]] && (( PORT > 0 && PORT < 65535 )) || die "IDEMPOTENCY_DYNALITE_PORT must be a port number, got '$PORT'"
   [[ -n "$BASE" && "$BASE" == /* ]] || die "IDEMPOTENCY_DYNALITE_DIR must be an absolute path, got '$BASE'"
   [[ "$BASE" != *[[:space:]]* ]] || die "IDEMPOTENCY_DYNALITE_DIR must not contain whitespace, got '$BASE'"
   local canon
@@ -72,52 +72,60 @@ ensure_installed() {
   [[ -f "$main" ]] || die "npm installed dynalite@$DYNALITE_VERSION without its cli.js"
 }
 
+# The server a command is about: NAME and SERVER_PORT.
+NAME=dynalite
+SERVER_PORT="$PORT"
+if [[ "${2:-}" == spare ]]; then
+  NAME=dynalite-spare
+  SERVER_PORT=$((PORT + 1))
+fi
+
 # Whether the server answers DynamoDB's API: an unsigned request is refused with dynalite's own error.
 answers() {
-  curl -s -m 2 -X POST "http://127.0.0.1:$PORT/" -H 'X-Amz-Target: DynamoDB_20120810.ListTables' \
+  curl -s -m 2 -X POST "http://127.0.0.1:$SERVER_PORT/" -H 'X-Amz-Target: DynamoDB_20120810.ListTables' \
     -H 'Content-Type: application/x-amz-json-1.0' -d '{}' 2>/dev/null | grep -q '__type'
 }
 
 pid_running() {
   local pid
-  pid="$(cat "$BASE/dynalite.pid" 2>/dev/null || true)"
+  pid="$(cat "$BASE/$NAME.pid" 2>/dev/null || true)"
   [[ -n "$pid" ]] && grep -q node "/proc/$pid/comm" 2>/dev/null
 }
 
 start_server() {
   if answers; then
-    pid_running || die "port $PORT already answers, but not a server of $BASE: choose another IDEMPOTENCY_DYNALITE_PORT"
-    log "dynalite already runs on 127.0.0.1:$PORT"
+    pid_running || die "port $SERVER_PORT already answers, but not a server of $BASE: choose another IDEMPOTENCY_DYNALITE_PORT"
+    log "dynalite already runs on 127.0.0.1:$SERVER_PORT"
     return 0
   fi
   command -v curl >/dev/null 2>&1 || die "curl is needed to check that dynalite answers"
-  setsid node "$BASE/install/node_modules/dynalite/cli.js" --host 127.0.0.1 --port "$PORT" --createTableMs 0 --deleteTableMs 0 \
-    --updateTableMs 0 >"$BASE/dynalite.log" 2>&1 < /dev/null &
-  echo $! > "$BASE/dynalite.pid"
+  setsid node "$BASE/install/node_modules/dynalite/cli.js" --host 127.0.0.1 --port "$SERVER_PORT" --createTableMs 0 --deleteTableMs 0 \
+    --updateTableMs 0 >"$BASE/$NAME.log" 2>&1 < /dev/null &
+  echo $! > "$BASE/$NAME.pid"
   local waited=0
   until answers; do
-    pid_running || { tail -n 20 "$BASE/dynalite.log" >&2 || true; die "dynalite exited before answering on port $PORT"; }
-    (( waited++ < START_TIMEOUT * 10 )) || { tail -n 20 "$BASE/dynalite.log" >&2 || true; die "dynalite did not answer on port $PORT"; }
+    pid_running || { tail -n 20 "$BASE/$NAME.log" >&2 || true; die "dynalite exited before answering on port $SERVER_PORT"; }
+    (( waited++ < START_TIMEOUT * 10 )) || { tail -n 20 "$BASE/$NAME.log" >&2 || true; die "dynalite did not answer on port $SERVER_PORT"; }
     sleep 0.1
   done
-  log "dynalite $DYNALITE_VERSION runs on 127.0.0.1:$PORT"
+  log "$NAME $DYNALITE_VERSION runs on 127.0.0.1:$SERVER_PORT"
 }
 
 stop_server() {
   if pid_running; then
     local pid
-    pid="$(cat "$BASE/dynalite.pid")"
+    pid="$(cat "$BASE/$NAME.pid")"
     kill "$pid" 2>/dev/null || true
     for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
     kill -9 "$pid" 2>/dev/null || true
-    log "stopped dynalite (port $PORT)"
+    log "stopped $NAME (port $SERVER_PORT)"
   fi
-  rm -f "$BASE/dynalite.pid"
+  rm -f "$BASE/$NAME.pid"
 }
 
 export_lines() {
   printf 'export %s=%q\n' IDEMPOTENCY_DYNALITE_DIR "$BASE" IDEMPOTENCY_DYNALITE_PORT "$PORT"
-  if answers; then
+  if SERVER_PORT="$PORT" answers; then
     printf 'export %s=%q\n' IDEMPOTENCY_DYNALITE_ENDPOINT "http://127.0.0.1:$PORT"
   fi
 }
@@ -131,11 +139,12 @@ case "${1:-}" in
     export_lines ;;
   stop)
     stop_server
-    if [[ "${2:-}" != server ]]; then
+    if [[ "${2:-}" != spare ]]; then
+      NAME=dynalite-spare SERVER_PORT=$((PORT + 1)) stop_server
       rm -rf "$BASE"
     fi ;;
   status)
-    if answers; then echo "dynalite answers on 127.0.0.1:$PORT"; else echo "dynalite does not answer on 127.0.0.1:$PORT"; exit 3; fi ;;
+    if answers; then echo "dynalite answers on 127.0.0.1:$SERVER_PORT"; else echo "dynalite does not answer on 127.0.0.1:$SERVER_PORT"; exit 3; fi ;;
   env) export_lines ;;
-  *) die "usage: scripts/dynalite.sh start | stop [server] | status | env" ;;
+  *) die "usage: scripts/dynalite.sh start [spare] | stop [spare] | status [spare] | env" ;;
 esac

@@ -329,10 +329,17 @@ public final class DynamoDbLeasingStore implements LeaseOnlyStore {
         return serverClock.now();
     }
 
-    /** One request whose only purpose is its {@code Date}: a consistent read of an item that is never written. */
+    /**
+     * One request whose only purpose is its {@code Date}: a consistent read of an item that is never
+     * written. A missing table answers with a {@code Date} too; the primitive that follows reports it.
+     */
     private void probe(IdempotencyKey key) {
-        call(key, "clock probe", () -> client.getItem(r -> r.tableName(table)
-                .key(Map.of(layout.partitionKey(), s(prefix + "#clock-probe"))).consistentRead(true)));
+        try {
+            call(key, "clock probe", () -> client.getItem(r -> r.tableName(table)
+                    .key(Map.of(layout.partitionKey(), s(prefix + "#clock-probe"))).consistentRead(true)));
+        } catch (MissingTableException answeredAnyway) {
+            // its Date was taken in
+        }
     }
 
     /**
