@@ -121,11 +121,15 @@ final class ServerClock {
      *
      * @return the window; {@link #known()} must be true
      */
-    synchronized Window now() {
+    Window now() {
+        return now(localNanos());
+    }
+
+    /** As {@link #now()}, at the local time {@code local}. */
+    synchronized Window now(long local) {
         if (!known) {
             throw new IllegalStateException("no response of the server has been seen yet");
         }
-        long local = localNanos();
         long earliest = local + low - drift(local - lowAt);
         long latest = local + high + drift(local - highAt);
         return new Window(Math.floorDiv(earliest, 1_000_000), -Math.floorDiv(-latest, 1_000_000));
