@@ -48,14 +48,14 @@ validate_settings() {
   esac
 }
 
-ensure_node() {
-  if command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1; then
+ensure_tools() {
+  if command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 && command -v curl >/dev/null 2>&1; then
     return 0
   fi
-  [[ "$(id -u)" -eq 0 ]] || die "Node.js and npm are not installed and this is not root: install Debian's nodejs and npm"
-  log "installing nodejs and npm (apt-get)"
+  [[ "$(id -u)" -eq 0 ]] || die "Node.js, npm or curl is not installed and this is not root: install Debian's nodejs, npm and curl"
+  log "installing nodejs, npm and curl (apt-get)"
   apt-get update -qq >&2
-  apt-get install -y -qq nodejs npm >&2
+  apt-get install -y -qq nodejs npm curl >&2
   command -v node >/dev/null 2>&1 || die "apt-get did not install node"
 }
 
@@ -64,7 +64,6 @@ ensure_installed() {
   if [[ -f "$main" ]] && grep -q "\"version\": \"$DYNALITE_VERSION\"" "$BASE/install/node_modules/dynalite/package.json" 2>/dev/null; then
     return 0
   fi
-  ensure_node
   log "installing dynalite $DYNALITE_VERSION (npm)"
   mkdir -p "$BASE/install"
   npm install --prefix "$BASE/install" --no-audit --no-fund --no-save --loglevel=error "dynalite@$DYNALITE_VERSION" >&2 \
@@ -98,7 +97,6 @@ start_server() {
     log "dynalite already runs on 127.0.0.1:$SERVER_PORT"
     return 0
   fi
-  command -v curl >/dev/null 2>&1 || die "curl is needed to check that dynalite answers"
   setsid node "$BASE/install/node_modules/dynalite/cli.js" --host 127.0.0.1 --port "$SERVER_PORT" --createTableMs 0 --deleteTableMs 0 \
     --updateTableMs 0 >"$BASE/$NAME.log" 2>&1 < /dev/null &
   echo $! > "$BASE/$NAME.pid"
@@ -134,6 +132,7 @@ validate_settings
 case "${1:-}" in
   start)
     mkdir -p "$BASE"
+    ensure_tools
     ensure_installed
     start_server
     export_lines ;;

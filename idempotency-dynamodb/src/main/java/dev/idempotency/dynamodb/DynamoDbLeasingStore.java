@@ -141,6 +141,16 @@ public final class DynamoDbLeasingStore implements LeaseOnlyStore {
     }
 
     /**
+     * For the tests' broken variants, clients that forward to {@code server}: {@code forwarding}
+     * shares the estimate of the server's clock that stores over {@code server} have.
+     */
+    static void shareClock(DynamoDbClient forwarding, DynamoDbClient server) {
+        synchronized (CLOCKS) {
+            CLOCKS.put(forwarding, CLOCKS.computeIfAbsent(server, c -> new ServerClock(Builder.DEFAULT_LAG)));
+        }
+    }
+
+    /**
      * @param client the DynamoDB client; the store does not close it
      * @param table the table's name
      * @return a builder with the {@link TableLayout#LIBRARY} layout, the id prefix {@code idempotency}
@@ -528,7 +538,8 @@ public final class DynamoDbLeasingStore implements LeaseOnlyStore {
         private final String table;
         private TableLayout layout = TableLayout.LIBRARY;
         private String prefix = "idempotency";
-        private Duration serverDateLag = Duration.ofMillis(10);
+        static final Duration DEFAULT_LAG = Duration.ofMillis(10);
+        private Duration serverDateLag = DEFAULT_LAG;
         private Duration calibration = Duration.ofSeconds(3);
         private LeaseClock clock;
 

@@ -14,12 +14,16 @@ import software.amazon.awssdk.services.dynamodb.model.UpdateItemResponse;
 import software.amazon.awssdk.services.dynamodb.model.UpdateTimeToLiveRequest;
 import software.amazon.awssdk.services.dynamodb.model.UpdateTimeToLiveResponse;
 
-/** A client that sends every request the store makes to the real one: broken variants change one kind on the way. */
+/**
+ * A client that sends every request the store makes to the real one, and shares its estimate of
+ * the server's clock: broken variants change one kind of request on the way.
+ */
 class ForwardingClient implements DynamoDbClient {
     final DynamoDbClient server;
 
     ForwardingClient(DynamoDbClient server) {
         this.server = server;
+        DynamoDbLeasingStore.shareClock(this, server);
     }
 
     @Override
