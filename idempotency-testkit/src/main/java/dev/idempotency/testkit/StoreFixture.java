@@ -412,15 +412,29 @@ public abstract class StoreFixture<C> implements ContractPart<C> {
     }
 
     /**
+     * How much later than its end by the server's clock a lease may still be judged live, for a
+     * store that judges leases by an estimate of its server's clock rather than the clock itself
+     * (DynamoDB, whose conditions have no server-side now, estimates it from its responses and
+     * judges conservatively: a lease ends once the earliest the server's time can be has passed
+     * it). {@link #letLeaseRunOut(Duration)} waits this much longer. Asked each time a lease is let
+     * run out. By default zero: the store reads one clock (a database's, Redis', its own).
+     *
+     * @return zero or positive
+     */
+    protected Duration leaseJudgementDelay() {
+        return Duration.ZERO;
+    }
+
+    /**
      * Lets a lease of {@code lease} run out, by the store's clock whichever it is: moves the kit's
      * clock past it (a store whose leases follow the kit's clock) and sleeps past it in real time (a
-     * database's own clock).
+     * database's own clock), and past the store's {@link #leaseJudgementDelay()}.
      *
      * @param lease the lease, as claimed or extended
      * @throws InterruptedException if interrupted while sleeping
      */
     protected final void letLeaseRunOut(Duration lease) throws InterruptedException {
-        Duration past = lease.plus(RUN_OUT_MARGIN);
+        Duration past = lease.plus(RUN_OUT_MARGIN).plus(leaseJudgementDelay());
         clock.advance(past);
         Thread.sleep(past.toMillis());
     }
