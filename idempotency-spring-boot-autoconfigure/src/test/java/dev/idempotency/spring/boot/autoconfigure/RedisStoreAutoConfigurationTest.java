@@ -85,25 +85,39 @@ class RedisStoreAutoConfigurationTest {
         return store == null ? environment : environment.withProperty("idempotency.store", store);
     }
 
-    @SuppressWarnings("unchecked")
+    // tag::lease-bean[]
+    static class Payments {
+        private final ManagedIdempotency<NoTransaction> idempotency;
+
+        Payments(ManagedIdempotency<NoTransaction> idempotency) {
+            this.idempotency = idempotency;
+        }
+
+        Outcome<String> charge(IdempotencyKey key, String order) {
+            return idempotency.lease(IdempotentCall.of(key, ResultCodec.string()), attempt -> "charged " + order);
+        }
+    }
+    // end::lease-bean[]
+
+    @SuppressWarnings("unchecked") // the context's one ManagedIdempotency bean is on the Redis store
     private static ManagedIdempotency<NoTransaction> managed(AssertableApplicationContext context) {
         return context.getBean(ManagedIdempotency.class);
     }
 
-    /** Runs a lease call twice on the context's engine: the first runs, the second replays. */
+    /** Runs a lease call twice through a bean injected with the engine: the first runs, the second replays. */
     private static void leasesAndReplays(AssertableApplicationContext context) {
         IdempotencyKey key = IdempotencyKey.of("boot", UUID.randomUUID().toString());
-        IdempotentCall<String> call = IdempotentCall.of(key, ResultCodec.string());
-        Outcome<String> first = managed(context).lease(call, attempt -> "charged " + key.id());
-        Outcome<String> second = managed(context).lease(call, attempt -> "charged twice");
+        Payments payments = context.getBean(Payments.class); // injected with ManagedIdempotency<NoTransaction>
+        Outcome<String> first = payments.charge(key, "order-1");
+        Outcome<String> second = payments.charge(key, "order-2");
         assertThat(first.isExecuted()).isTrue();
         assertThat(second.isExecuted()).isFalse();
-        assertThat(second.value()).isEqualTo("charged " + key.id());
+        assertThat(second.value()).isEqualTo("charged order-1");
     }
 
     @Test
     void storeRedis_buildsLeaseModeOnRedis_fromTheUri() {
-        redisOnly.withPropertyValues("idempotency.store=redis", "idempotency.redis.uri=" + uri).run(context -> {
+        redisOnly.withBean(Payments.class).withPropertyValues("idempotency.store=redis", "idempotency.redis.uri=" + uri).run(context -> {
             assertThat(context).hasNotFailed().hasSingleBean(RedisLeasingStore.class).hasSingleBean(Idempotency.class)
                     .hasSingleBean(ManagedIdempotency.class).doesNotHaveBean(JdbcIdempotencyStore.class)
                     .doesNotHaveBean(SpringIdempotency.class);
@@ -113,7 +127,7 @@ class RedisStoreAutoConfigurationTest {
 
     @Test
     void unset_aRedisClientBeanAndNoDataSource_choosesRedis() {
-        redisOnly.withUserConfiguration(ApplicationClient.class).run(context -> {
+        redisOnly.withBean(Payments.class).withUserConfiguration(ApplicationClient.class).run(context -> {
             assertThat(context).hasNotFailed().hasSingleBean(RedisLeasingStore.class).doesNotHaveBean(JdbcIdempotencyStore.class);
             leasesAndReplays(context);
         });
@@ -128,7 +142,7 @@ class RedisStoreAutoConfigurationTest {
 
     @Test
     void storeRedis_winsOverADataSource() {
-        withDataSource.withUserConfiguration(ApplicationClient.class).withPropertyValues("idempotency.store=redis").run(context -> {
+        withDataSource.withBean(Payments.class).withUserConfiguration(ApplicationClient.class).withPropertyValues("idempotency.store=redis").run(context -> {
             assertThat(context).hasNotFailed().hasSingleBean(RedisLeasingStore.class).doesNotHaveBean(JdbcIdempotencyStore.class)
                     .doesNotHaveBean(SpringIdempotency.class);
             leasesAndReplays(context);
@@ -138,7 +152,8 @@ class RedisStoreAutoConfigurationTest {
     @Test
     void theKeyPrefixIsTheStores() {
         String prefix = "shop" + UUID.randomUUID().toString().substring(0, 8);
-        redisOnly.withUserConfiguration(ApplicationClient.class).withPropertyValues("idempotency.redis.key-prefix=" + prefix)
+        redisOnly.withBean(Payments.class).withUserConfiguration(ApplicationClient.class)
+                .withPropertyValues("idempotency.redis.key-prefix=" + prefix)
                 .run(context -> {
                     leasesAndReplays(context);
                     try (StatefulRedisConnection<String, String> redis = client.connect()) {
