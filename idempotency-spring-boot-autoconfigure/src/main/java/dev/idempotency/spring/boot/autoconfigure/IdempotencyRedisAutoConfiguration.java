@@ -91,7 +91,7 @@ public class IdempotencyRedisAutoConfiguration {
      */
     @Bean
     @ConditionalOnMissingBean
-    public RedisLeasingStore idempotencyRedisStore(RedisStoreConnection connection, IdempotencyProperties properties) {
+    RedisLeasingStore idempotencyRedisStore(RedisStoreConnection connection, IdempotencyProperties properties) {
         IdempotencyProperties.Redis redis = properties.getRedis();
         RedisLeasingStore.Builder store = RedisLeasingStore.builder(connection.connection());
         IdempotencyProperties.set("idempotency.redis.key-prefix", redis.getKeyPrefix(), () -> store.keyPrefix(redis.getKeyPrefix()));
@@ -134,7 +134,7 @@ public class IdempotencyRedisAutoConfiguration {
     /**
      * The Redis store's connection, and the client the auto-configuration created for it from
      * {@code idempotency.redis.uri} (an application's client bean is the application's to shut down).
-     * Closed once, by the context.
+     * Closed once, by the context; thread-safe, as Lettuce's connection is.
      */
     static final class RedisStoreConnection implements AutoCloseable {
         private final StatefulRedisConnection<byte[], byte[]> connection;
