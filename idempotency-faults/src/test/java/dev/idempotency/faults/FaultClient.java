@@ -259,7 +259,7 @@ final class FaultClient {
     static final int CHUNK = 8;
 
     /**
-     * @param mode the workload, {@code TRANSACTIONAL} or {@code CHUNK} (lease mode's clients come from its store: {@link LeaseStore.Session#clients})
+     * @param mode the workload, {@code TRANSACTIONAL} or {@code CHUNK} (lease mode's clients come from its store: {@link LeaseStore.Opened#clients})
      * @param ds the clients' pool
      * @param scope the run's key scope
      * @param lease the lease of the chunks' engine
@@ -269,7 +269,7 @@ final class FaultClient {
         JdbcIdempotencyStore store = JdbcIdempotencyStore.ofDefaults();
         return switch (mode) {
             case TRANSACTIONAL -> (name, history) -> new FaultClient(name, ds, store, KeyPolicy.ofDefaults(), history, scope, Faults.NONE);
-            case LEASE -> throw new IllegalArgumentException("lease mode's clients come from its store (LeaseStore.Session.clients)");
+            case LEASE -> throw new IllegalArgumentException("lease mode's clients come from its store (LeaseStore.Opened.clients)");
             case CHUNK -> (name, history) -> chunks(name, LeaseWorkload.managed(ds, store, lease), history, scope);
         };
     }
@@ -298,7 +298,7 @@ final class FaultClient {
         int threads = Integer.parseInt(args[8]);
         Duration lease = Duration.ofMillis(Long.parseLong(args[10]));
         HikariDataSource ds = null;
-        LeaseStore.Session leaseStore = null;
+        LeaseStore.Opened leaseStore = null;
         Factory factory;
         if (mode == Mode.LEASE) {
             leaseStore = LeaseStore.at(args[1], user, password).open(threads);

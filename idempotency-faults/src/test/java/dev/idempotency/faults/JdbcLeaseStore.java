@@ -26,10 +26,10 @@ record JdbcLeaseStore(FaultDatabase db) implements LeaseStore {
     }
 
     @Override
-    public Session open(int connections) {
+    public Opened open(int connections) {
         HikariDataSource ds = db.pool(connections);
         JdbcIdempotencyStore store = JdbcIdempotencyStore.ofDefaults();
-        return new Session() {
+        return new Opened() {
             @Override
             public void createTables() throws SQLException {
                 LeaseWorkload.createTables(ds, store);

@@ -80,13 +80,13 @@ final class KilledChildren {
     static HistoryChecker.Report killAndCheck(LeaseStore store, Path dir, int jvms, int threads, int keys, Duration lease,
                                               int everyBuild) throws Exception {
         FaultRun run = new FaultRun(store.name(), dir);
-        try (LeaseStore.Session setup = store.open(2)) {
+        try (LeaseStore.Opened setup = store.open(2)) {
             setup.createTables();
         } // closed before the children start: an H2 file is opened by one process at a time
         Result killed = kill(run, FaultClient.Mode.LEASE, store.address(), jvms, threads, keys, lease, everyBuild);
-        try (LeaseStore.Session session = store.open(4)) {
+        try (LeaseStore.Opened opened = store.open(4)) {
             return run.check(FaultRun.INFRASTRUCTURE_FAILURES, FaultClient.Mode.LEASE + ": " + killed.describe(jvms, threads, keys),
-                    session.clients(run.scope, dir, lease), () -> session.read(run.scope, LeaseWorkload.effects(dir)));
+                    opened.clients(run.scope, dir, lease), () -> opened.read(run.scope, LeaseWorkload.effects(dir)));
         }
     }
 

@@ -29,10 +29,10 @@ interface LeaseStore {
      * @return connections to the store; close it before the children start if the store is opened by
      *     one process at a time (an H2 file)
      */
-    Session open(int connections) throws Exception;
+    Opened open(int connections) throws Exception;
 
     /** Open connections to a store, for one process. */
-    interface Session extends AutoCloseable {
+    interface Opened extends AutoCloseable {
 
         /** Creates what the workload needs in the store: the JDBC tables; nothing for a store that needs no schema. */
         void createTables() throws SQLException;

@@ -47,11 +47,11 @@ record RedisLeaseStore(String uri) implements LeaseStore {
     }
 
     @Override
-    public Session open(int connections) {
+    public Opened open(int connections) {
         RedisClient client = RedisClient.create(uri);
         StatefulRedisConnection<byte[], byte[]> connection = client.connect(ByteArrayCodec.INSTANCE);
         RedisLeasingStore store = RedisLeasingStore.builder(connection).keyPrefix(PREFIX).build();
-        return new Session() {
+        return new Opened() {
             @Override
             public void createTables() {
                 // a Redis store needs no schema
