@@ -139,7 +139,7 @@ public final class Interleaved {
         return lines;
     }
 
-    private static double medianRatio(double[] values, double[] against) {
+    static double medianRatio(double[] values, double[] against) {
         double[] ratios = new double[values.length];
         for (int r = 0; r < values.length; r++) {
             ratios[r] = values[r] / against[r];
@@ -151,17 +151,28 @@ public final class Interleaved {
 
     /** @return the mean elapsed µs of {@code burst} runs of the operation; the mean CPU µs into {@code cpuMicros[0]} */
     private static double time(Fixture fixture, Op op, int burst, int[] next, double[] cpuMicros) throws Exception {
+        return time(i -> op.run(fixture, i), burst, next, cpuMicros);
+    }
+
+    /** One run of an operation, given its index within the run. */
+    @FunctionalInterface
+    interface Step {
+        void run(int i) throws Exception;
+    }
+
+    /** @return the mean elapsed µs of {@code burst} runs of {@code step}; the mean CPU µs into {@code cpuMicros[0]} */
+    static double time(Step op, int burst, int[] next, double[] cpuMicros) throws Exception {
         long cpuStarted = THREADS.getCurrentThreadCpuTime();
         long started = System.nanoTime();
         for (int i = 0; i < burst; i++) {
-            op.run(fixture, next[0]++);
+            op.run(next[0]++);
         }
         long elapsed = System.nanoTime() - started;
         cpuMicros[0] = (THREADS.getCurrentThreadCpuTime() - cpuStarted) / 1000.0 / burst;
         return elapsed / 1000.0 / burst;
     }
 
-    private static double median(double[] values) {
+    static double median(double[] values) {
         double[] sorted = values.clone();
         Arrays.sort(sorted);
         int n = sorted.length;

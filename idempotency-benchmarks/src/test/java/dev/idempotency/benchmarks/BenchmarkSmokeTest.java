@@ -110,4 +110,17 @@ class BenchmarkSmokeTest {
         assertThat(batchReport.batchMarkdown("scripts/bench --batch")).contains("| H2 (memory) | 1000 | 250 | ", "| chunk API |")
                 .doesNotContain("failed");
     }
+
+    /**
+     * Lease mode's interleaved pass, two rounds of two: each first execution must run and each
+     * replay replay (the targets check every outcome), on H2 and, where scripts/redis.sh's server
+     * is given, on Redis beside it.
+     */
+    @Test
+    void leaseModeBesideEachStore() throws Exception {
+        List<String> stores = System.getenv("IDEMPOTENCY_REDIS_URI") == null ? List.of("h2mem") : List.of("redis", "h2mem");
+        List<String> lines = LeaseInterleaved.run(stores, 2, 2);
+        assertThat(lines).hasSize(3 * stores.size())
+                .allSatisfy(line -> assertThat(Double.parseDouble(line.split("\t")[2])).isPositive());
+    }
 }

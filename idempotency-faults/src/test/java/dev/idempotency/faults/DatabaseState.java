@@ -8,7 +8,9 @@ import java.util.Objects;
  * What the database holds after a run, for {@link HistoryChecker}: each key's business rows (the
  * value each execution of the work wrote) and its idempotency record.
  *
- * @param effects for each key that has any, the values of its business rows, one per committed execution
+ * @param effects for each key that has any, the values of its business rows, one per committed execution;
+ *     {@code null} for a store that keeps no business rows (a store without transactions, where the
+ *     phases write nowhere themselves)
  * @param records for each key that has one, its record
  * @param external for a workload with effects outside the database (lease mode), the effects the
  *     external service really made for each key, one value each; {@code null} for a workload without
@@ -26,7 +28,7 @@ record DatabaseState(Map<String, List<String>> effects, Map<String, Record> reco
     }
 
     DatabaseState {
-        effects = Map.copyOf(effects);
+        effects = effects == null ? null : Map.copyOf(effects);
         records = Map.copyOf(records);
         external = external == null ? null : Map.copyOf(external);
     }
@@ -37,7 +39,12 @@ record DatabaseState(Map<String, List<String>> effects, Map<String, Record> reco
     }
 
     List<String> effectsOf(String key) {
-        return effects.getOrDefault(key, List.of());
+        return effects == null ? List.of() : effects.getOrDefault(key, List.of());
+    }
+
+    /** @return whether the workload writes business rows, to be checked against the records */
+    boolean hasBusinessRows() {
+        return effects != null;
     }
 
     /** @return whether the workload makes effects outside the database, to be checked as well */

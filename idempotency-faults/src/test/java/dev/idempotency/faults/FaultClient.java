@@ -98,8 +98,8 @@ final class FaultClient {
      * @param phases the leased operation of a key, given the client (for {@link #nextValue()}) and the key
      * @return a client of lease mode: each attempt runs the key's phases under a lease with {@code managed}
      */
-    static FaultClient leased(String name, ManagedIdempotency<Connection> managed, History history, String scope,
-                              BiFunction<FaultClient, String, Phases<Connection, String, Exception>> phases) {
+    static <C> FaultClient leased(String name, ManagedIdempotency<C> managed, History history, String scope,
+                                  BiFunction<FaultClient, String, Phases<C, String, Exception>> phases) {
         return new FaultClient(name, history, client -> keys -> List.of(
                 managed.run(IdempotencyKey.of(scope, keys.get(0)), phases.apply(client, keys.get(0)))));
     }
@@ -259,19 +259,17 @@ final class FaultClient {
     static final int CHUNK = 8;
 
     /**
-     * @param mode the workload
+     * @param mode the workload, {@code TRANSACTIONAL} or {@code CHUNK} (lease mode's clients come from its store: {@link LeaseStore.Opened#clients})
      * @param ds the clients' pool
      * @param scope the run's key scope
-     * @param runDir the run's folder, where lease mode's external effects are kept ({@link LeaseWorkload#effects})
-     * @param lease the lease of lease mode and of the chunks' engine
+     * @param lease the lease of the chunks' engine
      * @return a factory of the clients of {@code mode}
      */
-    static Factory factory(Mode mode, DataSource ds, String scope, Path runDir, Duration lease) {
+    static Factory factory(Mode mode, DataSource ds, String scope, Duration lease) {
         JdbcIdempotencyStore store = JdbcIdempotencyStore.ofDefaults();
         return switch (mode) {
             case TRANSACTIONAL -> (name, history) -> new FaultClient(name, ds, store, KeyPolicy.ofDefaults(), history, scope, Faults.NONE);
-            case LEASE -> (name, history) -> leased(name, LeaseWorkload.managed(ds, store, lease), history, scope,
-                    (client, key) -> LeaseWorkload.phases(client, scope, key, LeaseWorkload.effects(runDir)));
+            case LEASE -> throw new IllegalArgumentException("lease mode's clients come from its store (LeaseStore.Opened.clients)");
             case CHUNK -> (name, history) -> chunks(name, LeaseWorkload.managed(ds, store, lease), history, scope);
         };
     }
@@ -288,20 +286,30 @@ final class FaultClient {
      * first attempt has ended, so that the test's kill lands among attempts rather than in the JVM's
      * start-up.
      *
-     * <p>Arguments: mode, JDBC URL, user ({@code -} for none), password, client name, history file,
+     * <p>Arguments: mode, the store's address (a JDBC URL; in lease mode also another store's, {@link LeaseStore#at}), user ({@code -} for none), password, client name, history file,
      * key scope, number of keys, threads, the run's folder, the lease in milliseconds.
      */
     public static void main(String[] args) throws Exception {
         Mode mode = Mode.valueOf(args[0]);
         String user = "-".equals(args[2]) ? null : args[2];
-        FaultDatabase db = new FaultDatabase("child", args[1], user, user == null ? null : args[3], true);
+        String password = user == null ? null : args[3];
         String name = args[4];
         int keys = Integer.parseInt(args[7]);
         int threads = Integer.parseInt(args[8]);
-        try (HikariDataSource ds = db.pool(threads); History history = History.append(Path.of(args[5]))) {
+        Duration lease = Duration.ofMillis(Long.parseLong(args[10]));
+        HikariDataSource ds = null;
+        LeaseStore.Opened leaseStore = null;
+        Factory factory;
+        if (mode == Mode.LEASE) {
+            leaseStore = LeaseStore.at(args[1], user, password).open(threads);
+            factory = leaseStore.clients(args[6], Path.of(args[9]), lease);
+        } else {
+            ds = new FaultDatabase("child", args[1], user, password, true).pool(threads);
             ds.getConnection().close();
-            FaultClient client = factory(mode, ds, args[6], Path.of(args[9]), Duration.ofMillis(Long.parseLong(args[10])))
-                    .client(name, history);
+            factory = factory(mode, ds, args[6], lease);
+        }
+        try (History history = History.append(Path.of(args[5]))) {
+            FaultClient client = factory.client(name, history);
             AtomicBoolean working = new AtomicBoolean();
             Thread[] workers = new Thread[threads];
             for (int t = 0; t < threads; t++) {
@@ -324,6 +332,13 @@ final class FaultClient {
             }
             for (Thread w : workers) {
                 w.join();
+            }
+        } finally {
+            if (ds != null) {
+                ds.close();
+            }
+            if (leaseStore != null) {
+                leaseStore.close();
             }
         }
     }

@@ -5,6 +5,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.idempotency.testsupport.DatabaseServer;
 import dev.idempotency.testsupport.TestDatabases;
 import java.nio.file.Path;
+import java.util.List;
 
 /**
  * A database the faults are injected into: where clients connect, and whether several processes may
@@ -48,6 +49,11 @@ record FaultDatabase(String name, String url, String user, String password, bool
     /** @return this database at another URL (through a proxy, on another port), same credentials */
     FaultDatabase at(String otherUrl) {
         return new FaultDatabase(name, otherUrl, user, password, shared);
+    }
+
+    /** @return the arguments a child JVM is given to reach it: the URL, the user and the password ({@code -} for none) */
+    List<String> address() {
+        return List.of(url, user == null ? "-" : user, password == null ? "-" : password);
     }
 
     HikariDataSource pool(int size) {

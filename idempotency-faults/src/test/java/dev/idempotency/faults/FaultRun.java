@@ -33,13 +33,19 @@ final class FaultRun {
     /** Exceptions of the library only: a failure of one of its own statements never reaches the caller raw. */
     static final Predicate<String> LIBRARY_FAILURES = type -> isA(type, IdempotencyException.class);
 
-    final FaultDatabase db;
+    /** The store's name, for the figures. */
+    final String name;
     final Path dir;
     final String scope = "f-" + UUID.randomUUID().toString().substring(0, 8);
     final JdbcIdempotencyStore store = JdbcIdempotencyStore.ofDefaults();
 
     FaultRun(FaultDatabase db, Path dir) {
-        this.db = db;
+        this(db.name(), dir);
+    }
+
+    /** A run on a store that is not a JDBC database ({@link LeaseStore}). */
+    FaultRun(String name, Path dir) {
+        this.name = name;
         this.dir = dir;
     }
 
@@ -92,8 +98,8 @@ final class FaultRun {
         }
         List<HistoryEvent> history = History.readAll(dir);
         HistoryChecker.Report report = new HistoryChecker(expected).check(history, state.read());
-        System.out.printf("%s [%s]: %s; %s%n", what, db.name(), report, scope);
-        assertThat(report.violations()).as("violations of the guarantee on %s after %s", db.name(), what).isEmpty();
+        System.out.printf("%s [%s]: %s; %s%n", what, name, report, scope);
+        assertThat(report.violations()).as("violations of the guarantee on %s after %s", name, what).isEmpty();
         return report;
     }
 

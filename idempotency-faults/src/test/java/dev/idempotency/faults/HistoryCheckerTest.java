@@ -170,6 +170,23 @@ class HistoryCheckerTest {
     }
 
     @Test
+    void onAStoreWithoutBusinessRows_aLeasedOperationIsCheckedAgainstItsEffectOutside() {
+        // Redis: the phases write nowhere, so the records are set against the service's effects alone.
+        HistoryChecker.Report good = checker.check(List.of(HistoryEvent.invoke("a", "k1"),
+                        HistoryEvent.invoke("b", "k1"), HistoryEvent.ack("b", "k1", true, "a-1/a-2")),
+                new DatabaseState(null, Map.of("k1", completed("a-1/a-2")), Map.of("k1", List.of("a-1/a-2"))));
+        assertThat(good.violations()).isEmpty();
+
+        // A completion that recorded another answer than the charge the service made, and told the client so.
+        HistoryChecker.Report bad = checker.check(List.of(HistoryEvent.ack("b", "k1", true, "b-1/b-2")),
+                new DatabaseState(null, Map.of("k1", completed("b-1/b-2")), Map.of("k1", List.of("a-1/a-2"))));
+        assertThat(bad.violations()).containsExactly(
+                "half-written: key k1 records b-1/b-2 but the external effects are [a-1/a-2]",
+                "acknowledged lost: key k1 was answered b-1/b-2 but the database holds record Record[status=COMPLETED, value=b-1/b-2]"
+                        + " and business rows [], the external effects are [a-1/a-2]");
+    }
+
+    @Test
     void aPrepareRunAgainLeavesASecondBusinessRow() {
         // A take-over that ran the committed prepare again instead of resuming it: its first row stays pending.
         HistoryChecker.Report report = checker.check(List.of(HistoryEvent.ack("b", "k1", true, "a-1/a-2")),

@@ -46,7 +46,8 @@ final class KilledChildren {
 
     /**
      * A whole client-kill run on one database: the tables, the kill loop, then the last pass with a
-     * client of the same workload and the check ({@link FaultRun#check}).
+     * client of the same workload and the check ({@link FaultRun#check}). Lease mode runs as on any
+     * other store ({@link #killAndCheck(LeaseStore, Path, int, int, int, Duration, int)}).
      *
      * @param lease the lease of lease mode (and of the chunks' engine); the last pass waits out the killed holders' leases
      * @param everyBuild the kills of the every-build setting
@@ -54,47 +55,63 @@ final class KilledChildren {
      */
     static HistoryChecker.Report killAndCheck(FaultDatabase db, Path dir, FaultClient.Mode mode, int jvms, int threads, int keys,
                                               Duration lease, int everyBuild) throws Exception {
+        if (mode == FaultClient.Mode.LEASE) {
+            return killAndCheck(new JdbcLeaseStore(db), dir, jvms, threads, keys, lease, everyBuild);
+        }
         FaultRun run = new FaultRun(db, dir);
         try (HikariDataSource setup = db.pool(2)) {
-            if (mode == FaultClient.Mode.LEASE) {
-                LeaseWorkload.createTables(setup, run.store);
-            } else {
-                Workload.createTables(setup, run.store);
-            }
+            Workload.createTables(setup, run.store);
         } // closed before the children start: an H2 file is opened by one process at a time
-        Result killed = kill(run, mode, jvms, threads, keys, lease, everyBuild);
+        Result killed = kill(run, mode, db.address(), jvms, threads, keys, lease, everyBuild);
         try (HikariDataSource ds = db.pool(4)) {
-            FaultRun.State state = mode == FaultClient.Mode.LEASE
-                    ? () -> LeaseWorkload.read(ds, run.store, run.scope, LeaseWorkload.effects(dir))
-                    : () -> Workload.read(ds, run.store, run.scope);
             return run.check(FaultRun.INFRASTRUCTURE_FAILURES, mode + ": " + killed.describe(jvms, threads, keys),
-                    FaultClient.factory(mode, ds, run.scope, dir, lease), state);
+                    FaultClient.factory(mode, ds, run.scope, lease), () -> Workload.read(ds, run.store, run.scope));
+        }
+    }
+
+    /**
+     * A whole lease-mode client-kill run on one store of any kind: the tables (if the store has any),
+     * the kill loop, then the last pass and the check, with the external service's effects.
+     *
+     * @param lease the lease; the last pass waits out the killed holders' leases
+     * @param everyBuild the kills of the every-build setting
+     * @return the report
+     */
+    static HistoryChecker.Report killAndCheck(LeaseStore store, Path dir, int jvms, int threads, int keys, Duration lease,
+                                              int everyBuild) throws Exception {
+        FaultRun run = new FaultRun(store.name(), dir);
+        try (LeaseStore.Opened setup = store.open(2)) {
+            setup.createTables();
+        } // closed before the children start: an H2 file is opened by one process at a time
+        Result killed = kill(run, FaultClient.Mode.LEASE, store.address(), jvms, threads, keys, lease, everyBuild);
+        try (LeaseStore.Opened opened = store.open(4)) {
+            return run.check(FaultRun.INFRASTRUCTURE_FAILURES, FaultClient.Mode.LEASE + ": " + killed.describe(jvms, threads, keys),
+                    opened.clients(run.scope, dir, lease), () -> opened.read(run.scope, LeaseWorkload.effects(dir)));
         }
     }
 
     /**
      * Runs the kill loop.
      *
+     * @param address how the children reach the store ({@link LeaseStore#address()})
      * @param everyBuild the kills of the every-build setting
      * @return what was done
      */
-    static Result kill(FaultRun run, FaultClient.Mode mode, int jvms, int threads, int keys, Duration lease, int everyBuild)
-            throws InterruptedException {
+    static Result kill(FaultRun run, FaultClient.Mode mode, List<String> address, int jvms, int threads, int keys, Duration lease,
+                       int everyBuild) throws InterruptedException {
         int target = Integer.getInteger("idempotency.faults.kills", FaultRun.DEEP ? DEEP_KILLS : everyBuild);
         Long minutes = Long.getLong("idempotency.faults.minutes");
         long limit = minutes == null ? Long.MAX_VALUE : minutes * 60_000_000_000L;
-        ChildJvm.Killed killed = ChildJvm.loop(jvms, target, limit, "c", name -> killOne(run, mode, name, keys, threads, lease));
+        ChildJvm.Killed killed = ChildJvm.loop(jvms, target, limit, "c", name -> killOne(run, mode, address, name, keys, threads, lease));
         return new Result(killed.kills(), killed.children(), killed.seconds());
     }
 
     /** Starts a child, waits until it works, lets it run a random while, kills it (SIGKILL) and waits for its end. */
-    private static void killOne(FaultRun run, FaultClient.Mode mode, String name, int keys, int threads, Duration lease)
-            throws IOException, InterruptedException {
-        FaultDatabase db = run.db;
+    private static void killOne(FaultRun run, FaultClient.Mode mode, List<String> address, String name, int keys, int threads,
+                                Duration lease) throws IOException, InterruptedException {
         try (ChildJvm child = ChildJvm.startReady(name, READY_SECONDS, FaultClient.class, List.of(mode.name(),
-                db.url(), db.user() == null ? "-" : db.user(), db.password() == null ? "-" : db.password(),
-                name, run.dir.resolve(name + ".history").toString(), run.scope, Integer.toString(keys), Integer.toString(threads),
-                run.dir.toString(), Long.toString(lease.toMillis())))) {
+                address.get(0), address.get(1), address.get(2), name, run.dir.resolve(name + ".history").toString(), run.scope,
+                Integer.toString(keys), Integer.toString(threads), run.dir.toString(), Long.toString(lease.toMillis())))) {
             Thread.sleep(ThreadLocalRandom.current().nextInt(MAX_LIFE_MS + 1));
             child.kill();
         }

@@ -1,5 +1,10 @@
 package dev.idempotency.faults;
 
+import dev.idempotency.testsupport.TestEnvironment;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
 /**
  * Contract 4 and 7 (docs/contract.md), lease mode with a process killed at any point: child JVMs
  * run a charge in phases ({@link LeaseWorkload}: prepare committed with the claim, a call to a
@@ -13,10 +18,21 @@ package dev.idempotency.faults;
  * downstream key, and counts what it really made), every answer is that effect, at most one answer
  * per key says it ran, and no key is left in progress ({@link HistoryChecker}). Databases and
  * settings: {@link WorkloadKillTest}.
+ *
+ * <p>The same loop runs on the stores without transactions ({@link LeaseStore}): on Redis
+ * ({@link RedisLeaseStore}, the single server of scripts/redis.sh), two JVMs of four threads at
+ * once, the every-build {@value WorkloadKillTest#KILLS} kills or the deep setting's.
  */
 class LeaseKillTest extends WorkloadKillTest {
 
     LeaseKillTest() {
         super(FaultClient.Mode.LEASE);
+    }
+
+    @Test
+    void redis(@TempDir Path dir) throws Exception {
+        String uri = TestEnvironment.require("IDEMPOTENCY_REDIS_URI",
+                "start the Redis server with `env_lines=\"$(scripts/redis.sh start single)\" && eval \"$env_lines\"` (scripts/test does it)");
+        KilledChildren.killAndCheck(new RedisLeaseStore(uri.strip()), dir, 2, 4, KEYS, LEASE, KILLS);
     }
 }

@@ -7,6 +7,7 @@ import dev.idempotency.Phases;
 import dev.idempotency.ResultCodec;
 import dev.idempotency.jdbc.JdbcIdempotencyStore;
 import dev.idempotency.jdbc.JdbcTransactions;
+import dev.idempotency.spi.NoTransaction;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -81,6 +82,20 @@ final class LeaseWorkload {
                     }
                     return answer;
                 }, ResultCodec.string());
+    }
+
+    /**
+     * The same charge for a store without transactions ({@link LeaseStore}, Redis): the phases get
+     * {@link NoTransaction#NONE} and write nowhere themselves, so the prepare's value is kept only as
+     * the recovery point the store records with the claim, and the finish answers the service's
+     * answer, which the store records as the result. A prepare run again after the call, or a call
+     * that reached the service under another downstream key, shows as a second effect or as a result
+     * that is not the effect's.
+     */
+    static Phases<NoTransaction, String, Exception> phasesOutside(FaultClient client, String key, ExternalEffects service) {
+        return Phases.<NoTransaction, String, Exception>prepare(tx -> client.nextValue(), ResultCodec.string())
+                .call((attempt, prepared) -> service.call(key, attempt.downstreamKey().id(), prepared + "/" + client.nextValue()))
+                .finish((tx, prepared, answer) -> answer, ResultCodec.string());
     }
 
     static void createTables(DataSource ds, JdbcIdempotencyStore store) throws SQLException {

@@ -14,6 +14,7 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
@@ -37,11 +38,14 @@ import org.springframework.web.servlet.HandlerMapping;
  *   <li>{@link IdempotencyFilter}: registered by Boot for every request, applied to the annotated
  *       handlers only, in the order {@link IdempotencyFilter#DEFAULT_ORDER} (after Spring Security).</li>
  * </ul>
+ * The filter runs the handler in the transactional mode of the JDBC store: with
+ * {@code idempotency.store=redis} none of these beans is built.
  */
 @AutoConfiguration(after = IdempotencyAutoConfiguration.class)
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
 @ConditionalOnClass({ DispatcherServlet.class, HttpIdempotency.class })
 @ConditionalOnBean(Idempotency.class)
+@ConditionalOnProperty(name = "idempotency.store", havingValue = "jdbc", matchIfMissing = true)
 @ConditionalOnSingleCandidate(PlatformTransactionManager.class)
 @EnableConfigurationProperties(IdempotencyHttpProperties.class)
 public class IdempotencyWebMvcAutoConfiguration {

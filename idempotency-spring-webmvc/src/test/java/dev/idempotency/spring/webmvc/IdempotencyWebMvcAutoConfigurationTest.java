@@ -2,9 +2,12 @@ package dev.idempotency.spring.webmvc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.idempotency.ManagedIdempotency;
 import dev.idempotency.http.HttpIdempotency;
 import dev.idempotency.spring.boot.autoconfigure.IdempotencyAutoConfiguration;
+import dev.idempotency.spring.boot.autoconfigure.IdempotencyRedisAutoConfiguration;
 import dev.idempotency.testsupport.SpringBootLine;
+import dev.idempotency.testsupport.TestEnvironment;
 import java.util.List;
 import java.util.UUID;
 import javax.sql.DataSource;
@@ -69,6 +72,16 @@ class IdempotencyWebMvcAutoConfigurationTest {
         IdempotencyFilter own = new IdempotencyFilter(HttpIdempotency.builder(dev.idempotency.jdbc.JdbcIdempotency.managed(new JdbcDataSource())).build(),
                 IdempotencyScope.userPrincipal(), List::of, 1024, 5);
         web.withBean(IdempotencyFilter.class, () -> own).run(context -> assertThat(context.getBean(IdempotencyFilter.class)).isSameAs(own));
+    }
+
+    @Test
+    void theRedisStore_buildsNoFilter_forTheFilterRunsTransactionalMode() {
+        String uri = TestEnvironment.require("IDEMPOTENCY_REDIS_URI", "start the Redis server with"
+                + " `env_lines=\"$(scripts/redis.sh start single)\" && eval \"$env_lines\"` (scripts/test does it)").strip();
+        web.withConfiguration(AutoConfigurations.of(IdempotencyRedisAutoConfiguration.class))
+                .withPropertyValues("idempotency.store=redis", "idempotency.redis.uri=" + uri)
+                .run(context -> assertThat(context).hasNotFailed().hasSingleBean(ManagedIdempotency.class)
+                        .doesNotHaveBean(HttpIdempotency.class).doesNotHaveBean(IdempotencyFilter.class));
     }
 
     @Test

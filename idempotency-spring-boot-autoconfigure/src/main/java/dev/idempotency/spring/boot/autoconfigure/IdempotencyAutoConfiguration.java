@@ -16,6 +16,7 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
@@ -44,6 +45,10 @@ import org.springframework.transaction.PlatformTransactionManager;
  * The table is created at startup only with {@code idempotency.create-table=true}; otherwise ship
  * the DDL with Flyway or Liquibase.
  *
+ * <p>Built unless {@code idempotency.store} chooses another store ({@link IdempotencyStoreChoice}):
+ * with {@code idempotency.store=redis}, {@link IdempotencyRedisAutoConfiguration} builds lease mode
+ * on Redis instead.
+ *
  * <p>The same class serves Spring Boot 4 and Spring Boot 3.5: it runs after Boot's JDBC, JPA and
  * transaction auto-configuration under the names of either line.
  */
@@ -60,6 +65,7 @@ import org.springframework.transaction.PlatformTransactionManager;
         "org.springframework.boot.autoconfigure.transaction.TransactionAutoConfiguration" })
 @ConditionalOnClass({ SpringIdempotency.class, DataSource.class })
 @ConditionalOnSingleCandidate(DataSource.class)
+@ConditionalOnProperty(name = IdempotencyStoreChoice.PROPERTY, havingValue = IdempotencyStoreChoice.JDBC, matchIfMissing = true)
 @EnableConfigurationProperties(IdempotencyProperties.class)
 public class IdempotencyAutoConfiguration {
 

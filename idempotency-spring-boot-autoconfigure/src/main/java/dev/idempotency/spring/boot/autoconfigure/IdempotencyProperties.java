@@ -2,6 +2,7 @@ package dev.idempotency.spring.boot.autoconfigure;
 
 import dev.idempotency.KeyPolicy;
 import dev.idempotency.RecoveryWorker;
+import dev.idempotency.StoreUnavailablePolicy;
 import dev.idempotency.jdbc.JdbcIdempotencyStore;
 import java.time.Duration;
 import org.springframework.boot.context.properties.ConfigurationProperties;
@@ -11,6 +12,7 @@ import org.springframework.util.unit.DataSize;
  * The settings of the auto-configured engine, under {@code idempotency.*}:
  *
  * <pre>
+ * idempotency.store=jdbc                      # or redis; unset: see {@link #getStore()}
  * idempotency.table=idempotency_record        # or schema.table
  * idempotency.retention=24h                   # how long a completed key answers retries
  * idempotency.lock-timeout=5s                 # how long to wait for a concurrent holder of the key
@@ -18,6 +20,11 @@ import org.springframework.util.unit.DataSize;
  * idempotency.create-table=false              # true: create the table at startup if it is missing
  * idempotency.metrics.enabled=true            # with Micrometer: publish metrics
  * idempotency.metrics.scope-tag=false         # true: tag metrics with the key's scope
+ * idempotency.redis.uri=redis://host:6379     # the Redis store's server, when no RedisClient bean is defined
+ * idempotency.redis.key-prefix=idempotency    # what every Redis key of the store starts with
+ * idempotency.redis.wait-replicas=0           # 1 or more: WAIT for that many replicas after each write
+ * idempotency.redis.wait-timeout=1s           # how long to WAIT for them
+ * idempotency.redis.when-unavailable=refuse   # or run-without-deduplication (lease mode's claim)
  * </pre>
  *
  * Values are checked when the engine is built: a bad one fails the application's startup with an
@@ -29,6 +36,9 @@ public class IdempotencyProperties {
 
     /** The largest {@code idempotency.max-result-size}: the limit of {@link KeyPolicy.Builder#maxResultBytes}. */
     private static final DataSize MAX_RESULT_SIZE = DataSize.ofMegabytes(16);
+
+    /** The store of the records: jdbc (the application's DataSource) or redis (lease mode only); unset, chosen by the beans present. */
+    private String store;
 
     /** The table of the records: a plain identifier, or schema.table. */
     private String table = "idempotency_record";
@@ -49,8 +59,32 @@ public class IdempotencyProperties {
 
     private final Recovery recovery = new Recovery();
 
+    private final Redis redis = new Redis();
+
     /** Creates the defaults. */
     public IdempotencyProperties() {
+    }
+
+    /**
+     * Which store holds the records. {@code jdbc}: the JDBC store on the application's one
+     * {@code DataSource}, every mode. {@code redis}: the Redis store, lease mode only (no
+     * transactional beans). Unset: the JDBC store if there is one {@code DataSource}; otherwise the
+     * Redis store if there is a Lettuce {@code RedisClient} bean; otherwise none.
+     *
+     * @return {@code jdbc}, {@code redis}, or {@code null} when unset
+     */
+    public String getStore() {
+        return store;
+    }
+
+    /** @param store {@code jdbc} or {@code redis} */
+    public void setStore(String store) {
+        this.store = store;
+    }
+
+    /** @return the Redis store's settings */
+    public Redis getRedis() {
+        return redis;
     }
 
     /** @return the table name */
@@ -153,7 +187,15 @@ public class IdempotencyProperties {
         return store.build();
     }
 
-    private static void set(String property, Object value, Runnable setter) {
+    /**
+     * Refuses a setting with {@link InvalidIdempotencyPropertyException} naming {@code property} if
+     * {@code setter} refuses it.
+     *
+     * @param property the property's name
+     * @param value its value, for the message
+     * @param setter applies it to the component it configures
+     */
+    static void set(String property, Object value, Runnable setter) {
         try {
             setter.run();
         } catch (IllegalArgumentException | NullPointerException e) {
@@ -220,6 +262,82 @@ public class IdempotencyProperties {
             set("idempotency.recovery.interval", interval, () -> builder.interval(interval));
             set("idempotency.recovery.max-attempts", maxAttempts, () -> builder.maxAttempts(maxAttempts));
             return builder;
+        }
+    }
+
+    /**
+     * The Redis store's settings, under {@code idempotency.redis.*}, used with
+     * {@code idempotency.store=redis} (or a {@code RedisClient} bean and no {@code DataSource}).
+     */
+    public static class Redis {
+
+        /** The server, redis://host:port, when the application defines no Lettuce RedisClient bean. */
+        private String uri;
+
+        /** What every Redis key of the store starts with, before a colon. */
+        private String keyPrefix = "idempotency";
+
+        /** After each write, WAIT until this many replicas have it; 0 does not wait. */
+        private int waitReplicas;
+
+        /** How long to WAIT for the replicas; fewer in time refuses the call. */
+        private Duration waitTimeout = Duration.ofSeconds(1);
+
+        /** What lease mode does when the store cannot be reached: refuse the call, or run it without deduplication. */
+        private StoreUnavailablePolicy whenUnavailable = StoreUnavailablePolicy.REFUSE;
+
+        /** Creates the defaults. */
+        public Redis() {
+        }
+
+        /** @return the server's URI, or {@code null} */
+        public String getUri() {
+            return uri;
+        }
+
+        /** @param uri the server, {@code redis://host:port} */
+        public void setUri(String uri) {
+            this.uri = uri;
+        }
+
+        /** @return the key prefix */
+        public String getKeyPrefix() {
+            return keyPrefix;
+        }
+
+        /** @param keyPrefix what every Redis key of the store starts with */
+        public void setKeyPrefix(String keyPrefix) {
+            this.keyPrefix = keyPrefix;
+        }
+
+        /** @return how many replicas each write waits for */
+        public int getWaitReplicas() {
+            return waitReplicas;
+        }
+
+        /** @param waitReplicas how many replicas each write waits for, 0 for none */
+        public void setWaitReplicas(int waitReplicas) {
+            this.waitReplicas = waitReplicas;
+        }
+
+        /** @return how long to wait for the replicas */
+        public Duration getWaitTimeout() {
+            return waitTimeout;
+        }
+
+        /** @param waitTimeout how long to wait for the replicas */
+        public void setWaitTimeout(Duration waitTimeout) {
+            this.waitTimeout = waitTimeout;
+        }
+
+        /** @return lease mode's policy when the store cannot be reached */
+        public StoreUnavailablePolicy getWhenUnavailable() {
+            return whenUnavailable;
+        }
+
+        /** @param whenUnavailable lease mode's policy when the store cannot be reached */
+        public void setWhenUnavailable(StoreUnavailablePolicy whenUnavailable) {
+            this.whenUnavailable = whenUnavailable;
         }
     }
 
