@@ -1,6 +1,7 @@
 package dev.idempotency.spring.boot.autoconfigure;
 
 import dev.idempotency.ManagedIdempotency;
+import dev.idempotency.jdbc.JdbcIdempotencyStore;
 import dev.idempotency.kafka.PoisonMessageException;
 import dev.idempotency.spring.kafka.SpringKafkaIdempotency;
 import java.sql.Connection;
@@ -71,9 +72,13 @@ public class IdempotencyKafkaAutoConfiguration {
         return SpringKafkaIdempotency.offsetCommitCheck(config);
     }
 
-    /** The beans over the engine for transactions the library runs. */
+    /**
+     * The beans over the engine for transactions the library runs: only over the JDBC store, whose
+     * records share the listener's database transaction (under {@code idempotency.store=redis}, or a
+     * Redis client chosen without a data source, there is none, and these stand back).
+     */
     @Configuration(proxyBeanMethods = false)
-    @ConditionalOnBean(ManagedIdempotency.class)
+    @ConditionalOnBean({ ManagedIdempotency.class, JdbcIdempotencyStore.class })
     static class Listeners {
 
         @Bean

@@ -134,6 +134,16 @@ class RedisStoreAutoConfigurationTest {
     }
 
     @Test
+    void theKafkaListenerBeansStandBackOnRedis_whichSharesNoTransactionWithTheListener() {
+        redisOnly.withConfiguration(AutoConfigurations.of(IdempotencyKafkaAutoConfiguration.class)).withBean(Payments.class)
+                .withUserConfiguration(ApplicationClient.class).run(context -> {
+                    assertThat(context).hasNotFailed().hasSingleBean(RedisLeasingStore.class)
+                            .doesNotHaveBean(dev.idempotency.spring.kafka.SpringKafkaIdempotency.class);
+                    leasesAndReplays(context);
+                });
+    }
+
+    @Test
     void unset_aDataSourceWinsOverARedisClientBean() {
         withDataSource.withUserConfiguration(ApplicationClient.class).run(context -> assertThat(context).hasNotFailed()
                 .hasSingleBean(JdbcIdempotencyStore.class).hasSingleBean(SpringIdempotency.class)
