@@ -97,7 +97,17 @@ start_server() {
     log "dynalite already runs on 127.0.0.1:$SERVER_PORT"
     return 0
   fi
-  setsid node "$BASE/install/node_modules/dynalite/cli.js" --host 127.0.0.1 --port "$SERVER_PORT" --createTableMs 0 --deleteTableMs 0 \
+  # dynalite throws on a request whose client went away mid-request (a killed process), which would
+  # end the server: the preload drops that one error (the request is lost anyway) and lets every
+  # other uncaught error end it as before.
+  cat > "$BASE/drop-aborted.js" <<'JS'
+process.on('uncaughtException', (err) => {
+  if (err && err.code === 'ECONNRESET' && err.message === 'aborted') return;
+  console.error(err);
+  process.exit(1);
+});
+JS
+  setsid node --require "$BASE/drop-aborted.js" "$BASE/install/node_modules/dynalite/cli.js" --host 127.0.0.1 --port "$SERVER_PORT" --createTableMs 0 --deleteTableMs 0 \
     --updateTableMs 0 >"$BASE/$NAME.log" 2>&1 < /dev/null &
   echo $! > "$BASE/$NAME.pid"
   local waited=0

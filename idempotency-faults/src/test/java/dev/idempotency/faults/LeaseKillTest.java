@@ -20,8 +20,9 @@ import org.junit.jupiter.api.io.TempDir;
  * settings: {@link WorkloadKillTest}.
  *
  * <p>The same loop runs on the stores without transactions ({@link LeaseStore}): on Redis
- * ({@link RedisLeaseStore}, the single server of scripts/redis.sh), two JVMs of four threads at
- * once, the every-build {@value WorkloadKillTest#KILLS} kills or the deep setting's.
+ * ({@link RedisLeaseStore}, the single server of scripts/redis.sh) and on DynamoDB
+ * ({@link DynamoDbLeaseStore}, the dynalite server of scripts/dynalite.sh), two JVMs of four threads
+ * at once, the every-build {@value WorkloadKillTest#KILLS} kills or the deep setting's.
  */
 class LeaseKillTest extends WorkloadKillTest {
 
@@ -34,5 +35,12 @@ class LeaseKillTest extends WorkloadKillTest {
         String uri = TestEnvironment.require("IDEMPOTENCY_REDIS_URI",
                 "start the Redis server with `env_lines=\"$(scripts/redis.sh start single)\" && eval \"$env_lines\"` (scripts/test does it)");
         KilledChildren.killAndCheck(new RedisLeaseStore(uri.strip()), dir, 2, 4, KEYS, LEASE, KILLS);
+    }
+
+    @Test
+    void dynamodb(@TempDir Path dir) throws Exception {
+        String endpoint = TestEnvironment.require("IDEMPOTENCY_DYNALITE_ENDPOINT",
+                "start the dynalite server with `env_lines=\"$(scripts/dynalite.sh start)\" && eval \"$env_lines\"` (scripts/test does it)");
+        KilledChildren.killAndCheck(new DynamoDbLeaseStore(endpoint.strip()), dir, 2, 4, KEYS, LEASE, KILLS);
     }
 }

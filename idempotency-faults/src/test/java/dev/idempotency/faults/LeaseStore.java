@@ -1,5 +1,10 @@
 package dev.idempotency.faults;
 
+import dev.idempotency.Idempotency;
+import dev.idempotency.LeasePolicy;
+import dev.idempotency.ManagedIdempotency;
+import dev.idempotency.spi.IdempotencyStore;
+import dev.idempotency.spi.NoTransaction;
 import java.nio.file.Path;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -7,7 +12,7 @@ import java.util.List;
 
 /**
  * The store a lease-mode fault run keeps its keys in: a JDBC database ({@link JdbcLeaseStore}), or a
- * store without transactions on a server of its own ({@link RedisLeaseStore}). The kill loop, the
+ * store without transactions on a server of its own ({@link RedisLeaseStore}, {@link DynamoDbLeaseStore}). The kill loop, the
  * workload ({@link LeaseWorkload}), the service outside ({@link ExternalEffects}) and the check
  * ({@link HistoryChecker}) are the same for every kind; a kind says only how to reach its store,
  * how to run the workload's phases on it and how to read the records it holds. A new kind is a class
@@ -48,13 +53,30 @@ interface LeaseStore {
     }
 
     /**
+     * The clients of a store without transactions: lease mode with no transaction, the workload's
+     * phases outside one ({@link LeaseWorkload#phasesOutside}).
+     *
+     * @return a factory of lease-mode clients on {@code store} for the key scope {@code scope}
+     */
+    static FaultClient.Factory clientsOutside(IdempotencyStore<NoTransaction> store, String scope, Path runDir, Duration lease) {
+        ManagedIdempotency<NoTransaction> managed = ManagedIdempotency.builder(Idempotency.builder(store).build(), NoTransaction.runner())
+                .leasePolicy(LeasePolicy.builder().lease(lease).build()).build();
+        return (name, history) -> FaultClient.leased(name, managed, history, scope,
+                (c, key) -> LeaseWorkload.phasesOutside(c, key, LeaseWorkload.effects(runDir)));
+    }
+
+    /**
      * The child JVM's side of {@link #address()}.
      *
-     * @return the store at {@code address}: a Redis URI ({@code redis://}) or a JDBC URL
+     * @return the store at {@code address}: a Redis URI ({@code redis://}), a DynamoDB endpoint
+     *     ({@code dynamodb+http://}) or a JDBC URL
      */
     static LeaseStore at(String address, String user, String password) {
         if (address.startsWith("redis:")) {
             return new RedisLeaseStore(address);
+        }
+        if (address.startsWith(DynamoDbLeaseStore.SCHEME)) {
+            return new DynamoDbLeaseStore(address.substring(DynamoDbLeaseStore.SCHEME.length()));
         }
         return new JdbcLeaseStore(new FaultDatabase("child", address, user, password, true));
     }

@@ -1,11 +1,7 @@
 package dev.idempotency.faults;
 
-import dev.idempotency.Idempotency;
-import dev.idempotency.LeasePolicy;
-import dev.idempotency.ManagedIdempotency;
 import dev.idempotency.ResultCodec;
 import dev.idempotency.redis.RedisLeasingStore;
-import dev.idempotency.spi.NoTransaction;
 import io.lettuce.core.KeyScanCursor;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.ScanArgs;
@@ -59,10 +55,7 @@ record RedisLeaseStore(String uri) implements LeaseStore {
 
             @Override
             public FaultClient.Factory clients(String scope, Path runDir, Duration lease) {
-                ManagedIdempotency<NoTransaction> managed = ManagedIdempotency.builder(Idempotency.builder(store).build(), NoTransaction.runner())
-                        .leasePolicy(LeasePolicy.builder().lease(lease).build()).build();
-                return (name, history) -> FaultClient.leased(name, managed, history, scope,
-                        (c, key) -> LeaseWorkload.phasesOutside(c, key, LeaseWorkload.effects(runDir)));
+                return LeaseStore.clientsOutside(store, scope, runDir, lease);
             }
 
             @Override
