@@ -6,13 +6,16 @@ import dev.idempotency.IdempotentCall;
 import dev.idempotency.ManagedIdempotency;
 import dev.idempotency.Outcome;
 import dev.idempotency.ResultCodec;
+import dev.idempotency.dynamodb.DynamoDbLeasingStore;
 import dev.idempotency.redis.RedisLeasingStore;
+import dev.idempotency.spi.IdempotencyStore;
 import dev.idempotency.spi.NoTransaction;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.SetArgs;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
 import io.lettuce.core.codec.ByteArrayCodec;
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -20,13 +23,21 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.UUID;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 
 /**
  * Lease mode's first execution and replay on each store, in the same interleaved rounds as
- * {@link Interleaved}: Redis ({@link RedisLeasingStore}, {@code IDEMPOTENCY_REDIS_URI}) beside the
- * JDBC store's lease mode on the databases of {@link Database}. Each store also runs a bare
- * baseline, what the same operation costs without the library: on Redis a {@code SET NX PX} and a
- * {@code GET} (claim a key, read it back: two round trips), on a database one business transaction
+ * {@link Interleaved}: Redis ({@link RedisLeasingStore}, {@code IDEMPOTENCY_REDIS_URI}) and DynamoDB
+ * ({@link DynamoDbLeasingStore}, {@code IDEMPOTENCY_DYNALITE_ENDPOINT}) beside the JDBC store's
+ * lease mode on the databases of {@link Database}. Each store also runs a bare baseline, what the
+ * same operation costs without the library: on Redis a {@code SET NX PX} and a {@code GET} (claim a
+ * key, read it back: two round trips), on DynamoDB a conditional {@code PutItem} and a consistent
+ * {@code GetItem} (the same two round trips), on a database one business transaction
  * ({@link Fixture#baseline()}). The leased call itself does nothing, so the figures are the
  * library's and its store's cost of deduplicating a call outside any transaction.
  *
@@ -34,7 +45,7 @@ import java.util.UUID;
  * {@link #target}.
  *
  * <p>Run: {@code java -cp idempotency-benchmarks/target/benchmarks.jar dev.idempotency.benchmarks.LeaseInterleaved
- * --stores redis,h2mem,postgresql --rounds 30 --burst 20}. Prints one line per store and
+ * --stores dynamodb,redis,h2mem,postgresql --rounds 30 --burst 20}. Prints one line per store and
  * operation: store, operation, median µs, the median of the per-round ratios to the store's own
  * baseline, and to the Redis baseline, the rounds.
  */
@@ -68,7 +79,11 @@ public final class LeaseInterleaved {
     }
 
     static Target target(String id) throws Exception {
-        return id.equals("redis") ? new RedisTarget(System.getenv("IDEMPOTENCY_REDIS_URI")) : new JdbcTarget(Database.byId(id));
+        return switch (id) {
+            case "redis" -> new RedisTarget(System.getenv("IDEMPOTENCY_REDIS_URI"));
+            case "dynamodb" -> new DynamoDbTarget(System.getenv("IDEMPOTENCY_DYNALITE_ENDPOINT"));
+            default -> new JdbcTarget(Database.byId(id));
+        };
     }
 
     private static IdempotentCall<String> call(String scope, String id) {
@@ -87,13 +102,38 @@ public final class LeaseInterleaved {
         }
     }
 
+    /**
+     * Lease mode on a store without transactions: the {@value #RECORDED} keys leased first, then a
+     * fresh key per first execution and a recorded one per replay.
+     */
+    abstract static class OutsideTarget implements Target {
+        final String scope = "bench-" + UUID.randomUUID().toString().substring(0, 8);
+        private ManagedIdempotency<NoTransaction> managed;
+
+        /** Opens lease mode on {@code store} and leases the recorded keys. */
+        final void lease(IdempotencyStore<NoTransaction> store) {
+            managed = ManagedIdempotency.of(Idempotency.of(store), NoTransaction.runner());
+            for (int i = 0; i < RECORDED; i++) {
+                executed(managed.lease(call(scope, "recorded-" + i), attempt -> "done"));
+            }
+        }
+
+        @Override
+        public void leaseFirst(int i) {
+            executed(managed.lease(call(scope, "fresh-" + i), attempt -> "done"));
+        }
+
+        @Override
+        public void leaseReplay(int i) {
+            replayed(managed.lease(call(scope, "recorded-" + (i % RECORDED)), attempt -> "again"));
+        }
+    }
+
     /** Lease mode on the Redis store, one connection. */
-    static final class RedisTarget implements Target {
+    static final class RedisTarget extends OutsideTarget {
         private final RedisClient client;
         private final StatefulRedisConnection<byte[], byte[]> connection;
         private final RedisCommands<byte[], byte[]> bare;
-        private final ManagedIdempotency<NoTransaction> managed;
-        private final String scope = "bench-" + UUID.randomUUID().toString().substring(0, 8);
 
         RedisTarget(String uri) {
             if (uri == null || uri.isBlank()) {
@@ -102,11 +142,7 @@ public final class LeaseInterleaved {
             client = RedisClient.create(uri.strip());
             connection = client.connect(ByteArrayCodec.INSTANCE);
             bare = connection.sync();
-            managed = ManagedIdempotency.of(Idempotency.of(RedisLeasingStore.builder(connection).keyPrefix("bench").build()),
-                    NoTransaction.runner());
-            for (int i = 0; i < RECORDED; i++) {
-                executed(managed.lease(call(scope, "recorded-" + i), attempt -> "done"));
-            }
+            lease(RedisLeasingStore.builder(connection).keyPrefix("bench").build());
         }
 
         @Override
@@ -123,19 +159,46 @@ public final class LeaseInterleaved {
         }
 
         @Override
-        public void leaseFirst(int i) {
-            executed(managed.lease(call(scope, "fresh-" + i), attempt -> "done"));
+        public void close() {
+            connection.close();
+            client.shutdown();
+        }
+    }
+
+    /** Lease mode on the DynamoDB store, one client; the table created if missing. */
+    static final class DynamoDbTarget extends OutsideTarget {
+        private static final String TABLE = "bench_leases";
+        private final DynamoDbClient client;
+
+        DynamoDbTarget(String endpoint) {
+            if (endpoint == null || endpoint.isBlank()) {
+                throw new IllegalStateException("set IDEMPOTENCY_DYNALITE_ENDPOINT (scripts/dynalite.sh start prints it)");
+            }
+            client = DynamoDbClient.builder().endpointOverride(URI.create(endpoint.strip())).region(Region.US_EAST_1)
+                    .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("bench", "bench")))
+                    .httpClient(UrlConnectionHttpClient.create()).build();
+            DynamoDbLeasingStore store = DynamoDbLeasingStore.builder(client, TABLE).keyPrefix("bench").build();
+            store.createTableIfMissing();
+            lease(store);
         }
 
         @Override
-        public void leaseReplay(int i) {
-            replayed(managed.lease(call(scope, "recorded-" + (i % RECORDED)), attempt -> "again"));
+        public String id() {
+            return "dynamodb";
+        }
+
+        @Override
+        public void baseline(int i) {
+            Map<String, AttributeValue> key = Map.of("pk", AttributeValue.fromS("bench-bare#" + scope + ":" + i));
+            client.putItem(r -> r.tableName(TABLE).item(key).conditionExpression("attribute_not_exists(pk)"));
+            if (!client.getItem(r -> r.tableName(TABLE).key(key).consistentRead(true)).hasItem()) {
+                throw new IllegalStateException("the bare conditional PutItem left no item");
+            }
         }
 
         @Override
         public void close() {
-            connection.close();
-            client.shutdown();
+            client.close();
         }
     }
 

@@ -113,12 +113,18 @@ class BenchmarkSmokeTest {
 
     /**
      * Lease mode's interleaved pass, two rounds of two: each first execution must run and each
-     * replay replay (the targets check every outcome), on H2 and, where scripts/redis.sh's server
-     * is given, on Redis beside it.
+     * replay replay (the targets check every outcome), on H2 and, where scripts/redis.sh's and
+     * scripts/dynalite.sh's servers are given, on Redis and DynamoDB beside it.
      */
     @Test
     void leaseModeBesideEachStore() throws Exception {
-        List<String> stores = System.getenv("IDEMPOTENCY_REDIS_URI") == null ? List.of("h2mem") : List.of("redis", "h2mem");
+        List<String> stores = new ArrayList<>(List.of("h2mem"));
+        if (System.getenv("IDEMPOTENCY_REDIS_URI") != null) {
+            stores.add("redis");
+        }
+        if (System.getenv("IDEMPOTENCY_DYNALITE_ENDPOINT") != null) {
+            stores.add("dynamodb");
+        }
         List<String> lines = LeaseInterleaved.run(stores, 2, 2);
         assertThat(lines).hasSize(3 * stores.size())
                 .allSatisfy(line -> assertThat(Double.parseDouble(line.split("\t")[2])).isPositive());
