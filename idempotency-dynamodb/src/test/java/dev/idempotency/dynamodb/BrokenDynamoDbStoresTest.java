@@ -1,17 +1,9 @@
 package dev.idempotency.dynamodb;
 
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.platform.engine.discovery.DiscoverySelectors.selectClass;
-
 import dev.idempotency.testkit.Effort;
+import dev.idempotency.testsupport.BrokenContracts;
 import java.time.InstantSource;
-import java.util.ArrayList;
-import java.util.List;
 import org.junit.jupiter.api.Test;
-import org.junit.platform.launcher.core.LauncherDiscoveryRequestBuilder;
-import org.junit.platform.launcher.core.LauncherFactory;
-import org.junit.platform.launcher.listeners.SummaryGeneratingListener;
-import org.junit.platform.launcher.listeners.TestExecutionSummary;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 
 /**
@@ -40,15 +32,7 @@ class BrokenDynamoDbStoresTest {
 
     private static void assertFails(Class<?> contract, String promise) {
         DynamoDbServers.required("IDEMPOTENCY_DYNALITE_ENDPOINT"); // without the server, the broken contracts could not even fail
-        SummaryGeneratingListener listener = new SummaryGeneratingListener();
-        LauncherFactory.create().execute(LauncherDiscoveryRequestBuilder.request().selectors(selectClass(contract)).build(), listener);
-        List<String> messages = new ArrayList<>();
-        for (TestExecutionSummary.Failure f : listener.getSummary().getFailures()) {
-            messages.add(f.getTestIdentifier().getDisplayName() + ": " + f.getException().getMessage());
-        }
-        assertThat(listener.getSummary().getTestsFoundCount()).as("tests of " + contract.getSimpleName()).isPositive();
-        assertThat(messages).as(contract.getSimpleName() + " must fail the lease tier naming " + promise)
-                .anySatisfy(m -> assertThat(m).contains(promise));
+        BrokenContracts.assertFailsNaming(contract, promise);
     }
 
     /** A broken contract: a tenth of the lease sequences. */

@@ -1,16 +1,8 @@
 package dev.idempotency.redis;
 
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.platform.engine.discovery.DiscoverySelectors.selectClass;
-
+import dev.idempotency.testsupport.BrokenContracts;
 import java.time.InstantSource;
-import java.util.ArrayList;
-import java.util.List;
 import org.junit.jupiter.api.Test;
-import org.junit.platform.launcher.core.LauncherDiscoveryRequestBuilder;
-import org.junit.platform.launcher.core.LauncherFactory;
-import org.junit.platform.launcher.listeners.SummaryGeneratingListener;
-import org.junit.platform.launcher.listeners.TestExecutionSummary;
 
 /**
  * The lease tier is not vacuous on Redis: each Redis store broken in a way of its own kind fails it
@@ -37,15 +29,7 @@ class BrokenRedisStoresTest {
 
     private static void assertFails(Class<?> contract, String promise) {
         RedisServers.required("IDEMPOTENCY_REDIS_URI"); // without the server, the broken contracts could not even fail
-        SummaryGeneratingListener listener = new SummaryGeneratingListener();
-        LauncherFactory.create().execute(LauncherDiscoveryRequestBuilder.request().selectors(selectClass(contract)).build(), listener);
-        List<String> messages = new ArrayList<>();
-        for (TestExecutionSummary.Failure f : listener.getSummary().getFailures()) {
-            messages.add(f.getTestIdentifier().getDisplayName() + ": " + f.getException().getMessage());
-        }
-        assertThat(listener.getSummary().getTestsFoundCount()).as("tests of " + contract.getSimpleName()).isPositive();
-        assertThat(messages).as(contract.getSimpleName() + " must fail the lease tier naming " + promise)
-                .anySatisfy(m -> assertThat(m).contains(promise));
+        BrokenContracts.assertFailsNaming(contract, promise);
     }
 
     static class CheckThenSetContract extends RedisContract.OnOneServer {
