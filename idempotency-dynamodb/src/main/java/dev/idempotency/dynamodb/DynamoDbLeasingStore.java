@@ -107,6 +107,7 @@ public final class DynamoDbLeasingStore implements LeaseOnlyStore {
     private static final Logger LOG = LoggerFactory.getLogger(DynamoDbLeasingStore.class);
     private static final Map<DynamoDbClient, ServerClock> CLOCKS = Collections.synchronizedMap(new WeakHashMap<>());
     private static final int CLAIM_ROUNDS = 20;
+    private static final Pattern TABLE_NAME = Pattern.compile("[A-Za-z0-9_.-]{3,255}");
 
     private static final String FP = "fingerprint";
     private static final String OWNER = "owner";
@@ -152,11 +153,18 @@ public final class DynamoDbLeasingStore implements LeaseOnlyStore {
 
     /**
      * @param client the DynamoDB client; the store does not close it
-     * @param table the table's name
+     * @param table the table's name: 3 to 255 letters, digits, {@code _}, {@code -} or {@code .}, as
+     *     DynamoDB allows
      * @return a builder with the {@link TableLayout#LIBRARY} layout, the id prefix {@code idempotency}
+     * @throws IllegalArgumentException if the table's name is not one DynamoDB allows
      */
     public static Builder builder(DynamoDbClient client, String table) {
-        return new Builder(Objects.requireNonNull(client, "client"), Objects.requireNonNull(table, "table"));
+        Objects.requireNonNull(table, "table");
+        if (!TABLE_NAME.matcher(table).matches()) {
+            throw new IllegalArgumentException("the table's name must be 3 to 255 letters, digits, '_', '-' or '.',"
+                    + " as DynamoDB allows, was '" + table + "'");
+        }
+        return new Builder(Objects.requireNonNull(client, "client"), table);
     }
 
     // ---- the primitives -------------------------------------------------------------------------

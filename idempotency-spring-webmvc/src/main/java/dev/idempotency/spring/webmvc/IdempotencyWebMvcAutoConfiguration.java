@@ -39,7 +39,7 @@ import org.springframework.web.servlet.HandlerMapping;
  *       handlers only, in the order {@link IdempotencyFilter#DEFAULT_ORDER} (after Spring Security).</li>
  * </ul>
  * The filter runs the handler in the transactional mode of the JDBC store: with
- * {@code idempotency.store=redis} none of these beans is built.
+ * {@code idempotency.store=redis} or {@code dynamodb} (lease-only stores) none of these beans is built.
  */
 @AutoConfiguration(after = IdempotencyAutoConfiguration.class)
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)

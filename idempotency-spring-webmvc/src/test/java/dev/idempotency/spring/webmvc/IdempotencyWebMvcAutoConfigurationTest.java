@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.idempotency.ManagedIdempotency;
 import dev.idempotency.http.HttpIdempotency;
 import dev.idempotency.spring.boot.autoconfigure.IdempotencyAutoConfiguration;
+import dev.idempotency.spring.boot.autoconfigure.IdempotencyLeaseModeAutoConfiguration;
 import dev.idempotency.spring.boot.autoconfigure.IdempotencyRedisAutoConfiguration;
 import dev.idempotency.testsupport.SpringBootLine;
 import dev.idempotency.testsupport.TestEnvironment;
@@ -78,7 +79,7 @@ class IdempotencyWebMvcAutoConfigurationTest {
     void theRedisStore_buildsNoFilter_forTheFilterRunsTransactionalMode() {
         String uri = TestEnvironment.require("IDEMPOTENCY_REDIS_URI", "start the Redis server with"
                 + " `env_lines=\"$(scripts/redis.sh start single)\" && eval \"$env_lines\"` (scripts/test does it)").strip();
-        web.withConfiguration(AutoConfigurations.of(IdempotencyRedisAutoConfiguration.class))
+        web.withConfiguration(AutoConfigurations.of(IdempotencyRedisAutoConfiguration.class, IdempotencyLeaseModeAutoConfiguration.class))
                 .withPropertyValues("idempotency.store=redis", "idempotency.redis.uri=" + uri)
                 .run(context -> assertThat(context).hasNotFailed().hasSingleBean(ManagedIdempotency.class)
                         .doesNotHaveBean(HttpIdempotency.class).doesNotHaveBean(IdempotencyFilter.class));

@@ -74,8 +74,8 @@ public class IdempotencyKafkaAutoConfiguration {
 
     /**
      * The beans over the engine for transactions the library runs: only over the JDBC store, whose
-     * records share the listener's database transaction (under {@code idempotency.store=redis}, or a
-     * Redis client chosen without a data source, there is none, and these stand back).
+     * records share the listener's database transaction (under a lease-only store, Redis or DynamoDB,
+     * there is none, and these stand back).
      */
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnBean({ ManagedIdempotency.class, JdbcIdempotencyStore.class })

@@ -12,19 +12,24 @@ import org.springframework.util.unit.DataSize;
  * The settings of the auto-configured engine, under {@code idempotency.*}:
  *
  * <pre>
- * idempotency.store=jdbc                      # or redis; unset: see {@link #getStore()}
- * idempotency.table=idempotency_record        # or schema.table
+ * idempotency.store=jdbc                      # or redis or dynamodb; unset: see {@link #getStore()}
+ * idempotency.table=idempotency_record        # or schema.table; on DynamoDB, the table's name
  * idempotency.retention=24h                   # how long a completed key answers retries
  * idempotency.lock-timeout=5s                 # how long to wait for a concurrent holder of the key
  * idempotency.max-result-size=1MB             # the largest encoded result recorded, 0B to 16MB
  * idempotency.create-table=false              # true: create the table at startup if it is missing
+ * idempotency.when-unavailable=refuse         # or run-without-deduplication (lease mode's claim)
  * idempotency.metrics.enabled=true            # with Micrometer: publish metrics
  * idempotency.metrics.scope-tag=false         # true: tag metrics with the key's scope
  * idempotency.redis.uri=redis://host:6379     # the Redis store's server, when no RedisClient bean is defined
  * idempotency.redis.key-prefix=idempotency    # what every Redis key of the store starts with
  * idempotency.redis.wait-replicas=0           # 1 or more: WAIT for that many replicas after each write
  * idempotency.redis.wait-timeout=1s           # how long to WAIT for them
- * idempotency.redis.when-unavailable=refuse   # or run-without-deduplication (lease mode's claim)
+ * idempotency.dynamodb.region=eu-west-1       # the DynamoDB store's region, when no DynamoDbClient bean is defined
+ * idempotency.dynamodb.endpoint=http://host:8000  # a server other than AWS's, likewise
+ * idempotency.dynamodb.layout=library         # or powertools: the attribute names of Powertools' table
+ * idempotency.dynamodb.key-prefix=idempotency # what every id of the store starts with, before a #
+ * idempotency.dynamodb.clock-calibration=3s   # how long startup may calibrate the server's clock, 0s to skip
  * </pre>
  *
  * Values are checked when the engine is built: a bad one fails the application's startup with an
@@ -37,10 +42,10 @@ public class IdempotencyProperties {
     /** The largest {@code idempotency.max-result-size}: the limit of {@link KeyPolicy.Builder#maxResultBytes}. */
     private static final DataSize MAX_RESULT_SIZE = DataSize.ofMegabytes(16);
 
-    /** The store of the records: jdbc (the application's DataSource) or redis (lease mode only); unset, chosen by the beans present. */
+    /** The store of the records: jdbc (the application's DataSource), redis or dynamodb (lease mode only); unset, chosen by the beans present. */
     private String store;
 
-    /** The table of the records: a plain identifier, or schema.table. */
+    /** The table of the records: a plain identifier, or schema.table; on the DynamoDB store, the table's name. */
     private String table = "idempotency_record";
 
     /** How long a completed key answers retries; after it, the key counts as new. */
@@ -52,14 +57,19 @@ public class IdempotencyProperties {
     /** The largest encoded result that is recorded; a larger one is refused before anything is written. */
     private DataSize maxResultSize = DataSize.ofBytes(KeyPolicy.DEFAULT_MAX_RESULT_BYTES);
 
-    /** Whether to create the table, with the DDL of the detected database, at startup if it is missing. */
+    /** Whether to create the table at startup if it is missing: with the DDL of the detected database, or the DynamoDB store's table. */
     private boolean createTable;
 
     private final Metrics metrics = new Metrics();
 
     private final Recovery recovery = new Recovery();
 
+    /** What lease mode does when its claim finds the store unreachable: refuse the call, or run it without deduplication. */
+    private StoreUnavailablePolicy whenUnavailable = StoreUnavailablePolicy.REFUSE;
+
     private final Redis redis = new Redis();
+
+    private final DynamoDb dynamodb = new DynamoDb();
 
     /** Creates the defaults. */
     public IdempotencyProperties() {
@@ -67,17 +77,18 @@ public class IdempotencyProperties {
 
     /**
      * Which store holds the records. {@code jdbc}: the JDBC store on the application's one
-     * {@code DataSource}, every mode. {@code redis}: the Redis store, lease mode only (no
-     * transactional beans). Unset: the JDBC store if there is one {@code DataSource}; otherwise the
-     * Redis store if there is a Lettuce {@code RedisClient} bean; otherwise none.
+     * {@code DataSource}, every mode. {@code redis}, {@code dynamodb}: the Redis or the DynamoDB
+     * store, lease mode only (no transactional beans). Unset: the JDBC store if there is one
+     * {@code DataSource}; otherwise the store whose client bean there is (a Lettuce
+     * {@code RedisClient}, an AWS SDK {@code DynamoDbClient}); otherwise none.
      *
-     * @return {@code jdbc}, {@code redis}, or {@code null} when unset
+     * @return {@code jdbc}, {@code redis}, {@code dynamodb}, or {@code null} when unset
      */
     public String getStore() {
         return store;
     }
 
-    /** @param store {@code jdbc} or {@code redis} */
+    /** @param store {@code jdbc}, {@code redis} or {@code dynamodb} */
     public void setStore(String store) {
         this.store = store;
     }
@@ -85,6 +96,28 @@ public class IdempotencyProperties {
     /** @return the Redis store's settings */
     public Redis getRedis() {
         return redis;
+    }
+
+    /** @return the DynamoDB store's settings */
+    public DynamoDb getDynamodb() {
+        return dynamodb;
+    }
+
+    /**
+     * What lease mode does when its claim finds the store unreachable: {@code refuse} (the default)
+     * throws {@code StoreUnavailableException}, which the HTTP layer answers with 503 and
+     * {@code Retry-After}; {@code run-without-deduplication} runs the call without a record and tells
+     * every listener (and the metrics).
+     *
+     * @return the policy
+     */
+    public StoreUnavailablePolicy getWhenUnavailable() {
+        return whenUnavailable;
+    }
+
+    /** @param whenUnavailable lease mode's policy when the store cannot be reached */
+    public void setWhenUnavailable(StoreUnavailablePolicy whenUnavailable) {
+        this.whenUnavailable = whenUnavailable;
     }
 
     /** @return the table name */
@@ -283,9 +316,6 @@ public class IdempotencyProperties {
         /** How long to WAIT for the replicas; fewer in time refuses the call. */
         private Duration waitTimeout = Duration.ofSeconds(1);
 
-        /** What lease mode does when the store cannot be reached: refuse the call, or run it without deduplication. */
-        private StoreUnavailablePolicy whenUnavailable = StoreUnavailablePolicy.REFUSE;
-
         /** Creates the defaults. */
         public Redis() {
         }
@@ -329,15 +359,87 @@ public class IdempotencyProperties {
         public void setWaitTimeout(Duration waitTimeout) {
             this.waitTimeout = waitTimeout;
         }
+    }
 
-        /** @return lease mode's policy when the store cannot be reached */
-        public StoreUnavailablePolicy getWhenUnavailable() {
-            return whenUnavailable;
+    /**
+     * The DynamoDB store's settings, under {@code idempotency.dynamodb.*}, used with
+     * {@code idempotency.store=dynamodb} (or a {@code DynamoDbClient} bean and no {@code DataSource});
+     * the table's name is {@code idempotency.table}.
+     */
+    public static class DynamoDb {
+
+        /** The region of the client built when the application defines no DynamoDbClient bean; unset, the SDK's own lookup. */
+        private String region;
+
+        /** A server other than AWS's (http://host:port), for the client built when the application defines no DynamoDbClient bean. */
+        private String endpoint;
+
+        /** The names of the table's key and attributes: library (the store's own), or powertools (AWS Lambda Powertools' table). */
+        private String layout = "library";
+
+        /** What every id of the store starts with, before a #. */
+        private String keyPrefix = "idempotency";
+
+        /** How long the startup may spend calibrating the estimate of the server's clock; 0s skips it. */
+        private Duration clockCalibration = Duration.ofSeconds(3);
+
+        /** Creates the defaults. */
+        public DynamoDb() {
         }
 
-        /** @param whenUnavailable lease mode's policy when the store cannot be reached */
-        public void setWhenUnavailable(StoreUnavailablePolicy whenUnavailable) {
-            this.whenUnavailable = whenUnavailable;
+        /** @return the region, or {@code null} for the SDK's lookup */
+        public String getRegion() {
+            return region;
+        }
+
+        /** @param region the region, such as {@code eu-west-1} */
+        public void setRegion(String region) {
+            this.region = region;
+        }
+
+        /** @return the endpoint, or {@code null} for AWS's */
+        public String getEndpoint() {
+            return endpoint;
+        }
+
+        /** @param endpoint a server other than AWS's, {@code http://host:port} */
+        public void setEndpoint(String endpoint) {
+            this.endpoint = endpoint;
+        }
+
+        /**
+         * A string, not the store's {@code TableLayout}, so that these properties bind without the
+         * DynamoDB store on the class path.
+         *
+         * @return the table's layout, {@code library} or {@code powertools}
+         */
+        public String getLayout() {
+            return layout;
+        }
+
+        /** @param layout {@code library} or {@code powertools} */
+        public void setLayout(String layout) {
+            this.layout = layout;
+        }
+
+        /** @return the id prefix */
+        public String getKeyPrefix() {
+            return keyPrefix;
+        }
+
+        /** @param keyPrefix what every id of the store starts with, before a {@code #} */
+        public void setKeyPrefix(String keyPrefix) {
+            this.keyPrefix = keyPrefix;
+        }
+
+        /** @return how long the startup may calibrate the server's clock */
+        public Duration getClockCalibration() {
+            return clockCalibration;
+        }
+
+        /** @param clockCalibration how long the startup may calibrate the server's clock, zero to skip */
+        public void setClockCalibration(Duration clockCalibration) {
+            this.clockCalibration = clockCalibration;
         }
     }
 

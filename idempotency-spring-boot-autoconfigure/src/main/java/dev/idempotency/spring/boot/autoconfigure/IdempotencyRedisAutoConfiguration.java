@@ -1,10 +1,6 @@
 package dev.idempotency.spring.boot.autoconfigure;
 
-import dev.idempotency.Idempotency;
-import dev.idempotency.IdempotencyListener;
-import dev.idempotency.ManagedIdempotency;
 import dev.idempotency.redis.RedisLeasingStore;
-import dev.idempotency.spi.NoTransaction;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.codec.ByteArrayCodec;
@@ -18,27 +14,21 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
 
 /**
- * Auto-configuration of lease mode on the Redis store ({@link RedisLeasingStore}), when it is the
- * choice of {@link IdempotencyStoreChoice}: {@code idempotency.store=redis}, or {@code idempotency.store}
- * unset with a Lettuce {@link RedisClient} bean and no {@code DataSource}. Beans, each left out when
- * the application defines its own of the same type:
+ * Auto-configuration of the Redis store ({@link RedisLeasingStore}), when it is the choice of
+ * {@link IdempotencyStoreChoice}: {@code idempotency.store=redis}, or {@code idempotency.store} unset
+ * with a Lettuce {@link RedisClient} bean and no {@code DataSource}; the engine on it, for lease mode
+ * and phases, is {@link IdempotencyLeaseModeAutoConfiguration}'s. Beans, each left out when the
+ * application defines its own of the same type:
  *
  * <ul>
  *   <li>{@link RedisLeasingStore}, on a connection of its own (byte-array codec) from the
  *       application's one {@code RedisClient} bean, or from {@code idempotency.redis.uri} when there
  *       is none, closed with the context; {@code idempotency.redis.key-prefix},
- *       {@code idempotency.redis.wait-replicas} and {@code idempotency.redis.wait-timeout};</li>
- *   <li>{@code Idempotency<NoTransaction>}, with the key policy of {@link IdempotencyProperties} and
- *       every {@link IdempotencyListener} bean (the metrics one included);</li>
- *   <li>{@code ManagedIdempotency<NoTransaction>}, for lease mode and phases, refusing or running
- *       without deduplication when the store cannot be reached ({@code idempotency.redis.when-unavailable}).</li>
+ *       {@code idempotency.redis.wait-replicas} and {@code idempotency.redis.wait-timeout}.</li>
  * </ul>
- * Transactional mode ({@code SpringIdempotency}, {@code Idempotency<Connection>}) needs the JDBC
- * store: a Redis server cannot take part in the database's transaction. Asking for one of its beans
- * with the Redis store chosen stops the startup saying so ({@link TransactionalModeFailureAnalyzer}).
  * A Redis Cluster: define the {@code RedisLeasingStore} bean on a cluster connection.
  */
-@AutoConfiguration(after = IdempotencyMetricsAutoConfiguration.class, afterName = {
+@AutoConfiguration(afterName = {
         "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration",
         "org.springframework.boot.autoconfigure.jdbc.DataSourceAutoConfiguration" })
 @ConditionalOnClass(name = { IdempotencyStoreChoice.REDIS_STORE_CLASS, IdempotencyStoreChoice.REDIS_CLIENT_CLASS })
@@ -100,35 +90,6 @@ public class IdempotencyRedisAutoConfiguration {
                     () -> store.waitForReplicas(redis.getWaitReplicas(), redis.getWaitTimeout()));
         }
         return store.build();
-    }
-
-    /**
-     * @param store the Redis store
-     * @param properties the settings
-     * @param listeners the listeners of the context, in their order
-     * @return the engine on the Redis store
-     */
-    @Bean
-    @ConditionalOnMissingBean(Idempotency.class)
-    public Idempotency<NoTransaction> idempotency(RedisLeasingStore store, IdempotencyProperties properties,
-            ObjectProvider<IdempotencyListener> listeners) {
-        return Idempotency.builder(store)
-                .keyPolicy(properties.toKeyPolicy())
-                .listener(CompositeIdempotencyListener.of(listeners.orderedStream().toList()))
-                .build();
-    }
-
-    /**
-     * @param idempotency the engine on the Redis store
-     * @param properties the settings ({@code idempotency.redis.when-unavailable})
-     * @return lease mode and phases on the Redis store
-     */
-    @Bean
-    @ConditionalOnMissingBean(ManagedIdempotency.class)
-    public ManagedIdempotency<NoTransaction> managedIdempotency(Idempotency<NoTransaction> idempotency, IdempotencyProperties properties) {
-        return ManagedIdempotency.builder(idempotency, NoTransaction.runner())
-                .whenStoreUnavailable(properties.getRedis().getWhenUnavailable())
-                .build();
     }
 
     /**

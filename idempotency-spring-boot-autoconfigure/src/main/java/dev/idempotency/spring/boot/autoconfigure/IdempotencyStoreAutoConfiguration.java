@@ -10,8 +10,10 @@ import org.springframework.core.env.Environment;
  * serves stops the startup naming the property, even when no engine is configured because of it.
  * Runs after the auto-configurations that define the {@code DataSource}.
  */
-@AutoConfiguration(after = IdempotencyAutoConfiguration.class,
-        afterName = "dev.idempotency.spring.boot.autoconfigure.IdempotencyRedisAutoConfiguration")
+@AutoConfiguration(after = IdempotencyAutoConfiguration.class, afterName = {
+        "dev.idempotency.spring.boot.autoconfigure.IdempotencyRedisAutoConfiguration",
+        "dev.idempotency.spring.boot.autoconfigure.IdempotencyDynamoDbAutoConfiguration",
+        "dev.idempotency.spring.boot.autoconfigure.IdempotencyLeaseModeAutoConfiguration" })
 public class IdempotencyStoreAutoConfiguration {
 
     /** Created by Spring. */

@@ -16,10 +16,10 @@ import org.springframework.core.ResolvableType;
 import org.springframework.core.env.Environment;
 
 /**
- * With {@code idempotency.store=redis}, a bean of transactional mode that the application asks for
- * ({@link SpringIdempotency}, {@link JdbcIdempotencyStore}, {@code Idempotency<Connection>},
- * {@code ManagedIdempotency<Connection>}) does not exist: the Redis store cannot record a key in the
- * database's transaction. This turns Boot's "no qualifying bean" into that reason and what to do,
+ * With {@code idempotency.store} set to a lease-only store ({@code redis}, {@code dynamodb}), a bean
+ * of transactional mode that the application asks for ({@link SpringIdempotency},
+ * {@link JdbcIdempotencyStore}, {@code Idempotency<Connection>}, {@code ManagedIdempotency<Connection>})
+ * does not exist: a store outside the database cannot record a key in the database's transaction. This turns Boot's "no qualifying bean" into that reason and what to do,
  * ahead of Boot's own analysis of a missing bean.
  *
  * <p>Thread-safe: it keeps only the environment, which it reads.
@@ -37,14 +37,15 @@ final class TransactionalModeFailureAnalyzer extends AbstractFailureAnalyzer<NoS
 
     @Override
     protected @Nullable FailureAnalysis analyze(Throwable rootFailure, NoSuchBeanDefinitionException cause) {
-        if (!IdempotencyStoreChoice.REDIS.equals(IdempotencyStoreChoice.chosen(environment)) || !transactional(cause.getResolvableType())) {
+        IdempotencyStoreChoice.LeaseOnly store = IdempotencyStoreChoice.LeaseOnly.named(IdempotencyStoreChoice.chosen(environment));
+        if (store == null || !transactional(cause.getResolvableType())) {
             return null;
         }
         String description = "The application asks for a bean of transactional mode, " + cause.getResolvableType()
-                + ", but idempotency.store=redis chose the Redis store, which serves lease mode only: a key kept on a Redis server"
-                + " cannot be recorded inside the database transaction of the business change, so the auto-configuration builds"
-                + " no transactional bean on it.";
-        String action = "Use lease mode on the Redis store (inject ManagedIdempotency<NoTransaction>: lease, phases), or set"
+                + ", but idempotency.store=" + store.value + " chose " + store.title + ", which serves lease mode only: a key kept"
+                + " outside the database cannot be recorded inside the database transaction of the business change, so the"
+                + " auto-configuration builds no transactional bean on it.";
+        String action = "Use lease mode on " + store.title + " (inject ManagedIdempotency<NoTransaction>: lease, phases), or set"
                 + " idempotency.store=jdbc (or leave it unset, with one DataSource) for transactional mode on the JDBC store.";
         return new FailureAnalysis(description, action, cause);
     }

@@ -7,6 +7,9 @@
  * {@code idempotency.*} ({@link dev.idempotency.spring.boot.autoconfigure.IdempotencyProperties})
  * set the table and the key policy; with Micrometer, a
  * {@link dev.idempotency.spring.boot.autoconfigure.MicrometerIdempotencyListener} publishes metrics.
+ * With {@code idempotency.store=redis} or {@code dynamodb} (or, without a {@code DataSource}, a
+ * Lettuce {@code RedisClient} or an AWS SDK {@code DynamoDbClient} bean) the engine is on that store
+ * instead, for lease mode and phases ({@link dev.idempotency.spring.boot.autoconfigure.IdempotencyLeaseModeAutoConfiguration}).
  * Every bean backs off when the application defines its own. Stable.
  *
  * <p>Nullness: {@code @NullMarked} (JSpecify), so a type without {@code @Nullable} excludes

@@ -34,7 +34,7 @@ import org.springframework.mock.env.MockEnvironment;
 
 /**
  * The choice of the store ({@link IdempotencyStoreChoice}) and lease mode on the Redis store
- * ({@link IdempotencyRedisAutoConfiguration}), on the real Redis server of scripts/redis.sh
+ * ({@link IdempotencyRedisAutoConfiguration}, {@link IdempotencyLeaseModeAutoConfiguration}), on the real Redis server of scripts/redis.sh
  * ({@code IDEMPOTENCY_REDIS_URI}).
  */
 class RedisStoreAutoConfigurationTest {
@@ -44,7 +44,7 @@ class RedisStoreAutoConfigurationTest {
 
     private final ApplicationContextRunner redisOnly = new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(IdempotencyAutoConfiguration.class, IdempotencyRedisAutoConfiguration.class,
-                    IdempotencyStoreAutoConfiguration.class));
+                    IdempotencyLeaseModeAutoConfiguration.class, IdempotencyStoreAutoConfiguration.class));
 
     private final ApplicationContextRunner withDataSource = redisOnly
             .withConfiguration(AutoConfigurations.of(SpringBootLine.jdbcAutoConfigurations()))
