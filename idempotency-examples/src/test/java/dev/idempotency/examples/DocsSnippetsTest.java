@@ -59,7 +59,7 @@ class DocsSnippetsTest {
         return lines.stream().map(l -> l.isBlank() ? "" : l.substring(indent)).collect(Collectors.joining("\n")).strip();
     }
 
-    private static Path projectRoot() {
+    static Path projectRoot() {
         Path dir = Path.of("").toAbsolutePath();
         while (dir != null && !Files.exists(dir.resolve("README.md"))) {
             dir = dir.getParent();
