@@ -173,7 +173,7 @@ public final class DynamoDbLeasingStore implements LeaseOnlyStore {
     public LeaseClaim claimLease(NoTransaction tx, LeaseRequest request) {
         IdempotencyKey key = request.key();
         for (int round = 0; round < CLAIM_ROUNDS; round++) {
-            ServerClock.Window now = time.now(key);
+            ServerClock.Window now = time.now(key, "claim");
             long leaseUntil = now.latest() + request.lease().toMillis();
             long expires = now.latest() + request.retention().toMillis();
             Map<String, AttributeValue> item = new LinkedHashMap<>(id(key));
@@ -290,7 +290,7 @@ public final class DynamoDbLeasingStore implements LeaseOnlyStore {
     /** Runs a fenced update, adding the version count: its answer if the token held the record, empty if not. */
     private Optional<Instant> fenced(IdempotencyKey key, String ownerToken, String what,
                                      java.util.function.Function<ServerClock.Window, Fenced> update) {
-        ServerClock.Window now = time.now(key);
+        ServerClock.Window now = time.now(key, what);
         Fenced f = update.apply(now);
         String text = f.update();
         int remove = text.indexOf(" REMOVE ");
@@ -337,12 +337,13 @@ public final class DynamoDbLeasingStore implements LeaseOnlyStore {
 
     /** Where the store's times come from: the server's estimated clock, or (in the tests' broken variant) another. */
     interface LeaseClock {
-        ServerClock.Window now(IdempotencyKey key);
+        /** @param what the primitive that asks, for the messages of a failed probe */
+        ServerClock.Window now(IdempotencyKey key, String what);
     }
 
-    private ServerClock.Window serverNow(IdempotencyKey key) {
+    private ServerClock.Window serverNow(IdempotencyKey key, String what) {
         if (!serverClock.known()) {
-            probe(key);
+            probe(key, "clock probe before the " + what);
         }
         return serverClock.now();
     }
@@ -351,9 +352,9 @@ public final class DynamoDbLeasingStore implements LeaseOnlyStore {
      * One request whose only purpose is its {@code Date}: a consistent read of an item that is never
      * written. A missing table answers with a {@code Date} too; the primitive that follows reports it.
      */
-    private void probe(IdempotencyKey key) {
+    private void probe(IdempotencyKey key, String what) {
         try {
-            call(key, "clock probe", () -> client.getItem(r -> r.tableName(table)
+            call(key, what, () -> client.getItem(r -> r.tableName(table)
                     .key(Map.of(layout.partitionKey(), s(prefix + "#clock-probe"))).consistentRead(true)));
         } catch (MissingTableException answeredAnyway) {
             // its Date was taken in
@@ -629,7 +630,7 @@ public final class DynamoDbLeasingStore implements LeaseOnlyStore {
             if (!calibration.isZero() && !store.serverClock.calibrated()) {
                 try {
                     IdempotencyKey probe = IdempotencyKey.of("clock", "probe");
-                    store.serverClock.calibrate(() -> store.probe(probe), serverDateLag.plusMillis(5), calibration);
+                    store.serverClock.calibrate(() -> store.probe(probe, "clock probe"), serverDateLag.plusMillis(5), calibration);
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                 } catch (IdempotencyStoreException e) {

@@ -53,7 +53,7 @@ final class BrokenDynamoDbStores {
      * whose clock is ahead takes over live leases, one behind holds ended ones.
      */
     static DynamoDbLeasingStore.Builder clientClock(DynamoDbLeasingStore.Builder builder, InstantSource clock) {
-        return builder.leaseClock(key -> new ServerClock.Window(clock.millis(), clock.millis()));
+        return builder.leaseClock((key, what) -> new ServerClock.Window(clock.millis(), clock.millis()));
     }
 
     /** The completion is not fenced by the owner token: any attempt's result is recorded over a record in progress. */
