@@ -152,8 +152,13 @@ final class LeaseProtocol<C> {
                 } catch (ResultTooLargeException | ResultCodecException unrecordable) {
                     throw new OwnTransactions.RollBack(unrecordable); // the finish's writes must not commit without the result
                 }
-                store.completeLeased(tx, token, kernel.leasedResult(key, encoded))
-                        .orElseThrow(() -> new LeaseLostException(key, "the result"));
+                try {
+                    store.completeLeased(tx, token, kernel.leasedResult(key, encoded))
+                            .orElseThrow(() -> new LeaseLostException(key, "the result"));
+                } catch (ResultTooLargeException overTheStoresLimit) { // refused before it was sent: the same as the policy's
+                    throw new OwnTransactions.RollBack(new ResultTooLargeException(key, overTheStoresLimit.reason(), UNRECORDABLE_RESULT,
+                            overTheStoresLimit.size(), overTheStoresLimit.limit(), overTheStoresLimit));
+                }
                 delist(tx, key, phases.operation);
                 return result;
             });

@@ -1,5 +1,7 @@
 package dev.idempotency;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A value the library must record (the work's result, or in lease mode the prepare phase's value)
  * is larger, encoded, than {@link KeyPolicy#maxResultBytes()}. Thrown before that value is
@@ -16,6 +18,10 @@ package dev.idempotency;
  *       back and the operation is recorded as failed with this exception instead, which every retry
  *       gets back ({@link Outcome.Failed}) without running the call again.</li>
  * </ul>
+ * A store may also refuse a result within the policy's limit that its server would not accept (a
+ * statement over MariaDB's {@code max_allowed_packet}, an item over DynamoDB's 400 KB), before
+ * sending anything, with this exception or a subclass of it and {@link #reason()} naming that
+ * limit; the engine then does as above for the mode.
  */
 public class ResultTooLargeException extends IdempotencyException {
 
@@ -26,6 +32,7 @@ public class ResultTooLargeException extends IdempotencyException {
 
     private final int size;
     private final int limit;
+    private final String reason;
 
     /**
      * The work's result, in the caller's transaction (transactional mode): the claim was released.
@@ -47,10 +54,27 @@ public class ResultTooLargeException extends IdempotencyException {
      *     is raised in
      */
     public ResultTooLargeException(IdempotencyKey key, String what, int size, int limit, String aftermath) {
-        super(key, what + " is " + size + " bytes, over the policy's limit of " + limit + " bytes (KeyPolicy.maxResultBytes); "
-                + aftermath, null);
+        this(key, what + " is " + size + " bytes, over the policy's limit of " + limit + " bytes (KeyPolicy.maxResultBytes)", aftermath,
+                size, limit, null);
+    }
+
+    /**
+     * A limit of the store's, or any other whose reason the caller words: the message is
+     * {@code reason; aftermath}.
+     *
+     * @param key the key concerned
+     * @param reason what is too large, by how much, and whose limit it is over
+     * @param aftermath what the library did about it and what is left to do, true for the mode it
+     *     is raised in
+     * @param size the encoded result's size in bytes
+     * @param limit the limit in bytes
+     * @param cause the refusal this one reports in another mode's words, or {@code null}
+     */
+    public ResultTooLargeException(IdempotencyKey key, String reason, String aftermath, int size, int limit, @Nullable Throwable cause) {
+        super(key, reason + "; " + aftermath, cause);
         this.size = size;
         this.limit = limit;
+        this.reason = reason;
     }
 
     /** @return the encoded size in bytes */
@@ -61,5 +85,10 @@ public class ResultTooLargeException extends IdempotencyException {
     /** @return the limit in bytes */
     public int limit() {
         return limit;
+    }
+
+    /** @return what is too large and whose limit it is over, without what was done about it */
+    public String reason() {
+        return reason;
     }
 }

@@ -82,6 +82,10 @@ public interface LeasingStore<C> extends IdempotencyStore<C> {
      * @param ownerToken the holder's owner token
      * @param completion the key, status, codec, encoded result and retention
      * @return when it was recorded, by the store's clock; empty if the token no longer holds the key
+     * @throws dev.idempotency.ResultTooLargeException if the result is within the policy's limit but
+     *     the store's server would not accept the record (a statement or an item too large): thrown
+     *     before anything is sent, its {@code reason()} naming the limit, so that the engine records
+     *     the operation as failed instead of leaving the call to be run again
      * @throws IdempotencyStoreException if the store fails
      */
     Optional<Instant> completeLeased(C tx, String ownerToken, LeasedCompletion completion);

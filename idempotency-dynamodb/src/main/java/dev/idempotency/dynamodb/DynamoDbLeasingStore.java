@@ -4,6 +4,7 @@ import dev.idempotency.Fingerprint;
 import dev.idempotency.IdempotencyKey;
 import dev.idempotency.IdempotencyStoreException;
 import dev.idempotency.MissingTableException;
+import dev.idempotency.ResultTooLargeException;
 import dev.idempotency.StoreUnavailableException;
 import dev.idempotency.spi.LeaseClaim;
 import dev.idempotency.spi.LeaseOnlyStore;
@@ -13,6 +14,7 @@ import dev.idempotency.spi.NoTransaction;
 import dev.idempotency.spi.RecordStatus;
 import dev.idempotency.spi.RecoveryPoint;
 import dev.idempotency.spi.StoredRecord;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Collections;
@@ -107,6 +109,9 @@ public final class DynamoDbLeasingStore implements LeaseOnlyStore {
     private static final Logger LOG = LoggerFactory.getLogger(DynamoDbLeasingStore.class);
     private static final Map<DynamoDbClient, ServerClock> CLOCKS = Collections.synchronizedMap(new WeakHashMap<>());
     private static final int CLAIM_ROUNDS = 20;
+    /** DynamoDB's largest item, 400 KB, names and values counted. */
+    static final int MAX_ITEM_BYTES = 400 * 1024;
+    private static final int ITEM_OVERHEAD = 2048;
     private static final Pattern TABLE_NAME = Pattern.compile("[A-Za-z0-9_.-]{3,255}");
 
     private static final String FP = "fingerprint";
@@ -253,6 +258,7 @@ public final class DynamoDbLeasingStore implements LeaseOnlyStore {
 
     @Override
     public Optional<Instant> completeLeased(NoTransaction tx, String ownerToken, LeasedCompletion completion) {
+        refuseOverItemLimit(completion);
         return fenced(completion.key(), ownerToken, "completion", now -> {
             long expires = now.latest() + completion.retention().toMillis();
             String result = completion.result() == null ? "" : ", #result = :result";
@@ -269,6 +275,27 @@ public final class DynamoDbLeasingStore implements LeaseOnlyStore {
     public boolean releaseLease(NoTransaction tx, IdempotencyKey key, String ownerToken) {
         // The lease ends for every node at once, whatever its estimate of the server's clock.
         return fenced(key, ownerToken, "release", now -> new Fenced("SET #lease = :lease", 0).value(":lease", n(0))).isPresent();
+    }
+
+    /**
+     * DynamoDB refuses an item over 400 KB (names and values counted) with a validation error: the
+     * completed record's size, bounded from above by the result, the id twice and 2,048 bytes for the
+     * other attributes (the fingerprint, the codec's name, the numbers and every name), is checked
+     * before anything is sent, so that the engine records the operation as failed instead.
+     */
+    private void refuseOverItemLimit(LeasedCompletion completion) {
+        byte[] result = completion.result();
+        if (result == null) {
+            return;
+        }
+        long item = ITEM_OVERHEAD + 2L * idOf(completion.key()).getBytes(StandardCharsets.UTF_8).length
+                + completion.codec().getBytes(StandardCharsets.UTF_8).length + result.length;
+        if (item > MAX_ITEM_BYTES) {
+            throw new ResultTooLargeException(completion.key(), "the encoded result is " + result.length + " bytes, within the policy's"
+                    + " limit, but the item that records it would be up to " + item + " bytes, over DynamoDB's item size limit of "
+                    + MAX_ITEM_BYTES + " bytes", "nothing was sent; lower KeyPolicy.maxResultBytes below it, or keep the payload"
+                    + " elsewhere and record its id", result.length, MAX_ITEM_BYTES, null);
+        }
     }
 
     /** One fenced update: the update's text, what it answers with, and its values. */
@@ -450,7 +477,11 @@ public final class DynamoDbLeasingStore implements LeaseOnlyStore {
     // ---- attribute values -----------------------------------------------------------------------
 
     private Map<String, AttributeValue> id(IdempotencyKey key) {
-        return Map.of(layout.partitionKey(), s(prefix + "#" + key.scope().length() + ":" + key.scope() + ":" + key.id()));
+        return Map.of(layout.partitionKey(), s(idOf(key)));
+    }
+
+    private String idOf(IdempotencyKey key) {
+        return prefix + "#" + key.scope().length() + ":" + key.scope() + ":" + key.id();
     }
 
     private static long ttlSeconds(long epochMillis) {

@@ -265,6 +265,16 @@ public final class JdbcIdempotencyStore implements RecoveringStore<Connection> {
         }
     }
 
+    /** The same for lease mode's result: the engine records the operation as failed instead. */
+    private static void refuseOverPacketLimit(SqlDialect d, Connection tx, LeasedCompletion completion) throws SQLException {
+        Optional<SqlDialect.PacketOverflow> overflow = d.packetOverflow(tx, completion);
+        if (overflow.isPresent()) {
+            SqlDialect.PacketOverflow o = overflow.get();
+            throw new ResultOverPacketLimitException(completion.key(), completion.result().length, o.statementBytes(),
+                    o.limitBytes(), o.setting(), "nothing was sent");
+        }
+    }
+
     /**
      * Writes the completed record of a write-last transaction. In a transaction that
      * {@link JdbcTransactions} runs, on a dialect that sends the write with the {@code COMMIT}
@@ -421,6 +431,7 @@ public final class JdbcIdempotencyStore implements RecoveringStore<Connection> {
     public Optional<Instant> completeLeased(Connection tx, String ownerToken, LeasedCompletion completion) {
         SqlDialect d = dialectFor(tx, completion.key());
         try {
+            refuseOverPacketLimit(d, tx, completion);
             return d.completeLeased(tx, table, Objects.requireNonNull(ownerToken, "ownerToken"), completion);
         } catch (SQLException e) {
             throw translate(d, null, completion.key(), "record the result", e);

@@ -7,19 +7,26 @@ import dev.idempotency.ResultTooLargeException;
  * The encoded result is within the policy's limit ({@link dev.idempotency.KeyPolicy#maxResultBytes()}),
  * but the statement that would record it is larger than the database server accepts (MariaDB's and
  * MySQL's {@code max_allowed_packet}), which would fail and drop the connection. Thrown before
- * anything is sent, after the claim is released; the connection stays usable. Roll back the
- * transaction to undo the work's writes; then raise the server's limit, or lower the policy's
- * below it.
+ * anything is sent; the connection stays usable. In the caller's transaction the claim is released:
+ * roll back the transaction to undo the work's writes. In lease mode the engine records the
+ * operation as failed, as for a result over the policy's limit. Either way, raise the server's
+ * limit, or lower the policy's below it.
  */
 public class ResultOverPacketLimitException extends ResultTooLargeException {
 
     private static final long serialVersionUID = 1L;
+
+    /** What the transactional modes say: the claim is released with the caller's transaction. */
+    static final String RELEASED = "nothing was sent and the claim was released: roll back the transaction to undo the work's"
+            + " writes";
 
     private final long statementBytes;
     private final long packetLimit;
     private final String setting;
 
     /**
+     * In the caller's transaction: the claim was released.
+     *
      * @param key the key concerned
      * @param size the encoded result's size in bytes
      * @param statementBytes the size of the statement that would record it, at most
@@ -27,7 +34,23 @@ public class ResultOverPacketLimitException extends ResultTooLargeException {
      * @param setting the server setting that sets that limit
      */
     public ResultOverPacketLimitException(IdempotencyKey key, int size, long statementBytes, long packetLimit, String setting) {
-        super(key, size, (int) Math.min(Integer.MAX_VALUE, packetLimit));
+        this(key, size, statementBytes, packetLimit, setting, RELEASED);
+    }
+
+    /**
+     * @param key the key concerned
+     * @param size the encoded result's size in bytes
+     * @param statementBytes the size of the statement that would record it, at most
+     * @param packetLimit the largest statement the server accepts, in bytes, which is also {@link #limit()}
+     * @param setting the server setting that sets that limit
+     * @param aftermath what was done about it, true for the mode it is raised in
+     */
+    public ResultOverPacketLimitException(IdempotencyKey key, int size, long statementBytes, long packetLimit, String setting,
+            String aftermath) {
+        super(key, "the encoded result is " + size + " bytes, within the policy's limit, but the statement that records it would"
+                + " be up to " + statementBytes + " bytes, over the server's " + setting + " of " + packetLimit + " bytes, which would"
+                + " fail and drop the connection", aftermath + ", then raise " + setting + " on the server or lower"
+                + " KeyPolicy.maxResultBytes below it", size, (int) Math.min(Integer.MAX_VALUE, packetLimit), null);
         this.statementBytes = statementBytes;
         this.packetLimit = packetLimit;
         this.setting = setting;
@@ -43,14 +66,8 @@ public class ResultOverPacketLimitException extends ResultTooLargeException {
         return packetLimit;
     }
 
-    @Override
-    public String getMessage() {
-        String inherited = super.getMessage();
-        int reason = inherited.indexOf("the encoded result is");
-        String keyPart = reason < 0 ? "" : inherited.substring(0, reason);
-        return keyPart + "the encoded result is " + size() + " bytes, within the policy's limit, but the statement that"
-                + " records it would be up to " + statementBytes + " bytes, over the server's " + setting + " of " + packetLimit + " bytes, which would fail and drop the connection. Nothing was sent and"
-                + " the claim was released: roll back the transaction to undo the work's writes, then raise " + setting
-                + " on the server or lower KeyPolicy.maxResultBytes below it";
+    /** @return the server setting that sets the limit, such as {@code max_allowed_packet} */
+    public String setting() {
+        return setting;
     }
 }

@@ -77,14 +77,14 @@ class MariaDbStoreTest extends AbstractJdbcStoreTest {
                 return "x".repeat(sixteenMiB);
             })).isInstanceOf(ResultTooLargeException.class).isInstanceOf(ResultOverPacketLimitException.class)
                     .hasMessageContaining("max_allowed_packet of " + packet + " bytes")
-                    .hasMessageContaining("Nothing was sent")
+                    .hasMessageContaining("nothing was sent")
                     .satisfies(e -> assertThat(((ResultTooLargeException) e).size()).isEqualTo(sixteenMiB))
                     .satisfies(e -> {
                         ResultOverPacketLimitException over = (ResultOverPacketLimitException) e;
                         assertThat(over.packetLimit()).isEqualTo(packet);
                         assertThat(over.limit()).isEqualTo((int) packet);
-                        assertThat(over.statementBytes()).as("the documented bound: 512 bytes, the key and codec twice, the result")
-                                .isEqualTo(512L + 2L * (key.scope().length() + key.id().length()
+                        assertThat(over.statementBytes()).as("the documented bound: 1,024 bytes, the key and codec twice, the result")
+                                .isEqualTo(1024L + 2L * (key.scope().length() + key.id().length()
                                         + dev.idempotency.ResultCodec.string().name().length()) + sixteenMiB);
                         assertThat(over.getMessage()).as("names the key").contains(key.id())
                                 .contains("up to " + over.statementBytes() + " bytes");
@@ -103,6 +103,36 @@ class MariaDbStoreTest extends AbstractJdbcStoreTest {
     }
 
     /**
+     * Lease mode meets the same limit after the call has run: the completion over
+     * {@code max_allowed_packet} is refused before it is sent (sending it would drop the connection
+     * and leave the lease to end, and a retry to run the call again), and the engine records the
+     * operation as failed, as for a result over the policy's limit: every retry gets that failure
+     * back, and the call is not run again.
+     */
+    @Test
+    void aLeasedResultOverThePacketLimitIsRecordedAsFailedAndTheCallIsNotRunAgain() {
+        int sixteenMiB = 16 * 1024 * 1024;
+        dev.idempotency.ManagedIdempotency<Connection> managed = dev.idempotency.ManagedIdempotency.builder(
+                engine(KeyPolicy.builder().maxResultBytes(sixteenMiB).build()), JdbcTransactions.of(dataSource())).build();
+        IdempotencyKey key = key("leased-over-the-packet");
+        java.util.concurrent.atomic.AtomicInteger calls = new java.util.concurrent.atomic.AtomicInteger();
+        dev.idempotency.IdempotentCall<String> call = dev.idempotency.IdempotentCall.of(key, dev.idempotency.ResultCodec.string());
+        assertThatThrownBy(() -> managed.lease(call, attempt -> {
+            calls.incrementAndGet();
+            return "x".repeat(sixteenMiB);
+        })).isInstanceOf(ResultTooLargeException.class).hasCauseInstanceOf(ResultOverPacketLimitException.class)
+                .hasMessageContaining("over the server's max_allowed_packet")
+                .hasMessageContaining("the operation is recorded as failed")
+                .satisfies(e -> assertThat(((ResultTooLargeException) e).size()).isEqualTo(sixteenMiB));
+        Outcome<String> retry = managed.lease(call, attempt -> {
+            calls.incrementAndGet();
+            return "small";
+        });
+        assertThat(retry.status()).as("the retry gets the recorded failure").isEqualTo(Outcome.Status.FAILED);
+        assertThat(calls).as("the call ran once").hasValue(1);
+    }
+
+    /**
      * Write-last mode meets the same limit: the completed record over {@code max_allowed_packet} is
      * refused before it is sent, the work is rolled back, nothing is recorded, and the pool's
      * connection is still usable for the retry.
@@ -116,7 +146,7 @@ class MariaDbStoreTest extends AbstractJdbcStoreTest {
         assertThatThrownBy(() -> managed.writeLast(key, c -> {
             work(c, key);
             return "x".repeat(sixteenMiB);
-        })).isInstanceOf(ResultOverPacketLimitException.class).hasMessageContaining("Nothing was sent");
+        })).isInstanceOf(ResultOverPacketLimitException.class).hasMessageContaining("nothing was sent");
         assertThat(effects()).as("the work was rolled back").isZero();
         assertThat(records()).as("nothing recorded").isZero();
         assertThat(managed.writeLast(key, c -> work(c, key)).isExecuted()).as("the retry runs and records").isTrue();
@@ -133,7 +163,7 @@ class MariaDbStoreTest extends AbstractJdbcStoreTest {
             packet = rs.getLong(1);
         }
         IdempotencyKey key = key("at-the-packet");
-        int size = (int) (packet - 512 - 2L * (key.scope().length() + key.id().length() + dev.idempotency.ResultCodec.string().name().length()));
+        int size = (int) (packet - 1024 - 2L * (key.scope().length() + key.id().length() + dev.idempotency.ResultCodec.string().name().length()));
         Idempotency<Connection> generous = engine(KeyPolicy.builder().maxResultBytes(size).build());
         assertThat(Tx.commit(dataSource(), c -> generous.execute(key, c, () -> "x".repeat(size))).isExecuted()).isTrue();
         assertThat(Tx.commit(dataSource(), c -> generous.execute(key, c, () -> "not run")).value()).hasSize(size);

@@ -1,5 +1,6 @@
 package dev.idempotency.jdbc.dialect;
 
+import dev.idempotency.IdempotencyKey;
 import dev.idempotency.spi.Claim;
 import dev.idempotency.spi.ClaimRequest;
 import dev.idempotency.spi.Completion;
@@ -15,6 +16,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.WeakHashMap;
 import java.util.function.IntFunction;
+import org.jspecify.annotations.Nullable;
 
 /**
  * MariaDB 10.6 and later, and MySQL 8 (InnoDB).
@@ -145,16 +147,17 @@ public class MariaDbDialect extends SqlDialect {
     /**
      * The completing {@code UPDATE} as MariaDB Connector/J sends it by default (text protocol): each
      * result byte once, and twice for the bytes it escapes ({@code NUL}, quotes, backslash); the
-     * key and codec at most twice; the statement's text and numbers within 512 bytes. A statement
-     * over {@code max_allowed_packet} fails with error 1153 and the server drops the connection.
+     * key and codec at most twice; the statement's text, numbers and (in lease mode) owner token
+     * within 1,024 bytes. A statement over {@code max_allowed_packet} fails with error 1153 and the
+     * server drops the connection.
      */
     @Override
-    public Optional<PacketOverflow> packetOverflow(Connection c, Completion done) throws SQLException {
-        byte[] result = done.result();
+    protected Optional<PacketOverflow> packetOverflow(Connection c, IdempotencyKey key, String codec, byte @Nullable [] result)
+            throws SQLException {
         if (result == null) {
             return Optional.empty();
         }
-        long size = 512L + 2L * (done.key().scope().length() + done.key().id().length() + done.codec().length()) + result.length;
+        long size = 1024L + 2L * (key.scope().length() + key.id().length() + codec.length()) + result.length;
         for (byte b : result) {
             if (b == 0 || b == '\'' || b == '"' || b == '\\') {
                 size++;

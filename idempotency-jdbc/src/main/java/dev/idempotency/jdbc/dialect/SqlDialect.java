@@ -715,7 +715,35 @@ public abstract class SqlDialect {
      * @return the sizes, if the statement would be over the limit; empty if it fits or no limit is known
      * @throws SQLException if the limit cannot be read
      */
-    public Optional<PacketOverflow> packetOverflow(Connection c, Completion done) throws SQLException {
+    public final Optional<PacketOverflow> packetOverflow(Connection c, Completion done) throws SQLException {
+        return packetOverflow(c, done.key(), done.codec(), done.result());
+    }
+
+    /**
+     * The same check for the statement that records lease mode's result ({@link #completeLeased}).
+     *
+     * @param c the connection that will record the result
+     * @param done what it will record
+     * @return the sizes, if the statement would be over the limit; empty if it fits or no limit is known
+     * @throws SQLException if the limit cannot be read
+     */
+    public final Optional<PacketOverflow> packetOverflow(Connection c, LeasedCompletion done) throws SQLException {
+        return packetOverflow(c, done.key(), done.codec(), done.result());
+    }
+
+    /**
+     * The rule of {@link #packetOverflow(Connection, Completion)}, for a statement that records
+     * {@code result} under {@code key} with {@code codec}: override it for a database with a limit.
+     *
+     * @param c the connection that will record the result
+     * @param key the key
+     * @param codec the codec's name
+     * @param result the encoded result, or {@code null}
+     * @return the sizes, if the statement would be over the limit; empty if it fits or no limit is known
+     * @throws SQLException if the limit cannot be read
+     */
+    protected Optional<PacketOverflow> packetOverflow(Connection c, IdempotencyKey key, String codec, byte @Nullable [] result)
+            throws SQLException {
         return Optional.empty();
     }
 

@@ -1,0 +1,60 @@
+package dev.idempotency.dynamodb;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.idempotency.Idempotency;
+import dev.idempotency.IdempotencyKey;
+import dev.idempotency.IdempotentCall;
+import dev.idempotency.ManagedIdempotency;
+import dev.idempotency.Outcome;
+import dev.idempotency.ResultCodec;
+import dev.idempotency.ResultTooLargeException;
+import dev.idempotency.spi.NoTransaction;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A result within the policy's limit (1 MiB by default) but over DynamoDB's 400 KB item: the call
+ * has run, the completion is refused before it is sent, and the engine records the operation as
+ * failed, so that a retry gets the failure back instead of running the call a second time.
+ */
+class ItemSizeLimitTest {
+
+    @Test
+    void aResultOverTheItemLimitIsRecordedAsFailedAndTheCallIsNotRunAgain() {
+        DynamoDbLeasingStore store = DynamoDbLeasingStore.builder(DynamoDbServers.client(), "item-limit").build();
+        store.createTableIfMissing();
+        ManagedIdempotency<NoTransaction> payments = ManagedIdempotency.of(Idempotency.of(store), NoTransaction.runner());
+        IdempotentCall<String> call = IdempotentCall.of(IdempotencyKey.of("orders", "large-" + System.nanoTime()), ResultCodec.string());
+        AtomicInteger calls = new AtomicInteger();
+        int size = 500 * 1024;
+
+        assertThatThrownBy(() -> payments.lease(call, attempt -> {
+            calls.incrementAndGet();
+            return "r".repeat(size);
+        })).isInstanceOf(ResultTooLargeException.class)
+                .hasMessageContaining("over DynamoDB's item size limit of " + DynamoDbLeasingStore.MAX_ITEM_BYTES + " bytes")
+                .hasMessageContaining("the operation is recorded as failed")
+                .satisfies(e -> assertThat(((ResultTooLargeException) e).size()).isEqualTo(size));
+
+        Outcome<String> retry = payments.lease(call, attempt -> {
+            calls.incrementAndGet();
+            return "small";
+        });
+        assertThat(retry.status()).as("the retry gets the recorded failure").isEqualTo(Outcome.Status.FAILED);
+        assertThat(calls).as("the call ran once").hasValue(1);
+    }
+
+    @Test
+    void aResultJustUnderTheItemLimitIsRecorded() {
+        DynamoDbLeasingStore store = DynamoDbLeasingStore.builder(DynamoDbServers.client(), "item-limit").build();
+        store.createTableIfMissing();
+        ManagedIdempotency<NoTransaction> payments = ManagedIdempotency.of(Idempotency.of(store), NoTransaction.runner());
+        IdempotentCall<String> call = IdempotentCall.of(IdempotencyKey.of("orders", "fits-" + System.nanoTime()), ResultCodec.string());
+        String result = "r".repeat(DynamoDbLeasingStore.MAX_ITEM_BYTES - 4096);
+
+        assertThat(payments.lease(call, attempt -> result).isExecuted()).isTrue();
+        assertThat(payments.lease(call, attempt -> "not run").value()).as("replayed").isEqualTo(result);
+    }
+}
