@@ -82,6 +82,21 @@ class ModulesListedTest {
         }
     }
 
+    @Test
+    void everyPublishedJarNamesItsModuleInItsManifest_andTheReleasePageSaysWhich() throws IOException {
+        String page = Files.readString(root.resolve("docs/releasing.md"));
+        Map<String, String> rows = rows(page.substring(page.indexOf("## What is published")));
+        Pattern name = Pattern.compile("<idempotency.module.name>([^<]+)</idempotency.module.name>");
+        for (String module : published()) {
+            String pom = Files.readString(root.resolve(module).resolve("pom.xml"));
+            Matcher m = name.matcher(pom);
+            assertThat(m.find()).as("%s sets idempotency.module.name", module).isTrue();
+            assertThat(pom).as("%s writes it to its jar's manifest (the release build checks the jar)", module)
+                    .contains("<Automatic-Module-Name>${idempotency.module.name}</Automatic-Module-Name>");
+            assertThat(rows.get(module)).as("docs/releasing.md on %s's module name", module).contains("module `" + m.group(1) + "`");
+        }
+    }
+
     /** @return the module named by each row of a Markdown table, and the rest of the row */
     private static Map<String, String> rows(String table) {
         Map<String, String> rows = new LinkedHashMap<>();

@@ -325,6 +325,8 @@ public interface LeasePrimitiveContract<C> extends ContractPart<C> {
      * Contract 4.6 (docs/contract.md): lease ends follow the store's clock, whatever the clock of the
      * node that asks ({@link StoreFixture#storeOnAnotherNode}): a node two hours ahead is told that a
      * live lease of one hour is held, and a node two hours behind takes over a lease that ended.
+     *
+     * @throws Exception if the store, a hook or the engine fails
      */
     @Test
     default void leasesFollowTheStoresClockNotTheNodes() throws Exception {
