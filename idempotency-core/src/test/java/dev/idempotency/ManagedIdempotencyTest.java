@@ -303,6 +303,30 @@ class ManagedIdempotencyTest {
     }
 
     @Test
+    void aResultOverTheStoresOwnLimitIsRecordedAsFailedAndTheCallIsNotRunAgain() {
+        store.completedResultLimit = 4;
+        java.util.concurrent.atomic.AtomicInteger calls = new java.util.concurrent.atomic.AtomicInteger();
+        IdempotentCall<String> call = IdempotentCall.of(KEY, ResultCodec.string());
+        assertThatThrownBy(() -> managed().lease(call, attempt -> {
+            calls.incrementAndGet();
+            return "a result of 26 bytes or so";
+        })).isInstanceOfSatisfying(ResultTooLargeException.class, e -> {
+            assertThat(e.reason()).isEqualTo("the result is 26 bytes, over the fake store's limit of 4 bytes");
+            assertThat(e.getMessage()).contains("the operation is recorded as failed").doesNotContain("nothing was written");
+            assertThat(e.getCause()).isInstanceOf(ResultTooLargeException.class).hasMessageContaining("nothing was written");
+            assertThat(e.size()).isEqualTo(26);
+            assertThat(e.limit()).isEqualTo(4);
+        });
+        assertThat(store.calls).doesNotContain("releaseLease:k1");
+        Outcome<String> retry = managed().lease(call, attempt -> {
+            calls.incrementAndGet();
+            return "ok";
+        });
+        assertThat(retry.status()).as("the retry gets the recorded failure").isEqualTo(Outcome.Status.FAILED);
+        assertThat(calls).as("the call ran once").hasValue(1);
+    }
+
+    @Test
     void aLostLeaseIsReportedAndNotReleased() {
         ManagedIdempotency<FakeTx> managed = managed();
         assertThatThrownBy(() -> managed.lease(IdempotentCall.of(KEY, ResultCodec.string()), attempt -> {

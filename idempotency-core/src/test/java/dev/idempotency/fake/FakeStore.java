@@ -5,6 +5,7 @@ import dev.idempotency.IdempotencyKey;
 import dev.idempotency.IdempotencyListener;
 import dev.idempotency.TransactionRequiredException;
 import dev.idempotency.IdempotencyStoreException;
+import dev.idempotency.ResultTooLargeException;
 import dev.idempotency.spi.Claim;
 import dev.idempotency.spi.ClaimRequest;
 import dev.idempotency.spi.Completion;
@@ -59,6 +60,8 @@ public final class FakeStore implements LeasingStore<FakeTx> {
     public RuntimeException failSavepointRollback;
     public RuntimeException failComplete;
     public RuntimeException failRelease;
+    /** A limit of the store's own on a completed lease-mode result, in bytes: over it, completeLeased refuses before writing. */
+    public int completedResultLimit = Integer.MAX_VALUE;
     /** Thrown by the check numbered {@link #failCheckAt} (0 for the first check of this store). */
     public RuntimeException failCheck;
     public int failCheckAt = -1;
@@ -308,6 +311,11 @@ public final class FakeStore implements LeasingStore<FakeTx> {
         calls.add("completeLeased:" + completion.key().id());
         if (failComplete != null) {
             throw failComplete;
+        }
+        byte[] result = completion.result();
+        if (completion.status() == RecordStatus.COMPLETED && result != null && result.length > completedResultLimit) {
+            throw new ResultTooLargeException(completion.key(), "the result is " + result.length + " bytes, over the fake store's limit of "
+                    + completedResultLimit + " bytes", "nothing was written", result.length, completedResultLimit, null);
         }
         Row row = held(tx, completion.key(), ownerToken);
         if (row == null || loseLease) {
