@@ -31,7 +31,7 @@ import org.springframework.web.servlet.HandlerMapping;
 import org.springframework.web.util.ContentCachingResponseWrapper;
 
 /**
- * Applies {@link Idempotent}: a servlet filter that, for a request whose handler method carries the
+ * Applies {@link IdempotentEndpoint}: a servlet filter that, for a request whose handler method carries the
  * annotation, runs the rest of the chain (Spring MVC's {@code DispatcherServlet}, the controller,
  * its message converters) through {@link HttpIdempotency#handle}, in a transaction of the layer's
  * {@code ManagedIdempotency} (Boot's is {@code SpringTransactions} on the application's transaction
@@ -119,7 +119,7 @@ public class IdempotencyFilter extends OncePerRequestFilter implements Ordered {
         return order;
     }
 
-    /** Leaves out every request whose handler is not annotated {@link Idempotent}. */
+    /** Leaves out every request whose handler is not annotated {@link IdempotentEndpoint}. */
     @Override
     protected boolean shouldNotFilter(HttpServletRequest request) {
         return !isIdempotent(request);
@@ -137,8 +137,8 @@ public class IdempotencyFilter extends OncePerRequestFilter implements Ordered {
             }
             if (chain != null) {
                 return chain.getHandler() instanceof HandlerMethod method
-                        && (method.hasMethodAnnotation(Idempotent.class)
-                                || AnnotatedElementUtils.hasAnnotation(method.getBeanType(), Idempotent.class));
+                        && (method.hasMethodAnnotation(IdempotentEndpoint.class)
+                                || AnnotatedElementUtils.hasAnnotation(method.getBeanType(), IdempotentEndpoint.class));
             }
         }
         return false;
@@ -175,9 +175,9 @@ public class IdempotencyFilter extends OncePerRequestFilter implements Ordered {
                     throw handlersOwn(e);
                 }
                 if (request.isAsyncStarted()) {
-                    throw new IllegalStateException("@Idempotent handler for " + request.getMethod() + " " + request.getRequestURI()
+                    throw new IllegalStateException("@IdempotentEndpoint handler for " + request.getMethod() + " " + request.getRequestURI()
                             + " started asynchronous processing; its response would be written after its transaction ended."
-                            + " Return the response itself from an @Idempotent method.");
+                            + " Return the response itself from an @IdempotentEndpoint method.");
                 }
                 if (request.getAttribute(DispatcherServlet.EXCEPTION_ATTRIBUTE) instanceof Exception resolved) {
                     throw resolved; // rolls back: the engine and its listeners see the handler's own exception

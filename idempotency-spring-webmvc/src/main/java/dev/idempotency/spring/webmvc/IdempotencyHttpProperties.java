@@ -6,7 +6,7 @@ import java.util.Set;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 /**
- * The settings of the auto-configured HTTP layer of {@link Idempotent} methods, under
+ * The settings of the auto-configured HTTP layer of {@link IdempotentEndpoint} methods, under
  * {@code idempotency.http.*}:
  *
  * <pre>

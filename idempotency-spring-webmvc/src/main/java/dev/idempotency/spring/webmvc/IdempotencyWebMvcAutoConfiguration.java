@@ -25,7 +25,7 @@ import org.springframework.web.servlet.DispatcherServlet;
 import org.springframework.web.servlet.HandlerMapping;
 
 /**
- * Auto-configuration of {@link Idempotent} controller methods in a servlet web application with the
+ * Auto-configuration of {@link IdempotentEndpoint} controller methods in a servlet web application with the
  * engine of {@link IdempotencyAutoConfiguration} and one transaction manager. Beans, each left out
  * when the application defines its own of the same type:
  *
@@ -91,7 +91,7 @@ public class IdempotencyWebMvcAutoConfiguration {
      * @param layer the HTTP layer
      * @param scope the scope of a request's key
      * @param mappings the application's handler mappings, looked up at the first request
-     * @return the filter that applies {@link Idempotent}
+     * @return the filter that applies {@link IdempotentEndpoint}
      */
     @Bean
     @ConditionalOnMissingBean

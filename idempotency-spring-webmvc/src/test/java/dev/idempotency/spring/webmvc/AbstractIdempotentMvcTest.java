@@ -29,7 +29,7 @@ import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
- * {@link Idempotent} over real HTTP: {@link PaymentsApplication} on embedded Tomcat on 127.0.0.1, a
+ * {@link IdempotentEndpoint} over real HTTP: {@link PaymentsApplication} on embedded Tomcat on 127.0.0.1, a
  * random port, the JDK's HTTP client; every row of the HTTP layer's table once. Subclasses name the
  * database.
  */

@@ -3,7 +3,7 @@ package dev.idempotency.spring.webmvc;
 import java.util.List;
 import java.util.UUID;
 
-/** {@link Idempotent} over HTTP on an in-memory H2 database. */
+/** {@link IdempotentEndpoint} over HTTP on an in-memory H2 database. */
 class H2IdempotentMvcTest extends AbstractIdempotentMvcTest {
 
     @Override

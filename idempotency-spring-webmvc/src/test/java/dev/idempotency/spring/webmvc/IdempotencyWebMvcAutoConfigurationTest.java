@@ -60,7 +60,7 @@ class IdempotencyWebMvcAutoConfigurationTest {
     @Test
     void theApplicationsOwnScopeAndLayerWin() {
         IdempotencyScope tenant = request -> request.getHeader("X-Tenant");
-        HttpIdempotency<?> layer = HttpIdempotency.builder(dev.idempotency.jdbc.JdbcIdempotency.managed(new JdbcDataSource())).keyRequired(false).build();
+        HttpIdempotency<?> layer = HttpIdempotency.builder(dev.idempotency.jdbc.Idempotent.managed(new JdbcDataSource())).keyRequired(false).build();
         web.withBean(IdempotencyScope.class, () -> tenant).withBean(HttpIdempotency.class, () -> layer).run(context -> {
             assertThat(context.getBean(IdempotencyScope.class)).isSameAs(tenant);
             assertThat(context.getBean(HttpIdempotency.class)).isSameAs(layer);
@@ -70,7 +70,7 @@ class IdempotencyWebMvcAutoConfigurationTest {
 
     @Test
     void theApplicationsOwnFilterWins() {
-        IdempotencyFilter own = new IdempotencyFilter(HttpIdempotency.builder(dev.idempotency.jdbc.JdbcIdempotency.managed(new JdbcDataSource())).build(),
+        IdempotencyFilter own = new IdempotencyFilter(HttpIdempotency.builder(dev.idempotency.jdbc.Idempotent.managed(new JdbcDataSource())).build(),
                 IdempotencyScope.userPrincipal(), List::of, 1024, 5);
         web.withBean(IdempotencyFilter.class, () -> own).run(context -> assertThat(context.getBean(IdempotencyFilter.class)).isSameAs(own));
     }

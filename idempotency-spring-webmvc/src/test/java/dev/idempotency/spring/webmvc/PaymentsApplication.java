@@ -97,7 +97,7 @@ public class PaymentsApplication {
 
         // tag::controller[]
         @PostMapping("/payments")
-        @Idempotent // the insert and the 201 below commit together; a retry with the same key gets this 201 back
+        @IdempotentEndpoint // the insert and the 201 below commit together; a retry with the same key gets this 201 back
         ResponseEntity<String> pay(@RequestParam("customer") String customer, @RequestParam("cents") String cents, Principal shop) {
             if (!cents.matches("[1-9][0-9]{0,11}")) { // a 4xx decided here is the operation's answer: recorded too
                 return ResponseEntity.badRequest().contentType(MediaType.APPLICATION_JSON).body("{\"error\":\"cents must be > 0\"}");
@@ -113,13 +113,13 @@ public class PaymentsApplication {
         // end::controller[]
 
         @GetMapping("/payments")
-        @Idempotent // a safe method: the key header is ignored and nothing is recorded
+        @IdempotentEndpoint // a safe method: the key header is ignored and nothing is recorded
         String count(@RequestParam("customer") String customer) {
             return jdbc.queryForObject("select count(*) from mvc_payment where customer = ?", Integer.class, customer).toString();
         }
 
         @PostMapping("/logins")
-        @Idempotent // a cookie per first response: replayed only when Set-Cookie is a replayed header
+        @IdempotentEndpoint // a cookie per first response: replayed only when Set-Cookie is a replayed header
         ResponseEntity<String> signIn(Principal shop) {
             return ResponseEntity.status(HttpStatus.CREATED)
                     .header(HttpHeaders.SET_COOKIE, "login=" + UUID.randomUUID() + "; Path=/; HttpOnly")

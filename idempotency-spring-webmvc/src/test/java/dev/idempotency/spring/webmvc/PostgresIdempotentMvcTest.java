@@ -4,7 +4,7 @@ import dev.idempotency.testsupport.DatabaseServer;
 import java.util.List;
 
 /**
- * {@link Idempotent} over HTTP on the PostgreSQL server of the environment ({@code IDEMPOTENCY_PG_URL},
+ * {@link IdempotentEndpoint} over HTTP on the PostgreSQL server of the environment ({@code IDEMPOTENCY_PG_URL},
  * {@code _USER}, {@code _PASSWORD}), which {@code scripts/test} starts; without it the class is skipped,
  * or fails under CI.
  */

@@ -21,12 +21,12 @@ import java.lang.annotation.Target;
  *
  * <pre>{@code
  * @PostMapping("/payments")
- * @Idempotent
+ * @IdempotentEndpoint
  * ResponseEntity<Payment> pay(@RequestParam String customer, @RequestParam long cents) { ... }
  * }</pre>
  */
 @Documented
 @Retention(RetentionPolicy.RUNTIME)
 @Target({ ElementType.METHOD, ElementType.TYPE })
-public @interface Idempotent {
+public @interface IdempotentEndpoint {
 }
