@@ -16,7 +16,7 @@ import org.jspecify.annotations.Nullable;
  * an exception naming the key and the reason:
  *
  * <pre>{@code
- * Outcome<String> outcome = JdbcIdempotency.execute(key, connection, () -> reserve(connection));
+ * Outcome<String> outcome = Idempotent.execute(key, connection, () -> reserve(connection));
  * switch (outcome.status()) {
  *     case EXECUTED, REPLAYED -> respond(200, outcome.value());
  *     case IN_PROGRESS -> respond(409, "retry later");

@@ -7,7 +7,7 @@ import dev.idempotency.IdempotentCall;
 import dev.idempotency.KeyPolicy;
 import dev.idempotency.Outcome;
 import dev.idempotency.ResultCodec;
-import dev.idempotency.jdbc.JdbcIdempotency;
+import dev.idempotency.jdbc.Idempotent;
 import dev.idempotency.jdbc.JdbcIdempotencyStore;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -51,7 +51,7 @@ public final class QuickStart {
             connection.setAutoCommit(false);
             try {
                 IdempotencyKey key = IdempotencyKey.of(tenant, idempotencyKeyHeader);
-                Outcome<String> outcome = JdbcIdempotency.execute(key, connection, () -> Shop.reserve(connection, "sku-1", 2));
+                Outcome<String> outcome = Idempotent.execute(key, connection, () -> Shop.reserve(connection, "sku-1", 2));
                 connection.commit();
                 return outcome.value(); // the first execution's result, for every retry
             } catch (SQLException | RuntimeException e) {
@@ -139,7 +139,7 @@ public final class QuickStart {
         try (Connection connection = dataSource.getConnection()) {
             connection.setAutoCommit(false);
             IdempotencyKey key = IdempotencyKey.of(tenant, idempotencyKeyHeader);
-            Outcome<Receipt> outcome = JdbcIdempotency.execute(IdempotentCall.of(key, receipts), connection,
+            Outcome<Receipt> outcome = Idempotent.execute(IdempotentCall.of(key, receipts), connection,
                     () -> new Receipt(Shop.charge(connection, customer, cents), cents));
             connection.commit();
             return outcome.value();
@@ -165,10 +165,10 @@ public final class QuickStart {
      */
     public static List<Idempotency<Connection>> twoPolicies() {
         // tag::two-policies[]
-        Idempotency<Connection> reservations = JdbcIdempotency.builder()
+        Idempotency<Connection> reservations = Idempotent.builder()
                 .keyPolicy(KeyPolicy.builder().retention(Duration.ofHours(24)).build())
                 .build();
-        Idempotency<Connection> payments = JdbcIdempotency.builder()
+        Idempotency<Connection> payments = Idempotent.builder()
                 .keyPolicy(KeyPolicy.builder().retention(Duration.ofDays(7)).finalFailures(CardDeclined.class).build())
                 .build();
         // end::two-policies[]

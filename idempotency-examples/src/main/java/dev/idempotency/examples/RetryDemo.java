@@ -4,7 +4,7 @@ import dev.idempotency.Fingerprint;
 import dev.idempotency.IdempotencyKey;
 import dev.idempotency.IdempotentCall;
 import dev.idempotency.Outcome;
-import dev.idempotency.jdbc.JdbcIdempotency;
+import dev.idempotency.jdbc.Idempotent;
 import dev.idempotency.jdbc.JdbcIdempotencyStore;
 import java.io.PrintStream;
 import java.sql.Connection;
@@ -16,7 +16,7 @@ import java.util.UUID;
 /**
  * The demonstration: a client sends reservations and charges, loses the first responses to
  * timeouts, and retries, as clients do. Run once without protection and once with every call
- * wrapped in {@link JdbcIdempotency#execute}, each on its own embedded H2 database, and print what
+ * wrapped in {@link Idempotent#execute}, each on its own embedded H2 database, and print what
  * happened side by side.
  */
 public final class RetryDemo {
@@ -72,7 +72,7 @@ public final class RetryDemo {
         out.println("== Unprotected: every delivery runs the work ==");
         Totals unprotected = scenario(out, "unprotected", requests, false);
         out.println();
-        out.println("== Protected: every call wrapped in JdbcIdempotency.execute(key, connection, work) ==");
+        out.println("== Protected: every call wrapped in Idempotent.execute(key, connection, work) ==");
         Totals protectedTotals = scenario(out, "protected", requests, true);
 
         out.println();
@@ -107,7 +107,7 @@ public final class RetryDemo {
                     if (protect) {
                         IdempotencyKey key = IdempotencyKey.of("demo-client", request.key());
                         IdempotentCall<String> call = IdempotentCall.of(key, Fingerprint.of(request.description()));
-                        Outcome<String> outcome = JdbcIdempotency.execute(call, c, () -> {
+                        Outcome<String> outcome = Idempotent.execute(call, c, () -> {
                             ran[0]++;
                             return request.call().run(c);
                         });
@@ -125,7 +125,7 @@ public final class RetryDemo {
             if (protect) {
                 IdempotencyKey reused = IdempotencyKey.of("demo-client", requests.get(3).key());
                 IdempotentCall<String> otherBody = IdempotentCall.of(reused, Fingerprint.of("charge 99999 cents to cust-1"));
-                Outcome<String> misuse = JdbcIdempotency.execute(otherBody, c, () -> Shop.charge(c, "cust-1", 99_999));
+                Outcome<String> misuse = Idempotent.execute(otherBody, c, () -> Shop.charge(c, "cust-1", 99_999));
                 c.commit();
                 out.printf("  %-28s same key, other body -> %s (answer 422, nothing charged)%n", "charge 99999 cents", misuse.status());
             }

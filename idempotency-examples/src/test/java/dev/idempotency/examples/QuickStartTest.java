@@ -59,7 +59,7 @@ class QuickStartTest {
         quickStart.createTable();
         java.util.concurrent.atomic.AtomicReference<java.time.Instant> now =
                 new java.util.concurrent.atomic.AtomicReference<>(java.time.Instant.parse("2026-01-01T00:00:00Z"));
-        dev.idempotency.Idempotency<Connection> idem = dev.idempotency.jdbc.JdbcIdempotency.builder().clock(now::get).build();
+        dev.idempotency.Idempotency<Connection> idem = dev.idempotency.jdbc.Idempotent.builder().clock(now::get).build();
         for (int i = 0; i < 2_500; i++) {
             try (Connection c = ds.getConnection()) {
                 c.setAutoCommit(false);

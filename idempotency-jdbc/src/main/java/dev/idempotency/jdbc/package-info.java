@@ -1,5 +1,5 @@
 /**
- * The JDBC store: {@link dev.idempotency.jdbc.JdbcIdempotency} (the zero-configuration entry point),
+ * The JDBC store: {@link dev.idempotency.jdbc.Idempotent} (the zero-configuration entry point),
  * {@link dev.idempotency.jdbc.JdbcIdempotencyStore} and
  * {@link dev.idempotency.jdbc.RetryableFailures}. Stable: changes follow semantic versioning.
  *

@@ -26,7 +26,7 @@ class H2EmptyDatabaseTest {
     @Test
     void onANewEmptyDatabaseTheFirstCallNamesTheMissingTableAndHowToCreateIt() throws Exception {
         try (Connection c = fresh("empty-" + System.nanoTime())) {
-            assertThatThrownBy(() -> JdbcIdempotency.execute(IdempotencyKey.of("t", "first"), c, () -> "x"))
+            assertThatThrownBy(() -> Idempotent.execute(IdempotencyKey.of("t", "first"), c, () -> "x"))
                     .isInstanceOf(MissingTableException.class)
                     .hasMessageContaining("idempotency_record")
                     .hasMessageContaining("dev/idempotency/jdbc/ddl/h2.sql")
@@ -42,7 +42,7 @@ class H2EmptyDatabaseTest {
                 s.execute("CREATE TABLE \"Idempotency_Record\" (id INTEGER)");
             }
             c.commit();
-            assertThatThrownBy(() -> JdbcIdempotency.execute(IdempotencyKey.of("t", "first"), c, () -> "x"))
+            assertThatThrownBy(() -> Idempotent.execute(IdempotencyKey.of("t", "first"), c, () -> "x"))
                     .isInstanceOf(MissingTableException.class)
                     .hasMessageContaining("idempotency_record")
                     .hasMessageContaining("createTableIfMissing");

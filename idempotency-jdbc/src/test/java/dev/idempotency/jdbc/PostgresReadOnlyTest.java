@@ -48,7 +48,7 @@ class PostgresReadOnlyTest {
 
     @Test
     void aReadOnlyTransactionTheLibraryRunsIsRefusedAsRolledBackByTheLibrary() {
-        ManagedIdempotency<Connection> managed = JdbcIdempotency.managed(readOnly);
+        ManagedIdempotency<Connection> managed = Idempotent.managed(readOnly);
         IdempotencyKey key = IdempotencyKey.of("read-only", UUID.randomUUID().toString());
         assertThatThrownBy(() -> managed.execute(key, tx -> "r")).isInstanceOf(TransactionRequiredException.class)
                 .hasMessageContaining("the library rolled back the transaction it ran").hasMessageNotContaining("roll back,");

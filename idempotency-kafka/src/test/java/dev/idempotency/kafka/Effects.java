@@ -5,7 +5,7 @@ import dev.idempotency.IdempotencyKey;
 import dev.idempotency.IdempotencyListener;
 import dev.idempotency.KeyPolicy;
 import dev.idempotency.ManagedIdempotency;
-import dev.idempotency.jdbc.JdbcIdempotency;
+import dev.idempotency.jdbc.Idempotent;
 import dev.idempotency.jdbc.JdbcIdempotencyStore;
 import dev.idempotency.jdbc.JdbcTransactions;
 import dev.idempotency.spi.TransactionRunner;
@@ -55,7 +55,7 @@ public final class Effects {
 
     /** @return the same engine, its transactions run by {@code transactions} (Spring's, say) */
     public ManagedIdempotency<Connection> engine(TransactionRunner<Connection> transactions) {
-        Idempotency<Connection> engine = JdbcIdempotency.builder()
+        Idempotency<Connection> engine = Idempotent.builder()
                 .keyPolicy(KeyPolicy.builder().finalFailures(PoisonMessageException.class).build()).listener(listener()).build();
         return ManagedIdempotency.of(engine, transactions);
     }

@@ -7,7 +7,7 @@ import dev.idempotency.KeyPolicy;
 import dev.idempotency.ManagedIdempotency;
 import dev.idempotency.Outcome;
 import dev.idempotency.RecordedFailureException;
-import dev.idempotency.jdbc.JdbcIdempotency;
+import dev.idempotency.jdbc.Idempotent;
 import dev.idempotency.jdbc.JdbcTransactions;
 import dev.idempotency.testsupport.TestDatabases;
 import com.zaxxer.hikari.HikariDataSource;
@@ -276,7 +276,7 @@ class IdempotentConsumerTest {
 
     @Test
     void theBuilderRefusesAPolicyWithoutFinalPoisonMessagesAndABadGroup() {
-        ManagedIdempotency<Connection> plain = ManagedIdempotency.of(JdbcIdempotency.builder().build(), JdbcTransactions.of(dataSource));
+        ManagedIdempotency<Connection> plain = ManagedIdempotency.of(Idempotent.builder().build(), JdbcTransactions.of(dataSource));
         RecordHandler<Connection, String, String> nothing = (tx, record) -> { };
         assertThatThrownBy(() -> IdempotentConsumer.builder(plain, "g", nothing).build()).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("PoisonMessageException").hasMessageContaining("finalFailures");

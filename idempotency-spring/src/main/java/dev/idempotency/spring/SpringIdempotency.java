@@ -13,7 +13,7 @@ import dev.idempotency.ResultCodecException;
 import dev.idempotency.ResultTooLargeException;
 import dev.idempotency.TransactionRequiredException;
 import dev.idempotency.Work;
-import dev.idempotency.jdbc.JdbcIdempotency;
+import dev.idempotency.jdbc.Idempotent;
 import java.sql.Connection;
 import java.util.List;
 import java.util.Objects;
@@ -82,16 +82,16 @@ public final class SpringIdempotency {
     /**
      * @param dataSource the data source whose Spring-managed transactions carry the records; a
      *     {@link TransactionAwareDataSourceProxy} is unwrapped to its target
-     * @return an instance on the default engine ({@link JdbcIdempotency#ofDefaults()}: table
+     * @return an instance on the default engine ({@link Idempotent#ofDefaults()}: table
      *     {@code idempotency_record}, the default key policy)
      */
     public static SpringIdempotency of(DataSource dataSource) {
-        return of(JdbcIdempotency.ofDefaults(), dataSource);
+        return of(Idempotent.ofDefaults(), dataSource);
     }
 
     /**
      * @param engine the engine: store, key policy, clock and listener (built with
-     *     {@link JdbcIdempotency#builder()} or {@code Idempotency.builder(store)})
+     *     {@link Idempotent#builder()} or {@code Idempotency.builder(store)})
      * @param dataSource the data source whose Spring-managed transactions carry the records; a
      *     {@link TransactionAwareDataSourceProxy} is unwrapped to its target
      * @return an instance

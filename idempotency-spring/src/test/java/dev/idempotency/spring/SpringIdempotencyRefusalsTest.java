@@ -8,7 +8,7 @@ import dev.idempotency.IdempotencyKey;
 import dev.idempotency.InvalidKeyException;
 import dev.idempotency.Outcome;
 import dev.idempotency.TransactionRequiredException;
-import dev.idempotency.jdbc.JdbcIdempotency;
+import dev.idempotency.jdbc.Idempotent;
 import dev.idempotency.jdbc.JdbcIdempotencyStore;
 import dev.idempotency.testsupport.TestDatabases;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -89,7 +89,7 @@ class SpringIdempotencyRefusalsTest {
 
     @Test
     void aTransactionAwareProxyIsUnwrapped() {
-        SpringIdempotency onProxy = SpringIdempotency.of(JdbcIdempotency.ofDefaults(), new TransactionAwareDataSourceProxy(pool));
+        SpringIdempotency onProxy = SpringIdempotency.of(Idempotent.ofDefaults(), new TransactionAwareDataSourceProxy(pool));
         int before = records();
         Outcome<Integer> outcome = transactions.execute(status -> onProxy.execute(IdempotencyKey.of("t", "proxy"), () -> 7));
         assertThat(outcome.value()).isEqualTo(7);

@@ -12,7 +12,7 @@ import dev.idempotency.Phases;
 import dev.idempotency.RecoveryWorker;
 import dev.idempotency.ResultCodec;
 import dev.idempotency.TxWork;
-import dev.idempotency.jdbc.JdbcIdempotency;
+import dev.idempotency.jdbc.Idempotent;
 import dev.idempotency.jdbc.JdbcIdempotencyStore;
 import dev.idempotency.jdbc.JdbcTransactions;
 import java.sql.Connection;
@@ -69,7 +69,7 @@ public final class ChargeService {
         this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
         this.provider = Objects.requireNonNull(provider, "provider");
         // tag::lease-instance[]
-        Idempotency<Connection> engine = JdbcIdempotency.builder()
+        Idempotency<Connection> engine = Idempotent.builder()
                 .keyPolicy(KeyPolicy.builder().finalFailures(CardDeclinedException.class).build())
                 .build();
         this.idempotency = ManagedIdempotency.builder(engine, JdbcTransactions.of(dataSource))

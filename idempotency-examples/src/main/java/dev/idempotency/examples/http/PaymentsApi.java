@@ -9,7 +9,7 @@ import dev.idempotency.http.HttpIdempotency;
 import dev.idempotency.http.JdkHttpHandler;
 import dev.idempotency.http.Request;
 import dev.idempotency.http.Response;
-import dev.idempotency.jdbc.JdbcIdempotency;
+import dev.idempotency.jdbc.Idempotent;
 import dev.idempotency.jdbc.JdbcIdempotencyStore;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -83,7 +83,7 @@ public final class PaymentsApi implements AutoCloseable {
         answers.put("/unprotected/payments", new AtomicLong());
 
         // tag::layer[]
-        ManagedIdempotency<Connection> idempotency = JdbcIdempotency.managed(dataSource);
+        ManagedIdempotency<Connection> idempotency = Idempotent.managed(dataSource);
         HttpIdempotency<Connection> layer = HttpIdempotency.builder(idempotency).build();
 
         server = HttpServer.create(new InetSocketAddress("127.0.0.1", port), 0);

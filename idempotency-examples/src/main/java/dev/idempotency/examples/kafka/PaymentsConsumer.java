@@ -3,7 +3,7 @@ package dev.idempotency.examples.kafka;
 import dev.idempotency.Idempotency;
 import dev.idempotency.KeyPolicy;
 import dev.idempotency.ManagedIdempotency;
-import dev.idempotency.jdbc.JdbcIdempotency;
+import dev.idempotency.jdbc.Idempotent;
 import dev.idempotency.jdbc.JdbcIdempotencyStore;
 import dev.idempotency.jdbc.JdbcTransactions;
 import dev.idempotency.kafka.IdempotentConsumer;
@@ -81,7 +81,7 @@ public final class PaymentsConsumer {
         int sent = send(bootstrap, topic);
 
         // tag::consumer[]
-        Idempotency<Connection> engine = JdbcIdempotency.builder()
+        Idempotency<Connection> engine = Idempotent.builder()
                 .keyPolicy(KeyPolicy.builder().finalFailures(PoisonMessageException.class).build()) // poison messages are recorded
                 .build();
         ManagedIdempotency<Connection> managed = ManagedIdempotency.of(engine, JdbcTransactions.of(dataSource));

@@ -2,7 +2,7 @@ package dev.idempotency.jpms.test;
 
 import dev.idempotency.IdempotencyKey;
 import dev.idempotency.Outcome;
-import dev.idempotency.jdbc.JdbcIdempotency;
+import dev.idempotency.jdbc.Idempotent;
 import dev.idempotency.jdbc.JdbcIdempotencyStore;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -27,7 +27,7 @@ public final class ModulePathCheck {
     public static void main(String[] args) throws SQLException {
         expectModule(ModulePathCheck.class, "dev.idempotency.jpms.test");
         expectModule(IdempotencyKey.class, "dev.idempotency");
-        expectModule(JdbcIdempotency.class, "dev.idempotency.jdbc");
+        expectModule(Idempotent.class, "dev.idempotency.jdbc");
         // The nullness annotations are an optional dependency: a user's module runs without them.
         expect(ModuleLayer.boot().findModule("org.jspecify").isEmpty(), "org.jspecify is on the module path");
 
@@ -35,9 +35,9 @@ public final class ModulePathCheck {
         try (Connection connection = DriverManager.getConnection("jdbc:h2:mem:jpms;DB_CLOSE_DELAY=-1")) {
             JdbcIdempotencyStore.ofDefaults().createTableIfMissing(connection);
             connection.setAutoCommit(false);
-            Outcome<String> first = JdbcIdempotency.execute(key, connection, () -> "charged");
+            Outcome<String> first = Idempotent.execute(key, connection, () -> "charged");
             connection.commit();
-            Outcome<String> retry = JdbcIdempotency.execute(key, connection, () -> "charged twice");
+            Outcome<String> retry = Idempotent.execute(key, connection, () -> "charged twice");
             connection.commit();
             expect(first.status() == Outcome.Status.EXECUTED && "charged".equals(first.value()), "first: " + first);
             expect(retry.status() == Outcome.Status.REPLAYED && "charged".equals(retry.value()), "retry: " + retry);

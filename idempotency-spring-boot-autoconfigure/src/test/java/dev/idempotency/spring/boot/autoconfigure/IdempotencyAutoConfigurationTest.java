@@ -9,7 +9,7 @@ import dev.idempotency.IdempotencyListener;
 import dev.idempotency.KeyPolicy;
 import dev.idempotency.ManagedIdempotency;
 import dev.idempotency.Outcome;
-import dev.idempotency.jdbc.JdbcIdempotency;
+import dev.idempotency.jdbc.Idempotent;
 import dev.idempotency.jdbc.JdbcIdempotencyStore;
 import dev.idempotency.jdbc.NonDurableCommitsException;
 import dev.idempotency.spring.SpringIdempotency;
@@ -142,7 +142,7 @@ class IdempotencyAutoConfigurationTest {
 
     @Test
     void theApplicationsOwnEngineWins() {
-        Idempotency<Connection> own = JdbcIdempotency.builder().keyPolicy(KeyPolicy.builder().retention(Duration.ofDays(30)).build())
+        Idempotency<Connection> own = Idempotent.builder().keyPolicy(KeyPolicy.builder().retention(Duration.ofDays(30)).build())
                 .build();
         runner.withBean("ownIdempotency", Idempotency.class, () -> own).run(context -> {
             assertThat(context).hasSingleBean(Idempotency.class);

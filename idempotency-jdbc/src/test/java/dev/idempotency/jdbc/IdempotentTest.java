@@ -15,9 +15,9 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
-/** The static entry points of {@link JdbcIdempotency}: each overload records, replays and compares fingerprints in the default table. */
+/** The static entry points of {@link Idempotent}: each overload records, replays and compares fingerprints in the default table. */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
-class JdbcIdempotencyTest {
+class IdempotentTest {
 
     private final HikariDataSource ds = TestDatabases.h2("idempotent-entry-points");
     private final ResultCodec<Integer> number = ResultCodec.of("number-v1", String::valueOf, Integer::valueOf);
@@ -35,28 +35,28 @@ class JdbcIdempotencyTest {
     @Test
     void everyOverloadRecordsAndReplaysThroughTheSharedDefaults() throws Exception {
         IdempotencyKey plain = IdempotencyKey.of("static", "plain");
-        Outcome<String> first = Tx.commit(ds, c -> JdbcIdempotency.execute(plain, c, () -> "first"));
+        Outcome<String> first = Tx.commit(ds, c -> Idempotent.execute(plain, c, () -> "first"));
         assertThat(first).isEqualTo(new Outcome.Executed<>(plain, "first"));
-        Outcome<String> replay = Tx.commit(ds, c -> JdbcIdempotency.execute(plain, c, () -> "second"));
+        Outcome<String> replay = Tx.commit(ds, c -> Idempotent.execute(plain, c, () -> "second"));
         assertThat(replay.isReplay()).isTrue();
         assertThat(replay.value()).isEqualTo("first");
 
         IdempotencyKey printed = IdempotencyKey.of("static", "fingerprinted");
-        assertThat(Tx.commit(ds, c -> JdbcIdempotency.execute(IdempotentCall.of(printed, Fingerprint.of("A")), c,
+        assertThat(Tx.commit(ds, c -> Idempotent.execute(IdempotentCall.of(printed, Fingerprint.of("A")), c,
                 () -> "a")).isExecuted()).isTrue();
-        assertThat(Tx.commit(ds, c -> JdbcIdempotency.execute(IdempotentCall.of(printed, Fingerprint.of("B")), c, () -> "b")).status())
+        assertThat(Tx.commit(ds, c -> Idempotent.execute(IdempotentCall.of(printed, Fingerprint.of("B")), c, () -> "b")).status())
                 .isEqualTo(Outcome.Status.MISMATCH);
 
         IdempotencyKey coded = IdempotencyKey.of("static", "coded");
-        assertThat(Tx.commit(ds, c -> JdbcIdempotency.execute(IdempotentCall.of(coded, number), c, () -> 41)).isExecuted()).isTrue();
-        assertThat(Tx.commit(ds, c -> JdbcIdempotency.execute(IdempotentCall.of(coded, number), c, () -> 0)).value()).isEqualTo(41);
+        assertThat(Tx.commit(ds, c -> Idempotent.execute(IdempotentCall.of(coded, number), c, () -> 41)).isExecuted()).isTrue();
+        assertThat(Tx.commit(ds, c -> Idempotent.execute(IdempotentCall.of(coded, number), c, () -> 0)).value()).isEqualTo(41);
 
         IdempotencyKey both = IdempotencyKey.of("static", "both");
-        assertThat(Tx.commit(ds, c -> JdbcIdempotency.execute(IdempotentCall.of(both, number).withFingerprint(Fingerprint.of("A")),
+        assertThat(Tx.commit(ds, c -> Idempotent.execute(IdempotentCall.of(both, number).withFingerprint(Fingerprint.of("A")),
                 c, () -> 7)).isExecuted()).isTrue();
-        assertThat(Tx.commit(ds, c -> JdbcIdempotency.execute(IdempotentCall.of(both, number).withFingerprint(Fingerprint.of("A")),
+        assertThat(Tx.commit(ds, c -> Idempotent.execute(IdempotentCall.of(both, number).withFingerprint(Fingerprint.of("A")),
                 c, () -> 8)).value()).isEqualTo(7);
-        assertThat(Tx.commit(ds, c -> JdbcIdempotency.execute(IdempotentCall.of(both, number).withFingerprint(Fingerprint.of("B")),
+        assertThat(Tx.commit(ds, c -> Idempotent.execute(IdempotentCall.of(both, number).withFingerprint(Fingerprint.of("B")),
                 c, () -> 9)).status())
                 .isEqualTo(Outcome.Status.MISMATCH);
 
@@ -66,19 +66,19 @@ class JdbcIdempotencyTest {
 
     @Test
     void defaultsAreOneInstanceAndTheBuilderMakesNewOnesOnTheDefaultTable() throws Exception {
-        assertThat(JdbcIdempotency.ofDefaults()).isSameAs(JdbcIdempotency.ofDefaults());
-        assertThat(JdbcIdempotency.ofDefaults().store()).isInstanceOf(JdbcIdempotencyStore.class);
-        var own = JdbcIdempotency.builder().build();
-        assertThat(own).isNotSameAs(JdbcIdempotency.ofDefaults()).isNotSameAs(JdbcIdempotency.builder().build());
+        assertThat(Idempotent.ofDefaults()).isSameAs(Idempotent.ofDefaults());
+        assertThat(Idempotent.ofDefaults().store()).isInstanceOf(JdbcIdempotencyStore.class);
+        var own = Idempotent.builder().build();
+        assertThat(own).isNotSameAs(Idempotent.ofDefaults()).isNotSameAs(Idempotent.builder().build());
         IdempotencyKey key = IdempotencyKey.of("static", "builder");
         assertThat(Tx.<Outcome<String>>commit(ds, c -> own.execute(key, c, () -> "own")).isExecuted()).isTrue();
-        assertThat(Tx.commit(ds, (Connection c) -> JdbcIdempotency.execute(key, c, () -> "other")).value()).isEqualTo("own");
+        assertThat(Tx.commit(ds, (Connection c) -> Idempotent.execute(key, c, () -> "other")).value()).isEqualTo("own");
     }
 
     @Test
     void managedRunsItsOwnTransactionsOnTheDataSource() {
         IdempotencyKey key = IdempotencyKey.of("static", "managed");
-        var managed = JdbcIdempotency.managed(ds);
+        var managed = Idempotent.managed(ds);
         assertThat(managed.execute(key, c -> "in its own transaction").isExecuted()).isTrue();
         Outcome<String> replay = managed.execute(key, c -> "again");
         assertThat(replay.isReplay()).isTrue();

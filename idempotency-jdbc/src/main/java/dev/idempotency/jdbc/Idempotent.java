@@ -10,12 +10,13 @@ import java.sql.Connection;
 import javax.sql.DataSource;
 
 /**
- * The zero-configuration entry point: wrap a piece of work in a key, inside a JDBC transaction you
- * already have.
+ * The plain-Java entry point, {@code Idempotent.execute(key, tx, work)}: wrap a piece of work in a
+ * key, inside a JDBC transaction you already have. Zero configuration: the table, the dialect and
+ * the policy have defaults.
  *
  * <pre>{@code
  * connection.setAutoCommit(false);
- * Outcome<String> outcome = JdbcIdempotency.execute(key, connection, () -> reserve(connection, "sku-1", 2));
+ * Outcome<String> outcome = Idempotent.execute(key, connection, () -> reserve(connection, "sku-1", 2));
  * connection.commit();
  * }</pre>
  *
@@ -27,9 +28,9 @@ import javax.sql.DataSource;
  *
  * <p>Thread-safe.
  */
-public final class JdbcIdempotency {
+public final class Idempotent {
 
-    private JdbcIdempotency() {
+    private Idempotent() {
     }
 
     private static final class Default {
@@ -62,27 +63,27 @@ public final class JdbcIdempotency {
     }
 
     /**
-     * Runs {@code work} at most once for the call's key in {@code connection}'s transaction, with
+     * Runs {@code work} at most once for the call's key in {@code tx}'s transaction, with
      * its fingerprint and codec; see {@link Idempotency#execute(IdempotentCall, Object, Work)}.
      *
      * @param call the key, fingerprint and codec
-     * @param connection the caller's connection, auto-commit off
+     * @param tx the caller's connection, in its transaction (auto-commit off)
      * @param work the business change
      * @param <T> the result type
      * @param <X> the work's checked exception
      * @return the outcome; never {@code null}
      * @throws X the work's own exception, unchanged
      * @throws dev.idempotency.InvalidKeyException if the policy refuses the key
-     * @throws dev.idempotency.TransactionRequiredException if {@code connection} cannot carry the record atomically
+     * @throws dev.idempotency.TransactionRequiredException if {@code tx} cannot carry the record atomically
      * @throws dev.idempotency.ResultCodecException if the result cannot be encoded, or a replay cannot be decoded
      * @throws dev.idempotency.ResultTooLargeException if the encoded result is over the policy's limit
      * @throws dev.idempotency.AbandonedClaimException if the work ended the transaction, or an earlier work left the key's
      *     claim committed without its result
      * @throws dev.idempotency.IdempotencyStoreException if the store fails
      */
-    public static <T, X extends Exception> Outcome<T> execute(IdempotentCall<T> call, Connection connection, Work<T, X> work)
+    public static <T, X extends Exception> Outcome<T> execute(IdempotentCall<T> call, Connection tx, Work<T, X> work)
             throws X {
-        return ofDefaults().execute(call, connection, work);
+        return ofDefaults().execute(call, tx, work);
     }
 
     /**
@@ -90,7 +91,7 @@ public final class JdbcIdempotency {
      * result's type; see {@link Idempotency#execute(IdempotencyKey, Object, Work)}.
      *
      * @param key the key
-     * @param connection the caller's connection, auto-commit off
+     * @param tx the caller's connection, in its transaction (auto-commit off)
      * @param work the business change
      * @param <T> the result type: {@code String}, {@code byte[]}, {@code Integer}, {@code Long},
      *     {@code Boolean} or {@code UUID}; others need a codec
@@ -98,14 +99,14 @@ public final class JdbcIdempotency {
      * @return the outcome; never {@code null}
      * @throws X the work's own exception, unchanged
      * @throws dev.idempotency.InvalidKeyException if the policy refuses the key
-     * @throws dev.idempotency.TransactionRequiredException if {@code connection} cannot carry the record atomically
+     * @throws dev.idempotency.TransactionRequiredException if {@code tx} cannot carry the record atomically
      * @throws dev.idempotency.ResultCodecException if the result cannot be encoded, or a replay cannot be decoded
      * @throws dev.idempotency.ResultTooLargeException if the encoded result is over the policy's limit
      * @throws dev.idempotency.AbandonedClaimException if the work ended the transaction, or an earlier work left the key's
      *     claim committed without its result
      * @throws dev.idempotency.IdempotencyStoreException if the store fails
      */
-    public static <T, X extends Exception> Outcome<T> execute(IdempotencyKey key, Connection connection, Work<T, X> work) throws X {
-        return ofDefaults().execute(key, connection, work);
+    public static <T, X extends Exception> Outcome<T> execute(IdempotencyKey key, Connection tx, Work<T, X> work) throws X {
+        return ofDefaults().execute(key, tx, work);
     }
 }
