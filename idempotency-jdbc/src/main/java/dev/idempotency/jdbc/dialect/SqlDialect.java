@@ -1257,9 +1257,11 @@ public abstract class SqlDialect {
     }
 
     private static String readResource(String path) {
-        try (InputStream in = SqlDialect.class.getClassLoader().getResourceAsStream(path)) {
+        // Through the class, not its loader: on the module path only the module's own classes find
+        // its resources without the package being opened.
+        try (InputStream in = SqlDialect.class.getResourceAsStream("/" + path)) {
             if (in == null) {
-                throw new IllegalStateException("DDL resource missing from the classpath: " + path);
+                throw new IllegalStateException("DDL resource missing from the jar: " + path);
             }
             return new String(in.readAllBytes(), StandardCharsets.UTF_8);
         } catch (IOException e) {

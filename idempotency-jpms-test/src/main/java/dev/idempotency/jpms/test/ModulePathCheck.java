@@ -2,15 +2,20 @@ package dev.idempotency.jpms.test;
 
 import dev.idempotency.IdempotencyKey;
 import dev.idempotency.Outcome;
+import dev.idempotency.http.HttpIdempotency;
 import dev.idempotency.jdbc.Idempotent;
 import dev.idempotency.jdbc.JdbcIdempotencyStore;
 import java.sql.Connection;
 import java.sql.DriverManager;
+import java.lang.module.ModuleDescriptor;
 import java.sql.SQLException;
+import java.util.Set;
+import java.util.stream.Collectors;
 
 /**
  * Runs from the module path: checks that the library's classes live in the named modules
- * {@code dev.idempotency} and {@code dev.idempotency.jdbc}, then executes and replays one key on
+ * {@code dev.idempotency} and {@code dev.idempotency.jdbc}, explicit modules that export their API
+ * and SPI packages and no {@code internal} one, then executes and replays one key on
  * H2 in memory. Exits with status 1 on any difference, so the build fails.
  */
 public final class ModulePathCheck {
@@ -28,6 +33,12 @@ public final class ModulePathCheck {
         expectModule(ModulePathCheck.class, "dev.idempotency.jpms.test");
         expectModule(IdempotencyKey.class, "dev.idempotency");
         expectModule(Idempotent.class, "dev.idempotency.jdbc");
+        // Explicit modules that export their API and SPI, and nothing internal.
+        expectExports(IdempotencyKey.class.getModule(), Set.of("dev.idempotency", "dev.idempotency.spi"));
+        expectExports(Idempotent.class.getModule(),
+                Set.of("dev.idempotency.jdbc", "dev.idempotency.jdbc.dialect", "dev.idempotency.jdbc.jdbi"));
+        expectModule(HttpIdempotency.class, "dev.idempotency.http");
+        expectExports(HttpIdempotency.class.getModule(), Set.of("dev.idempotency.http"));
         // The nullness annotations are an optional dependency: a user's module runs without them.
         expect(ModuleLayer.boot().findModule("org.jspecify").isEmpty(), "org.jspecify is on the module path");
 
@@ -46,13 +57,27 @@ public final class ModulePathCheck {
                 expect(false, "replayed a failure: " + failed.errorMessage());
             }
         }
-        System.out.println("module path: dev.idempotency and dev.idempotency.jdbc resolved; execute and replay on H2 passed");
+        System.out.println("module path: dev.idempotency, dev.idempotency.jdbc and dev.idempotency.http resolved, internals not exported; execute and replay on H2 passed");
     }
 
     private static void expectModule(Class<?> type, String name) {
         Module module = type.getModule();
         expect(module.isNamed() && name.equals(module.getName()),
                 type.getName() + " is in module " + module + ", expected " + name);
+    }
+
+    private static void expectExports(Module module, Set<String> api) {
+        ModuleDescriptor descriptor = module.getDescriptor();
+        expect(!descriptor.isAutomatic(), module.getName() + " is an automatic module: its jar has no module-info");
+        Set<String> unqualified = descriptor.exports().stream().filter(e -> !e.isQualified())
+                .map(ModuleDescriptor.Exports::source).collect(Collectors.toSet());
+        expect(unqualified.equals(api), module.getName() + " exports " + unqualified + ", expected " + api);
+        // A package opened for its resources (the DDL files) counts as exported at run time.
+        Set<String> opened = descriptor.opens().stream().map(ModuleDescriptor.Opens::source).collect(Collectors.toSet());
+        for (String pkg : module.getPackages()) {
+            expect(api.contains(pkg) || opened.contains(pkg) || !module.isExported(pkg, ModulePathCheck.class.getModule()),
+                    module.getName() + " exports " + pkg + " to a user's module");
+        }
     }
 
     private static void expect(boolean condition, String message) {

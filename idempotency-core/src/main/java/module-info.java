@@ -1,0 +1,11 @@
+/**
+ * The API and engine: {@code dev.idempotency} for applications, {@code dev.idempotency.spi} for
+ * store and transaction adapters. The {@code internal} package is not exported.
+ */
+module dev.idempotency {
+    requires org.slf4j;
+    requires static org.jspecify;
+
+    exports dev.idempotency;
+    exports dev.idempotency.spi;
+}

@@ -1,0 +1,14 @@
+/**
+ * The HTTP layer, the JDK server's handler and the retrying client. The {@code internal} package is
+ * exported only to the framework adapters of this project that render its answers.
+ */
+module dev.idempotency.http {
+    requires transitive dev.idempotency;
+    requires transitive jdk.httpserver;
+    requires java.net.http;
+    requires org.slf4j;
+    requires static org.jspecify;
+
+    exports dev.idempotency.http;
+    exports dev.idempotency.http.internal to dev.idempotency.spring.webmvc;
+}
