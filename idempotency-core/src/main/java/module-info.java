@@ -4,7 +4,7 @@
  */
 module dev.idempotency {
     requires org.slf4j;
-    requires static org.jspecify;
+    requires static transitive org.jspecify;
 
     exports dev.idempotency;
     exports dev.idempotency.spi;

@@ -5,9 +5,9 @@
 module dev.idempotency.http {
     requires transitive dev.idempotency;
     requires transitive jdk.httpserver;
-    requires java.net.http;
+    requires transitive java.net.http;
     requires org.slf4j;
-    requires static org.jspecify;
+    requires static transitive org.jspecify;
 
     exports dev.idempotency.http;
     exports dev.idempotency.http.internal to dev.idempotency.spring.webmvc;

@@ -7,7 +7,7 @@ module dev.idempotency.testkit {
     requires org.assertj.core;
     requires quicktheories;
     requires org.slf4j;
-    requires static org.jspecify;
+    requires static transitive org.jspecify;
 
     exports dev.idempotency.testkit;
 }
