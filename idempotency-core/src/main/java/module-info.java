@@ -4,7 +4,7 @@
  */
 module dev.idempotency {
     requires org.slf4j;
-    requires static transitive org.jspecify;
+    requires static org.jspecify; // not transitive: users compile without the annotations
 
     exports dev.idempotency;
     exports dev.idempotency.spi;

@@ -7,7 +7,7 @@ module dev.idempotency.http {
     requires transitive jdk.httpserver;
     requires transitive java.net.http;
     requires org.slf4j;
-    requires static transitive org.jspecify;
+    requires static org.jspecify; // not transitive: users compile without the annotations
 
     exports dev.idempotency.http;
     exports dev.idempotency.http.internal to dev.idempotency.spring.webmvc;

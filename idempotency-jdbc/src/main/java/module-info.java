@@ -6,7 +6,7 @@ module dev.idempotency.jdbc {
     requires transitive dev.idempotency;
     requires transitive java.sql;
     requires org.slf4j;
-    requires static transitive org.jspecify;
+    requires static org.jspecify; // not transitive: users compile without the annotations
     requires static org.jdbi.v3.core;
 
     exports dev.idempotency.jdbc;
