@@ -415,7 +415,20 @@ public final class JdbcIdempotencyStore implements RecoveringStore<Connection> {
     public int purgeExpired(Connection tx, Instant now, int limit) {
         SqlDialect d = dialectFor(tx, null);
         try {
-            return d.purgeExpired(tx, table, now, limit);
+            int abandoned = d.abandonedClaimsToPurge(tx, table, now, limit);
+            int purged = d.purgeExpired(tx, table, now, limit);
+            abandoned = Math.min(abandoned, purged); // a concurrent change between the count and the delete
+            if (abandoned > 0) {
+                log.warn("The purge of table '{}' deleted {} abandoned claims: claims committed without their result, each of"
+                        + " which refused its key's retries until it expired; a work ended its caller's transaction"
+                        + " (see AbandonedClaimException)", table, abandoned);
+                try {
+                    listener.onAbandonedClaimsPurged(abandoned);
+                } catch (RuntimeException e) {
+                    log.warn("IdempotencyListener.onAbandonedClaimsPurged threw; ignored", e);
+                }
+            }
+            return purged;
         } catch (SQLException e) {
             throw translate(d, tx, null, "purge expired records", e);
         }
