@@ -192,6 +192,7 @@ public final class Idempotency<C> {
 
     private <T, X extends Exception> Outcome<T> attempt(IdempotencyKey key, Fingerprint fingerprint, C tx,
                                                         ResultCodec<T> codec, Work<T, X> work) throws X {
+        Objects.requireNonNull(key, "key");
         return kernel.heard().single(key, () -> {
             kernel.policy().validate(key);
             kernel.requireTransactions(key, "Idempotency.execute records the key in the caller's transaction");

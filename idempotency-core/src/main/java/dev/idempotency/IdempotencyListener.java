@@ -112,6 +112,21 @@ public interface IdempotencyListener {
     }
 
     /**
+     * A purge ({@link Idempotency#purgeExpired}) deleted expired records of which {@code count} were
+     * abandoned claims: claims committed without their result (a work ended its caller's
+     * transaction, see {@link AbandonedClaimException}), which refused every retry of their key
+     * until they expired. Each was a key whose work may have run without its result recorded: a
+     * count above zero calls for finding the work that ends its transaction. Told on the purge's
+     * thread, once per purge batch that found any, by stores that can tell them apart (the JDBC
+     * store: a record in progress with no lease); the engine hands its listener to its store
+     * ({@link dev.idempotency.spi.IdempotencyStore#heardBy}).
+     *
+     * @param count how many of the records the batch deleted were abandoned claims, at least 1
+     */
+    default void onAbandonedClaimsPurged(int count) {
+    }
+
+    /**
      * A {@link RecoveryWorker} acted on a named operation that its client abandoned: it resumed it,
      * its resumed attempt failed and will be tried again, it gave the operation up after its last
      * attempt (recording {@link RecoveryGaveUpException} as its final failure), or it found one that

@@ -15,7 +15,7 @@ import java.util.Optional;
  * IdempotentCall.of(key)                                   // no fingerprint, codec chosen by the result's type
  * IdempotentCall.of(key, fingerprint)                      // a fingerprint, codec chosen by the result's type
  * IdempotentCall.of(key, receiptCodec)                     // an explicit codec
- * IdempotentCall.of(key, receiptCodec).withFingerprint(fp) // both
+ * IdempotentCall.of(key, fingerprint, receiptCodec)        // both
  * }</pre>
  *
  * <p><b>Fingerprint.</b> Without one ({@link Fingerprint#NONE}), a key used again replays whatever
@@ -32,10 +32,14 @@ import java.util.Optional;
  * have such a record refused with a {@link ResultCodecException} that names the recorded codec and
  * the expected type.
  *
- * <p>Write {@code IdempotentCall.of(key, fingerprint)} rather than
- * {@code IdempotentCall.of(key).withFingerprint(fingerprint)} when the codec is chosen by type: the
- * first fixes {@code T} from where the call is used, the second, as the receiver of a method, makes
- * it {@code Object}.
+ * <p>{@link #withFingerprint} takes its result type from where the call is used, as the factories
+ * do: {@code IdempotentCall.of(key).withFingerprint(fingerprint)} is a call of the work's type, not
+ * of {@code Object} (the type {@code of(key)} gets as the receiver of a method).
+ *
+ * <p>{@code execute(null, tx, work)} does not compile: a bare {@code null} fits both the key and the
+ * call overloads of every entry point. A {@code null} key or call held in a typed variable is
+ * refused with a {@link NullPointerException} naming the argument ({@code key}, {@code call}),
+ * before the store is used.
  *
  * <p>Immutable and thread-safe: a value, compared by key, fingerprint and codec.
  *
@@ -86,12 +90,34 @@ public final class IdempotentCall<T> {
     }
 
     /**
+     * @param key the key
+     * @param fingerprint the request's fingerprint
+     * @param codec encodes the result for the record and decodes it for a replay
+     * @param <T> the result type
+     * @return a call with a fingerprint and an explicit codec
+     * @throws NullPointerException if an argument is {@code null}
+     */
+    public static <T> IdempotentCall<T> of(IdempotencyKey key, Fingerprint fingerprint, ResultCodec<T> codec) {
+        return new IdempotentCall<>(Objects.requireNonNull(key, "key"), Objects.requireNonNull(fingerprint, "fingerprint"),
+                Objects.requireNonNull(codec, "codec"));
+    }
+
+    /**
+     * This call with another fingerprint, typed by where it is used: after {@code of(key)}, whose
+     * receiver type is {@code IdempotentCall<Object>}, the result is a call of the work's type, as
+     * {@code of(key, fingerprint)} would be. A call with a codec keeps it: {@code U} is then the
+     * codec's type (what the compiler infers from a call used with it); do not narrow it to a
+     * subtype, which the codec does not decode to.
+     *
      * @param fingerprint the request's fingerprint ({@link Fingerprint#NONE} for none)
+     * @param <U> the result type: {@code T}, or, for a call whose codec is chosen by the result's
+     *     type, the type where the call is used
      * @return this call with that fingerprint
      * @throws NullPointerException if {@code fingerprint} is {@code null}
      */
-    public IdempotentCall<T> withFingerprint(Fingerprint fingerprint) {
-        return new IdempotentCall<>(key, Objects.requireNonNull(fingerprint, "fingerprint"), codec);
+    @SuppressWarnings("unchecked") // U is T, or a call without a codec, which holds nothing of its type
+    public <U extends T> IdempotentCall<U> withFingerprint(Fingerprint fingerprint) {
+        return new IdempotentCall<>(key, Objects.requireNonNull(fingerprint, "fingerprint"), (ResultCodec<U>) codec);
     }
 
     /** @return the key */

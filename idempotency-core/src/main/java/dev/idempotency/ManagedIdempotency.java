@@ -439,6 +439,7 @@ public final class ManagedIdempotency<C> {
     /** Lease mode for a key, with the codec that the call names ({@code null} if none), which must be the phases' own. */
     private <T, X extends Exception> Outcome<T> leasedRun(IdempotencyKey key, Fingerprint fingerprint, ResultCodec<T> named,
                                                           Phases<C, T, X> phases) throws X {
+        Objects.requireNonNull(key, "key");
         return kernel.heard().single(key, () -> {
             kernel.policy().validate(key);
             Objects.requireNonNull(phases, "phases");

@@ -188,7 +188,10 @@ public interface IdempotencyStore<C> {
     TxSavepoint savepoint(C tx);
 
     /**
-     * Deletes at most {@code limit} records whose expiry is at or before {@code now}.
+     * Deletes at most {@code limit} records whose expiry is at or before {@code now}. A store that
+     * can tell abandoned claims (in progress, committed, with no lease) among them tells the
+     * listener it was given through {@link #heardBy} how many it deleted
+     * ({@link IdempotencyListener#onAbandonedClaimsPurged}); one that cannot tells nothing.
      *
      * @param tx the transaction to delete in; the caller commits it
      * @param now the current time

@@ -21,14 +21,18 @@ import dev.idempotency.spi.RecoveringStore;
 import dev.idempotency.spi.RecoveryPoint;
 import dev.idempotency.spi.TxSavepoint;
 import java.sql.Connection;
+import java.sql.DatabaseMetaData;
 import java.sql.SQLException;
 import java.sql.Savepoint;
 import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
@@ -51,8 +55,8 @@ import org.slf4j.LoggerFactory;
  * ({@link SqlDialect#ddlResource()}, for Flyway or Liquibase) or with
  * {@link #createTableIfMissing(Connection)}.
  *
- * <p>The record is only as durable as the caller's commit. On the first connection it is given, the
- * store asks the database whether it acknowledges commits before they are durable
+ * <p>The record is only as durable as the caller's commit. On the first connection to each database,
+ * the store asks the database whether it acknowledges commits before they are durable
  * ({@link SqlDialect#nonDurableCommits}: H2's {@code WRITE_DELAY}, SQLite's {@code synchronous=OFF},
  * PostgreSQL's {@code fsync=off} or {@code synchronous_commit=off}, MariaDB's
  * {@code innodb_flush_log_at_trx_commit} other than 1). If it does, the store warns once through
@@ -62,10 +66,13 @@ import org.slf4j.LoggerFactory;
  * with {@link NonDurableCommitsException}, before anything is written, where the commits are lost
  * with the application's own process (an embedded H2 file database with its default
  * {@code WRITE_DELAY}), and goes on for the others; {@link Builder#durabilityCheck(DurabilityCheck)}
- * refuses them all, or none. The answer is kept for the life of the store: a setting changed later,
- * or per session, is not seen.
+ * refuses them all, or none. The database is asked once per database, told apart by the connection's
+ * JDBC URL and user ({@link java.sql.DatabaseMetaData#getURL()}, {@link java.sql.DatabaseMetaData#getUserName()}):
+ * a store given connections to several databases checks each, whichever it saw first. The answers
+ * are kept for the life of the store (for up to 64 databases; past that one is forgotten and asked
+ * again): a setting changed later, or per session, is not seen.
  *
- * <p>Thread-safe; share one instance. Its configuration is immutable; it remembers only the answer
+ * <p>Thread-safe; share one instance. Its configuration is immutable; it remembers only the answers
  * about durability (shared with the copies {@link #heardBy} makes) and whether it told its listener.
  */
 public final class JdbcIdempotencyStore implements RecoveringStore<Connection> {
@@ -78,15 +85,37 @@ public final class JdbcIdempotencyStore implements RecoveringStore<Connection> {
     private final Durability durability;
     /** Told once if commits are not durable: the engine's, given through {@link #heardBy}. */
     private final IdempotencyListener listener;
-    private final AtomicBoolean told = new AtomicBoolean();
 
-    /** What the database answered about durability, asked and logged once for a store and its copies. */
+    /**
+     * What each database answered about durability, asked and logged once per database for a store and
+     * its copies: keyed by the connection's JDBC URL and user, at most {@link #MAX_DATABASES} of them.
+     */
     private static final class Durability {
+        /** Databases remembered; past it, one is forgotten (and asked again when next seen). */
+        static final int MAX_DATABASES = 64;
+        final Map<String, Answer> answers = new ConcurrentHashMap<>();
+
+        Answer forDatabase(String database) {
+            Answer known = answers.get(database);
+            if (known != null) {
+                return known;
+            }
+            if (answers.size() >= MAX_DATABASES) {
+                answers.keySet().stream().findAny().ifPresent(answers::remove);
+            }
+            return answers.computeIfAbsent(database, d -> new Answer());
+        }
+    }
+
+    /** One database's answer. */
+    private static final class Answer {
         /** The answer: {@code null} until asked; empty if commits are durable. */
         volatile @Nullable Optional<String> nonDurableCommits;
         /** Whether the refusal applies to the answer; set before {@link #nonDurableCommits}. */
         volatile boolean refused;
         final AtomicBoolean logged = new AtomicBoolean();
+        /** The copies of the store (one per engine) that told their listener about this database. */
+        final Set<JdbcIdempotencyStore> told = ConcurrentHashMap.newKeySet();
     }
 
     private JdbcIdempotencyStore(TableName table, @Nullable SqlDialect dialect, DurabilityCheck durabilityCheck, Durability durability,
@@ -386,7 +415,20 @@ public final class JdbcIdempotencyStore implements RecoveringStore<Connection> {
     public int purgeExpired(Connection tx, Instant now, int limit) {
         SqlDialect d = dialectFor(tx, null);
         try {
-            return d.purgeExpired(tx, table, now, limit);
+            int abandoned = d.abandonedClaimsToPurge(tx, table, now, limit);
+            int purged = d.purgeExpired(tx, table, now, limit);
+            abandoned = Math.min(abandoned, purged); // a concurrent change between the count and the delete
+            if (abandoned > 0) {
+                log.warn("The purge of table '{}' deleted {} abandoned claims: claims committed without their result, each of"
+                        + " which refused its key's retries until it expired; a work ended its caller's transaction"
+                        + " (see AbandonedClaimException)", table, abandoned);
+                try {
+                    listener.onAbandonedClaimsPurged(abandoned);
+                } catch (RuntimeException e) {
+                    log.warn("IdempotencyListener.onAbandonedClaimsPurged threw; ignored", e);
+                }
+            }
+            return purged;
         } catch (SQLException e) {
             throw translate(d, tx, null, "purge expired records", e);
         }
@@ -501,9 +543,13 @@ public final class JdbcIdempotencyStore implements RecoveringStore<Connection> {
         return d;
     }
 
-    /** Asks the database once whether its commits are durable; warns once, tells once, and refuses as the durability check says. */
+    /**
+     * Asks each database once whether its commits are durable; warns once per database, tells the
+     * listener once per database, and refuses as the durability check says.
+     */
     private void checkDurability(Connection c, SqlDialect d, IdempotencyKey key) {
-        Optional<String> answer = durability.nonDurableCommits;
+        Answer durable = durability.forDatabase(databaseOf(c));
+        Optional<String> answer = durable.nonDurableCommits;
         if (answer == null) {
             boolean lostWithTheApplication = false;
             try {
@@ -514,25 +560,35 @@ public final class JdbcIdempotencyStore implements RecoveringStore<Connection> {
                         e.toString());
                 answer = Optional.empty();
             }
-            durability.refused = answer.isPresent() && durabilityCheck.refuses(lostWithTheApplication);
-            durability.nonDurableCommits = answer;
-            if (answer.isPresent() && durability.logged.compareAndSet(false, true)) {
+            durable.refused = answer.isPresent() && durabilityCheck.refuses(lostWithTheApplication);
+            durable.nonDurableCommits = answer;
+            if (answer.isPresent() && durable.logged.compareAndSet(false, true)) {
                 log.warn("Idempotency records in table '{}' are only as durable as the commit, and commits are not durable: {}{}",
-                        table, answer.get(), durability.refused ? "; this store refuses to run (DurabilityCheck." + durabilityCheck + ")" : "");
+                        table, answer.get(), durable.refused ? "; this store refuses to run (DurabilityCheck." + durabilityCheck + ")" : "");
             }
         }
         if (answer.isEmpty()) {
             return;
         }
-        if (!told.get() && told.compareAndSet(false, true)) {
+        if (durable.told.add(this)) {
             try {
                 listener.onNonDurableCommits(d.name(), answer.get());
             } catch (RuntimeException e) {
                 log.warn("IdempotencyListener.onNonDurableCommits threw; ignored", e);
             }
         }
-        if (durability.refused) {
+        if (durable.refused) {
             throw new NonDurableCommitsException(key, answer.get(), durabilityCheck);
+        }
+    }
+
+    /** @return which database the connection is on: its JDBC URL and user, read from the driver's metadata */
+    private static String databaseOf(Connection c) {
+        try {
+            DatabaseMetaData meta = c.getMetaData();
+            return meta.getURL() + " as " + meta.getUserName();
+        } catch (SQLException e) {
+            return "(unknown)"; // the dialect's own query reports the connection's failure
         }
     }
 

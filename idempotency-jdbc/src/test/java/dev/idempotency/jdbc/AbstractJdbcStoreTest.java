@@ -7,6 +7,7 @@ import dev.idempotency.AbandonedClaimException;
 import dev.idempotency.Fingerprint;
 import dev.idempotency.Idempotency;
 import dev.idempotency.IdempotencyKey;
+import dev.idempotency.IdempotencyListener;
 import dev.idempotency.IdempotentCall;
 import dev.idempotency.InvalidKeyException;
 import dev.idempotency.KeyPolicy;
@@ -21,6 +22,7 @@ import dev.idempotency.testkit.TestClock;
 import java.io.IOException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
@@ -31,6 +33,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -580,6 +583,50 @@ public abstract class AbstractJdbcStoreTest {
         assertThat(records()).isEqualTo(2);
         assertThat(Tx.count(dataSource(), "SELECT COUNT(*) FROM " + store.table() + " WHERE key_id LIKE 'young-%'")).isEqualTo(2);
         assertThatThrownBy(() -> Tx.commit(dataSource(), c -> shortLived.purgeExpired(c, 0))).hasMessageContaining("limit");
+    }
+
+    /**
+     * Claims committed without their result are listed by the operator's query while they refuse
+     * their keys, and counted by the purge that deletes them once expired, through the listener.
+     */
+    @Test
+    void theOperatorsQueryListsAbandonedClaimsAndThePurgeCountsThem() throws Exception {
+        List<Integer> purged = new CopyOnWriteArrayList<>();
+        Idempotency<Connection> heard = Idempotency.builder(store).clock(clock).listener(new IdempotencyListener() {
+            @Override
+            public void onAbandonedClaimsPurged(int count) {
+                purged.add(count);
+            }
+        }).build();
+        for (String id : List.of("abandoned-1", "abandoned-2")) {
+            IdempotencyKey key = key(id);
+            Tx.rollback(dataSource(), c -> heard.execute(key, c, () -> {
+                String receipt = work(c, key);
+                c.commit(); // against the rule: the claim is committed without its result
+                return receipt;
+            }));
+        }
+        Tx.commit(dataSource(), c -> heard.execute(key("completed"), c, () -> "v"));
+
+        // tag::abandoned-claims[]
+        String abandonedClaims = "SELECT scope, key_id, created_at, expires_at FROM idempotency_record"
+                + " WHERE status = 'IN_PROGRESS' AND lease_until IS NULL ORDER BY created_at";
+        // end::abandoned-claims[]
+        List<String> listed = new ArrayList<>();
+        try (Connection c = dataSource().getConnection(); Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery(abandonedClaims.replace("idempotency_record", store.table().toString()))) {
+            while (rs.next()) {
+                listed.add(rs.getString("key_id"));
+            }
+        }
+        assertThat(listed).containsExactlyInAnyOrder("abandoned-1", "abandoned-2");
+
+        assertThat(Tx.<Integer>commit(dataSource(), c -> heard.purgeExpired(c, 10))).isZero();
+        clock.advance(KeyPolicy.DEFAULT_RETENTION);
+        assertThat(Tx.<Integer>commit(dataSource(), c -> heard.purgeExpired(c, 10))).isEqualTo(3);
+        assertThat(purged).containsExactly(2);
+        assertThat(Tx.<Integer>commit(dataSource(), c -> heard.purgeExpired(c, 10))).isZero();
+        assertThat(purged).as("a purge that finds none tells nothing").containsExactly(2);
     }
 
     // ---- concurrent duplicates ----------------------------------------------------------------------

@@ -1,6 +1,7 @@
 package dev.idempotency.jdbc;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.idempotency.Fingerprint;
@@ -83,5 +84,20 @@ class IdempotentTest {
         Outcome<String> replay = managed.execute(key, c -> "again");
         assertThat(replay.isReplay()).isTrue();
         assertThat(replay.value()).isEqualTo("in its own transaction");
+    }
+
+    /** A null key or call in a typed variable is refused by name, and nothing is written. */
+    @Test
+    void aNullKeyOrCallIsRefusedByName() throws Exception {
+        IdempotencyKey key = null;
+        IdempotentCall<String> call = null;
+        int before = Tx.count(ds, "SELECT COUNT(*) FROM idempotency_record");
+        assertThatThrownBy(() -> Tx.commit(ds, c -> Idempotent.execute(key, c, () -> "x"))).isInstanceOf(NullPointerException.class)
+                .hasMessage("key");
+        assertThatThrownBy(() -> Tx.commit(ds, c -> Idempotent.execute(call, c, () -> "x"))).isInstanceOf(NullPointerException.class)
+                .hasMessage("call");
+        assertThatThrownBy(() -> Idempotent.managed(ds).execute(key, c -> "x")).isInstanceOf(NullPointerException.class)
+                .hasMessage("key");
+        assertThat(Tx.count(ds, "SELECT COUNT(*) FROM idempotency_record")).isEqualTo(before);
     }
 }

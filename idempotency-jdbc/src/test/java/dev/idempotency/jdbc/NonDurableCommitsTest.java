@@ -70,6 +70,45 @@ class NonDurableCommitsTest {
         }
     }
 
+    /**
+     * The durability check is per database: an application whose shared default store saw a durable
+     * database first (an in-memory H2) is still refused on an H2 file with the default WRITE_DELAY.
+     */
+    @Test
+    void theSharedDefaultStoreChecksEachDatabaseItIsGiven(@TempDir Path dir) throws Exception {
+        try (HikariDataSource memory = TestDatabases.pool("jdbc:h2:mem:first-" + dir.hashCode(), null, null, 1);
+                HikariDataSource file = TestDatabases.pool("jdbc:h2:file:" + dir.resolve("db"), null, null, 1)) {
+            for (DataSource ds : List.of(memory, file)) {
+                JdbcIdempotencyStore.builder().durabilityCheck(DurabilityCheck.WARN_ONLY).build().createTableIfMissing(ds);
+            }
+            IdempotencyKey key = IdempotencyKey.of("durable", "shared");
+            assertThat(Tx.commit(memory, c -> Idempotent.execute(key, c, () -> "ran")).isExecuted()).isTrue();
+            assertThatThrownBy(() -> Tx.commit(file, c -> Idempotent.execute(key, c, () -> "never")))
+                    .isInstanceOf(NonDurableCommitsException.class).hasMessageContaining("WRITE_DELAY=500");
+            assertThat(Tx.count(file, "SELECT COUNT(*) FROM idempotency_record")).isZero();
+            // and the durable database, asked once, still runs
+            assertThat(Tx.commit(memory, c -> Idempotent.execute(IdempotencyKey.of("durable", "again"), c, () -> "ran")).isExecuted()).isTrue();
+        }
+    }
+
+    /** The same through a store of one's own, with the listener told once for each database that is not durable. */
+    @Test
+    void oneStoreChecksEachDatabaseOnceAndTellsEach(@TempDir Path dir) throws Exception {
+        try (HikariDataSource memory = TestDatabases.pool("jdbc:h2:mem:one-" + dir.hashCode(), null, null, 1);
+                HikariDataSource first = TestDatabases.pool("jdbc:h2:file:" + dir.resolve("first"), null, null, 1);
+                HikariDataSource second = TestDatabases.pool("jdbc:h2:file:" + dir.resolve("second"), null, null, 1)) {
+            JdbcIdempotencyStore store = JdbcIdempotencyStore.builder().durabilityCheck(DurabilityCheck.WARN_ONLY).build();
+            Idempotency<Connection> idem = heard(store);
+            List<DataSource> order = List.of(memory, first, second, first, memory, second);
+            for (int i = 0; i < order.size(); i++) {
+                store.createTableIfMissing(order.get(i));
+                IdempotencyKey key = IdempotencyKey.of("durable", "k" + i);
+                assertThat(Tx.commit(order.get(i), c -> idem.execute(key, c, () -> "done")).isExecuted()).isTrue();
+            }
+            assertThat(warnings).hasSize(2).allMatch(w -> w.startsWith("H2: H2 WRITE_DELAY=500"));
+        }
+    }
+
     @Test
     void refuseAnyRefusesAnH2FileWithItsDefaultWriteDelay(@TempDir Path dir) throws Exception {
         try (HikariDataSource ds = TestDatabases.pool("jdbc:h2:file:" + dir.resolve("db"), null, null, 4)) {

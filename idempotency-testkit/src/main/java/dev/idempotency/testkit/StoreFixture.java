@@ -252,7 +252,11 @@ public abstract class StoreFixture<C> implements ContractPart<C> {
     /**
      * Transactions that the store must refuse, of every kind it can tell apart from a usable one,
      * other than one that has ended (the kit tries that itself): for JDBC a connection in auto-commit
-     * mode, a closed one, a read-only one. Optional: by default none, and
+     * mode and a closed one; a read-only one only on a database whose driver honours
+     * {@code setReadOnly(true)} (PostgreSQL, MariaDB; elsewhere check {@code isReadOnly()} after
+     * setting it). H2 ignores it: the connection stays writable, the store rightly accepts it, and the
+     * test would fail on the setup, not on the store.
+     * Optional: by default none, and
      * {@code unusableTransactionsAreRefusedBeforeAnythingIsWritten} is skipped. The kit calls it
      * once per test that uses it, and closes each {@link UnusableTransaction#discard()} afterwards.
      *

@@ -10,6 +10,7 @@ import dev.idempotency.testkit.WriteLastContract;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.InstantSource;
+import java.util.List;
 import org.h2.jdbcx.JdbcConnectionPool;
 import org.junit.jupiter.api.AfterAll;
 
@@ -47,6 +48,20 @@ class ChargeKeyStoreContractTest extends StoreFixture<Connection>
         try (tx) {
             tx.rollback();
         }
+    }
+
+    /**
+     * What the store refuses: a connection in auto-commit mode and a closed one. Not a read-only
+     * connection: H2 ignores setReadOnly(true), so that connection stays usable and the store
+     * rightly accepts it. On PostgreSQL or MariaDB, whose drivers honour it, add one.
+     */
+    @Override
+    protected List<UnusableTransaction<Connection>> unusableTransactions() throws SQLException {
+        Connection autoCommit = pool.getConnection(); // auto-commit on: no transaction to carry the record
+        Connection closed = pool.getConnection();
+        closed.close();
+        return List.of(new UnusableTransaction<>("a connection in auto-commit mode", autoCommit, autoCommit),
+                new UnusableTransaction<>("a closed connection", closed, null));
     }
 
     @AfterAll

@@ -812,6 +812,39 @@ public abstract class SqlDialect {
     }
 
     /**
+     * Counts the abandoned claims (records in progress with no lease: claims committed without their
+     * result) among the batch of expired records that {@link #purgeExpired} deletes next, read just
+     * before it, with the dialect's {@link #firstRows}.
+     *
+     * @param c the connection
+     * @param table the table
+     * @param now the current time
+     * @param limit the purge's batch size
+     * @return how many of the batch's records are abandoned claims
+     * @throws SQLException if the query fails
+     */
+    public final int abandonedClaimsToPurge(Connection c, TableName table, Instant now, int limit) throws SQLException {
+        try (PreparedStatement s = c.prepareStatement("SELECT COUNT(*) FROM (SELECT status, lease_until FROM " + table
+                + " WHERE expires_at <= ? ORDER BY expires_at" + firstRows(limit) + ") batch WHERE batch.status = ?"
+                + " AND batch.lease_until IS NULL")) {
+            s.setLong(1, now.toEpochMilli());
+            s.setString(2, RecordStatus.IN_PROGRESS.name());
+            try (ResultSet rs = s.executeQuery()) {
+                return rs.next() ? rs.getInt(1) : 0;
+            }
+        }
+    }
+
+    /**
+     * @param limit the number of rows
+     * @return the clause, with its leading space, that keeps the first {@code limit} rows of an
+     *     ordered query; the standard {@code FETCH FIRST} by default
+     */
+    protected String firstRows(int limit) {
+        return " FETCH FIRST " + limit + " ROWS ONLY";
+    }
+
+    /**
      * The statement that deletes at most {@code limit} expired records; each of its parameters is
      * bound to the current time in epoch milliseconds. The base statement selects the batch with a
      * standard {@code FETCH FIRST} subquery on the expiry index, and checks the expiry again on

@@ -75,6 +75,11 @@ public class SqliteDialect extends SqlDialect {
     }
 
     @Override
+    protected String firstRows(int limit) {
+        return " LIMIT " + limit;
+    }
+
+    @Override
     protected String purgeStatement(TableName table, int limit) {
         return "DELETE FROM " + table + " WHERE (scope, key_id) IN (SELECT scope, key_id FROM "
                 + table + " WHERE expires_at <= ? ORDER BY expires_at LIMIT " + limit + ")";

@@ -65,6 +65,11 @@ final class CompositeIdempotencyListener implements IdempotencyListener {
         tell(l -> l.onNonDurableCommits(database, setting));
     }
 
+    @Override
+    public void onAbandonedClaimsPurged(int count) {
+        tell(l -> l.onAbandonedClaimsPurged(count));
+    }
+
     private void tell(Consumer<IdempotencyListener> call) {
         for (IdempotencyListener listener : listeners) {
             try {

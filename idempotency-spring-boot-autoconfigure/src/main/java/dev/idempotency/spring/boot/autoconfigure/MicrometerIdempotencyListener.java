@@ -31,7 +31,9 @@ import java.util.Objects;
  *       {@code operation} (the registered name, a bounded set);</li>
  *   <li>{@value #WITHOUT_DEDUPLICATION}, a counter of lease-mode calls run without deduplication
  *       because the store could not be reached ({@code StoreUnavailablePolicy.RUN_WITHOUT_DEDUPLICATION}),
- *       tag {@code error} = the simple name of the store client's exception.</li>
+ *       tag {@code error} = the simple name of the store client's exception;</li>
+ *   <li>{@value #ABANDONED_CLAIMS}, a counter of abandoned claims (committed without their result)
+ *       that purges deleted, no tags: above zero, a work ends its caller's transaction.</li>
  * </ul>
  * The key's id is never a tag: ids are unbounded. The key's scope is one (tag {@code scope}) only
  * when asked for ({@code idempotency.metrics.scope-tag=true}), since scopes are often one per tenant.
@@ -53,6 +55,9 @@ public final class MicrometerIdempotencyListener implements IdempotencyListener 
 
     /** The counter of calls run without deduplication, the store unreachable, by the client's exception. */
     public static final String WITHOUT_DEDUPLICATION = "idempotency.runs.without.deduplication";
+
+    /** The counter of abandoned claims (committed without their result) that purges deleted. */
+    public static final String ABANDONED_CLAIMS = "idempotency.abandoned.claims";
 
     private final MeterRegistry registry;
     private final boolean scopeTag;
@@ -100,6 +105,12 @@ public final class MicrometerIdempotencyListener implements IdempotencyListener 
     public void onRunWithoutDeduplication(IdempotencyKey key, StoreUnavailableException unavailable) {
         counter(WITHOUT_DEDUPLICATION, "Lease-mode calls run without deduplication because the store could not be reached", key,
                 unavailable.getCause() != null ? unavailable.getCause() : unavailable).increment();
+    }
+
+    @Override
+    public void onAbandonedClaimsPurged(int count) {
+        Counter.builder(ABANDONED_CLAIMS).description("Abandoned claims (committed without their result) that purges deleted")
+                .register(registry).increment(count);
     }
 
     private Timer timer(IdempotencyKey key, String outcome) {
