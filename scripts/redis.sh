@@ -23,9 +23,10 @@
 #
 #   (the spare server takes the port after the cluster's: IDEMPOTENCY_REDIS_PORT + 6)
 #
-# Exports: IDEMPOTENCY_REDIS_URI (single), IDEMPOTENCY_REDIS_PRIMARY_URI and
-# IDEMPOTENCY_REDIS_REPLICA_URI (replica), IDEMPOTENCY_REDIS_CLUSTER_URIS (cluster, comma-separated),
-# and IDEMPOTENCY_REDIS_DIR and IDEMPOTENCY_REDIS_PORT, so that a test can run this script again.
+# Exports, for each setup that answers: IDEMPOTENCY_REDIS_URI (single), IDEMPOTENCY_REDIS_PRIMARY_URI
+# and IDEMPOTENCY_REDIS_REPLICA_URI (replica), IDEMPOTENCY_REDIS_CLUSTER_URIS (cluster,
+# comma-separated), IDEMPOTENCY_REDIS_SPARE_URI (spare); and always IDEMPOTENCY_REDIS_DIR and
+# IDEMPOTENCY_REDIS_PORT, so that a test can run this script again.
 # Data is throwaway: no snapshots, no append-only file.
 
 set -euo pipefail
@@ -153,6 +154,9 @@ export_lines() {
   if ping "$((PORT + 3))"; then
     printf 'export %s=%q\n' IDEMPOTENCY_REDIS_CLUSTER_URIS \
       "redis://127.0.0.1:$((PORT + 3)),redis://127.0.0.1:$((PORT + 4)),redis://127.0.0.1:$((PORT + 5))"
+  fi
+  if ping "$((PORT + 6))"; then
+    printf 'export %s=%q\n' IDEMPOTENCY_REDIS_SPARE_URI "redis://127.0.0.1:$((PORT + 6))"
   fi
 }
 

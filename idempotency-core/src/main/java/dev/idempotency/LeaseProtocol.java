@@ -2,8 +2,10 @@ package dev.idempotency;
 
 import dev.idempotency.internal.FailureRecords;
 import dev.idempotency.spi.LeaseClaim;
+import dev.idempotency.spi.LeaseOnlyStore;
 import dev.idempotency.spi.LeaseRequest;
 import dev.idempotency.spi.LeasingStore;
+import dev.idempotency.spi.NoTransaction;
 import dev.idempotency.spi.RecoveringStore;
 import dev.idempotency.spi.RecoveryPoint;
 import java.security.SecureRandom;
@@ -31,18 +33,38 @@ final class LeaseProtocol<C> {
     /**
      * What a result that cannot be recorded (over the size limit, or one its codec cannot encode)
      * leaves: the call has run, so the operation is recorded as failed instead, and no retry runs the
-     * call again for a result that could never be recorded either.
+     * call again for a result that could never be recorded either. The first words depend on the
+     * store: a transaction rolls the finish phase's writes back; without one they stand.
      */
-    private static final String UNRECORDABLE_RESULT = "the call has run: the finish phase's writes were rolled back, and the"
-            + " operation is recorded as failed with this exception, which every retry with the key gets back (Outcome.Failed);"
-            + " the call is not run again. What the call did outside the database stands: settle it there by hand if need be,"
-            + " and make the result recordable for new operations (smaller, or one its codec encodes)";
+    private static final String UNRECORDED_TAIL = " the operation is recorded as failed with this exception, which every retry with"
+            + " the key gets back (Outcome.Failed); the call is not run again. What the call did outside the database stands: settle it"
+            + " there by hand if need be, and make the result recordable for new operations (smaller, or one its codec encodes)";
+    private static final String UNRECORDABLE_RESULT = "the call has run: the finish phase's writes were rolled back, and"
+            + UNRECORDED_TAIL;
+    private static final String UNRECORDABLE_RESULT_WITHOUT_TRANSACTION = "the call has run, and the finish phase with it (without a"
+            + " transaction, so what it did stands): nothing of the result was written, and" + UNRECORDED_TAIL;
+    /** What the recovery point is called in a message. */
+    private static final String RECOVERY_POINT = "the encoded recovery point (the prepare phase's value)";
+    private static final String POINT_ADVICE = ". Return a smaller value from prepare (an id to look the rest up by), or raise the limit";
+    /** What a prepare value that cannot be recorded leaves, in a transaction: nothing. */
+    private static final String UNRECORDABLE_POINT = "the claim's transaction was rolled back, the prepare's writes with it: nothing of"
+            + " the key was recorded, and the call did not run" + POINT_ADVICE;
+    /** The same on a store without transactions, whose claim had taken effect: withdrawn. */
+    private static final String UNRECORDABLE_POINT_WITHDRAWN = "nothing of it was written and the claim was withdrawn: nothing of the"
+            + " key is recorded, and the call did not run (the prepare phase ran without a transaction, so what it did stands)"
+            + POINT_ADVICE;
+    /** The same if the store could only end the claim's lease. */
+    private static final String UNRECORDABLE_POINT_RELEASED = "nothing of it was written and the claim's lease was ended: the key"
+            + " stays in progress without a recovery point, the next attempt takes it over at once, and the call did not run (the"
+            + " prepare phase ran without a transaction, so what it did stands)" + POINT_ADVICE;
 
     private final Kernel<C> kernel;
     private final LeasingStore<C> store;
     private final OwnTransactions<C> transactions;
     private final LeasePolicy leases;
     private final StoreUnavailablePolicy unavailableStore;
+    /** Whether the store has no transactions: each primitive took effect when it returned, and nothing rolls back. */
+    private final boolean leaseOnly;
 
     LeaseProtocol(Kernel<C> kernel, LeasingStore<C> store, OwnTransactions<C> transactions, LeasePolicy leases,
                   StoreUnavailablePolicy unavailableStore) {
@@ -51,6 +73,7 @@ final class LeaseProtocol<C> {
         this.transactions = transactions;
         this.leases = leases;
         this.unavailableStore = unavailableStore;
+        this.leaseOnly = store instanceof LeaseOnlyStore;
     }
 
     /** Runs {@code phases} for {@code key} under a lease; the key is validated and the phases' codec checked. */
@@ -79,11 +102,14 @@ final class LeaseProtocol<C> {
         while (true) {
             try {
                 claimed = transactions.withRetries(key, () -> claimTransaction(request, phases, resumeOnly));
-            } catch (Unreachable unreachable) {
-                if (resumeOnly || unavailableStore == StoreUnavailablePolicy.REFUSE) {
-                    throw unreachable.cause; // a resume never runs without the store: the worker tries again later
+            } catch (OutOfTheClaim out) {
+                if (!(out.cause instanceof StoreUnavailableException unreachable)) {
+                    throw withdrawn(key, token, out.cause);
                 }
-                return withoutDeduplication(key, phases, unreachable.cause);
+                if (resumeOnly || unavailableStore == StoreUnavailablePolicy.REFUSE) {
+                    throw unreachable; // a resume never runs without the store: the worker tries again later
+                }
+                return withoutDeduplication(key, phases, unreachable);
             }
             if (claimed.notResumable) {
                 return null;
@@ -148,7 +174,7 @@ final class LeaseProtocol<C> {
                 T result = phases.finish.finish(tx, prepared, called);
                 Kernel.Encoded encoded;
                 try {
-                    encoded = kernel.encode(key, phases.codec, result, ResultTooLargeException.RESULT, UNRECORDABLE_RESULT);
+                    encoded = kernel.encode(key, phases.codec, result, ResultTooLargeException.RESULT, unrecordableResult());
                 } catch (ResultTooLargeException | ResultCodecException unrecordable) {
                     throw new OwnTransactions.RollBack(unrecordable); // the finish's writes must not commit without the result
                 }
@@ -156,7 +182,7 @@ final class LeaseProtocol<C> {
                     store.completeLeased(tx, token, kernel.leasedResult(key, encoded))
                             .orElseThrow(() -> new LeaseLostException(key, "the result"));
                 } catch (ResultTooLargeException overTheStoresLimit) { // refused before it was sent: the same as the policy's
-                    throw new OwnTransactions.RollBack(new ResultTooLargeException(key, overTheStoresLimit.reason(), UNRECORDABLE_RESULT,
+                    throw new OwnTransactions.RollBack(new ResultTooLargeException(key, overTheStoresLimit.reason(), unrecordableResult(),
                             overTheStoresLimit.size(), overTheStoresLimit.limit(), overTheStoresLimit));
                 }
                 delist(tx, key, phases.operation);
@@ -195,7 +221,7 @@ final class LeaseProtocol<C> {
         try {
             claim = store.claimLease(tx, request);
         } catch (StoreUnavailableException unavailable) {
-            throw new Unreachable(unavailable); // before anything ran: the policy decides
+            throw new OutOfTheClaim(unavailable); // before anything ran: the policy decides
         }
         if (!(claim instanceof LeaseClaim.Acquired acquired) || !phases.hasPrepare()) {
             return new Claimed(claim, null, resumeOnly && claim instanceof LeaseClaim.Acquired);
@@ -209,11 +235,15 @@ final class LeaseProtocol<C> {
             return new Claimed(claim, null, true);
         }
         Object prepared = phases.steps.prepare.apply(tx);
-        Kernel.Encoded state = kernel.encode(key, codec, prepared, "the encoded recovery point (the prepare phase's value)",
-                "the claim's transaction was rolled back, the prepare's writes with it: nothing of the key was recorded, and the"
-                        + " call did not run. Return a smaller value from prepare (an id to look the rest up by), or raise the limit");
-        if (!store.checkpoint(tx, key, request.ownerToken(), new RecoveryPoint(state.codec(), state.bytes()))
-                || phases.operation != null && !recovering().enlist(tx, key, request.ownerToken(), phases.operation)) {
+        boolean checkpointed;
+        try {
+            Kernel.Encoded state = kernel.encode(key, codec, prepared, RECOVERY_POINT,
+                    leaseOnly ? UNRECORDABLE_POINT_WITHDRAWN : UNRECORDABLE_POINT);
+            checkpointed = store.checkpoint(tx, key, request.ownerToken(), new RecoveryPoint(state.codec(), state.bytes()));
+        } catch (ResultTooLargeException | ResultCodecException unrecordable) { // the policy's limit, or the store's, or the codec
+            throw new OutOfTheClaim(unrecordable); // rolls the claim's transaction back, if there is one
+        }
+        if (!checkpointed || phases.operation != null && !recovering().enlist(tx, key, request.ownerToken(), phases.operation)) {
             throw new LeaseLostException(key, "the recovery point");
         }
         return new Claimed(claim, prepared, false);
@@ -235,8 +265,8 @@ final class LeaseProtocol<C> {
         Claimed claimed;
         try {
             claimed = transactions.withRetries(key, () -> claimTransaction(request, phases, true));
-        } catch (Unreachable unreachable) {
-            throw unreachable.cause;
+        } catch (OutOfTheClaim out) {
+            throw out.cause instanceof StoreUnavailableException ? out.cause : withdrawn(key, token, out.cause);
         }
         if (claimed.notResumable) {
             return null;
@@ -291,6 +321,39 @@ final class LeaseProtocol<C> {
         return kernel.failedOutcome(key, recorded, recordedAt);
     }
 
+    private String unrecordableResult() {
+        return leaseOnly ? UNRECORDABLE_RESULT_WITHOUT_TRANSACTION : UNRECORDABLE_RESULT;
+    }
+
+    /**
+     * What the caller gets for a prepare value that could not be recorded. In a transaction, the
+     * claim rolled back with it; on a store without transactions the claim had taken effect, so it
+     * is withdrawn here first (or, on a store that cannot, its lease ended), and the message says
+     * which. A refusal of the store's own is reworded for the recovery point, its own kept as cause.
+     */
+    private RuntimeException withdrawn(IdempotencyKey key, String token, RuntimeException unrecordable) {
+        String aftermath = UNRECORDABLE_POINT;
+        if (leaseOnly) {
+            try {
+                aftermath = ((LeaseOnlyStore) store).withdrawClaim(NoTransaction.NONE, key, token)
+                        ? UNRECORDABLE_POINT_WITHDRAWN : UNRECORDABLE_POINT_RELEASED;
+            } catch (RuntimeException withdrawal) {
+                unrecordable.addSuppressed(withdrawal);
+                return unrecordable;
+            }
+        }
+        if (unrecordable instanceof ResultTooLargeException tooLarge) {
+            boolean storesOwn = !tooLarge.reason().startsWith(RECOVERY_POINT);
+            return new ResultTooLargeException(key, tooLarge.reason(), aftermath, tooLarge.size(), tooLarge.limit(),
+                    storesOwn ? tooLarge : null);
+        }
+        if (aftermath.equals(UNRECORDABLE_POINT_RELEASED)) { // the codec's message said "withdrawn"
+            unrecordable.addSuppressed(new IllegalStateException("the store " + store + " could not withdraw the claim of key " + key
+                    + ": " + aftermath));
+        }
+        return unrecordable;
+    }
+
     /** Ends this attempt's lease after a failure, so that a retry runs at once; a failure to do so is attached. */
     private void endLease(IdempotencyKey key, String token, Throwable failure) {
         try {
@@ -315,12 +378,16 @@ final class LeaseProtocol<C> {
         return new Outcome.Executed<>(key, value);
     }
 
-    /** The claim found the store unreachable, before anything ran: carried out of the claim's transaction. */
-    private static final class Unreachable extends RuntimeException {
+    /**
+     * What the claim's transaction ends with and the caller of the claim handles, carried out of it
+     * (rolling it back, if there is one): the store unreachable before anything ran
+     * ({@link StoreUnavailableException}), or a prepare value that could not be recorded.
+     */
+    private static final class OutOfTheClaim extends RuntimeException {
         private static final long serialVersionUID = 1L;
-        private final transient StoreUnavailableException cause;
+        private final transient RuntimeException cause;
 
-        Unreachable(StoreUnavailableException cause) {
+        OutOfTheClaim(RuntimeException cause) {
             super(cause.getMessage(), cause, false, false);
             this.cause = cause;
         }

@@ -327,6 +327,34 @@ class ManagedIdempotencyTest {
     }
 
     @Test
+    void aRecoveryPointOverTheStoresOwnLimitRecordsNothingOfTheKeyAndTheCallDoesNotRun() {
+        store.recoveryPointLimit = 4;
+        AtomicInteger prepares = new AtomicInteger();
+        AtomicInteger calls = new AtomicInteger();
+        Phases<FakeTx, String, RuntimeException> phases = Phases.<FakeTx, String, RuntimeException>prepare(tx -> {
+            tx.write("prepared");
+            prepares.incrementAndGet();
+            return "a prepare value of 31 bytes or so";
+        }, ResultCodec.string()).call((attempt, prepared) -> {
+            calls.incrementAndGet();
+            return "called";
+        }).result(ResultCodec.string());
+        assertThatThrownBy(() -> managed().run(KEY, phases)).isInstanceOfSatisfying(ResultTooLargeException.class, e -> {
+            assertThat(e.reason()).isEqualTo("the recovery point is 33 bytes, over the fake store's limit of 4 bytes");
+            assertThat(e.getMessage()).contains("the claim's transaction was rolled back, the prepare's writes with it: nothing of"
+                    + " the key was recorded, and the call did not run").doesNotContain("nothing was written");
+            assertThat(e.getCause()).isInstanceOf(ResultTooLargeException.class).hasMessageContaining("nothing was written");
+            assertThat(e.limit()).isEqualTo(4);
+        });
+        assertThat(store.committed(KEY)).as("nothing of the key is recorded").isEmpty();
+        assertThat(store.committedWrites()).as("the prepare's writes rolled back").isEmpty();
+        store.recoveryPointLimit = Integer.MAX_VALUE;
+        assertThat(managed().run(KEY, phases)).as("a retry claims the key anew, at once").isEqualTo(new Outcome.Executed<>(KEY, "called"));
+        assertThat(prepares).hasValue(2);
+        assertThat(calls).as("the call ran once, after the value fitted").hasValue(1);
+    }
+
+    @Test
     void aLostLeaseIsReportedAndNotReleased() {
         ManagedIdempotency<FakeTx> managed = managed();
         assertThatThrownBy(() -> managed.lease(IdempotentCall.of(KEY, ResultCodec.string()), attempt -> {

@@ -78,6 +78,29 @@ public interface LeaseOnlyStore extends LeasingStore<NoTransaction> {
     }
 
     /**
+     * Withdraws a claim that has recorded nothing else: deletes the key's record if
+     * {@code ownerToken} still holds it (fenced as {@link #releaseLease} is), so that nothing of the
+     * key is left, as the rollback of a claim's transaction leaves nothing on a database. The engine
+     * calls it when the prepare phase's value cannot be recorded (over the policy's or the store's
+     * size limit, or not encodable): the claim has taken effect on the server, and without this the
+     * key would stay in progress, refusing another fingerprint, until its retention ends.
+     *
+     * <p>The default only ends the lease ({@link #releaseLease}) and answers {@code false}: the record
+     * stays in progress, without a recovery point, and the next attempt takes it over at once.
+     *
+     * @param tx {@link NoTransaction#NONE}
+     * @param key the key
+     * @param ownerToken the holder's owner token
+     * @return whether the record was deleted; {@code false} if it was kept (the token no longer holds
+     *     it, or the store only ended the lease)
+     * @throws dev.idempotency.IdempotencyStoreException if the store fails
+     */
+    default boolean withdrawClaim(NoTransaction tx, IdempotencyKey key, String ownerToken) {
+        releaseLease(tx, key, ownerToken);
+        return false;
+    }
+
+    /**
      * Removes nothing: the store's server expires records itself.
      *
      * @return 0

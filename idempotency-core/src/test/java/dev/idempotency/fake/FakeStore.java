@@ -62,6 +62,8 @@ public final class FakeStore implements LeasingStore<FakeTx> {
     public RuntimeException failRelease;
     /** A limit of the store's own on a completed lease-mode result, in bytes: over it, completeLeased refuses before writing. */
     public int completedResultLimit = Integer.MAX_VALUE;
+    /** The same limit on a recovery point's state: over it, checkpoint refuses before writing. */
+    public int recoveryPointLimit = Integer.MAX_VALUE;
     /** Thrown by the check numbered {@link #failCheckAt} (0 for the first check of this store). */
     public RuntimeException failCheck;
     public int failCheckAt = -1;
@@ -298,6 +300,10 @@ public final class FakeStore implements LeasingStore<FakeTx> {
     @Override
     public boolean checkpoint(FakeTx tx, IdempotencyKey key, String ownerToken, RecoveryPoint point) {
         calls.add("checkpoint:" + key.id());
+        if (point.state() != null && point.state().length > recoveryPointLimit) {
+            throw new ResultTooLargeException(key, "the recovery point is " + point.state().length + " bytes, over the fake store's"
+                    + " limit of " + recoveryPointLimit + " bytes", "nothing was written", point.state().length, recoveryPointLimit, null);
+        }
         Row row = held(tx, key, ownerToken);
         if (row == null || loseLease) {
             return false;

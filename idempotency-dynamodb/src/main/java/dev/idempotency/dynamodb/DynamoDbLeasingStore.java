@@ -250,6 +250,7 @@ public final class DynamoDbLeasingStore implements LeaseOnlyStore {
 
     @Override
     public boolean checkpoint(NoTransaction tx, IdempotencyKey key, String ownerToken, RecoveryPoint point) {
+        refuseOverItemLimit(key, "recovery point (the prepare phase's value)", point.codec(), point.state());
         return fenced(key, ownerToken, "checkpoint", now -> point.state() == null
                 ? new Fenced("SET #pointCodec = :pointCodec REMOVE #pointState", 0).value(":pointCodec", s(point.codec()))
                 : new Fenced("SET #pointCodec = :pointCodec, #pointState = :pointState", 0).value(":pointCodec", s(point.codec()))
@@ -258,7 +259,7 @@ public final class DynamoDbLeasingStore implements LeaseOnlyStore {
 
     @Override
     public Optional<Instant> completeLeased(NoTransaction tx, String ownerToken, LeasedCompletion completion) {
-        refuseOverItemLimit(completion);
+        refuseOverItemLimit(completion.key(), "result", completion.codec(), completion.result());
         return fenced(completion.key(), ownerToken, "completion", now -> {
             long expires = now.latest() + completion.retention().toMillis();
             String result = completion.result() == null ? "" : ", #result = :result";
@@ -277,24 +278,39 @@ public final class DynamoDbLeasingStore implements LeaseOnlyStore {
         return fenced(key, ownerToken, "release", now -> new Fenced("SET #lease = :lease", 0).value(":lease", n(0))).isPresent();
     }
 
+    @Override
+    public boolean withdrawClaim(NoTransaction tx, IdempotencyKey key, String ownerToken) {
+        ServerClock.Window now = time.now(key, "withdrawal");
+        Expression e = new Expression(FENCE).value(":owner", s(ownerToken)).value(":inProgress", s(layout.inProgressStatus()))
+                .value(":earliest", n(now.earliest()));
+        try {
+            call(key, "withdrawal", () -> client.deleteItem(r -> r.tableName(table).key(id(key)).conditionExpression(e.text())
+                    .expressionAttributeNames(e.names()).expressionAttributeValues(e.values())));
+            return true;
+        } catch (ConditionalCheckFailedException notTheHolder) {
+            return false;
+        }
+    }
+
     /**
      * DynamoDB refuses an item over 400 KB (names and values counted) with a validation error: the
-     * completed record's size, bounded from above by the result, the id twice and 2,048 bytes for the
+     * record's size with {@code value} (a result, or a recovery point, which the item holds until the
+     * completion removes it), bounded from above by the value, the id twice and 2,048 bytes for the
      * other attributes (the fingerprint, the codec's name, the numbers and every name), is checked
-     * before anything is sent, so that the engine records the operation as failed instead.
+     * before anything is sent, so that the engine records the operation as failed instead (a result)
+     * or withdraws the claim (a recovery point).
      */
-    private void refuseOverItemLimit(LeasedCompletion completion) {
-        byte[] result = completion.result();
-        if (result == null) {
+    private void refuseOverItemLimit(IdempotencyKey key, String what, String codec, byte[] value) {
+        if (value == null) {
             return;
         }
-        long item = ITEM_OVERHEAD + 2L * idOf(completion.key()).getBytes(StandardCharsets.UTF_8).length
-                + completion.codec().getBytes(StandardCharsets.UTF_8).length + result.length;
+        long item = ITEM_OVERHEAD + 2L * idOf(key).getBytes(StandardCharsets.UTF_8).length + codec.getBytes(StandardCharsets.UTF_8).length
+                + value.length;
         if (item > MAX_ITEM_BYTES) {
-            throw new ResultTooLargeException(completion.key(), "the encoded result is " + result.length + " bytes, within the policy's"
+            throw new ResultTooLargeException(key, "the encoded " + what + " is " + value.length + " bytes, within the policy's"
                     + " limit, but the item that records it would be up to " + item + " bytes, over DynamoDB's item size limit of "
                     + MAX_ITEM_BYTES + " bytes", "nothing was sent; lower KeyPolicy.maxResultBytes below it, or keep the payload"
-                    + " elsewhere and record its id", result.length, MAX_ITEM_BYTES, null);
+                    + " elsewhere and record its id", value.length, MAX_ITEM_BYTES, null);
         }
     }
 

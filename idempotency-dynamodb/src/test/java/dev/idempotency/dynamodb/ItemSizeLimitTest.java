@@ -8,6 +8,7 @@ import dev.idempotency.IdempotencyKey;
 import dev.idempotency.IdempotentCall;
 import dev.idempotency.ManagedIdempotency;
 import dev.idempotency.Outcome;
+import dev.idempotency.Phases;
 import dev.idempotency.ResultCodec;
 import dev.idempotency.ResultTooLargeException;
 import dev.idempotency.spi.NoTransaction;
@@ -36,6 +37,7 @@ class ItemSizeLimitTest {
         })).isInstanceOf(ResultTooLargeException.class)
                 .hasMessageContaining("over DynamoDB's item size limit of " + DynamoDbLeasingStore.MAX_ITEM_BYTES + " bytes")
                 .hasMessageContaining("the operation is recorded as failed")
+                .hasMessageContaining("nothing of the result was written").hasMessageNotContaining("rolled back")
                 .satisfies(e -> assertThat(((ResultTooLargeException) e).size()).isEqualTo(size));
 
         Outcome<String> retry = payments.lease(call, attempt -> {
@@ -44,6 +46,43 @@ class ItemSizeLimitTest {
         });
         assertThat(retry.status()).as("the retry gets the recorded failure").isEqualTo(Outcome.Status.FAILED);
         assertThat(calls).as("the call ran once").hasValue(1);
+    }
+
+    @Test
+    void aRecoveryPointOverTheItemLimitIsRefusedAndNothingOfTheKeyStaysRecorded() {
+        DynamoDbLeasingStore store = DynamoDbLeasingStore.builder(DynamoDbServers.client(), "item-limit").build();
+        store.createTableIfMissing();
+        ManagedIdempotency<NoTransaction> payments = ManagedIdempotency.of(Idempotency.of(store), NoTransaction.runner());
+        IdempotencyKey key = IdempotencyKey.of("orders", "large-point-" + System.nanoTime());
+        AtomicInteger prepares = new AtomicInteger();
+        AtomicInteger calls = new AtomicInteger();
+        int size = 500 * 1024;
+        Phases<NoTransaction, String, RuntimeException> large = Phases.<NoTransaction, String, RuntimeException>prepare(tx -> {
+            prepares.incrementAndGet();
+            return "p".repeat(size);
+        }, ResultCodec.string()).call((attempt, prepared) -> {
+            calls.incrementAndGet();
+            return "charged";
+        }).result(ResultCodec.string());
+
+        assertThatThrownBy(() -> payments.run(key, large)).isInstanceOf(ResultTooLargeException.class)
+                .hasMessageContaining("over DynamoDB's item size limit of " + DynamoDbLeasingStore.MAX_ITEM_BYTES + " bytes")
+                .hasMessageContaining("the claim was withdrawn: nothing of the key is recorded, and the call did not run")
+                .hasMessageNotContaining("rolled back")
+                .satisfies(e -> assertThat(((ResultTooLargeException) e).size()).isEqualTo(size));
+        assertThat(calls).as("the call did not run").hasValue(0);
+
+        Phases<NoTransaction, String, RuntimeException> small = Phases.<NoTransaction, String, RuntimeException>prepare(tx -> {
+            prepares.incrementAndGet();
+            return "p";
+        }, ResultCodec.string()).call((attempt, prepared) -> {
+            calls.incrementAndGet();
+            return "charged " + attempt.number();
+        }).result(ResultCodec.string());
+        assertThat(payments.run(key, small)).as("the key is free at once: a new claim, attempt 1")
+                .isEqualTo(new Outcome.Executed<>(key, "charged 1"));
+        assertThat(payments.run(key, small).value()).as("replayed").isEqualTo("charged 1");
+        assertThat(prepares).as("one prepare each, none repeated for the settled key").hasValue(2);
     }
 
     @Test

@@ -91,4 +91,10 @@ final class LeaseScripts {
             redis.call('HSET', KEYS[1], 'l', now)
             return {1}
             """;
+
+    /** The withdrawal of a claim: deletes the record. ARGV: owner token. Answers {1}, or {}. */
+    static final String WITHDRAW = FENCE + """
+            redis.call('DEL', KEYS[1])
+            return {1}
+            """;
 }

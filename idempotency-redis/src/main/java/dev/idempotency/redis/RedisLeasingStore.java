@@ -80,6 +80,7 @@ public final class RedisLeasingStore implements LeaseOnlyStore {
     private final String checkpointDigest;
     private final String completeDigest;
     private final String releaseDigest;
+    private final String withdrawDigest;
 
     private RedisLeasingStore(Builder b) {
         this.node = b.node;
@@ -91,6 +92,7 @@ public final class RedisLeasingStore implements LeaseOnlyStore {
         this.checkpointDigest = node.digest(LeaseScripts.CHECKPOINT);
         this.completeDigest = node.digest(LeaseScripts.COMPLETE);
         this.releaseDigest = node.digest(LeaseScripts.RELEASE);
+        this.withdrawDigest = node.digest(LeaseScripts.WITHDRAW);
     }
 
     /**
@@ -158,6 +160,11 @@ public final class RedisLeasingStore implements LeaseOnlyStore {
     @Override
     public boolean releaseLease(NoTransaction tx, IdempotencyKey key, String ownerToken) {
         return fenced(key, "release", LeaseScripts.RELEASE, releaseDigest, bytes(ownerToken)).isPresent();
+    }
+
+    @Override
+    public boolean withdrawClaim(NoTransaction tx, IdempotencyKey key, String ownerToken) {
+        return fenced(key, "withdrawal", LeaseScripts.WITHDRAW, withdrawDigest, bytes(ownerToken)).isPresent();
     }
 
     /** Runs a fenced script: its one answer if the token held the record (then waits for replicas), empty if not. */
