@@ -436,7 +436,8 @@ public final class IdempotentConsumer<C, K, V> {
     private @Nullable IdempotencyKey keyOf(ConsumerRecord<K, V> record) {
         String id = ids.idOf(record);
         if (id == null) {
-            MissingMessageIdException missing = new MissingMessageIdException(group, position(record));
+            MissingMessageIdException missing = new MissingMessageIdException(group, record.topic(), record.partition(), record.offset(),
+                    ids instanceof HeaderMessageIds<K, V> header ? header.name() : null);
             if (retriedByCaller) {
                 throw missing;
             }

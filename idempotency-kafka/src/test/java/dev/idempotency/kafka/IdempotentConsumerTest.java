@@ -232,9 +232,22 @@ class IdempotentConsumerTest {
     void aRecordWithoutAMessageIdIsDeadLetteredAndItsOffsetCommitted() throws Exception {
         String topic = Broker.newTopic(bootstrap, "no-id", 1);
         send(topic, List.of(new ProducerRecord<>(topic, "anonymous", "v"), Broker.message(topic, "m", "v")));
-        consumeAll("g1", topic, false, consumer("g1", MessageIds.header()));
+        List<Exception> reasons = Collections.synchronizedList(new ArrayList<>());
+        IdempotentConsumer<Connection, String, String> consumer = IdempotentConsumer.<Connection, String, String>builder(engine, "g1",
+                        (tx, record) -> Effects.write(tx, "g1", record))
+                .deadLetters((record, reason) -> {
+                    deadLetters.add(record.key() + " " + reason.getClass().getSimpleName());
+                    reasons.add(reason);
+                })
+                .build();
+        consumeAll("g1", topic, false, consumer);
         assertThat(deadLetters).containsExactly("anonymous MissingMessageIdException");
         assertThat(effects.counts("g1")).containsOnly(Map.entry("m", 1));
+        MissingMessageIdException missing = (MissingMessageIdException) reasons.get(0);
+        assertThat(missing.getMessage()).doesNotContain("'null'").contains("no message id").contains("header 'idempotency-message-id'")
+                .contains("topic '" + topic + "'").contains("partition 0").contains("offset 0").contains("Consumer group 'g1'");
+        assertThat(missing.scope()).isEqualTo("g1");
+        assertThat(missing.keyId()).isNull();
     }
 
     @Test
