@@ -214,8 +214,8 @@ public final class SpringKafkaIdempotency {
 
     /**
      * A dead-letter handler for a batch listener's consumer, over a recoverer that publishes to the
-     * dead-letter topic: called after the failure's commit (at least once: see
-     * {@link DeadLetterHandler}).
+     * dead-letter topic: called once a record's failure is final, before the commit that records it
+     * (at least once: see {@link DeadLetterHandler}), and not for a replay of the recorded failure.
      *
      * @param deadLetters the recoverer, such as a {@code DeadLetterPublishingRecoverer}
      * @param <K> the record key type
