@@ -5,11 +5,12 @@ import dev.idempotency.IdempotentCall;
 import dev.idempotency.KeyPolicy;
 import dev.idempotency.ManagedIdempotency;
 import dev.idempotency.Outcome;
+import dev.idempotency.RecordedFailureException;
 import dev.idempotency.ResultCodec;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -52,13 +53,17 @@ import org.slf4j.LoggerFactory;
  *       recorded position is the record's own (the same record delivered again: a crash or a
  *       rebalance before its offset commit), {@value #SENT_AGAIN} if it is another (the same message
  *       id at another offset: a producer's retry, a second send).</li>
- *   <li>A handler that throws rolls its transaction back, and the record is tried again at once, up
- *       to {@link Builder#maxAttempts} attempts in all. On the last one, its failure is recorded as
- *       final ({@link PoisonMessageException}), its writes rolled back: the record's outcome is
- *       {@link Outcome.Failed}, and every later delivery replays that failure without running the
- *       handler. A failure that the key policy declares final is recorded at its first attempt.</li>
- *   <li>A failed outcome, first or replayed, goes to the {@link DeadLetterHandler}, after the
- *       commit (at least once: see there).</li>
+ *   <li>A handler that throws rolls its transaction back (the engine's listener hears its own
+ *       exception, {@code onError}), and the record is tried again at once, up to
+ *       {@link Builder#maxAttempts} attempts in all. On the last one, its failure is made final
+ *       ({@link PoisonMessageException}), its writes rolled back, handed to the
+ *       {@link DeadLetterHandler}, then recorded in the same transaction: the record's outcome is
+ *       {@link Outcome.Failed}. A failure that the key policy declares final is made final at its
+ *       first attempt.</li>
+ *   <li>Every later delivery of the record, or of its message id, replays the recorded failure: the
+ *       handler does not run, and the dead-letter handler is not called again. A crash after the
+ *       hand-off and before the commit records nothing, and the next delivery hands the record off
+ *       again: the hand-off is at least once, the record exactly once.</li>
  * </ol>
  * {@link #process} then commits to Kafka the next offset of each partition it processed
  * ({@code commitSync}), after every record's transaction has committed: a crash in between
@@ -71,8 +76,10 @@ import org.slf4j.LoggerFactory;
  * <p><b>Per poll batch</b> ({@link #processBatch}, {@link #handleBatch}): the batch's records in one
  * transaction with the chunk protocol ({@link ManagedIdempotency#executeChunk}): one claim statement
  * for the whole batch, recorded records replaying, the handler run for the others in order. The same
- * message id twice in one batch is processed once: the later copies get the first one's outcome and
- * are heard as {@value #SENT_AGAIN}. A handler failure rolls the batch back and runs it again; each
+ * message id twice in one batch is processed once: after the batch's transaction, each later copy
+ * replays the first one's record as a second send does record by record (one more claim statement
+ * for the batch's later copies): its own outcome ({@code REPLAYED}, or the replayed failure), heard
+ * by the listener's {@code onOutcome} and, for a replayed value, as {@value #SENT_AGAIN}. A handler failure rolls the batch back and runs it again; each
  * record's attempts are counted, and on a record's last attempt its failure is final: the engine
  * runs the batch once more with a savepoint before each record (a batch without a final failure
  * takes none), rolls the poison record's writes back to its own and records its failure, while the
@@ -239,8 +246,8 @@ public final class IdempotentConsumer<C, K, V> {
                     saveOffset(tx, record);
                     return position;
                 });
-            } catch (HandlerFailure failure) {
-                failed(failure);
+            } catch (Exception e) {
+                failedAttempt(failures, e, position);
                 continue;
             }
             if (outcome instanceof Outcome.InProgress && ++busy < IN_PROGRESS_ATTEMPTS) {
@@ -299,89 +306,90 @@ public final class IdempotentConsumer<C, K, V> {
             throw new IllegalStateException("This consumer is retried by its caller (retriedByCaller()), one record at a time: "
                     + "a batch counts its records' attempts itself, so build its consumer without retriedByCaller()");
         }
-        Map<IdempotencyKey, ConsumerRecord<K, V>> firsts = new LinkedHashMap<>();
-        List<IdempotencyKey> keys = new ArrayList<>(records.size());
-        for (ConsumerRecord<K, V> record : records) {
-            IdempotencyKey key = keyOf(Objects.requireNonNull(record, "record"));
-            keys.add(key);
+        List<List<Integer>> rounds = new ArrayList<>(); // round n: the n-th record of each message id in the batch
+        Map<IdempotencyKey, Integer> copies = new HashMap<>();
+        for (int i = 0; i < records.size(); i++) {
+            IdempotencyKey key = keyOf(Objects.requireNonNull(records.get(i), "record"));
             if (key != null) {
-                firsts.putIfAbsent(key, record);
+                int round = copies.merge(key, 1, Integer::sum) - 1;
+                if (round == rounds.size()) {
+                    rounds.add(new ArrayList<>());
+                }
+                rounds.get(round).add(i);
             }
         }
-        List<ConsumerRecord<K, V>> chunk = new ArrayList<>(firsts.values());
-        List<Outcome<String>> outcomes = null;
+        List<@Nullable Outcome<String>> answers = new ArrayList<>(Collections.nCopies(records.size(), null));
         Map<String, Failures> failures = new HashMap<>();
-        while (outcomes == null) { // each round ends in a commit or one more failure of one record: at most n x maxAttempts rounds
+        for (List<Integer> round : rounds) { // a later round replays the earlier one's records, as a second send does
+            List<ConsumerRecord<K, V>> chunk = new ArrayList<>(round.size());
+            round.forEach(i -> chunk.add(records.get(i)));
+            List<Outcome<String>> outcomes = chunk(chunk, failures);
+            for (int j = 0; j < chunk.size(); j++) {
+                ConsumerRecord<K, V> record = chunk.get(j);
+                Outcome<String> outcome = outcomes.get(j);
+                if (outcome instanceof Outcome.InProgress) {
+                    outcome = handle(record); // another member holds it: wait for it alone
+                } else {
+                    answered(record, position(record), outcome);
+                }
+                answers.set(round.get(j), outcome);
+            }
+        }
+        return answers;
+    }
+
+    /** One transaction of the chunk protocol over records of distinct keys, run again after each failed attempt. */
+    private List<Outcome<String>> chunk(List<ConsumerRecord<K, V>> chunk, Map<String, Failures> failures) {
+        while (true) { // each round ends in a commit or one more failure of one record: at most n x maxAttempts rounds
             try {
-                outcomes = engine.executeChunk(chunk, r -> IdempotentCall.of(keyOf(r), ResultCodec.string()), (tx, r) -> {
+                return engine.executeChunk(chunk, r -> IdempotentCall.of(keyOf(r), ResultCodec.string()), (tx, r) -> {
                     run(tx, r, failures);
                     saveOffset(tx, r);
                     return position(r);
                 });
-            } catch (HandlerFailure failure) {
-                failed(failure);
+            } catch (Exception e) {
+                failedAttempt(failures, e, position(chunk.get(0)));
             }
         }
-        Map<IdempotencyKey, Outcome<String>> byKey = new HashMap<>();
-        for (int i = 0; i < chunk.size(); i++) {
-            ConsumerRecord<K, V> record = chunk.get(i);
-            Outcome<String> outcome = outcomes.get(i);
-            if (outcome instanceof Outcome.InProgress) {
-                outcome = handle(record); // another member holds it: wait for it alone
-            } else {
-                answered(record, position(record), outcome);
-            }
-            byKey.put(outcome.key(), outcome);
-        }
-        List<@Nullable Outcome<String>> answers = new ArrayList<>(records.size());
-        for (int i = 0; i < records.size(); i++) {
-            IdempotencyKey key = keys.get(i);
-            ConsumerRecord<K, V> record = records.get(i);
-            if (key == null) {
-                answers.add(null);
-            } else if (firsts.get(key) == record) {
-                answers.add(byKey.get(key));
-            } else { // the same message id earlier in this batch
-                Outcome<String> first = byKey.get(key);
-                engine.engine().reportDuplicate(key, SENT_AGAIN);
-                if (first instanceof Outcome.Failed) {
-                    deadLetter(record, first);
-                }
-                answers.add(first);
-            }
-        }
-        return answers;
     }
 
     // ---- shared steps ----------------------------------------------------------------------------
 
     /**
      * The handler, in the transaction. Its failure is final on the record's last attempt (its
-     * failures counted in {@code failures}, by position), or when the policy says so. A record whose
-     * failure was already made final in a round that another record's failure rolled back (a batch)
-     * is not run again: its last failure is made final again.
+     * failures counted in {@code failures}, by position), or when the policy says so; a final
+     * failure is handed to the dead-letter handler here, in the transaction that records it and
+     * before its commit, so that a failure is never recorded without its hand-off (a crash in
+     * between hands it off again on the next delivery). A record whose failure was already made
+     * final in a round rolled back since (a batch run again, a conflict) is neither run nor handed
+     * off again: its final failure is thrown again.
      */
-    private void run(C tx, ConsumerRecord<K, V> record, Map<String, Failures> failures) {
+    private void run(C tx, ConsumerRecord<K, V> record, Map<String, Failures> failures) throws Exception {
         String position = position(record);
         Failures before = failures.get(position);
-        if (before != null && before.count() >= maxAttempts) {
-            throw new PoisonMessageException(position, before.count(), before.last());
+        if (before != null && before.made() != null) {
+            throw before.made();
         }
         try {
             handler.handle(tx, record);
         } catch (Exception e) {
-            if (policy.isFinalFailure(e) && e instanceof RuntimeException) {
-                throw (RuntimeException) e;
-            }
-            if (retriedByCaller && !policy.isFinalFailure(e)) {
-                throw e instanceof RuntimeException unchecked ? unchecked : new CheckedHandlerException(position, e);
+            boolean declaredFinal = policy.isFinalFailure(e);
+            if (retriedByCaller && !declaredFinal) {
+                throw e; // the caller's to retry; a checked one reaches it in a CheckedHandlerException
             }
             int attempt = before == null ? 1 : before.count() + 1;
-            failures.put(position, new Failures(attempt, e));
-            if (attempt >= maxAttempts || policy.isFinalFailure(e)) {
-                throw new PoisonMessageException(position, attempt, e);
+            if (attempt < maxAttempts && !declaredFinal) {
+                failures.put(position, new Failures(attempt, e, null));
+                throw e; // rolls the transaction back, and the engine's listener hears the handler's own failure
             }
-            throw new HandlerFailure(position, attempt, e);
+            RuntimeException made = declaredFinal && e instanceof RuntimeException unchecked ? unchecked
+                    : new PoisonMessageException(position, attempt, e);
+            failures.put(position, new Failures(attempt, e, made));
+            if (!retriedByCaller) { // else the caller dead-letters it, once the failure reached it
+                deadLetter(record, new RecordedFailureException(IdempotencyKey.of(group, ids.idOf(record)), made.getClass().getName(),
+                        made.getMessage()));
+            }
+            throw made;
         }
     }
 
@@ -391,24 +399,43 @@ public final class IdempotentConsumer<C, K, V> {
         }
     }
 
-    private void failed(HandlerFailure failure) {
-        log.info("Record {} failed attempt {} of {}; trying again", failure.position, failure.attempt, maxAttempts, failure.getCause());
+    /**
+     * What a call of the engine threw: an attempt of a record whose handler failed, before its last
+     * (the handler's own exception, noted in {@code failures}), is logged, and the caller tries again;
+     * anything else (the store's failure, the handler's failure retried by the caller, the
+     * dead-letter handler's) is rethrown, a checked exception (the handler's, retried by the caller)
+     * in a {@link CheckedHandlerException} naming {@code position}.
+     */
+    private void failedAttempt(Map<String, Failures> failures, Exception thrown, String position) {
+        if (!retriedByCaller) {
+            for (Map.Entry<String, Failures> failed : failures.entrySet()) {
+                if (failed.getValue().last() == thrown && failed.getValue().made() == null) {
+                    log.info("Record {} failed attempt {} of {}; trying again", failed.getKey(), failed.getValue().count(), maxAttempts,
+                            thrown);
+                    return;
+                }
+            }
+        }
+        if (thrown instanceof RuntimeException unchecked) {
+            throw unchecked;
+        }
+        throw new CheckedHandlerException(position, thrown);
     }
 
-    /** The failed attempts of one record so far, and the last failure. */
-    private record Failures(int count, Exception last) {
+    /** The failed attempts of one record so far, the last failure, and the final failure made of it ({@code null} before). */
+    private record Failures(int count, Exception last, @Nullable RuntimeException made) {
     }
 
     private void answered(ConsumerRecord<K, V> record, String position, Outcome<String> outcome) {
         if (outcome instanceof Outcome.Replayed<String> replayed) {
             engine.engine().reportDuplicate(outcome.key(), position.equals(replayed.value()) ? REDELIVERED : SENT_AGAIN);
-        } else if (outcome instanceof Outcome.Failed<String> failed && retriedByCaller) {
-            if (!failed.replayed()) {
+        } else if (outcome instanceof Outcome.Failed<String> failed) {
+            if (retriedByCaller && !failed.replayed()) {
                 outcome.value(); // recorded now (a failure the policy declares final): throws it to the caller, which dead-letters
             }
-            log.info("Record {} replays its recorded failure ({}): dead-lettered when it was recorded", position, failed.errorType());
-        } else if (outcome instanceof Outcome.Failed) {
-            deadLetter(record, outcome);
+            if (failed.replayed()) { // recorded now: handed to the dead-letter handler before its commit (run)
+                log.info("Record {} replays its recorded failure ({}): dead-lettered when it was recorded", position, failed.errorType());
+            }
         } else if (!(outcome instanceof Outcome.Executed)) {
             outcome.value(); // in progress past every wait, or a mismatch: throws the outcome's exception
         }
@@ -424,19 +451,12 @@ public final class IdempotentConsumer<C, K, V> {
         }
     }
 
-    private void deadLetter(ConsumerRecord<K, V> record, Outcome<String> failed) {
-        try {
-            failed.value();
-        } catch (RuntimeException recorded) {
-            deadLetter(record, recorded);
-        }
-    }
-
     /** @return the record's key; {@code null} (the record handed to the dead-letter handler) if it has no id */
     private @Nullable IdempotencyKey keyOf(ConsumerRecord<K, V> record) {
         String id = ids.idOf(record);
         if (id == null) {
-            MissingMessageIdException missing = new MissingMessageIdException(group, position(record));
+            MissingMessageIdException missing = new MissingMessageIdException(group, record.topic(), record.partition(), record.offset(),
+                    ids instanceof HeaderMessageIds<K, V> header ? header.name() : null);
             if (retriedByCaller) {
                 throw missing;
             }
@@ -555,19 +575,6 @@ public final class IdempotentConsumer<C, K, V> {
     @Override
     public String toString() {
         return "IdempotentConsumer[group=" + group + ", maxAttempts=" + maxAttempts + "]";
-    }
-
-    /** A handler failure on an attempt before the last: rolls the transaction back, and the record is tried again. */
-    private static final class HandlerFailure extends RuntimeException {
-        private static final long serialVersionUID = 1L;
-        private final String position;
-        private final int attempt;
-
-        HandlerFailure(String position, int attempt, Exception cause) {
-            super(cause);
-            this.position = position;
-            this.attempt = attempt;
-        }
     }
 
     /** The dead-letter handler threw a checked exception: the record's offset is not committed. */

@@ -1,9 +1,7 @@
 package dev.idempotency.kafka;
 
-import java.nio.charset.StandardCharsets;
 import java.util.Objects;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.common.header.Header;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -55,11 +53,7 @@ public interface MessageIds<K, V> {
      * @return the ids from that header, read as UTF-8
      */
     static <K, V> MessageIds<K, V> header(String name) {
-        Objects.requireNonNull(name, "name");
-        return record -> {
-            Header header = record.headers().lastHeader(name);
-            return header == null || header.value() == null ? null : new String(header.value(), StandardCharsets.UTF_8);
-        };
+        return new HeaderMessageIds<>(Objects.requireNonNull(name, "name"));
     }
 
     /**

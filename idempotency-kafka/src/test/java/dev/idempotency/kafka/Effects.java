@@ -5,6 +5,7 @@ import dev.idempotency.IdempotencyKey;
 import dev.idempotency.IdempotencyListener;
 import dev.idempotency.KeyPolicy;
 import dev.idempotency.ManagedIdempotency;
+import dev.idempotency.Outcome;
 import dev.idempotency.jdbc.Idempotent;
 import dev.idempotency.jdbc.JdbcIdempotencyStore;
 import dev.idempotency.jdbc.JdbcTransactions;
@@ -14,6 +15,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -30,6 +32,8 @@ public final class Effects {
 
     public final DataSource dataSource;
     final List<String> duplicates = new ArrayList<>();
+    final List<String> outcomes = new ArrayList<>();
+    final List<String> errors = new ArrayList<>();
 
     public Effects(DataSource dataSource) throws SQLException {
         this.dataSource = dataSource;
@@ -60,16 +64,33 @@ public final class Effects {
         return ManagedIdempotency.of(engine, transactions);
     }
 
-    /** @return the listener that notes each duplicate as {@code "<message id> <cause>"} */
+    /**
+     * @return the listener that notes each duplicate as {@code "<message id> <cause>"}, each outcome as
+     *     {@code "<message id> <status>"} and each error as {@code "<message id> <exception class>: <message>"}
+     */
     public IdempotencyListener listener() {
         return new IdempotencyListener() {
             @Override
             public void onDuplicate(IdempotencyKey key, String cause) {
-                synchronized (duplicates) {
-                    duplicates.add(key.id() + " " + cause);
-                }
+                note(duplicates, key.id() + " " + cause);
+            }
+
+            @Override
+            public void onOutcome(IdempotencyKey key, Outcome.Status status, Duration elapsed) {
+                note(outcomes, key.id() + " " + status);
+            }
+
+            @Override
+            public void onError(IdempotencyKey key, Throwable failure, Duration elapsed) {
+                note(errors, (key == null ? null : key.id()) + " " + failure.getClass().getSimpleName() + ": " + failure.getMessage());
             }
         };
+    }
+
+    private static void note(List<String> heard, String what) {
+        synchronized (heard) {
+            heard.add(what);
+        }
     }
 
     /** The handler's write: one effect row, in the transaction of the record's key. */
@@ -110,8 +131,37 @@ public final class Effects {
     }
 
     public List<String> duplicates() {
-        synchronized (duplicates) {
-            return List.copyOf(duplicates);
+        return copy(duplicates);
+    }
+
+    /** @return the outcomes the listener heard, {@code "<message id> <status>"} */
+    public List<String> outcomes() {
+        return copy(outcomes);
+    }
+
+    /** @return the errors the listener heard, {@code "<message id> <exception class>: <message>"} */
+    public List<String> errors() {
+        return copy(errors);
+    }
+
+    /** @return the status of each recorded key of the group, by message id */
+    public Map<String, String> statuses(String group) throws SQLException {
+        Map<String, String> statuses = new HashMap<>();
+        try (Connection c = dataSource.getConnection();
+             PreparedStatement q = c.prepareStatement("SELECT key_id, status FROM idempotency_record WHERE scope = ?")) {
+            q.setString(1, group);
+            try (ResultSet rs = q.executeQuery()) {
+                while (rs.next()) {
+                    statuses.put(rs.getString(1), rs.getString(2));
+                }
+            }
+        }
+        return statuses;
+    }
+
+    private static List<String> copy(List<String> heard) {
+        synchronized (heard) {
+            return List.copyOf(heard);
         }
     }
 }

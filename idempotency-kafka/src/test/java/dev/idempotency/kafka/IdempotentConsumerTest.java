@@ -150,11 +150,14 @@ class IdempotentConsumerTest {
     }
 
     @Test
-    void aPoisonMessageIsTriedMaxAttemptsThenRecordedAndDeadLetteredAndItsRedeliveryReplaysTheFailure() throws Exception {
+    void aPoisonMessageIsTriedMaxAttemptsThenRecordedAndDeadLetteredOnceAndItsRedeliveryReplaysTheFailure() throws Exception {
         String topic = Broker.newTopic(bootstrap, "poison", 1);
         send(topic, messages(topic, "ok-1", "bad-1", "flaky-1", "ok-2"));
         IdempotentConsumer<Connection, String, String> consumer = consumer("g1", MessageIds.header());
         consumeAll("g1", topic, false, consumer);
+        assertThat(effects.errors()).as("the listener hears the handler's own failures").containsExactly(
+                "bad-1 IllegalStateException: cannot process bad-1", "bad-1 IllegalStateException: cannot process bad-1",
+                "flaky-1 IllegalStateException: cannot process flaky-1");
         assertThat(runs.get("bad-1")).hasValue(3);
         assertThat(runs.get("flaky-1")).hasValue(2);
         assertThat(effects.counts("g1")).containsOnly(Map.entry("ok-1", 1), Map.entry("flaky-1", 1), Map.entry("ok-2", 1));
@@ -168,8 +171,40 @@ class IdempotentConsumerTest {
         assertThat(((Outcome.Failed<String>) again).errorMessage()).contains(IdempotentConsumer.position(poison)).contains("3 attempts")
                 .contains("cannot process bad-1");
         assertThat(runs.get("bad-1")).as("the handler does not run again").hasValue(3);
-        assertThat(deadLetters).containsExactly("bad-1 RecordedFailureException", "bad-1 RecordedFailureException");
+        assertThat(deadLetters).as("a replayed failure is not handed off again").containsExactly("bad-1 RecordedFailureException");
+        consumeAll("g2", topic, false, consumer("g1", MessageIds.header())); // the group's offsets reset: every record again
+        assertThat(deadLetters).containsExactly("bad-1 RecordedFailureException");
         assertThat(effects.inProgress("g1")).isZero();
+    }
+
+    @Test
+    void aDeadLetterHandOffThatDoesNotReturnRecordsNothingAndTheNextDeliveryHandsItOffAgain() throws Exception {
+        String topic = Broker.newTopic(bootstrap, "hand-off", 1);
+        send(topic, messages(topic, "bad-h"));
+        AtomicInteger handOffs = new AtomicInteger();
+        IdempotentConsumer<Connection, String, String> consumer = IdempotentConsumer.<Connection, String, String>builder(engine, "g1",
+                        (tx, record) -> {
+                            runs.computeIfAbsent(record.key(), k -> new AtomicInteger()).incrementAndGet();
+                            throw new IllegalStateException("cannot process " + record.key());
+                        })
+                .maxAttempts(2)
+                .deadLetters((record, reason) -> {
+                    if (handOffs.incrementAndGet() == 1) {
+                        throw new IllegalStateException("dead-letter topic unreachable"); // as a crash in the middle of the hand-off
+                    }
+                    deadLetters.add(record.key() + " " + reason.getClass().getSimpleName());
+                })
+                .build();
+        ConsumerRecord<String, String> poison = readAll(topic, 1).get(0);
+        assertThatThrownBy(() -> consumer.handle(poison)).hasMessage("dead-letter topic unreachable");
+        assertThat(effects.statuses("g1")).as("no failure recorded before its hand-off returned").isEmpty();
+
+        assertThat(consumer.handle(poison).status()).isEqualTo(Outcome.Status.FAILED); // delivered again
+        assertThat(runs.get("bad-h")).as("its attempts run again").hasValue(4);
+        assertThat(deadLetters).containsExactly("bad-h RecordedFailureException");
+        assertThat(effects.statuses("g1")).containsOnly(Map.entry("bad-h", "FAILED"));
+        assertThat(consumer.handle(poison).status()).isEqualTo(Outcome.Status.FAILED);
+        assertThat(handOffs).as("handed off at least once, recorded once").hasValue(2);
     }
 
     @Test
@@ -184,12 +219,17 @@ class IdempotentConsumerTest {
         List<Outcome<String>> outcomes = consumer.handleBatch(batch);
         assertThat(outcomes).extracting(Outcome::status).containsExactly(Outcome.Status.EXECUTED, Outcome.Status.EXECUTED,
                 Outcome.Status.FAILED, Outcome.Status.EXECUTED, Outcome.Status.EXECUTED, Outcome.Status.EXECUTED,
-                Outcome.Status.EXECUTED);
+                Outcome.Status.REPLAYED); // the second b2 replays the first, as a second send does record by record
+        assertThat(outcomes.get(6).value()).isEqualTo(IdempotentConsumer.position(batch.get(1)));
         assertThat(runs.get("bad-b")).hasValue(3);
         assertThat(effects.counts("g1")).containsOnly(Map.entry("b1", 1), Map.entry("b2", 1), Map.entry("b3", 1),
                 Map.entry("flaky-b", 1), Map.entry("b4", 1));
         assertThat(effects.duplicates()).containsExactly("b2 " + IdempotentConsumer.SENT_AGAIN);
         assertThat(deadLetters).containsExactly("bad-b RecordedFailureException");
+        assertThat(effects.outcomes()).as("every record's outcome is heard, the second b2 as a replay").containsExactlyInAnyOrder(
+                "b1 EXECUTED", "b2 EXECUTED", "bad-b FAILED", "b3 EXECUTED", "flaky-b EXECUTED", "b4 EXECUTED", "b2 REPLAYED");
+        assertThat(effects.errors()).as("the listener hears the handler's own failures").containsOnly(
+                "b1 IllegalStateException: cannot process bad-b", "b1 IllegalStateException: cannot process flaky-b");
 
         Map<String, Integer> before = new HashMap<>();
         runs.forEach((k, v) -> before.put(k, v.get()));
@@ -200,6 +240,7 @@ class IdempotentConsumerTest {
         Map<String, Integer> after = new HashMap<>();
         runs.forEach((k, v) -> after.put(k, v.get()));
         assertThat(after).as("no handler ran again").isEqualTo(before);
+        assertThat(deadLetters).as("a replayed failure is not handed off again").containsExactly("bad-b RecordedFailureException");
         assertThat(effects.counts("g1")).hasSize(5).allSatisfy((id, n) -> assertThat(n).isEqualTo(1));
         assertThat(effects.inProgress("g1")).isZero();
     }
@@ -232,9 +273,22 @@ class IdempotentConsumerTest {
     void aRecordWithoutAMessageIdIsDeadLetteredAndItsOffsetCommitted() throws Exception {
         String topic = Broker.newTopic(bootstrap, "no-id", 1);
         send(topic, List.of(new ProducerRecord<>(topic, "anonymous", "v"), Broker.message(topic, "m", "v")));
-        consumeAll("g1", topic, false, consumer("g1", MessageIds.header()));
+        List<Exception> reasons = Collections.synchronizedList(new ArrayList<>());
+        IdempotentConsumer<Connection, String, String> consumer = IdempotentConsumer.<Connection, String, String>builder(engine, "g1",
+                        (tx, record) -> Effects.write(tx, "g1", record))
+                .deadLetters((record, reason) -> {
+                    deadLetters.add(record.key() + " " + reason.getClass().getSimpleName());
+                    reasons.add(reason);
+                })
+                .build();
+        consumeAll("g1", topic, false, consumer);
         assertThat(deadLetters).containsExactly("anonymous MissingMessageIdException");
         assertThat(effects.counts("g1")).containsOnly(Map.entry("m", 1));
+        MissingMessageIdException missing = (MissingMessageIdException) reasons.get(0);
+        assertThat(missing.getMessage()).doesNotContain("'null'").contains("no message id").contains("header 'idempotency-message-id'")
+                .contains("topic '" + topic + "'").contains("partition 0").contains("offset 0").contains("Consumer group 'g1'");
+        assertThat(missing.scope()).isEqualTo("g1");
+        assertThat(missing.keyId()).isNull();
     }
 
     @Test

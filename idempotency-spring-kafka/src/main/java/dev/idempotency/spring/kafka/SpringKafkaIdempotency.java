@@ -214,8 +214,8 @@ public final class SpringKafkaIdempotency {
 
     /**
      * A dead-letter handler for a batch listener's consumer, over a recoverer that publishes to the
-     * dead-letter topic: called after the failure's commit (at least once: see
-     * {@link DeadLetterHandler}).
+     * dead-letter topic: called once a record's failure is final, before the commit that records it
+     * (at least once: see {@link DeadLetterHandler}), and not for a replay of the recorded failure.
      *
      * @param deadLetters the recoverer, such as a {@code DeadLetterPublishingRecoverer}
      * @param <K> the record key type
@@ -240,12 +240,16 @@ public final class SpringKafkaIdempotency {
      *       transaction of the key commits.</li>
      * </ul>
      * As a {@link ContainerCustomizer} of the container factory (the Boot auto-configuration
-     * registers it), the refusal fails the application's startup.
+     * registers it), the refusal fails the application's startup. Typed as the factory's own setter
+     * takes it: {@code factory.setContainerCustomizer(SpringKafkaIdempotency.offsetCommitCheck(config))}
+     * on a {@code ConcurrentKafkaListenerContainerFactory<K, V>}.
      *
      * @param consumerFactoryConfig the configuration of the containers' consumer factory
-     * @return the check
+     * @param <K> the record key type of the factory's containers
+     * @param <V> the record value type of the factory's containers
+     * @return the check; stateless and thread-safe
      */
-    public static ContainerCustomizer<Object, Object, ConcurrentMessageListenerContainer<Object, Object>> offsetCommitCheck(
+    public static <K, V> ContainerCustomizer<K, V, ConcurrentMessageListenerContainer<K, V>> offsetCommitCheck(
             Map<String, Object> consumerFactoryConfig) {
         Map<String, Object> factory = Map.copyOf(Objects.requireNonNull(consumerFactoryConfig, "consumerFactoryConfig"));
         return container -> check(container.getListenerId(), container.getContainerProperties(), factory);
