@@ -8,7 +8,7 @@ import java.sql.SQLException;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.Jdbi;
 
-/** The Jdbi usage the README shows: the handle's transaction carries the key. */
+/** The Jdbi usage the getting-started page shows: the handle's transaction carries the key. */
 public final class JdbiExample {
 
     private final Jdbi jdbi;

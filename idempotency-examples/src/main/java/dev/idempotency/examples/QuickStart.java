@@ -16,8 +16,8 @@ import java.util.List;
 import javax.sql.DataSource;
 
 /**
- * The code the README shows, compiled and run by the tests. Each tagged region is quoted in the
- * documentation verbatim.
+ * The code the README and the getting-started page show, compiled and run by the tests. Each
+ * tagged region is quoted in the documentation verbatim.
  */
 public final class QuickStart {
 

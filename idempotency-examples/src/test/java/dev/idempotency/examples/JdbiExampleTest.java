@@ -8,7 +8,7 @@ import org.h2.jdbcx.JdbcDataSource;
 import org.jdbi.v3.core.Jdbi;
 import org.junit.jupiter.api.Test;
 
-/** Runs the Jdbi code the README quotes. */
+/** Runs the Jdbi code the getting-started page quotes. */
 class JdbiExampleTest {
 
     @Test

@@ -6,7 +6,7 @@ import java.sql.Connection;
 import org.h2.jdbcx.JdbcDataSource;
 import org.junit.jupiter.api.Test;
 
-/** Runs the code the README quotes. */
+/** Runs the code the README and the getting-started page quote. */
 class QuickStartTest {
 
     @Test
