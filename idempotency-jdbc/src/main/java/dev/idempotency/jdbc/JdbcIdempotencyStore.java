@@ -21,7 +21,6 @@ import dev.idempotency.spi.RecoveringStore;
 import dev.idempotency.spi.RecoveryPoint;
 import dev.idempotency.spi.TxSavepoint;
 import java.sql.Connection;
-import java.sql.DatabaseMetaData;
 import java.sql.SQLException;
 import java.sql.Savepoint;
 import java.sql.Statement;
@@ -67,7 +66,7 @@ import org.slf4j.LoggerFactory;
  * with the application's own process (an embedded H2 file database with its default
  * {@code WRITE_DELAY}), and goes on for the others; {@link Builder#durabilityCheck(DurabilityCheck)}
  * refuses them all, or none. The database is asked once per database, told apart by the connection's
- * JDBC URL and user ({@link java.sql.DatabaseMetaData#getURL()}, {@link java.sql.DatabaseMetaData#getUserName()}):
+ * JDBC URL ({@link java.sql.DatabaseMetaData#getURL()}, which the drivers answer without a round trip):
  * a store given connections to several databases checks each, whichever it saw first. The answers
  * are kept for the life of the store (for up to 64 databases; past that one is forgotten and asked
  * again): a setting changed later, or per session, is not seen.
@@ -88,7 +87,7 @@ public final class JdbcIdempotencyStore implements RecoveringStore<Connection> {
 
     /**
      * What each database answered about durability, asked and logged once per database for a store and
-     * its copies: keyed by the connection's JDBC URL and user, at most {@link #MAX_DATABASES} of them.
+     * its copies: keyed by the connection's JDBC URL, at most {@link #MAX_DATABASES} of them.
      */
     private static final class Durability {
         /** Databases remembered; past it, one is forgotten (and asked again when next seen). */
@@ -582,11 +581,10 @@ public final class JdbcIdempotencyStore implements RecoveringStore<Connection> {
         }
     }
 
-    /** @return which database the connection is on: its JDBC URL and user, read from the driver's metadata */
+    /** @return which database the connection is on: its JDBC URL, read from the driver's metadata */
     private static String databaseOf(Connection c) {
         try {
-            DatabaseMetaData meta = c.getMetaData();
-            return meta.getURL() + " as " + meta.getUserName();
+            return String.valueOf(c.getMetaData().getURL());
         } catch (SQLException e) {
             return "(unknown)"; // the dialect's own query reports the connection's failure
         }
