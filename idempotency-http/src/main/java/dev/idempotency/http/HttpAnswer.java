@@ -25,7 +25,10 @@ public record HttpAnswer(Response response, Kind kind) {
          * requires one, or malformed; 500, the server's scope for the client is not a valid scope.
          */
         KEY_REFUSED,
-        /** A failure that the key policy declares final, recorded and replayed (500 by default). */
+        /**
+         * A failure that the key policy declares final, recorded and replayed (500 by default); or the
+         * handler's response over the result size limit, answered 500 {@code response-too-large}.
+         */
         FAILED,
         /** The handler ran without a key (a safe method, or no key where none is required); nothing recorded. */
         UNKEYED,

@@ -10,6 +10,7 @@ import dev.idempotency.LeaseLostException;
 import dev.idempotency.ManagedIdempotency;
 import dev.idempotency.Outcome;
 import dev.idempotency.ResultCodec;
+import dev.idempotency.ResultTooLargeException;
 import dev.idempotency.StoreUnavailableException;
 import dev.idempotency.http.internal.Problems;
 import dev.idempotency.http.internal.ResponseCodec;
@@ -25,6 +26,7 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.function.Function;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -48,6 +50,10 @@ import org.slf4j.LoggerFactory;
  *       plus {@code Idempotent-Replayed: true}</td><td>(already)</td></tr>
  *   <tr><td>the handler returns a response, any status (a 5xx too: throw for a failure that a retry
  *       may mend)</td><td>that response</td><td>yes</td></tr>
+ *   <tr><td>the handler's response over the key policy's result size limit, encoded</td><td>500,
+ *       {@code response-too-large} problem naming the size and the limit, replayed: the handler does not run
+ *       again ({@link #handle}: its writes rolled back, the problem recorded in a short transaction of its own;
+ *       {@link #handleLeased}: the operation recorded as failed; {@link #handleIn} throws, see there)</td><td>yes</td></tr>
  *   <tr><td>the handler throws</td><td>the exception reaches the caller (the server answers 500); rolled back</td><td>no</td></tr>
  *   <tr><td>lease mode, the store unreachable ({@link StoreUnavailableException}) and the default
  *       {@link dev.idempotency.StoreUnavailablePolicy#REFUSE}</td><td>503 with {@code Retry-After}, problem; the handler
@@ -106,6 +112,11 @@ public final class HttpIdempotency<C> {
 
     private static final Logger log = LoggerFactory.getLogger(HttpIdempotency.class);
     /** The form of a scope {@link #principalScope} makes from a digest: {@code ~} and 43 base64url characters. */
+    /** The sizes in a recorded {@link ResultTooLargeException}'s message: "... is N bytes, over ... limit of L bytes ...". */
+    private static final Pattern RECORDED_SIZES = Pattern.compile(" is ([0-9]{1,10}) bytes, over .*?limit of ([0-9]{1,10}) bytes");
+    /** What became of a lease-mode handler whose response cannot be recorded. */
+    private static final String LEASED_AFTERMATH = "The handler ran: what it did outside the server's database (a payment"
+            + " provider's call) may have taken effect.";
     private static final Pattern DIGEST_SCOPE = Pattern.compile("~[A-Za-z0-9_-]{43}");
 
     private final Idempotency<C> engine;
@@ -164,8 +175,8 @@ public final class HttpIdempotency<C> {
      * @return the answer; never {@code null}
      * @throws X the handler's own exception, unchanged: nothing was recorded, the transaction rolled back
      * @throws IllegalStateException if this layer was built without a {@link ManagedIdempotency}
-     * @throws dev.idempotency.IdempotencyException if the store or the database fails, or the response
-     *     cannot be recorded (too large for the key policy's limit)
+     * @throws dev.idempotency.IdempotencyException if the store or the database fails (a response over
+     *     the result size limit is answered {@code response-too-large} instead, see the table above)
      */
     public <X extends Exception> HttpAnswer handle(Request request, String scope, TxHandler<C, X> handler) throws X {
         Objects.requireNonNull(handler, "handler");
@@ -177,8 +188,46 @@ public final class HttpIdempotency<C> {
         if (keyed.key == null) {
             return new HttpAnswer(transactions.transactions().inTransaction(tx -> run(handler, request, tx)), HttpAnswer.Kind.UNKEYED);
         }
-        Outcome<Response> outcome = transactions.execute(call(keyed.key, request), tx -> run(handler, request, tx));
+        Outcome<Response> outcome;
+        try {
+            outcome = transactions.execute(call(keyed.key, request), tx -> run(handler, request, tx));
+        } catch (ResultTooLargeException tooLarge) { // rolled back, the handler's writes with it: nothing of the key is kept
+            return recordTooLarge(transactions, keyed.key, request, tooLarge);
+        }
         return answer(outcome);
+    }
+
+    /**
+     * Records, in a short transaction of its own after the rollback, the {@code response-too-large}
+     * problem as the key's answer, so that no retry runs the handler again; if the policy's limit is
+     * too small even for the problem, it is answered unrecorded.
+     */
+    private HttpAnswer recordTooLarge(ManagedIdempotency<C> transactions, IdempotencyKey key, Request request,
+                                      ResultTooLargeException tooLarge) {
+        Response problem = tooLarge(key, tooLarge.size(), tooLarge.limit(), "Its database writes were rolled back.");
+        log.warn("Key {}: the handler's response cannot be recorded ({}); its writes were rolled back, and the key's answer is"
+                + " recorded as a 500 response-too-large problem", key, tooLarge.reason());
+        Outcome<Response> recordedProblem;
+        try {
+            recordedProblem = transactions.execute(call(key, request), tx -> problem);
+        } catch (ResultTooLargeException evenTheProblem) {
+            log.warn("Key {}: the response-too-large problem is over the limit as well; answered, not recorded", key);
+            return new HttpAnswer(problem, HttpAnswer.Kind.FAILED);
+        }
+        // another attempt may have recorded its own answer meanwhile: then that is the key's answer
+        return recordedProblem.status() == Outcome.Status.EXECUTED ? new HttpAnswer(problem, HttpAnswer.Kind.FAILED) : answer(recordedProblem);
+    }
+
+    /**
+     * The answer to a handler's response that cannot be recorded: 500, {@code response-too-large},
+     * naming the size and the limit when known (-1 if not), and what became of the handler's work.
+     */
+    private static Response tooLarge(IdempotencyKey key, long size, long limit, String aftermath) {
+        String sizes = size < 0 || limit < 0 ? "over the size that the server can record for a key"
+                : size + " bytes once encoded, over the " + limit + " bytes that the server can record for a key";
+        return Problems.of(500, PROBLEM_TYPES + "response-too-large", "Response too large", "The response to this request is "
+                + sizes + ", so it was not sent. " + aftermath + " The operation is recorded as failed: every retry with this key"
+                + " gets this answer.", key.id());
     }
 
     /**
@@ -222,7 +271,8 @@ public final class HttpIdempotency<C> {
      * @throws X the handler's own exception, unchanged: nothing was recorded, the lease was ended
      * @throws IllegalStateException if this layer was built without a {@link ManagedIdempotency}
      * @throws UnsupportedOperationException if the store keeps no leases
-     * @throws dev.idempotency.IdempotencyException if the store fails or the response cannot be recorded
+     * @throws dev.idempotency.IdempotencyException if the store fails (a response over the result size
+     *     limit is answered {@code response-too-large} instead, see the table above)
      */
     public <X extends Exception> HttpAnswer handleLeased(Request request, String scope, LeasedHandler<X> handler) throws X {
         Objects.requireNonNull(handler, "handler");
@@ -243,6 +293,10 @@ public final class HttpIdempotency<C> {
                             + " repeat an operation. Retry with the same key after the Retry-After delay.", keyed.key.id())
                     .withHeader("Retry-After", Long.toString(Math.max(1, (unavailable.retryAfter().toMillis() + 999) / 1000)));
             return new HttpAnswer(problem, HttpAnswer.Kind.STORE_UNAVAILABLE);
+        } catch (ResultTooLargeException tooLarge) { // the engine recorded the operation as failed: every retry gets it back
+            log.warn("Key {}: the handler's response cannot be recorded ({}); answering 500 response-too-large", keyed.key,
+                    tooLarge.reason());
+            return new HttpAnswer(tooLarge(keyed.key, tooLarge.size(), tooLarge.limit(), LEASED_AFTERMATH), HttpAnswer.Kind.FAILED);
         } catch (LeaseLostException lost) {
             log.debug("Key {}: the attempt lost its lease; answering 409", keyed.key);
             return inProgress(keyed.key, null, "This attempt ran longer than its lease and another attempt took the key over."
@@ -393,9 +447,18 @@ public final class HttpIdempotency<C> {
                                 + " new operation.", key.id()), HttpAnswer.Kind.MISMATCH);
             default:
                 Outcome.Failed<Response> failed = (Outcome.Failed<Response>) outcome;
-                Response response = Objects.requireNonNull(failureResponse.apply(failed), "the failure response function returned null");
+                Response response = failed.errorType().equals(ResultTooLargeException.class.getName())
+                        ? tooLargeReplay(failed)
+                        : Objects.requireNonNull(failureResponse.apply(failed), "the failure response function returned null");
                 return new HttpAnswer(failed.replayed() ? response.withHeader(REPLAYED_HEADER, "true") : response, HttpAnswer.Kind.FAILED);
         }
+    }
+
+    /** The {@code response-too-large} of a lease-mode record, its size and limit read back from the recorded message. */
+    private static Response tooLargeReplay(Outcome.Failed<Response> failed) {
+        Matcher sizes = RECORDED_SIZES.matcher(String.valueOf(failed.errorMessage()));
+        return sizes.find() ? tooLarge(failed.key(), Long.parseLong(sizes.group(1)), Long.parseLong(sizes.group(2)), LEASED_AFTERMATH)
+                : tooLarge(failed.key(), -1, -1, LEASED_AFTERMATH);
     }
 
     private HttpAnswer inProgress(IdempotencyKey key, @Nullable Duration leaseRemaining, String detail) {

@@ -1,10 +1,12 @@
 package dev.idempotency.http;
 
 import dev.idempotency.RetryPolicy;
+import dev.idempotency.http.internal.Problems;
 import java.io.IOException;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
@@ -17,12 +19,18 @@ import java.time.format.DateTimeFormatterBuilder;
 import java.time.format.DateTimeParseException;
 import java.time.format.TextStyle;
 import java.time.temporal.ChronoField;
+import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Flow;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Supplier;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import javax.net.ssl.SSLHandshakeException;
 import org.jspecify.annotations.Nullable;
 
@@ -43,7 +51,10 @@ import org.jspecify.annotations.Nullable;
  *       request) are the caller's to fix, and a 2xx, 3xx or other 4xx is the operation's answer. Never
  *       after a response marked {@code Idempotent-Replayed: true} either, whatever its status: it is
  *       the answer recorded for the key (a 5xx the server's handler returned, say), and every retry
- *       with the key would get it again.</li>
+ *       with the key would get it again. Nor after a problem ({@code application/problem+json} of at
+ *       most 64 KiB) whose top-level {@code type} is one of {@link #PERMANENT_PROBLEM_TYPES}, whatever
+ *       its status: {@code scope-invalid}, {@code operation-failed}, {@code response-too-large}. A
+ *       problem of another type is judged by its status alone.</li>
  *   <li>Before a retry, pause: the {@code Retry-After} the server sent (seconds, or an HTTP date in
  *       any of its three forms: IMF-fixdate, RFC 850 or asctime) if
  *       there is one, but never less than the backoff of the {@link RetryPolicy}: exponential, with
@@ -69,6 +80,22 @@ public final class RetryingHttpClient {
     public static final Duration DEFAULT_ATTEMPT_TIMEOUT = Duration.ofSeconds(30);
     /** The longest {@code Retry-After} waited for: 60 seconds. */
     public static final Duration DEFAULT_MAX_RETRY_AFTER = Duration.ofSeconds(60);
+
+    /**
+     * The problem types of {@link HttpIdempotency} and its adapters that no retry with the same key
+     * can change ({@link HttpIdempotency#PROBLEM_TYPES} followed by the name): {@code scope-invalid},
+     * {@code operation-failed} and {@code response-too-large} (500s), and the 4xx ones, which this
+     * client does not retry anyway ({@code key-missing}, {@code key-malformed}, {@code key-reused},
+     * {@code unauthenticated}, {@code request-too-large}, {@code request-malformed}). The layer's
+     * other types are transient and retried: {@code key-in-progress} (409), {@code store-unavailable}
+     * (503) and {@code internal-error} (500).
+     */
+    public static final Set<String> PERMANENT_PROBLEM_TYPES = Stream.of("scope-invalid", "operation-failed", "response-too-large",
+            "key-missing", "key-malformed", "key-reused", "unauthenticated", "request-too-large", "request-malformed")
+            .map(name -> HttpIdempotency.PROBLEM_TYPES + name).collect(Collectors.toUnmodifiableSet());
+
+    /** The largest problem body read for its type; a larger one is passed on unread, and judged by its status. */
+    private static final int MAX_PROBLEM_BYTES = 64 * 1024;
 
     /** The asctime form of an HTTP date: {@code Sun Nov  6 08:49:37 1994}, in UTC. */
     private static final DateTimeFormatter ASCTIME = DateTimeFormatter.ofPattern("EEE MMM ppd HH:mm:ss uuuu", Locale.ENGLISH);
@@ -147,8 +174,9 @@ public final class RetryingHttpClient {
         for (int attempt = 1; ; attempt++) {
             listener.onSend(keyed, attempt);
             HttpResponse<T> response;
+            ProblemType problem = new ProblemType();
             try {
-                response = client.send(keyed, handler);
+                response = client.send(keyed, problem.reading(handler));
             } catch (IOException e) {
                 if (failures != null) {
                     e.addSuppressed(failures);
@@ -160,7 +188,7 @@ public final class RetryingHttpClient {
                 pause(keyed, attempt, e.toString(), backoff(attempt));
                 continue;
             }
-            if (!isRetryable(response.statusCode()) || isReplay(response) || attempt >= retry.maxAttempts()) {
+            if (!isRetryable(response.statusCode()) || isReplay(response) || problem.isPermanent() || attempt >= retry.maxAttempts()) {
                 return response;
             }
             Duration pause = backoff(attempt);
@@ -182,6 +210,15 @@ public final class RetryingHttpClient {
      */
     public static boolean isRetryable(int status) {
         return status == 409 || status == 429 || (status >= 500 && status <= 599);
+    }
+
+    /**
+     * @param type the {@code type} of an {@code application/problem+json} answer (RFC 9457)
+     * @return whether it is one of {@link #PERMANENT_PROBLEM_TYPES}: an answer that no retry with
+     *     the same key can change, which this client returns at once whatever its status
+     */
+    public static boolean isPermanentProblem(String type) {
+        return PERMANENT_PROBLEM_TYPES.contains(type);
     }
 
     /** A replay is the answer recorded for the key: every retry with the key would get it again. */
@@ -269,6 +306,92 @@ public final class RetryingHttpClient {
             return weekday ? at.toInstant(ZoneOffset.UTC) : null;
         } catch (DateTimeParseException e) {
             return null;
+        }
+    }
+
+    /**
+     * The problem type of one attempt's answer: an {@code application/problem+json} body of at most
+     * {@link #MAX_PROBLEM_BYTES} is read whole, its top-level {@code type} taken, and the same bytes
+     * handed to the caller's subscriber, whatever kind it is (a string, a stream, a file). Any other
+     * body goes to the caller's subscriber untouched. One per attempt; read after the send returned.
+     */
+    private static final class ProblemType {
+        private volatile @Nullable String type;
+
+        boolean isPermanent() {
+            String read = type;
+            return read != null && isPermanentProblem(read);
+        }
+
+        <T> HttpResponse.BodyHandler<T> reading(HttpResponse.BodyHandler<T> handler) {
+            return info -> {
+                HttpResponse.BodySubscriber<T> own = handler.apply(info);
+                boolean problem = info.headers().firstValue("Content-Type")
+                        .map(type -> type.split(";", 2)[0].strip().equalsIgnoreCase(Problems.MEDIA_TYPE)).orElse(false);
+                boolean small = info.headers().firstValueAsLong("Content-Length").orElse(0) <= MAX_PROBLEM_BYTES;
+                if (!problem || !small) {
+                    return own;
+                }
+                HttpResponse.BodySubscriber<byte[]> bytes = HttpResponse.BodySubscribers.ofByteArray();
+                CompletionStage<T> body = bytes.getBody().thenCompose(read -> {
+                    type = Problems.typeOf(read);
+                    return handOver(read, own);
+                });
+                return new HttpResponse.BodySubscriber<T>() {
+                    @Override
+                    public CompletionStage<T> getBody() {
+                        return body;
+                    }
+
+                    @Override
+                    public void onSubscribe(Flow.Subscription subscription) {
+                        bytes.onSubscribe(subscription);
+                    }
+
+                    @Override
+                    public void onNext(List<ByteBuffer> item) {
+                        bytes.onNext(item);
+                    }
+
+                    @Override
+                    public void onError(Throwable throwable) {
+                        bytes.onError(throwable);
+                        own.onError(throwable);
+                    }
+
+                    @Override
+                    public void onComplete() {
+                        bytes.onComplete();
+                    }
+                };
+            };
+        }
+
+        /** Feeds the body read to the caller's subscriber, as one buffer, when it asks for it. */
+        private static <T> CompletionStage<T> handOver(byte[] read, HttpResponse.BodySubscriber<T> own) {
+            own.onSubscribe(new Flow.Subscription() {
+                private boolean done;
+
+                @Override
+                public synchronized void request(long n) {
+                    if (done) {
+                        return;
+                    }
+                    done = true;
+                    if (n <= 0) {
+                        own.onError(new IllegalArgumentException("non-positive request: " + n));
+                        return;
+                    }
+                    own.onNext(List.of(ByteBuffer.wrap(read)));
+                    own.onComplete();
+                }
+
+                @Override
+                public synchronized void cancel() {
+                    done = true;
+                }
+            });
+            return own.getBody();
         }
     }
 

@@ -228,6 +228,58 @@ abstract class AbstractHttpTest {
     }
 
     @Test
+    void aResponseOverTheResultLimitIsAnswered500ResponseTooLargeRecordedAndNotRunAgain() throws Exception {
+        String key = key();
+        List<HttpResponse<String>> answers = sendThriceAndCheckTheRetriesReplayTheFirst("/payments", key, "large");
+
+        HttpResponse<String> first = answers.get(0);
+        assertThat(first.statusCode()).isEqualTo(500);
+        assertThat(first.headers().firstValue("Content-Type")).hasValue("application/problem+json");
+        assertThat(first.body()).contains(HttpIdempotency.PROBLEM_TYPES + "response-too-large", "over the 1048576 bytes",
+                "writes were rolled back", "\"idempotencyKey\":\"" + key + "\"");
+        assertThat(first.headers().firstValue("Idempotent-Replayed")).isEmpty();
+        assertThat(server.runs("shop-a", key)).as("the retries got the recorded problem").isEqualTo(1);
+        assertThat(server.payments("shop-a", key)).as("the handler's write was rolled back").isZero();
+    }
+
+    @Test
+    void aLeasedResponseOverTheResultLimitIsAnswered500ResponseTooLargeAndNotRunAgain() throws Exception {
+        String key = key();
+        List<HttpResponse<String>> answers = sendThriceAndCheckTheRetriesReplayTheFirst("/leased/payments", key, "large");
+
+        HttpResponse<String> first = answers.get(0);
+        assertThat(first.statusCode()).isEqualTo(500);
+        assertThat(first.body()).contains(HttpIdempotency.PROBLEM_TYPES + "response-too-large", "over the 1048576 bytes",
+                "The handler ran");
+        assertThat(server.runs("shop-a", key)).isEqualTo(1);
+        assertThat(server.payments("shop-a", key)).as("its own commit, outside the layer's transactions").isEqualTo(1);
+    }
+
+    @Test
+    void theClientStopsAtAPermanentProblemOfTheLayer() throws Exception {
+        AtomicInteger sent = new AtomicInteger();
+        RetryingHttpClient client = RetryingHttpClient.builder(http).retryPolicy(fastRetries(5)).listener(new RetryingHttpClient.Listener() {
+            @Override
+            public void onSend(HttpRequest request, int attempt) {
+                sent.incrementAndGet();
+            }
+        }).build();
+
+        HttpResponse<String> failed = client.send(request("/final/payments", "shop-a", key()).POST(body("declined-final")).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(failed.body()).contains(HttpIdempotency.PROBLEM_TYPES + "operation-failed");
+        assertThat(failed.headers().firstValue("Idempotent-Replayed")).as("the first answer, not a replay").isEmpty();
+        assertThat(sent.getAndSet(0)).isEqualTo(1);
+
+        String key = key();
+        HttpResponse<String> tooLarge = client.send(request("/payments", "shop-a", key).POST(body("large")).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(tooLarge.body()).contains(HttpIdempotency.PROBLEM_TYPES + "response-too-large");
+        assertThat(sent.get()).isEqualTo(1);
+        assertThat(server.runs("shop-a", key)).isEqualTo(1);
+    }
+
+    @Test
     void aLeasedAttemptThatLostItsLeaseIsAnswered409AndTheRetryGetsTheWinnersResponse() throws Exception {
         String key = key();
         PaymentsServer.Hold hold = hold("lost-" + key);
@@ -516,6 +568,21 @@ abstract class AbstractHttpTest {
         PaymentsServer.Hold hold = new PaymentsServer.Hold();
         server.holds.put(name, hold);
         return hold;
+    }
+
+    /** Sends the request three times; the second and third answers must be the first's, replayed. */
+    private List<HttpResponse<String>> sendThriceAndCheckTheRetriesReplayTheFirst(String path, String key, String body)
+            throws Exception {
+        List<HttpResponse<String>> answers = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            answers.add(send(request(path, "shop-a", key).POST(body(body)).build()));
+        }
+        for (HttpResponse<String> retry : answers.subList(1, 3)) {
+            assertThat(retry.statusCode()).isEqualTo(answers.get(0).statusCode());
+            assertThat(retry.body()).isEqualTo(answers.get(0).body());
+            assertThat(retry.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+        }
+        return answers;
     }
 
     private static String key() {

@@ -33,7 +33,8 @@ import javax.sql.DataSource;
  * A payments API on the JDK's HTTP server on 127.0.0.1, for the tests: each endpoint the layer in
  * one of its modes, and the same handler unprotected. The scope is the {@code X-Client} header. What
  * the handler does is chosen by the request body's first word: {@code pay} inserts a payment and
- * answers 201, {@code decline} inserts one and answers 402, {@code bad-gateway} inserts one and answers 502, {@code fail} throws, {@code fail-once}
+ * answers 201, {@code decline} inserts one and answers 402, {@code bad-gateway} inserts one and answers 502, {@code large} inserts one and answers
+ * 201 with a body over 1 MiB, {@code fail} throws, {@code fail-once}
  * throws the first time for a key, {@code hold:NAME} waits until the test releases {@code NAME} ({@code hold-first:NAME} only in the key's first
  * run), {@code declined-final} throws a failure that {@code /final/payments} declares final.
  */
@@ -164,6 +165,9 @@ final class PaymentsServer implements AutoCloseable {
         String id = insert(tx, client, key, body);
         if (body.equals("bad-gateway")) { // the handler's own 5xx: the operation's answer, recorded
             return Response.of(502).withBody("application/json", "{\"error\":\"provider_unavailable\",\"payment\":\"" + id + "\"}");
+        }
+        if (body.equals("large")) { // over the default 1 MiB limit of a recorded response
+            return Response.of(201).withBody("application/json", "{\"id\":\"" + id + "\",\"pad\":\"" + "x".repeat(1024 * 1024) + "\"}");
         }
         if (body.startsWith("decline")) {
             return Response.of(402).withBody("application/json", "{\"error\":\"card_declined\",\"payment\":\"" + id + "\"}");

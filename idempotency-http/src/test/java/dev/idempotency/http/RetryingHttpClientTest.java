@@ -9,6 +9,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
@@ -29,8 +30,11 @@ import org.junit.jupiter.api.Test;
  */
 class RetryingHttpClientTest {
 
-    /** A scripted answer: status and Retry-After (null for none). */
-    private record Scripted(int status, String retryAfter) {
+    /** A scripted answer: status, Retry-After (null for none) and the type of its problem body (null for no body). */
+    private record Scripted(int status, String retryAfter, String problem) {
+        Scripted(int status, String retryAfter) {
+            this(status, retryAfter, null);
+        }
     }
 
     private HttpServer server;
@@ -49,7 +53,15 @@ class RetryingHttpClientTest {
                 if (next.retryAfter() != null) {
                     exchange.getResponseHeaders().add("Retry-After", next.retryAfter());
                 }
-                exchange.sendResponseHeaders(next.status(), -1);
+                if (next.problem() == null) {
+                    exchange.sendResponseHeaders(next.status(), -1);
+                    return;
+                }
+                byte[] body = ("{\"title\":\"Scripted\",\"status\":" + next.status() + ",\"detail\":\"a \\\"type\\\": in the text\","
+                        + " \"ext\":{\"type\":\"nested\"}, \"type\" : \"" + next.problem() + "\"}").getBytes(StandardCharsets.UTF_8);
+                exchange.getResponseHeaders().add("Content-Type", "application/problem+json; charset=utf-8");
+                exchange.sendResponseHeaders(next.status(), body.length);
+                exchange.getResponseBody().write(body);
             }
         });
         server.start();
@@ -140,5 +152,51 @@ class RetryingHttpClientTest {
                 HttpResponse.BodyHandlers.discarding());
 
         assertThat(keysReceived).containsExactly("null", "order-42", "order-42");
+    }
+
+    @Test
+    void aPermanentProblemOfTheLayerIsTheFinalAnswerAndATransientOneIsRetried() throws Exception {
+        for (String permanent : List.of("scope-invalid", "operation-failed", "response-too-large")) {
+            keysReceived.clear();
+            script.clear();
+            script.addAll(List.of(new Scripted(500, null, HttpIdempotency.PROBLEM_TYPES + permanent), new Scripted(201, null)));
+
+            HttpResponse<String> response = postForText(client(5));
+
+            assertThat(response.statusCode()).as(permanent).isEqualTo(500);
+            assertThat(response.body()).as("the caller's body handler still gets the body").contains(permanent);
+            assertThat(keysReceived).as("%s: no retry can mend it", permanent).hasSize(1);
+        }
+        for (Scripted transientProblem : List.of(new Scripted(500, null, HttpIdempotency.PROBLEM_TYPES + "internal-error"),
+                new Scripted(503, "1", HttpIdempotency.PROBLEM_TYPES + "store-unavailable"),
+                new Scripted(409, "1", HttpIdempotency.PROBLEM_TYPES + "key-in-progress"),
+                new Scripted(500, null, "https://example.com/problems/scope-invalid"), new Scripted(502, null, "about:blank"))) {
+            keysReceived.clear();
+            script.clear();
+            script.addAll(List.of(transientProblem, new Scripted(201, null)));
+
+            assertThat(postForText(client(5)).statusCode()).as(transientProblem.problem()).isEqualTo(201);
+            assertThat(keysReceived).as(transientProblem.problem()).hasSize(2);
+        }
+    }
+
+    @Test
+    void aPermanentProblemReachesAStreamingBodyHandlerWhole() throws Exception {
+        script.addAll(List.of(new Scripted(500, null, HttpIdempotency.PROBLEM_TYPES + "scope-invalid"), new Scripted(201, null)));
+        URI uri = URI.create("http://127.0.0.1:" + server.getAddress().getPort() + "/charges");
+
+        HttpResponse<java.io.InputStream> response = client(5).send(HttpRequest.newBuilder(uri)
+                .POST(HttpRequest.BodyPublishers.ofString("x")).build(), HttpResponse.BodyHandlers.ofInputStream());
+
+        try (java.io.InputStream body = response.body()) {
+            assertThat(new String(body.readAllBytes(), StandardCharsets.UTF_8)).endsWith("scope-invalid\"}");
+        }
+        assertThat(keysReceived).hasSize(1);
+    }
+
+    private HttpResponse<String> postForText(RetryingHttpClient client) throws Exception {
+        URI uri = URI.create("http://127.0.0.1:" + server.getAddress().getPort() + "/charges");
+        return client.send(HttpRequest.newBuilder(uri).POST(HttpRequest.BodyPublishers.ofString("x")).build(),
+                HttpResponse.BodyHandlers.ofString());
     }
 }

@@ -1,6 +1,7 @@
 package dev.idempotency.http.internal;
 
 import dev.idempotency.http.Response;
+import java.nio.charset.StandardCharsets;
 import org.jspecify.annotations.Nullable;
 
 /** Error answers as {@code application/problem+json} (RFC 9457), written without a JSON library. */
@@ -34,6 +35,132 @@ public final class Problems {
             member(json, "idempotencyKey", key.length() > MAX_KEY_ECHO ? key.substring(0, MAX_KEY_ECHO) + "..." : key);
         }
         return Response.of(status).withBody(MEDIA_TYPE, json.append('}').toString());
+    }
+
+    /**
+     * The top-level {@code type} member of a problem body, read without a JSON library.
+     *
+     * @param json the body, UTF-8
+     * @return the type, or {@code null} if the body is not a JSON object or its {@code type} is missing or not a string
+     */
+    public static @Nullable String typeOf(byte[] json) {
+        return new Scanner(new String(json, StandardCharsets.UTF_8)).topLevelType();
+    }
+
+    /** Just enough of a JSON reader to find one string member of the top-level object, skipping the others. */
+    private static final class Scanner {
+        private final String text;
+        private int at;
+
+        Scanner(String text) {
+            this.text = text;
+        }
+
+        @Nullable String topLevelType() {
+            try {
+                skipSpace();
+                expect('{');
+                String type = null;
+                skipSpace();
+                if (peek() == '}') {
+                    return null;
+                }
+                while (true) {
+                    skipSpace();
+                    String name = string();
+                    skipSpace();
+                    expect(':');
+                    skipSpace();
+                    if (name.equals("type") && peek() == '"') {
+                        type = string();
+                    } else {
+                        skipValue();
+                    }
+                    skipSpace();
+                    if (peek() == ',') {
+                        at++;
+                        continue;
+                    }
+                    expect('}');
+                    return type;
+                }
+            } catch (IllegalArgumentException | IndexOutOfBoundsException malformed) {
+                return null;
+            }
+        }
+
+        private void skipValue() {
+            char c = peek();
+            if (c == '"') {
+                string();
+                return;
+            }
+            if (c != '{' && c != '[') { // a number, true, false or null
+                while (at < text.length() && ",}] \t\r\n".indexOf(text.charAt(at)) < 0) {
+                    at++;
+                }
+                return;
+            }
+            int depth = 0;
+            do {
+                c = peek();
+                if (c == '"') {
+                    string();
+                    continue;
+                }
+                if (c == '{' || c == '[') {
+                    depth++;
+                } else if (c == '}' || c == ']') {
+                    depth--;
+                }
+                at++;
+            } while (depth > 0);
+        }
+
+        private String string() {
+            expect('"');
+            StringBuilder out = new StringBuilder();
+            while (true) {
+                char c = text.charAt(at++);
+                if (c == '"') {
+                    return out.toString();
+                }
+                if (c != '\\') {
+                    out.append(c);
+                    continue;
+                }
+                char escaped = text.charAt(at++);
+                switch (escaped) {
+                    case 'b' -> out.append('\b');
+                    case 'f' -> out.append('\f');
+                    case 'n' -> out.append('\n');
+                    case 'r' -> out.append('\r');
+                    case 't' -> out.append('\t');
+                    case 'u' -> {
+                        out.append((char) Integer.parseInt(text.substring(at, at + 4), 16));
+                        at += 4;
+                    }
+                    default -> out.append(escaped); // '"', '\\', '/'
+                }
+            }
+        }
+
+        private char peek() {
+            return text.charAt(at);
+        }
+
+        private void expect(char c) {
+            if (text.charAt(at) != c) {
+                throw new IllegalArgumentException("expected " + c + " at " + at);
+            }
+            at++;
+        }
+
+        private void skipSpace() {
+            while (at < text.length() && " \t\r\n".indexOf(text.charAt(at)) >= 0) {
+                at++;
+            }
+        }
     }
 
     private static StringBuilder member(StringBuilder json, String name, String value) {

@@ -2,6 +2,7 @@ package dev.idempotency.spring.webmvc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.idempotency.http.HttpIdempotency;
 import dev.idempotency.spring.boot.autoconfigure.MicrometerIdempotencyListener;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -149,6 +150,27 @@ abstract class AbstractIdempotentMvcTest {
         HttpResponse<byte[]> retry = send(pay("shop-a", key, customer, "0"));
         assertRan(first, 400);
         assertReplayOf(retry, first);
+    }
+
+    @Test
+    void aResponseOverTheResultLimitIs500ResponseTooLargeRolledBackAndReplayed() throws Exception {
+        String customer = unique("huge");
+        String key = UUID.randomUUID().toString();
+        HttpResponse<byte[]> first = send(pay("shop-a", key, customer, "100"));
+        String problem = text(first);
+
+        assertThat(first.statusCode()).isEqualTo(500);
+        assertThat(first.headers().firstValue("Content-Type")).hasValue("application/problem+json");
+        assertThat(first.headers().firstValue("Location")).as("nothing of the handler's response shows").isEmpty();
+        assertThat(problem).contains(HttpIdempotency.PROBLEM_TYPES + "response-too-large", "over the 1048576 bytes");
+        assertThat(payments(customer)).as("the insert rolled back").isZero();
+        for (int i = 0; i < 2; i++) {
+            HttpResponse<byte[]> retry = send(pay("shop-a", key, customer, "100"));
+            assertThat(retry.statusCode()).isEqualTo(500);
+            assertThat(retry.headers().firstValue("Idempotent-Replayed")).as("the recorded problem, not a new run").hasValue("true");
+            assertThat(text(retry)).isEqualTo(problem);
+        }
+        assertThat(payments(customer)).isZero();
     }
 
     /**

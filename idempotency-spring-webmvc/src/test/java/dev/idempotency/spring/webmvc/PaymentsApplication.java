@@ -106,6 +106,10 @@ public class PaymentsApplication {
             jdbc.update("insert into mvc_payment (id, shop, customer, cents) values (?, ?, ?, ?)",
                     id, shop.getName(), customer, Long.parseLong(cents));
             misbehave(customer); // the tests' faults: throw after the insert, or hold the transaction open
+            if (customer.startsWith("huge")) { // a response over the 1 MiB that the key's record holds
+                return ResponseEntity.created(URI.create("/payments/" + id)).contentType(MediaType.APPLICATION_JSON)
+                        .body("{\"id\":\"" + id + "\",\"pad\":\"" + "x".repeat(1024 * 1024) + "\"}");
+            }
             return ResponseEntity.created(URI.create("/payments/" + id))
                     .contentType(MediaType.APPLICATION_JSON)
                     .body("{\"id\":\"" + id + "\",\"customer\":\"" + customer + "\",\"cents\":" + cents + "}");
