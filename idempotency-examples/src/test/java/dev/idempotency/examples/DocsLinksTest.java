@@ -18,7 +18,7 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
- * Keeps the documentation's relative links whole: every link of README.md and docs/ that is not an
+ * Keeps the documentation's relative links whole: every link of README.md, CHANGELOG.md and docs/ that is not an
  * absolute URL must name a file that exists, and an anchor ({@code page.md#section}, or
  * {@code #section} on the same page) must be a heading of that page, by GitHub's rules for anchors.
  */
@@ -71,6 +71,7 @@ class DocsLinksTest {
     private static List<Path> docs(Path root) throws IOException {
         List<Path> docs = new ArrayList<>();
         docs.add(root.resolve("README.md"));
+        docs.add(root.resolve("CHANGELOG.md"));
         try (Stream<Path> files = Files.walk(root.resolve("docs"))) {
             files.filter(p -> p.toString().endsWith(".md")).sorted().forEach(docs::add);
         }
