@@ -824,6 +824,7 @@ public abstract class SqlDialect {
      * @throws SQLException if the query fails
      */
     public final int abandonedClaimsToPurge(Connection c, TableName table, Instant now, int limit) throws SQLException {
+        writeBeforeReading(c, table);
         try (PreparedStatement s = c.prepareStatement("SELECT COUNT(*) FROM (SELECT status, lease_until FROM " + table
                 + " WHERE expires_at <= ? ORDER BY expires_at" + firstRows(limit) + ") batch WHERE batch.status = ?"
                 + " AND batch.lease_until IS NULL")) {
@@ -833,6 +834,18 @@ public abstract class SqlDialect {
                 return rs.next() ? rs.getInt(1) : 0;
             }
         }
+    }
+
+    /**
+     * Makes the purge's transaction a writer before its count reads, for a database on which a
+     * transaction that has read cannot then wait for the write lock its delete needs (SQLite answers
+     * it {@code SQLITE_BUSY} at once). Nothing by default.
+     *
+     * @param c the connection
+     * @param table the table
+     * @throws SQLException if the statement fails
+     */
+    protected void writeBeforeReading(Connection c, TableName table) throws SQLException {
     }
 
     /**
