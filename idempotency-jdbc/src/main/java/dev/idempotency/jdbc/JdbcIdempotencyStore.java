@@ -285,21 +285,23 @@ public final class JdbcIdempotencyStore implements RecoveringStore<Connection> {
 
     /** Checks, before anything is sent, that the statement recording {@code completion} fits the server's packet limit. */
     private static void refuseOverPacketLimit(SqlDialect d, Connection tx, Completion completion) throws SQLException {
-        Optional<SqlDialect.PacketOverflow> overflow = d.packetOverflow(tx, completion);
-        if (overflow.isPresent()) {
-            SqlDialect.PacketOverflow o = overflow.get();
-            throw new ResultOverPacketLimitException(completion.key(), completion.result().length, o.statementBytes(),
-                    o.limitBytes(), o.setting());
-        }
+        refuseOverPacketLimit(d.packetOverflow(tx, completion), completion.key(), ResultOverPacketLimitException.RESULT,
+                completion.result(), ResultOverPacketLimitException.RELEASED);
     }
 
     /** The same for lease mode's result: the engine records the operation as failed instead. */
     private static void refuseOverPacketLimit(SqlDialect d, Connection tx, LeasedCompletion completion) throws SQLException {
-        Optional<SqlDialect.PacketOverflow> overflow = d.packetOverflow(tx, completion);
+        refuseOverPacketLimit(d.packetOverflow(tx, completion), completion.key(), ResultOverPacketLimitException.RESULT,
+                completion.result(), ResultOverPacketLimitException.NOTHING_SENT);
+    }
+
+    /** Throws {@code overflow}, if there is one, for {@code value}: {@code what} names it, {@code aftermath} says what was done. */
+    private static void refuseOverPacketLimit(Optional<SqlDialect.PacketOverflow> overflow, IdempotencyKey key, String what,
+                                              byte[] value, String aftermath) {
         if (overflow.isPresent()) {
             SqlDialect.PacketOverflow o = overflow.get();
-            throw new ResultOverPacketLimitException(completion.key(), completion.result().length, o.statementBytes(),
-                    o.limitBytes(), o.setting(), "nothing was sent");
+            throw new ResultOverPacketLimitException(key, what, value.length, o.statementBytes(), o.limitBytes(), o.setting(),
+                    aftermath);
         }
     }
 
@@ -462,6 +464,9 @@ public final class JdbcIdempotencyStore implements RecoveringStore<Connection> {
     public boolean checkpoint(Connection tx, IdempotencyKey key, String ownerToken, RecoveryPoint point) {
         SqlDialect d = dialectFor(tx, key);
         try {
+            // the engine rolls the claim's transaction back: nothing of the key is recorded, and the call does not run
+            refuseOverPacketLimit(d.packetOverflow(tx, key, point), key, ResultOverPacketLimitException.RECOVERY_POINT, point.state(),
+                    ResultOverPacketLimitException.NOTHING_SENT);
             return d.checkpoint(tx, table, key, Objects.requireNonNull(ownerToken, "ownerToken"), point);
         } catch (SQLException e) {
             throw translate(d, null, key, "record the recovery point", e);

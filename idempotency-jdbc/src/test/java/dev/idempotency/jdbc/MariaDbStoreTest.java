@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.idempotency.Idempotency;
 import dev.idempotency.IdempotencyKey;
 import dev.idempotency.KeyPolicy;
+import dev.idempotency.ManagedIdempotency;
 import dev.idempotency.Outcome;
 import dev.idempotency.ResultTooLargeException;
 import dev.idempotency.testsupport.LazyPool;
@@ -49,6 +50,15 @@ class MariaDbStoreTest extends AbstractJdbcStoreTest {
     @Override
     protected void closeDataSource() {
         pool.close();
+    }
+
+    /** The server's default {@code max_allowed_packet}, and the policy's limit of the tests that reach it. */
+    private static final int SIXTEEN_MIB = 16 * 1024 * 1024;
+
+    /** Lease and write-last modes, whose policy accepts results (and recovery points) up to 16 MiB. */
+    private ManagedIdempotency<Connection> managedUpTo16MiB() {
+        return ManagedIdempotency.builder(engine(KeyPolicy.builder().maxResultBytes(SIXTEEN_MIB).build()),
+                JdbcTransactions.of(dataSource())).build();
     }
 
     /**
@@ -111,9 +121,8 @@ class MariaDbStoreTest extends AbstractJdbcStoreTest {
      */
     @Test
     void aLeasedResultOverThePacketLimitIsRecordedAsFailedAndTheCallIsNotRunAgain() {
-        int sixteenMiB = 16 * 1024 * 1024;
-        dev.idempotency.ManagedIdempotency<Connection> managed = dev.idempotency.ManagedIdempotency.builder(
-                engine(KeyPolicy.builder().maxResultBytes(sixteenMiB).build()), JdbcTransactions.of(dataSource())).build();
+        int sixteenMiB = SIXTEEN_MIB;
+        ManagedIdempotency<Connection> managed = managedUpTo16MiB();
         IdempotencyKey key = key("leased-over-the-packet");
         java.util.concurrent.atomic.AtomicInteger calls = new java.util.concurrent.atomic.AtomicInteger();
         dev.idempotency.IdempotentCall<String> call = dev.idempotency.IdempotentCall.of(key, dev.idempotency.ResultCodec.string());
@@ -133,15 +142,58 @@ class MariaDbStoreTest extends AbstractJdbcStoreTest {
     }
 
     /**
+     * Lease mode's recovery point meets the same limit before the call: the checkpoint over
+     * {@code max_allowed_packet} is refused before it is sent (sending it would drop the connection
+     * and make every retry run the prepare again), the claim's transaction rolls back with the
+     * prepare's writes, nothing of the key is recorded, the call does not run, and the next attempt
+     * claims the key anew as its first attempt.
+     */
+    @Test
+    void aRecoveryPointOverThePacketLimitRecordsNothingOfTheKeyAndTheCallDoesNotRun() throws Exception {
+        int sixteenMiB = SIXTEEN_MIB;
+        ManagedIdempotency<Connection> managed = managedUpTo16MiB();
+        IdempotencyKey key = key("recovery-point-over-the-packet");
+        java.util.concurrent.atomic.AtomicInteger calls = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.atomic.AtomicInteger attempts = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.atomic.AtomicReference<String> prepareValue = new java.util.concurrent.atomic.AtomicReference<>(
+                "x".repeat(sixteenMiB));
+        dev.idempotency.Phases<Connection, String, java.sql.SQLException> phases = dev.idempotency.Phases
+                .<Connection, String, java.sql.SQLException>prepare(c -> {
+                    work(c, key);
+                    return prepareValue.get();
+                }, dev.idempotency.ResultCodec.string())
+                .call((attempt, prepared) -> {
+                    calls.incrementAndGet();
+                    attempts.set(attempt.number());
+                    return "called";
+                }).result(dev.idempotency.ResultCodec.string());
+        assertThatThrownBy(() -> managed.run(key, phases)).isInstanceOfSatisfying(ResultTooLargeException.class, e -> {
+            assertThat(e.reason()).as("names what was too large, and whose limit").startsWith("the recovery point")
+                    .contains("over the server's max_allowed_packet");
+            assertThat(e.getMessage()).contains("the claim's transaction was rolled back, the prepare's writes with it: nothing of"
+                    + " the key was recorded, and the call did not run").doesNotContain("the encoded result");
+            assertThat(e.getCause()).as("the store's own refusal").isInstanceOf(ResultOverPacketLimitException.class)
+                    .hasMessageContaining("nothing was sent");
+            assertThat(e.size()).isEqualTo(sixteenMiB);
+        });
+        assertThat(calls).as("the call did not run").hasValue(0);
+        assertThat(records()).as("nothing of the key is recorded").isZero();
+        assertThat(effects()).as("the prepare's writes rolled back").isZero();
+        prepareValue.set("small");
+        assertThat(managed.run(key, phases).isExecuted()).as("a retry claims the key anew, at once").isTrue();
+        assertThat(attempts).as("as its first attempt").hasValue(1);
+        assertThat(calls).hasValue(1);
+    }
+
+    /**
      * Write-last mode meets the same limit: the completed record over {@code max_allowed_packet} is
      * refused before it is sent, the work is rolled back, nothing is recorded, and the pool's
      * connection is still usable for the retry.
      */
     @Test
     void aWriteLastRecordOverThePacketLimitIsRefusedBeforeItIsSent() throws Exception {
-        int sixteenMiB = 16 * 1024 * 1024;
-        dev.idempotency.ManagedIdempotency<Connection> managed = dev.idempotency.ManagedIdempotency.builder(
-                engine(KeyPolicy.builder().maxResultBytes(sixteenMiB).build()), JdbcTransactions.of(dataSource())).build();
+        int sixteenMiB = SIXTEEN_MIB;
+        ManagedIdempotency<Connection> managed = managedUpTo16MiB();
         IdempotencyKey key = key("write-last-over-the-packet");
         assertThatThrownBy(() -> managed.writeLast(key, c -> {
             work(c, key);

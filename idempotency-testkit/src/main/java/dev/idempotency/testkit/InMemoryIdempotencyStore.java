@@ -394,6 +394,17 @@ public class InMemoryIdempotencyStore implements RecoveringStore<InMemoryIdempot
         return fenced(tx, key, ownerToken, "release a lease in", (row, now) -> new Fenced<>(row.withLease(now), true)).isPresent();
     }
 
+    /**
+     * Deletes the key's record if {@code ownerToken} holds it, as
+     * {@link dev.idempotency.spi.LeaseOnlyStore#withdrawClaim} promises, for the store seen without
+     * transactions.
+     *
+     * @return whether the record was deleted
+     */
+    boolean withdrawClaim(Transaction tx, IdempotencyKey key, String ownerToken) {
+        return fenced(tx, key, ownerToken, "withdraw a claim in", (row, now) -> new Fenced<>(DELETED, true)).isPresent();
+    }
+
     /** A fenced change: the row to write and what to answer. */
     private record Fenced<T>(Row row, T answer) {
     }

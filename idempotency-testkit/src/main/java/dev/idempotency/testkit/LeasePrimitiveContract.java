@@ -40,7 +40,7 @@ import org.junit.jupiter.api.Test;
  * claim)}, {@code Contract 4.2 (live lease)}, {@code Contract 4.5 (take-over)}, {@code Contract 4.2
  * (mismatch)}, {@code Contract 4.4 (fencing)}, {@code Contract 4.5 (release)}, {@code Contract 4.7
  * (recovery point)}, {@code Contract 4.1 (found)}, {@code Contract 4.1 (expired record)} and
- * {@code Contract 4.3 (extend)} and {@code Contract 4.6 (one clock)}, and a lease property: random sequences of lease primitives by
+ * {@code Contract 4.3 (extend)}, {@code Contract 4.5 (withdrawal)} and {@code Contract 4.6 (one clock)}, and a lease property: random sequences of lease primitives by
  * several owners, compared with a model. A fenced primitive ({@code extendLease},
  * {@code checkpoint}, {@code completeLeased}, {@code releaseLease}) is expected to succeed exactly
  * while the record is in progress and the token is its owner's: a release ends the lease but keeps
@@ -222,6 +222,47 @@ public interface LeasePrimitiveContract<C> extends ContractPart<C> {
         assertThat(f.changed(tx -> f.leasing().releaseLease(tx, key, "owner-1"))).as(p.broken("The holder's release reported nothing done"))
                 .isTrue();
         acquired(p, f.claimLease(key, A, "owner-2", LIVE_LEASE, true), 2, prepared);
+    }
+
+    /**
+     * Contract 4.5 (docs/contract.md): the holder's withdrawal of a claim that recorded nothing else
+     * leaves nothing of the key, so that a claim of another fingerprint is attempt 1; or, where the
+     * store keeps {@link dev.idempotency.spi.LeaseOnlyStore#withdrawClaim}'s default and answers
+     * {@code false}, it ends the lease, and the next claim takes the record over at once as attempt 2.
+     * A withdrawal by a token that no longer holds the record (taken over, or completed) changes
+     * nothing and answers {@code false}. On a store with transactions the claim's rollback is its
+     * withdrawal (the engine relies on it for a prepare value it cannot record): a claim rolled back
+     * with its recovery point leaves nothing of the key either.
+     *
+     * @throws Exception if the store, a hook or the engine fails
+     */
+    @Test
+    default void withdrawnClaimLeavesNothingOfTheKeyAndAStaleWithdrawalChangesNothing() throws Exception {
+        StoreFixture<C> f = fixture();
+        Promise p = Promise.LEASE_WITHDRAW;
+        IdempotencyKey key = IdempotencyKey.of("lease-withdraw", "k1");
+        if (f.hasTransactions()) {
+            acquired(p, f.claimLease(key, A, "rolled-back", LIVE_LEASE, false, point("prepared")), 1, null);
+            acquired(p, f.claimLease(key, B, "owner-2", LIVE_LEASE, true), 1, null);
+            return;
+        }
+        acquired(p, f.claimLease(key, A, "owner-1", LIVE_LEASE, true), 1, null);
+        if (f.withdrawClaim(key, "owner-1")) {
+            acquired(p, f.claimLease(key, B, "owner-2", LIVE_LEASE, true), 1, null);
+        } else {
+            acquired(p, f.claimLease(key, A, "owner-2", LIVE_LEASE, true), 2, null); // the default: the lease ended, the record kept
+        }
+        IdempotencyKey stale = IdempotencyKey.of("lease-withdraw", "stale");
+        acquired(p, f.claimLease(stale, A, "owner-1", SHORT_LEASE, true), 1, null);
+        f.letLeaseRunOut(SHORT_LEASE);
+        LeaseClaim.Acquired second = acquired(p, f.claimLease(stale, A, "owner-2", LIVE_LEASE, true), 2, null);
+        assertThat(f.withdrawClaim(stale, "owner-1")).as(p.broken("withdrawClaim with the taken-over owner token reported the record"
+                + " deleted")).isFalse();
+        held(p, f.claimLease(stale, A, "owner-3", LIVE_LEASE, true), A, second.leaseUntil(), 2);
+        assertThat(f.complete(stale, "owner-2", "new owner")).as(p.broken("The holder could not complete after a stale withdrawal"))
+                .isPresent();
+        assertThat(f.withdrawClaim(stale, "owner-2")).as(p.broken("withdrawClaim of a completed record reported it deleted")).isFalse();
+        found(p, f.claimLease(stale, B, "owner-4", LIVE_LEASE, true), A, RecordStatus.COMPLETED, "new owner");
     }
 
     /**

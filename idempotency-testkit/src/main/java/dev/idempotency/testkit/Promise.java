@@ -122,6 +122,12 @@ enum Promise {
     LEASE_RELEASE("Contract 4.5 (release)",
             "releaseLease by the holder must end the lease at once, so that the next attempt takes the record over, with the attempt"
                     + " count and the recovery point kept"),
+    LEASE_WITHDRAW("Contract 4.5 (withdrawal)",
+            "withdrawClaim by the holder of a claim that recorded nothing else must leave nothing of the key, so that the next claim,"
+                    + " of any fingerprint, is attempt 1, and answer true; or, as LeaseOnlyStore's default, only end the lease and answer"
+                    + " false, so that the next claim takes the record over at once; a token that no longer holds the record (taken"
+                    + " over, or completed) must change nothing and answer false. On a store with transactions the claim's rollback"
+                    + " is the withdrawal: it must leave nothing of the key"),
     RECOVERY_POINT("Contract 4.7 (recovery point)",
             "a committed recovery point must be handed to the next owner unchanged, and only replaced by a later checkpoint: never"
                     + " cleared or set back by a take-over or a release"),

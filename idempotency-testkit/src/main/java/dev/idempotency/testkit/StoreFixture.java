@@ -20,6 +20,7 @@ import dev.idempotency.Work;
 import dev.idempotency.spi.IdempotencyStore;
 import dev.idempotency.spi.LeaseClaim;
 import dev.idempotency.spi.LeaseOnlyStore;
+import dev.idempotency.spi.NoTransaction;
 import dev.idempotency.spi.LeaseRequest;
 import dev.idempotency.spi.LeasedCompletion;
 import dev.idempotency.spi.LeasingStore;
@@ -572,6 +573,11 @@ public abstract class StoreFixture<C> implements ContractPart<C> {
             rollback(tx);
         }
         return claim;
+    }
+
+    /** Withdraws the claim of a store without transactions ({@link LeaseOnlyStore#withdrawClaim}), on its own. */
+    boolean withdrawClaim(IdempotencyKey key, String token) {
+        return ((LeaseOnlyStore) leasing()).withdrawClaim(NoTransaction.NONE, key, token);
     }
 
     Optional<Instant> complete(IdempotencyKey key, String token, String result) throws Exception {

@@ -13,7 +13,9 @@ import dev.idempotency.spi.IdempotencyStore;
 import dev.idempotency.spi.LeaseClaim;
 import dev.idempotency.spi.PendingOperation;
 import dev.idempotency.spi.LeaseRequest;
+import dev.idempotency.spi.LeaseOnlyStore;
 import dev.idempotency.spi.LeasedCompletion;
+import dev.idempotency.spi.NoTransaction;
 import dev.idempotency.spi.RecordStatus;
 import dev.idempotency.spi.RecoveryPoint;
 import dev.idempotency.spi.StoredRecord;
@@ -48,8 +50,9 @@ class BrokenStoresTest {
     private static final String CONCURRENCY = "concurrentAttemptsExecuteAtMostOncePerKey";
     private static final String LEASE_SEQUENCES = "randomLeaseSequencesKeepTheContract";
     private static final String CHUNKS = "randomChunksKeepTheContract";
+    private static final String WITHDRAW = "withdrawnClaimLeavesNothingOfTheKeyAndAStaleWithdrawalChangesNothing";
     /** The lease-mode tests of the contract: skipped for a store that keeps no leases. */
-    private static final int LEASE_TESTS = 18;
+    private static final int LEASE_TESTS = 19;
     /** The tests of {@link RecoveryContract}, which a store without leases skips too. */
     private static final int RECOVERY_TESTS = 4;
 
@@ -91,7 +94,7 @@ class BrokenStoresTest {
             assertThat(testsOf(InMemoryStoreContractTest.class, part)).as("tests of " + part.getSimpleName()).isNotEmpty()
                     .allSatisfy(t -> tests.add(((org.junit.platform.engine.discovery.MethodSelector) t).getMethodName()));
         }
-        assertThat(tests).as("each test in one part").doesNotHaveDuplicates().hasSize(57);
+        assertThat(tests).as("each test in one part").doesNotHaveDuplicates().hasSize(58);
         assertThat(testsOf(InMemoryStoreContractTest.class, LeasePrimitiveContract.class).size()
                 + testsOf(InMemoryStoreContractTest.class, LeasedCallContract.class).size()).isEqualTo(LEASE_TESTS);
     }
@@ -102,6 +105,23 @@ class BrokenStoresTest {
         assertFails(NoFencing.class, "staleOwnerGetsLeaseLostAndItsFinishIsNotRecorded", Promise.LEASE_LOST);
         assertFails(NoFencing.class, LeasedCallContract.class, Promise.LEASE_LOST);
         assertFails(NoFencing.class, LEASE_SEQUENCES, Promise.FENCING);
+    }
+
+    @Test
+    void aStoreThatKeepsTheDefaultWithdrawalPasses() {
+        Run run = run(selectMethod(DefaultWithdrawal.class, WITHDRAW));
+        assertThat(run.summary.getTestsSucceededCount()).as("the withdrawal test run").isEqualTo(1);
+        assertThat(run.messages).as("failures of a store that only ends the lease, as the default does").isEmpty();
+    }
+
+    @Test
+    void aWithdrawalWithoutTheTokensFenceFails() {
+        assertFails(WithdrawUnfenced.class, WITHDRAW, Promise.LEASE_WITHDRAW);
+    }
+
+    @Test
+    void aWithdrawalThatKeepsTheRecordButSaysItDeletedItFails() {
+        assertFails(WithdrawKeepsRecord.class, WITHDRAW, Promise.LEASE_WITHDRAW);
     }
 
     @Test
@@ -1054,6 +1074,66 @@ class BrokenStoresTest {
                     return inner.completeLeased(tx, owners.getOrDefault(c.key(), token), c);
                 }
             };
+        }
+    }
+
+    /** The lease tier on the reference store seen without transactions, its withdrawal broken. */
+    abstract static class OnLeaseOnly extends LeaseOnlyStoreFixture implements LeasePrimitiveContract<NoTransaction> {
+        final InMemoryIdempotencyStore inner = new InMemoryIdempotencyStore(clock());
+
+        /** The variant's withdrawal, given the reference store's lease primitives; a variant may override createStore instead. */
+        boolean withdrawal(LeaseOnlyStore store, IdempotencyKey key, String ownerToken) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        protected IdempotencyStore<NoTransaction> createStore(InstantSource clock) {
+            return new LeaseOnlyInMemoryStore(inner) {
+                @Override
+                public boolean withdrawClaim(NoTransaction tx, IdempotencyKey key, String ownerToken) {
+                    return withdrawal(this, key, ownerToken);
+                }
+            };
+        }
+    }
+
+    /** Not broken: keeps {@link LeaseOnlyStore#withdrawClaim}'s default, which only ends the lease and says so. */
+    static class DefaultWithdrawal extends OnLeaseOnly {
+        @Override
+        boolean withdrawal(LeaseOnlyStore store, IdempotencyKey key, String ownerToken) {
+            store.releaseLease(NoTransaction.NONE, key, ownerToken); // what the default does
+            return false;
+        }
+    }
+
+    /** Withdraws the claim of whoever holds the key, whatever token asks: a stale attempt deletes the new holder's record. */
+    static class WithdrawUnfenced extends OnLeaseOnly {
+        @Override
+        protected IdempotencyStore<NoTransaction> createStore(InstantSource clock) {
+            Map<IdempotencyKey, String> owners = new ConcurrentHashMap<>();
+            return new LeaseOnlyInMemoryStore(inner) {
+                @Override
+                public LeaseClaim claimLease(NoTransaction tx, LeaseRequest request) {
+                    LeaseClaim claim = super.claimLease(tx, request);
+                    if (claim instanceof LeaseClaim.Acquired) {
+                        owners.put(request.key(), request.ownerToken());
+                    }
+                    return claim;
+                }
+
+                @Override
+                public boolean withdrawClaim(NoTransaction tx, IdempotencyKey key, String ownerToken) {
+                    return super.withdrawClaim(tx, key, owners.getOrDefault(key, ownerToken));
+                }
+            };
+        }
+    }
+
+    /** Answers that the record was deleted, but only ends the lease: the key stays in progress, refusing another fingerprint. */
+    static class WithdrawKeepsRecord extends OnLeaseOnly {
+        @Override
+        boolean withdrawal(LeaseOnlyStore store, IdempotencyKey key, String ownerToken) {
+            return store.releaseLease(NoTransaction.NONE, key, ownerToken);
         }
     }
 

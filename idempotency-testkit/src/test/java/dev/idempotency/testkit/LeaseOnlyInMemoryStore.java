@@ -14,9 +14,9 @@ import java.util.Optional;
 /**
  * The reference store seen as a store without transactions: each lease primitive runs in a
  * transaction of its own, committed before it returns, as one atomic script on a server would.
- * Thread-safe.
+ * Thread-safe. Not final, so that a broken variant can change one primitive.
  */
-final class LeaseOnlyInMemoryStore implements LeaseOnlyStore {
+class LeaseOnlyInMemoryStore implements LeaseOnlyStore {
 
     private final InMemoryIdempotencyStore inner;
 
@@ -47,6 +47,12 @@ final class LeaseOnlyInMemoryStore implements LeaseOnlyStore {
     @Override
     public boolean releaseLease(NoTransaction tx, IdempotencyKey key, String ownerToken) {
         return inner.transactions().inTransaction(t -> inner.releaseLease(t, key, ownerToken));
+    }
+
+    /** Deletes the record the token holds, as a fenced delete on a server would: nothing of the key is left. */
+    @Override
+    public boolean withdrawClaim(NoTransaction tx, IdempotencyKey key, String ownerToken) {
+        return inner.transactions().inTransaction(t -> inner.withdrawClaim(t, key, ownerToken));
     }
 
     /** Expiry follows the kit's clock here, not a server's: purged as the reference store purges. */

@@ -79,8 +79,9 @@ import org.jspecify.annotations.Nullable;
  * subquery of its own {@code DELETE}). Results up to 16 MiB fit the column, but the server's
  * {@code max_allowed_packet} must be larger than the statement that records the largest result:
  * before it is sent, that statement's size is checked against the connection's
- * {@code max_allowed_packet} (read once per connection), and a result that would not fit is
- * refused with {@code ResultOverPacketLimitException}, nothing sent, the connection intact.
+ * {@code max_allowed_packet} (read once per connection), and a result (or lease mode's recovery
+ * point) that would not fit is refused with {@code ResultOverPacketLimitException}, nothing sent,
+ * the connection intact.
  *
  * <p>Thread-safe; it keeps each connection's {@code max_allowed_packet}, and nothing else.
  */
@@ -145,7 +146,7 @@ public class MariaDbDialect extends SqlDialect {
     private final Map<Connection, Long> maxAllowedPacket = Collections.synchronizedMap(new WeakHashMap<>());
 
     /**
-     * The completing {@code UPDATE} as MariaDB Connector/J sends it by default (text protocol): each
+     * The completing {@code UPDATE} (or lease mode's checkpoint) as MariaDB Connector/J sends it by default (text protocol): each
      * result byte once, and twice for the bytes it escapes ({@code NUL}, quotes, backslash); the
      * key and codec at most twice; the statement's text, numbers and (in lease mode) owner token
      * within 1,024 bytes. A statement over {@code max_allowed_packet} fails with error 1153 and the

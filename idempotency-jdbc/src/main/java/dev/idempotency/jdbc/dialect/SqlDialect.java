@@ -732,6 +732,19 @@ public abstract class SqlDialect {
     }
 
     /**
+     * The same check for the statement that records lease mode's recovery point ({@link #checkpoint}).
+     *
+     * @param c the connection that will record it
+     * @param key the key
+     * @param point the recovery point
+     * @return the sizes, if the statement would be over the limit; empty if it fits or no limit is known
+     * @throws SQLException if the limit cannot be read
+     */
+    public final Optional<PacketOverflow> packetOverflow(Connection c, IdempotencyKey key, RecoveryPoint point) throws SQLException {
+        return packetOverflow(c, key, point.codec(), point.state());
+    }
+
+    /**
      * The rule of {@link #packetOverflow(Connection, Completion)}, for a statement that records
      * {@code result} under {@code key} with {@code codec}: override it for a database with a limit.
      *
