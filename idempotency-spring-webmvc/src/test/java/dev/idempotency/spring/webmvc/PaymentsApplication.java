@@ -106,15 +106,20 @@ public class PaymentsApplication {
             jdbc.update("insert into mvc_payment (id, shop, customer, cents) values (?, ?, ?, ?)",
                     id, shop.getName(), customer, Long.parseLong(cents));
             misbehave(customer); // the tests' faults: throw after the insert, or hold the transaction open
-            if (customer.startsWith("huge")) { // a response over the 1 MiB that the key's record holds
-                return ResponseEntity.created(URI.create("/payments/" + id)).contentType(MediaType.APPLICATION_JSON)
-                        .body("{\"id\":\"" + id + "\",\"pad\":\"" + "x".repeat(1024 * 1024) + "\"}");
-            }
             return ResponseEntity.created(URI.create("/payments/" + id))
                     .contentType(MediaType.APPLICATION_JSON)
                     .body("{\"id\":\"" + id + "\",\"customer\":\"" + customer + "\",\"cents\":" + cents + "}");
         }
         // end::controller[]
+
+        @PostMapping("/huge/payments")
+        @IdempotentEndpoint // a response over the 1 MiB that the key's record holds
+        ResponseEntity<String> payHuge(@RequestParam("customer") String customer, Principal shop) {
+            String id = UUID.randomUUID().toString();
+            jdbc.update("insert into mvc_payment (id, shop, customer, cents) values (?, ?, ?, ?)", id, shop.getName(), customer, 1L);
+            return ResponseEntity.created(URI.create("/payments/" + id)).contentType(MediaType.APPLICATION_JSON)
+                    .body("{\"id\":\"" + id + "\",\"pad\":\"" + "x".repeat(1024 * 1024) + "\"}");
+        }
 
         @GetMapping("/payments")
         @IdempotentEndpoint // a safe method: the key header is ignored and nothing is recorded
