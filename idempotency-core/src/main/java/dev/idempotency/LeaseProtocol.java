@@ -57,6 +57,10 @@ final class LeaseProtocol<C> {
     private static final String UNRECORDABLE_POINT_RELEASED = "nothing of it was written and the claim's lease was ended: the key"
             + " stays in progress without a recovery point, the next attempt takes it over at once, and the call did not run (the"
             + " prepare phase ran without a transaction, so what it did stands)" + POINT_ADVICE;
+    /** The same if the withdrawal itself failed (attached as suppressed). */
+    private static final String UNRECORDABLE_POINT_NOT_WITHDRAWN = "nothing of it was written, and the claim could not be withdrawn"
+            + " (the store's failure is attached): the key stays in progress until its lease ends by the store's clock, and the call"
+            + " did not run (the prepare phase ran without a transaction, so what it did stands)" + POINT_ADVICE;
 
     private final Kernel<C> kernel;
     private final LeasingStore<C> store;
@@ -104,7 +108,7 @@ final class LeaseProtocol<C> {
                 claimed = transactions.withRetries(key, () -> claimTransaction(request, phases, resumeOnly));
             } catch (OutOfTheClaim out) {
                 if (!(out.cause instanceof StoreUnavailableException unreachable)) {
-                    throw withdrawn(key, token, out.cause);
+                    throw withdrawn(key, token, out);
                 }
                 if (resumeOnly || unavailableStore == StoreUnavailablePolicy.REFUSE) {
                     throw unreachable; // a resume never runs without the store: the worker tries again later
@@ -235,13 +239,17 @@ final class LeaseProtocol<C> {
             return new Claimed(claim, null, true);
         }
         Object prepared = phases.steps.prepare.apply(tx);
+        Kernel.Encoded state;
+        try {
+            state = kernel.encode(key, codec, prepared, RECOVERY_POINT, leaseOnly ? UNRECORDABLE_POINT_WITHDRAWN : UNRECORDABLE_POINT);
+        } catch (ResultTooLargeException | ResultCodecException unrecordable) { // the policy's limit, or the codec
+            throw new OutOfTheClaim(unrecordable, false); // rolls the claim's transaction back, if there is one
+        }
         boolean checkpointed;
         try {
-            Kernel.Encoded state = kernel.encode(key, codec, prepared, RECOVERY_POINT,
-                    leaseOnly ? UNRECORDABLE_POINT_WITHDRAWN : UNRECORDABLE_POINT);
             checkpointed = store.checkpoint(tx, key, request.ownerToken(), new RecoveryPoint(state.codec(), state.bytes()));
-        } catch (ResultTooLargeException | ResultCodecException unrecordable) { // the policy's limit, or the store's, or the codec
-            throw new OutOfTheClaim(unrecordable); // rolls the claim's transaction back, if there is one
+        } catch (ResultTooLargeException overTheStoresLimit) { // refused before it was sent
+            throw new OutOfTheClaim(overTheStoresLimit, true);
         }
         if (!checkpointed || phases.operation != null && !recovering().enlist(tx, key, request.ownerToken(), phases.operation)) {
             throw new LeaseLostException(key, "the recovery point");
@@ -266,7 +274,7 @@ final class LeaseProtocol<C> {
         try {
             claimed = transactions.withRetries(key, () -> claimTransaction(request, phases, true));
         } catch (OutOfTheClaim out) {
-            throw out.cause instanceof StoreUnavailableException ? out.cause : withdrawn(key, token, out.cause);
+            throw out.cause instanceof StoreUnavailableException ? out.cause : withdrawn(key, token, out);
         }
         if (claimed.notResumable) {
             return null;
@@ -331,24 +339,32 @@ final class LeaseProtocol<C> {
      * is withdrawn here first (or, on a store that cannot, its lease ended), and the message says
      * which. A refusal of the store's own is reworded for the recovery point, its own kept as cause.
      */
-    private RuntimeException withdrawn(IdempotencyKey key, String token, RuntimeException unrecordable) {
+    private RuntimeException withdrawn(IdempotencyKey key, String token, OutOfTheClaim out) {
+        RuntimeException unrecordable = out.cause;
         String aftermath = UNRECORDABLE_POINT;
+        RuntimeException withdrawalFailure = null;
         if (leaseOnly) {
             try {
                 aftermath = ((LeaseOnlyStore) store).withdrawClaim(NoTransaction.NONE, key, token)
                         ? UNRECORDABLE_POINT_WITHDRAWN : UNRECORDABLE_POINT_RELEASED;
             } catch (RuntimeException withdrawal) {
-                unrecordable.addSuppressed(withdrawal);
-                return unrecordable;
+                aftermath = UNRECORDABLE_POINT_NOT_WITHDRAWN;
+                withdrawalFailure = withdrawal;
             }
         }
         if (unrecordable instanceof ResultTooLargeException tooLarge) {
-            boolean storesOwn = !tooLarge.reason().startsWith(RECOVERY_POINT);
-            return new ResultTooLargeException(key, tooLarge.reason(), aftermath, tooLarge.size(), tooLarge.limit(),
-                    storesOwn ? tooLarge : null);
+            ResultTooLargeException told = new ResultTooLargeException(key, tooLarge.reason(), aftermath, tooLarge.size(), tooLarge.limit(),
+                    out.storesOwn ? tooLarge : null);
+            if (withdrawalFailure != null) {
+                told.addSuppressed(withdrawalFailure);
+            }
+            return told;
         }
-        if (aftermath.equals(UNRECORDABLE_POINT_RELEASED)) { // the codec's message said "withdrawn"
-            unrecordable.addSuppressed(new IllegalStateException("the store " + store + " could not withdraw the claim of key " + key
+        if (withdrawalFailure != null) {
+            unrecordable.addSuppressed(withdrawalFailure);
+        }
+        if (leaseOnly && !aftermath.equals(UNRECORDABLE_POINT_WITHDRAWN)) { // the codec's message said "withdrawn"
+            unrecordable.addSuppressed(new IllegalStateException("the store " + store + " did not withdraw the claim of key " + key
                     + ": " + aftermath));
         }
         return unrecordable;
@@ -387,9 +403,17 @@ final class LeaseProtocol<C> {
         private static final long serialVersionUID = 1L;
         private final transient RuntimeException cause;
 
+        /** Whether the store refused the value (its own limit), rather than the policy or the codec. */
+        private final boolean storesOwn;
+
         OutOfTheClaim(RuntimeException cause) {
+            this(cause, false);
+        }
+
+        OutOfTheClaim(RuntimeException cause, boolean storesOwn) {
             super(cause.getMessage(), cause, false, false);
             this.cause = cause;
+            this.storesOwn = storesOwn;
         }
     }
 

@@ -69,7 +69,8 @@ class ItemSizeLimitTest {
                 .hasMessageContaining("over DynamoDB's item size limit of " + DynamoDbLeasingStore.MAX_ITEM_BYTES + " bytes")
                 .hasMessageContaining("the claim was withdrawn: nothing of the key is recorded, and the call did not run")
                 .hasMessageNotContaining("rolled back")
-                .satisfies(e -> assertThat(((ResultTooLargeException) e).size()).isEqualTo(size));
+                .satisfies(e -> assertThat(((ResultTooLargeException) e).size()).isEqualTo(size))
+                .cause().as("the store's own refusal").isInstanceOf(ResultTooLargeException.class).hasMessageContaining("nothing was sent");
         assertThat(calls).as("the call did not run").hasValue(0);
 
         Phases<NoTransaction, String, RuntimeException> small = Phases.<NoTransaction, String, RuntimeException>prepare(tx -> {
