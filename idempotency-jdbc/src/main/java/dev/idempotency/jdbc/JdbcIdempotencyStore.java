@@ -416,9 +416,9 @@ public final class JdbcIdempotencyStore implements RecoveringStore<Connection> {
     public int purgeExpired(Connection tx, Instant now, int limit) {
         SqlDialect d = dialectFor(tx, null);
         try {
-            int abandoned = d.abandonedClaimsToPurge(tx, table, now, limit);
-            int purged = d.purgeExpired(tx, table, now, limit);
-            abandoned = Math.min(abandoned, purged); // a concurrent change between the count and the delete
+            // the abandoned claims first, counted by their own delete; then the rest of the batch
+            int abandoned = d.purgeExpiredAbandonedClaims(tx, table, now, limit);
+            int purged = abandoned + (abandoned < limit ? d.purgeExpired(tx, table, now, limit - abandoned) : 0);
             if (abandoned > 0) {
                 log.warn("The purge of table '{}' deleted {} abandoned claims: claims committed without their result, each of"
                         + " which refused its key's retries until it expired; a work ended its caller's transaction"

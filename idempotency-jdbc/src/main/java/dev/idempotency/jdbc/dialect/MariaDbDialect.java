@@ -228,13 +228,8 @@ public class MariaDbDialect extends SqlDialect {
     }
 
     @Override
-    protected String firstRows(int limit) {
-        return " LIMIT " + limit;
-    }
-
-    @Override
-    protected String purgeStatement(TableName table, int limit) {
-        return "DELETE FROM " + table + " WHERE expires_at <= ? ORDER BY expires_at LIMIT " + limit;
+    protected String purgeStatement(TableName table, int limit, String only) {
+        return "DELETE FROM " + table + " WHERE expires_at <= ?" + only + " ORDER BY expires_at LIMIT " + limit;
     }
 
     @Override

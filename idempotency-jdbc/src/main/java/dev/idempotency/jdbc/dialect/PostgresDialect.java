@@ -209,9 +209,9 @@ public class PostgresDialect extends SqlDialect {
     }
 
     @Override
-    protected String purgeStatement(TableName table, int limit) {
+    protected String purgeStatement(TableName table, int limit, String only) {
         return "WITH batch AS MATERIALIZED (SELECT scope, key_id FROM " + table
-                + " WHERE expires_at <= ? ORDER BY expires_at LIMIT " + limit + " FOR UPDATE SKIP LOCKED) DELETE FROM " + table
+                + " WHERE expires_at <= ?" + only + " ORDER BY expires_at LIMIT " + limit + " FOR UPDATE SKIP LOCKED) DELETE FROM " + table
                 + " t USING batch WHERE t.scope = batch.scope AND t.key_id = batch.key_id AND t.expires_at <= ?";
     }
 

@@ -814,7 +814,29 @@ public abstract class SqlDialect {
      * @throws SQLException if the delete fails
      */
     public final int purgeExpired(Connection c, TableName table, Instant now, int limit) throws SQLException {
-        String sql = purgeStatement(table, limit);
+        return purge(c, purgeStatement(table, limit, ""), now);
+    }
+
+    /**
+     * Deletes at most {@code limit} expired abandoned claims (records in progress without a lease:
+     * claims committed without their result), with the dialect's {@link #purgeStatement}; the count
+     * it returns is how many there were, with no read of its own.
+     *
+     * @param c the connection
+     * @param table the table
+     * @param now the current time
+     * @param limit the batch size
+     * @return the number deleted
+     * @throws SQLException if the delete fails
+     */
+    public final int purgeExpiredAbandonedClaims(Connection c, TableName table, Instant now, int limit) throws SQLException {
+        return purge(c, purgeStatement(table, limit, ABANDONED_CLAIM), now);
+    }
+
+    /** The records {@link #purgeExpiredAbandonedClaims} deletes, as a condition to add to the batch's selection. */
+    private static final String ABANDONED_CLAIM = " AND status = '" + RecordStatus.IN_PROGRESS.name() + "' AND lease_until IS NULL";
+
+    private static int purge(Connection c, String sql, Instant now) throws SQLException {
         int parameters = (int) sql.chars().filter(ch -> ch == '?').count();
         try (PreparedStatement s = c.prepareStatement(sql)) {
             for (int p = 1; p <= parameters; p++) {
@@ -825,65 +847,21 @@ public abstract class SqlDialect {
     }
 
     /**
-     * Counts the abandoned claims (records in progress with no lease: claims committed without their
-     * result) among the batch of expired records that {@link #purgeExpired} deletes next, read just
-     * before it, with the dialect's {@link #firstRows}.
-     *
-     * @param c the connection
-     * @param table the table
-     * @param now the current time
-     * @param limit the purge's batch size
-     * @return how many of the batch's records are abandoned claims
-     * @throws SQLException if the query fails
-     */
-    public final int abandonedClaimsToPurge(Connection c, TableName table, Instant now, int limit) throws SQLException {
-        writeBeforeReading(c, table);
-        try (PreparedStatement s = c.prepareStatement("SELECT COUNT(*) FROM (SELECT status, lease_until FROM " + table
-                + " WHERE expires_at <= ? ORDER BY expires_at" + firstRows(limit) + ") batch WHERE batch.status = ?"
-                + " AND batch.lease_until IS NULL")) {
-            s.setLong(1, now.toEpochMilli());
-            s.setString(2, RecordStatus.IN_PROGRESS.name());
-            try (ResultSet rs = s.executeQuery()) {
-                return rs.next() ? rs.getInt(1) : 0;
-            }
-        }
-    }
-
-    /**
-     * Makes the purge's transaction a writer before its count reads, for a database on which a
-     * transaction that has read cannot then wait for the write lock its delete needs (SQLite answers
-     * it {@code SQLITE_BUSY} at once). Nothing by default.
-     *
-     * @param c the connection
-     * @param table the table
-     * @throws SQLException if the statement fails
-     */
-    protected void writeBeforeReading(Connection c, TableName table) throws SQLException {
-    }
-
-    /**
-     * @param limit the number of rows
-     * @return the clause, with its leading space, that keeps the first {@code limit} rows of an
-     *     ordered query; the standard {@code FETCH FIRST} by default
-     */
-    protected String firstRows(int limit) {
-        return " FETCH FIRST " + limit + " ROWS ONLY";
-    }
-
-    /**
-     * The statement that deletes at most {@code limit} expired records; each of its parameters is
-     * bound to the current time in epoch milliseconds. The base statement selects the batch with a
-     * standard {@code FETCH FIRST} subquery on the expiry index, and checks the expiry again on
-     * the deleted row itself: a record that a concurrent transaction took over while the delete
-     * waited for its lock is no longer expired, and must survive.
+     * The statement that deletes at most {@code limit} expired records that also meet {@code only};
+     * each of its parameters is bound to the current time in epoch milliseconds. The base statement
+     * selects the batch with a standard {@code FETCH FIRST} subquery on the expiry index, and checks
+     * the expiry again on the deleted row itself: a record that a concurrent transaction took over
+     * while the delete waited for its lock is no longer expired, and must survive.
      *
      * @param table the table
      * @param limit the batch size
+     * @param only a condition on the record's columns to add to the batch's selection, with its
+     *     leading {@code " AND "}, or the empty string; it has no parameters
      * @return the {@code DELETE} statement, its only parameters the current time
      */
-    protected String purgeStatement(TableName table, int limit) {
+    protected String purgeStatement(TableName table, int limit, String only) {
         return "DELETE FROM " + table + " WHERE (scope, key_id) IN (SELECT scope, key_id FROM "
-                + table + " WHERE expires_at <= ? ORDER BY expires_at FETCH FIRST " + limit + " ROWS ONLY) AND expires_at <= ?";
+                + table + " WHERE expires_at <= ?" + only + " ORDER BY expires_at FETCH FIRST " + limit + " ROWS ONLY) AND expires_at <= ?";
     }
 
     // ---- chunks of a batch job ---------------------------------------------------------------------

@@ -4,7 +4,6 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.Optional;
 
 /**
@@ -76,25 +75,9 @@ public class SqliteDialect extends SqlDialect {
     }
 
     @Override
-    protected String firstRows(int limit) {
-        return " LIMIT " + limit;
-    }
-
-    /**
-     * A write that changes nothing takes the write lock first (waiting for it under the busy
-     * timeout), so that the purge's count, a read, does not leave its delete unable to wait.
-     */
-    @Override
-    protected void writeBeforeReading(Connection c, TableName table) throws SQLException {
-        try (Statement s = c.createStatement()) {
-            s.executeUpdate("DELETE FROM " + table + " WHERE 1 = 0");
-        }
-    }
-
-    @Override
-    protected String purgeStatement(TableName table, int limit) {
+    protected String purgeStatement(TableName table, int limit, String only) {
         return "DELETE FROM " + table + " WHERE (scope, key_id) IN (SELECT scope, key_id FROM "
-                + table + " WHERE expires_at <= ? ORDER BY expires_at LIMIT " + limit + ")";
+                + table + " WHERE expires_at <= ?" + only + " ORDER BY expires_at LIMIT " + limit + ")";
     }
 
     /**
