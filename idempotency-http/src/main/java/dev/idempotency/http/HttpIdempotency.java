@@ -111,12 +111,12 @@ public final class HttpIdempotency<C> {
     public static final String PROBLEM_TYPES = "https://github.com/idempotency/idempotency-java/blob/main/docs/http.md#";
 
     private static final Logger log = LoggerFactory.getLogger(HttpIdempotency.class);
-    /** The form of a scope {@link #principalScope} makes from a digest: {@code ~} and 43 base64url characters. */
     /** The sizes in a recorded {@link ResultTooLargeException}'s message: "... is N bytes, over ... limit of L bytes ...". */
     private static final Pattern RECORDED_SIZES = Pattern.compile(" is ([0-9]{1,10}) bytes, over .*?limit of ([0-9]{1,10}) bytes");
     /** What became of a lease-mode handler whose response cannot be recorded. */
     private static final String LEASED_AFTERMATH = "The handler ran: what it did outside the server's database (a payment"
             + " provider's call) may have taken effect.";
+    /** The form of a scope {@link #principalScope} makes from a digest: {@code ~} and 43 base64url characters. */
     private static final Pattern DIGEST_SCOPE = Pattern.compile("~[A-Za-z0-9_-]{43}");
 
     private final Idempotency<C> engine;
@@ -204,7 +204,8 @@ public final class HttpIdempotency<C> {
      */
     private HttpAnswer recordTooLarge(ManagedIdempotency<C> transactions, IdempotencyKey key, Request request,
                                       ResultTooLargeException tooLarge) {
-        Response problem = tooLarge(key, tooLarge.size(), tooLarge.limit(), "Its database writes were rolled back.");
+        String rolledBack = "Its database writes were rolled back.";
+        Response problem = tooLarge(key, tooLarge.size(), tooLarge.limit(), rolledBack, true);
         log.warn("Key {}: the handler's response cannot be recorded ({}); its writes were rolled back, and the key's answer is"
                 + " recorded as a 500 response-too-large problem", key, tooLarge.reason());
         Outcome<Response> recordedProblem;
@@ -212,7 +213,7 @@ public final class HttpIdempotency<C> {
             recordedProblem = transactions.execute(call(key, request), tx -> problem);
         } catch (ResultTooLargeException evenTheProblem) {
             log.warn("Key {}: the response-too-large problem is over the limit as well; answered, not recorded", key);
-            return new HttpAnswer(problem, HttpAnswer.Kind.FAILED);
+            return new HttpAnswer(tooLarge(key, tooLarge.size(), tooLarge.limit(), rolledBack, false), HttpAnswer.Kind.FAILED);
         }
         // another attempt may have recorded its own answer meanwhile: then that is the key's answer
         return recordedProblem.status() == Outcome.Status.EXECUTED ? new HttpAnswer(problem, HttpAnswer.Kind.FAILED) : answer(recordedProblem);
@@ -222,12 +223,14 @@ public final class HttpIdempotency<C> {
      * The answer to a handler's response that cannot be recorded: 500, {@code response-too-large},
      * naming the size and the limit when known (-1 if not), and what became of the handler's work.
      */
-    private static Response tooLarge(IdempotencyKey key, long size, long limit, String aftermath) {
+    private static Response tooLarge(IdempotencyKey key, long size, long limit, String aftermath, boolean recorded) {
         String sizes = size < 0 || limit < 0 ? "over the size that the server can record for a key"
                 : size + " bytes once encoded, over the " + limit + " bytes that the server can record for a key";
         return Problems.of(500, PROBLEM_TYPES + "response-too-large", "Response too large", "The response to this request is "
-                + sizes + ", so it was not sent. " + aftermath + " The operation is recorded as failed: every retry with this key"
-                + " gets this answer.", key.id());
+                + sizes + ", so it was not sent. " + aftermath + (recorded
+                        ? " The operation is recorded as failed: every retry with this key gets this answer."
+                        : " Not even this answer fits in the record, so nothing of the key is kept: a retry runs the request again."),
+                key.id());
     }
 
     /**
@@ -296,7 +299,7 @@ public final class HttpIdempotency<C> {
         } catch (ResultTooLargeException tooLarge) { // the engine recorded the operation as failed: every retry gets it back
             log.warn("Key {}: the handler's response cannot be recorded ({}); answering 500 response-too-large", keyed.key,
                     tooLarge.reason());
-            return new HttpAnswer(tooLarge(keyed.key, tooLarge.size(), tooLarge.limit(), LEASED_AFTERMATH), HttpAnswer.Kind.FAILED);
+            return new HttpAnswer(tooLarge(keyed.key, tooLarge.size(), tooLarge.limit(), LEASED_AFTERMATH, true), HttpAnswer.Kind.FAILED);
         } catch (LeaseLostException lost) {
             log.debug("Key {}: the attempt lost its lease; answering 409", keyed.key);
             return inProgress(keyed.key, null, "This attempt ran longer than its lease and another attempt took the key over."
@@ -457,8 +460,8 @@ public final class HttpIdempotency<C> {
     /** The {@code response-too-large} of a lease-mode record, its size and limit read back from the recorded message. */
     private static Response tooLargeReplay(Outcome.Failed<Response> failed) {
         Matcher sizes = RECORDED_SIZES.matcher(String.valueOf(failed.errorMessage()));
-        return sizes.find() ? tooLarge(failed.key(), Long.parseLong(sizes.group(1)), Long.parseLong(sizes.group(2)), LEASED_AFTERMATH)
-                : tooLarge(failed.key(), -1, -1, LEASED_AFTERMATH);
+        return sizes.find() ? tooLarge(failed.key(), Long.parseLong(sizes.group(1)), Long.parseLong(sizes.group(2)), LEASED_AFTERMATH, true)
+                : tooLarge(failed.key(), -1, -1, LEASED_AFTERMATH, true);
     }
 
     private HttpAnswer inProgress(IdempotencyKey key, @Nullable Duration leaseRemaining, String detail) {
