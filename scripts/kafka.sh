@@ -220,7 +220,14 @@ cmd_start() {
   ensure_jars
   write_log_config
   if [[ -f "$BASE/brokers" && "$(cat "$BASE/brokers")" != "$BROKERS" ]]; then
-    die "$BASE holds a cluster of $(cat "$BASE/brokers") node(s); run '$0 stop' first to make one of $BROKERS"
+    local m running=""
+    for ((m = 1; m <= 3; m++)); do node_pid "$m" >/dev/null && running="$running $m"; done
+    if [[ -n "$running" ]]; then
+      die "a cluster of $(cat "$BASE/brokers") node(s) is running (node(s)$running); run '$0 stop' first to make one of $BROKERS"
+    fi
+    # Nothing runs on the old data: it is a test cluster's leftover, not worth keeping.
+    log "removing the stopped cluster of $(cat "$BASE/brokers") node(s) left in $BASE to make one of $BROKERS"
+    rm -rf -- "$BASE"/node-* "$BASE/cluster.id" "$BASE/brokers"
   fi
   if [[ ! -f "$BASE/cluster.id" ]]; then
     kafka_java kafka.tools.StorageTool random-uuid 2>/dev/null | tail -n 1 >"$BASE/cluster.id.tmp"
