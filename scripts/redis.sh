@@ -118,7 +118,13 @@ start_setup() { # setup
       done
       log "replica on $((PORT + 2)) follows the primary on $((PORT + 1))" ;;
     cluster)
-      local nodes=() i
+      local nodes=() i live=0
+      for i in 0 1 2; do ping "$((PORT + 3 + i))" && live=$((live + 1)); done
+      if (( live == 0 )); then
+        # A cluster's nodes.conf left by servers that are gone names a cluster nobody runs: the
+        # nodes would load it and refuse to form a new one ("is not empty"). Start afresh.
+        for i in 0 1 2; do rm -f -- "$BASE/cluster-$i/nodes.conf"; done
+      fi
       for i in 0 1 2; do
         start_server "cluster-$i" "$((PORT + 3 + i))" --cluster-enabled yes --cluster-config-file "$BASE/cluster-$i/nodes.conf" \
           --cluster-node-timeout 5000
