@@ -8,8 +8,8 @@ module dev.idempotency.jakarta {
     requires transitive dev.idempotency.jdbc;
     requires transitive dev.idempotency.http;
     requires transitive java.sql;
-    requires static jakarta.transaction;
-    requires static jakarta.servlet;
+    requires static transitive jakarta.transaction;
+    requires static transitive jakarta.servlet;
     requires static org.jspecify; // not transitive: users compile without the annotations
 
     exports dev.idempotency.jakarta.transaction;
