@@ -216,6 +216,32 @@ abstract class AbstractServletFilterTest {
     }
 
     @Test
+    void leaseModeRunsTheServletOutsideATransactionWithItsAttemptAndReplays() throws Exception {
+        String key = key();
+        HttpResponse<String> first = send(request("/leased/", "shop-a", key).POST(body("pay")).build());
+        HttpResponse<String> replay = send(request("/leased/", "shop-a", key).POST(body("pay")).build());
+
+        assertThat(first.statusCode()).isEqualTo(201);
+        assertThat(first.headers().firstValue("X-Downstream-Key")).as("the attempt reached the servlet").isPresent();
+        assertThat(replay.statusCode()).isEqualTo(201);
+        assertThat(replay.body()).isEqualTo(first.body());
+        assertThat(replay.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+        assertThat(server.runs("shop-a", key)).isEqualTo(1);
+        assertThat(Jta.payments(dataSource, "shop-a", key)).isEqualTo(1);
+    }
+
+    @Test
+    void aStoreThatCannotBeReachedIsAnswered503WithRetryAfterAndNothingRuns() throws Exception {
+        String key = key();
+        HttpResponse<String> response = send(request("/unreachable/", "shop-a", key).POST(body("pay")).build());
+
+        assertThat(response.statusCode()).isEqualTo(503);
+        assertThat(response.headers().firstValue("Retry-After")).hasValue("1");
+        assertThat(response.body()).contains(HttpIdempotency.PROBLEM_TYPES + "store-unavailable", "\"idempotencyKey\":\"" + key + "\"");
+        assertThat(server.runs("shop-a", key)).isZero();
+    }
+
+    @Test
     void concurrentDuplicatesExecuteOnce() throws Exception {
         String key = key();
         List<CompletableFuture<HttpResponse<String>>> all = new ArrayList<>();

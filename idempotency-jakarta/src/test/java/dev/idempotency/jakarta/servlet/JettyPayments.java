@@ -7,7 +7,14 @@ import dev.idempotency.RetryPolicy;
 import dev.idempotency.http.HttpIdempotency;
 import dev.idempotency.jakarta.testing.Jta;
 import dev.idempotency.jakarta.transaction.JtaTransactions;
+import dev.idempotency.LeaseAttempt;
 import dev.idempotency.jdbc.JdbcIdempotencyStore;
+import dev.idempotency.redis.RedisLeasingStore;
+import dev.idempotency.spi.NoTransaction;
+import dev.idempotency.testsupport.TestEnvironment;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.codec.ByteArrayCodec;
 import dev.idempotency.jdbc.JdbcTransactions;
 import dev.idempotency.spi.TransactionRunner;
 import jakarta.servlet.DispatcherType;
@@ -48,7 +55,8 @@ import org.eclipse.jetty.server.ServerConnector;
  * {@code fail} inserts one and throws, {@code declined-final} throws a failure that
  * {@code /final/} declares final, {@code hold:NAME} waits until the test releases {@code NAME}.
  * Paths: {@code /payments/} (waits up to 10 s for a key's holder), {@code /quick/} (300 ms),
- * {@code /final/}, {@code /unprotected/} (no filter). A filter before the layer's loses answers
+ * {@code /final/} (JDBC transactions), {@code /leased/} (lease mode), {@code /unreachable/} (lease mode on a
+ * store that cannot be reached), {@code /unprotected/} (no filter). A filter before the layer's loses answers
  * after the commit, closing the connection: {@link #loseEvery} of them, or those of {@link #losses}.
  */
 final class JettyPayments implements AutoCloseable {
@@ -79,11 +87,14 @@ final class JettyPayments implements AutoCloseable {
     /** With N above 0, every Nth answer of a scope that starts with {@code lossy-} is lost. */
     volatile int loseEvery;
     private final AtomicInteger answered = new AtomicInteger();
+    private final RedisClient redis;
 
     JettyPayments(DataSource dataSource) throws Exception {
         this.dataSource = dataSource;
         JdbcIdempotencyStore store = JdbcIdempotencyStore.ofDefaults();
-        JtaTransactions transactions = JtaTransactions.of(Jta.transactionManager(), dataSource);
+        // tag::transactions[]
+        JtaTransactions transactions = JtaTransactions.of(Jta.transactionManager(), dataSource); // dataSource: managed by it
+        // end::transactions[]
 
         server = new Server();
         connector = new ServerConnector(server);
@@ -100,6 +111,18 @@ final class JettyPayments implements AutoCloseable {
         // filter's connection (the request attribute), the other way the filter hands its transaction on.
         filter(context, "/final/*", store, JdbcTransactions.of(dataSource), KeyPolicy.builder().finalFailures(Declined.class).build(),
                 4096);
+        // Lease mode: the JDBC store's leases, the servlet outside any transaction (its own commit).
+        ManagedIdempotency<Connection> leases = ManagedIdempotency.of(Idempotency.of(store), JdbcTransactions.of(dataSource));
+        context.addFilter(new FilterHolder(IdempotencyServletFilter.builder(HttpIdempotency.builder(leases).build())
+                .scope(request -> request.getHeader("X-Client")).leased().build()), "/leased/*", EnumSet.of(DispatcherType.REQUEST));
+        // Lease mode on a store that cannot be reached: the Redis store on a connection to the environment's server, closed.
+        redis = RedisClient.create(TestEnvironment.require("IDEMPOTENCY_REDIS_URI", "run the suite with scripts/test, which starts Redis"));
+        StatefulRedisConnection<byte[], byte[]> closed = redis.connect(ByteArrayCodec.INSTANCE);
+        closed.close();
+        ManagedIdempotency<NoTransaction> unreachable = ManagedIdempotency.of(Idempotency.of(RedisLeasingStore.builder(closed).build()),
+                NoTransaction.runner());
+        context.addFilter(new FilterHolder(IdempotencyServletFilter.builder(HttpIdempotency.builder(unreachable).build())
+                .scope(request -> request.getHeader("X-Client")).leased().build()), "/unreachable/*", EnumSet.of(DispatcherType.REQUEST));
         server.setHandler(context);
         server.start();
     }
@@ -107,15 +130,15 @@ final class JettyPayments implements AutoCloseable {
     private static void filter(ServletContextHandler context, String path, JdbcIdempotencyStore store,
                                TransactionRunner<Connection> transactions,
                                KeyPolicy policy, int maxRequestBytes) {
+        // tag::filter[]
         ManagedIdempotency<Connection> managed = ManagedIdempotency.builder(Idempotency.builder(store).keyPolicy(policy).build(),
-                transactions).retryPolicy(RetryPolicy.none()).build();
-        // #filter
+                transactions).retryPolicy(RetryPolicy.none()).build(); // a servlet request cannot be dispatched twice
         IdempotencyServletFilter filter = IdempotencyServletFilter.builder(HttpIdempotency.builder(managed).build())
                 .scope(request -> request.getHeader("X-Client"))
                 .maxRequestBytes(maxRequestBytes)
                 .build();
         context.addFilter(new FilterHolder(filter), path, EnumSet.of(DispatcherType.REQUEST));
-        // #filter
+        // end::filter[]
     }
 
     URI uri(String path) {
@@ -135,6 +158,7 @@ final class JettyPayments implements AutoCloseable {
     public void close() throws Exception {
         holds.values().forEach(h -> h.release.countDown());
         server.stop();
+        redis.shutdown();
     }
 
     /** The application's servlet: no idempotency code, its own connections of the managed pool. */
@@ -167,6 +191,10 @@ final class JettyPayments implements AutoCloseable {
                     throw new ServletException(e);
                 }
             }
+            if (request.getRequestURI().startsWith("/leased/")) {
+                LeaseAttempt attempt = (LeaseAttempt) request.getAttribute(IdempotencyServletFilter.ATTEMPT_ATTRIBUTE);
+                response.setHeader("X-Downstream-Key", attempt.downstreamKey().id());
+            }
             if (word.equals("declined-final")) {
                 throw new Declined();
             }
@@ -195,14 +223,16 @@ final class JettyPayments implements AutoCloseable {
      * Inserts on the filter's connection on {@code /final/} (JDBC transactions), else on a connection
      * the servlet takes from the pool, which joins the request's JTA transaction.
      */
+    // tag::servlet[]
     private String insert(HttpServletRequest request, String scope, String key, String body) throws SQLException {
-        if (request.getRequestURI().startsWith("/final/")) {
+        if (request.getRequestURI().startsWith("/final/")) { // JdbcTransactions: the filter's connection
             return Jta.insertPayment(IdempotencyServletFilter.transaction(request, Connection.class), scope, key, body);
         }
-        try (Connection own = dataSource.getConnection()) {
+        try (Connection own = dataSource.getConnection()) { // JtaTransactions: any connection of the pool joins
             return Jta.insertPayment(own, scope, key, body);
         }
     }
+    // end::servlet[]
 
     /** Loses answers after the commit: the connection is closed instead of answering. */
     private final class LoseAnswers implements Filter {

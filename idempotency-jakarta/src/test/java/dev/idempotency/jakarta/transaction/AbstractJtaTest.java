@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.idempotency.Idempotency;
 import dev.idempotency.IdempotencyKey;
+import dev.idempotency.IdempotencyStoreException;
 import dev.idempotency.KeyPolicy;
 import dev.idempotency.ManagedIdempotency;
 import dev.idempotency.Outcome;
@@ -56,8 +57,10 @@ abstract class AbstractJtaTest {
     @BeforeAll
     void start() throws Exception {
         dataSource = dataSource();
+        // tag::build[]
         engine = Idempotent.builder().keyPolicy(KeyPolicy.builder().lockTimeout(Duration.ofSeconds(10)).build()).build();
-        idempotency = JtaIdempotency.of(engine, dataSource, Jta.registry());
+        idempotency = JtaIdempotency.of(engine, dataSource, Jta.registry()); // or the TransactionManager, or UserTransaction
+        // end::build[]
     }
 
     @AfterAll
@@ -72,21 +75,25 @@ abstract class AbstractJtaTest {
         assertThat(tm.getStatus()).as("the test left a transaction on its thread").isEqualTo(Status.STATUS_NO_TRANSACTION);
     }
 
+    // tag::business[]
     /** The business change: a payment inserted on a connection the code takes itself, as in a container. */
     private String pay(String key) throws Exception {
-        try (Connection own = dataSource.getConnection()) {
+        try (Connection own = dataSource.getConnection()) { // enlisted in the thread's JTA transaction
             return Jta.insertPayment(own, SCOPE, key, "pay");
         }
     }
+    // end::business[]
 
     // ---- JtaIdempotency: in the application's transaction -------------------------------------------
 
     @Test
     void aCommittedTransactionKeepsTheRecordAndTheBusinessRow() throws Exception {
         String key = key();
-        ut.begin();
+        // tag::execute[]
+        ut.begin(); // or a @Transactional method, an EJB's container-managed transaction
         Outcome<String> outcome = idempotency.execute(IdempotencyKey.of(SCOPE, key), () -> pay(key));
-        ut.commit();
+        ut.commit(); // the payment and the key's record, together
+        // end::execute[]
 
         assertThat(outcome.status()).isEqualTo(Outcome.Status.EXECUTED);
         assertThat(Jta.payments(dataSource, SCOPE, key)).isEqualTo(1);
@@ -185,12 +192,44 @@ abstract class AbstractJtaTest {
         assertThat(Jta.payments(dataSource, SCOPE, key)).isEqualTo(1);
     }
 
+    @Test
+    void aFinalFailureNeedsASavepointRollbackWhichAgroalRefusesInsideAJtaTransaction() throws Exception {
+        // Pins a limitation that docs/jakarta.md states: if a pool starts allowing it, this test says so.
+        Idempotency<Connection> finals = Idempotent.builder().keyPolicy(KeyPolicy.builder().finalFailures(Declined.class).build()).build();
+        JtaIdempotency withFinals = JtaIdempotency.of(finals, dataSource, tm);
+        String key = key();
+        ut.begin();
+        try {
+            assertThatThrownBy(() -> withFinals.execute(IdempotencyKey.of(SCOPE, key), () -> {
+                pay(key);
+                throw new Declined();
+            })).isInstanceOf(IdempotencyStoreException.class).hasMessageContaining("savepoint")
+                    .hasRootCauseMessage("Attempting to rollback while enlisted in a transaction");
+        } finally {
+            ut.rollback();
+        }
+        assertThat(Jta.payments(dataSource, SCOPE, key)).isZero();
+        assertThat(Jta.recorded(dataSource, SCOPE, key)).isFalse();
+    }
+
+    /** A failure declared final. */
+    static final class Declined extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        Declined() {
+            super("declined");
+        }
+    }
+
     // ---- JtaTransactions: the library's own JTA transactions ----------------------------------------
 
     @Test
     void theLibraryRunFormCommitsTheRecordWithTheBusinessRow() throws Exception {
-        for (ManagedIdempotency<Connection> managed : List.of(ManagedIdempotency.of(engine, JtaTransactions.of(tm, dataSource)),
-                ManagedIdempotency.of(engine, JtaTransactions.of(ut, dataSource)))) {
+        // tag::managed[]
+        ManagedIdempotency<Connection> managedByTm = ManagedIdempotency.of(engine, JtaTransactions.of(tm, dataSource));
+        ManagedIdempotency<Connection> managedByUt = ManagedIdempotency.of(engine, JtaTransactions.of(ut, dataSource));
+        // end::managed[]
+        for (ManagedIdempotency<Connection> managed : List.of(managedByTm, managedByUt)) {
             String key = key();
             Outcome<String> outcome = managed.execute(IdempotencyKey.of(SCOPE, key), tx -> pay(key));
 
