@@ -26,9 +26,16 @@ final class CapturedResponse extends HttpServletResponseWrapper {
     private final ByteArrayOutputStream body = new ByteArrayOutputStream();
     private @Nullable ServletOutputStream stream;
     private @Nullable PrintWriter writer;
+    private boolean used;
 
     CapturedResponse(HttpServletResponse response) {
         super(response);
+    }
+
+    /** Marks this response as the one a chain runs into. */
+    CapturedResponse use() {
+        used = true;
+        return this;
     }
 
     @Override
@@ -135,6 +142,11 @@ final class CapturedResponse extends HttpServletResponseWrapper {
         resetBuffer();
         setStatus(SC_FOUND);
         setHeader("Location", location);
+    }
+
+    /** @return whether the chain ran into this response: then its status and headers are on the response */
+    boolean used() {
+        return used;
     }
 
     /** @return the response as the handler wrote it */

@@ -183,8 +183,10 @@ public final class IdempotencyServletFilter implements Filter {
             capture.copyBodyToResponse(); // as the chain wrote it: status and headers are on the response already
             return;
         }
-        if (!response.isCommitted()) {
-            response.reset(); // a final failure or a response too large: nothing of the chain's response may show
+        if (capture.used() && !response.isCommitted()) {
+            // the chain ran, but its response is not the answer (a final failure, a response too large, a lease
+            // lost): nothing of it may show, not even its headers
+            response.reset();
         }
         write(response, answer.response());
     }
@@ -192,7 +194,7 @@ public final class IdempotencyServletFilter implements Filter {
     /** Runs the rest of the chain into {@code capture}, and returns what it wrote. */
     private static Response dispatch(FilterChain chain, HttpServletRequest request, CapturedResponse capture)
             throws IOException, ServletException {
-        chain.doFilter(request, capture);
+        chain.doFilter(request, capture.use());
         if (request.isAsyncStarted()) {
             throw new IllegalStateException("the servlet for " + request.getMethod() + " " + request.getRequestURI() + " started"
                     + " asynchronous processing; its response would be written after its transaction ended. Answer"

@@ -120,6 +120,7 @@ abstract class AbstractServletFilterTest {
         assertThat(first.get(30, TimeUnit.SECONDS).statusCode()).isEqualTo(201);
         assertThat(duplicate.statusCode()).isEqualTo(409);
         assertThat(duplicate.headers().firstValue("Retry-After")).hasValue("1");
+        assertThat(duplicate.headers().firstValue("X-Earlier-Filter")).as("an earlier filter's header stays").hasValue("kept");
         assertThat(duplicate.body()).contains(HttpIdempotency.PROBLEM_TYPES + "key-in-progress");
         assertThat(server.runs("shop-a", key)).isEqualTo(1);
         assertThat(send(held).headers().firstValue("Idempotent-Replayed")).as("the 409 was not recorded").hasValue("true");
@@ -152,6 +153,7 @@ abstract class AbstractServletFilterTest {
         assertThat(replay.headers().firstValue("Location")).isEqualTo(first.headers().firstValue("Location"));
         assertThat(replay.headers().firstValue("Content-Type")).isEqualTo(first.headers().firstValue("Content-Type"));
         assertThat(replay.headers().firstValue("X-Trace")).as("not a replayed header").isEmpty();
+        assertThat(replay.headers().firstValue("X-Earlier-Filter")).as("an earlier filter's header stays").hasValue("kept");
         assertThat(server.runs("shop-a", key)).isEqualTo(1);
         assertThat(Jta.payments(dataSource, "shop-a", key)).isEqualTo(1);
         assertThat(Jta.recorded(dataSource, "shop-a", key)).isTrue();

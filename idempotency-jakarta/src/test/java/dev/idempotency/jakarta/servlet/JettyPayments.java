@@ -234,12 +234,13 @@ final class JettyPayments implements AutoCloseable {
     }
     // end::servlet[]
 
-    /** Loses answers after the commit: the connection is closed instead of answering. */
+    /** Sets a header, as an earlier filter would; loses answers after the commit, closing the connection instead of answering. */
     private final class LoseAnswers implements Filter {
         @Override
         public void doFilter(ServletRequest req, ServletResponse res, FilterChain chain) throws IOException, ServletException {
             HttpServletRequest request = (HttpServletRequest) req;
             CapturedResponse held = new CapturedResponse((HttpServletResponse) res);
+            held.setHeader("X-Earlier-Filter", "kept"); // as a CORS or security filter would
             chain.doFilter(request, held);
             if (lose(request)) {
                 ServletContextRequest.getServletContextRequest(request).getConnectionMetaData().getConnection().getEndPoint().close();
