@@ -17,4 +17,5 @@ module dev.idempotency.jakarta {
 
     exports dev.idempotency.jakarta.transaction;
     exports dev.idempotency.jakarta.servlet;
+    exports dev.idempotency.jakarta.servlet.internal to dev.idempotency.spring.webmvc;
 }

@@ -5,7 +5,8 @@ import dev.idempotency.http.HttpAnswer;
 import dev.idempotency.http.HttpIdempotency;
 import dev.idempotency.http.Request;
 import dev.idempotency.http.Response;
-import dev.idempotency.http.internal.Problems;
+import dev.idempotency.jakarta.servlet.internal.CachedBodyRequest;
+import dev.idempotency.jakarta.servlet.internal.ServletExchanges;
 import jakarta.servlet.Filter;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
@@ -14,14 +15,8 @@ import jakarta.servlet.ServletResponse;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
-import java.io.InputStream;
-import java.util.Collections;
-import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
-import org.jspecify.annotations.Nullable;
 
 /**
  * The {@code Idempotency-Key} header on any Jakarta Servlet 6 container, without Spring: a
@@ -135,20 +130,18 @@ public final class IdempotencyServletFilter implements Filter {
         }
         String client = scope.scopeOf(request);
         if (client == null) {
-            write(response, Problems.of(401, HttpIdempotency.PROBLEM_TYPES + "unauthenticated", "Unauthenticated",
-                    "This endpoint takes idempotency keys per authenticated client; the request has none.", null));
+            ServletExchanges.write(response, ServletExchanges.unauthenticated());
             return;
         }
-        byte[] body = readBody(request);
+        byte[] body = ServletExchanges.readBody(request, maxRequestBytes);
         if (body == null) {
             response.setHeader("Connection", "close");
-            write(response, Problems.of(413, HttpIdempotency.PROBLEM_TYPES + "request-too-large", "Request too large",
-                    "The request body is larger than " + maxRequestBytes + " bytes.", request.getHeader(HttpIdempotency.DEFAULT_KEY_HEADER)));
+            ServletExchanges.write(response, ServletExchanges.requestTooLarge(request, maxRequestBytes));
             return;
         }
         CapturedResponse capture = new CapturedResponse(response);
         CachedBodyRequest replayable = new CachedBodyRequest(request, body);
-        Request layerRequest = Request.of(request.getMethod(), target(request), headers(request), body);
+        Request layerRequest = Request.of(request.getMethod(), ServletExchanges.target(request), ServletExchanges.headers(request), body);
         HttpAnswer answer;
         try {
             answer = leased
@@ -188,7 +181,7 @@ public final class IdempotencyServletFilter implements Filter {
             // lost): nothing of it may show, not even its headers
             response.reset();
         }
-        write(response, answer.response());
+        ServletExchanges.write(response, answer.response());
     }
 
     /** Runs the rest of the chain into {@code capture}, and returns what it wrote. */
@@ -218,46 +211,6 @@ public final class IdempotencyServletFilter implements Filter {
         } catch (Exception e) {
             throw new ServletException(e);
         }
-    }
-
-    /** The body, or {@code null} if it is over the limit. */
-    private byte @Nullable [] readBody(HttpServletRequest request) throws IOException {
-        if (request.getContentLengthLong() > maxRequestBytes) {
-            return null;
-        }
-        try (InputStream in = request.getInputStream()) {
-            byte[] body = in.readNBytes(maxRequestBytes + 1);
-            return body.length > maxRequestBytes ? null : body;
-        }
-    }
-
-    private static String target(HttpServletRequest request) {
-        String query = request.getQueryString();
-        return query == null ? request.getRequestURI() : request.getRequestURI() + "?" + query;
-    }
-
-    private static Map<String, List<String>> headers(HttpServletRequest request) {
-        Map<String, List<String>> headers = new LinkedHashMap<>();
-        for (String name : Collections.list(request.getHeaderNames())) {
-            headers.put(name, Collections.list(request.getHeaders(name)));
-        }
-        return headers;
-    }
-
-    /**
-     * Writes an answer the chain did not write: a replay or the layer's own. Headers that earlier
-     * filters set (CORS, security) stay; the answer's own replace any of the same name.
-     */
-    private static void write(HttpServletResponse response, Response answer) throws IOException {
-        response.setStatus(answer.status());
-        answer.headers().forEach((name, values) -> {
-            response.setHeader(name, values.get(0));
-            values.subList(1, values.size()).forEach(value -> response.addHeader(name, value));
-        });
-        byte[] body = answer.body();
-        response.setContentLength(body.length);
-        response.getOutputStream().write(body);
-        response.flushBuffer();
     }
 
     @Override
