@@ -8,4 +8,6 @@
 module dev.idempotency.jpms.test {
     requires dev.idempotency.jdbc;
     requires dev.idempotency.http;
+    // Without the Jakarta APIs, which a container supplies: the module still resolves.
+    requires dev.idempotency.jakarta;
 }

@@ -39,6 +39,11 @@ public final class ModulePathCheck {
                 Set.of("dev.idempotency.jdbc", "dev.idempotency.jdbc.dialect", "dev.idempotency.jdbc.jdbi"));
         expectModule(HttpIdempotency.class, "dev.idempotency.http");
         expectExports(HttpIdempotency.class.getModule(), Set.of("dev.idempotency.http"));
+        // Read by its descriptor, no class loaded: the Jakarta APIs it compiles against are the container's, absent here.
+        Module jakarta = ModuleLayer.boot().findModule("dev.idempotency.jakarta").orElse(null);
+        expect(jakarta != null, "dev.idempotency.jakarta is not on the module path");
+        expectExports(jakarta, Set.of("dev.idempotency.jakarta.transaction", "dev.idempotency.jakarta.servlet"));
+        expect(ModuleLayer.boot().findModule("jakarta.servlet").isEmpty(), "jakarta.servlet is on the module path");
         // The nullness annotations are an optional dependency: a user's module runs without them.
         expect(ModuleLayer.boot().findModule("org.jspecify").isEmpty(), "org.jspecify is on the module path");
 
@@ -57,7 +62,7 @@ public final class ModulePathCheck {
                 expect(false, "replayed a failure: " + failed.errorMessage());
             }
         }
-        System.out.println("module path: dev.idempotency, dev.idempotency.jdbc and dev.idempotency.http resolved, internals not exported; execute and replay on H2 passed");
+        System.out.println("module path: dev.idempotency, dev.idempotency.jdbc, dev.idempotency.http and dev.idempotency.jakarta resolved, internals not exported; execute and replay on H2 passed");
     }
 
     private static void expectModule(Class<?> type, String name) {

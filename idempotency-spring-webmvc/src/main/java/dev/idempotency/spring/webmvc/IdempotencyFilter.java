@@ -4,14 +4,13 @@ import dev.idempotency.http.HttpAnswer;
 import dev.idempotency.http.HttpIdempotency;
 import dev.idempotency.http.Request;
 import dev.idempotency.http.Response;
-import dev.idempotency.http.internal.Problems;
+import dev.idempotency.jakarta.servlet.internal.CachedBodyRequest;
+import dev.idempotency.jakarta.servlet.internal.ServletExchanges;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
-import java.io.InputStream;
-import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -153,21 +152,19 @@ public class IdempotencyFilter extends OncePerRequestFilter implements Ordered {
         }
         String client = scope.scopeOf(request);
         if (client == null) {
-            write(response, Problems.of(401, HttpIdempotency.PROBLEM_TYPES + "unauthenticated", "Unauthenticated",
-                    "This endpoint takes idempotency keys per authenticated client; the request has none.", null));
+            ServletExchanges.write(response, ServletExchanges.unauthenticated());
             return;
         }
-        byte[] body = readBody(request);
+        byte[] body = ServletExchanges.readBody(request, maxRequestBytes);
         if (body == null) {
-            write(response, Problems.of(413, HttpIdempotency.PROBLEM_TYPES + "request-too-large", "Request too large",
-                    "The request body is larger than " + maxRequestBytes + " bytes.", request.getHeader(HttpIdempotency.DEFAULT_KEY_HEADER)));
+            ServletExchanges.write(response, ServletExchanges.requestTooLarge(request, maxRequestBytes));
             return;
         }
         ContentCachingResponseWrapper capture = new ContentCachingResponseWrapper(response);
         ServletException[] wrapper = new ServletException[1]; // Spring MVC's wrapper of the handler's exception, if it made one
         HttpAnswer answer;
         try {
-            answer = handle(layer, Request.of(request.getMethod(), target(request), headers(request), body), client, () -> {
+            answer = handle(layer, Request.of(request.getMethod(), ServletExchanges.target(request), ServletExchanges.headers(request), body), client, () -> {
                 try {
                     chain.doFilter(new CachedBodyRequest(request, body), capture);
                 } catch (ServletException e) {
@@ -201,7 +198,7 @@ public class IdempotencyFilter extends OncePerRequestFilter implements Ordered {
         if (answer.kind() == HttpAnswer.Kind.FAILED && !response.isCommitted()) {
             response.reset(); // the handler ran and threw a final failure: nothing of its response may show
         }
-        write(response, answer.response());
+        ServletExchanges.write(response, answer.response());
     }
 
     /**
@@ -243,30 +240,6 @@ public class IdempotencyFilter extends OncePerRequestFilter implements Ordered {
         return layer.handle(request, client, (r, tx) -> dispatch.run());
     }
 
-    /** The body, or {@code null} if it is over the limit. */
-    private byte @Nullable [] readBody(HttpServletRequest request) throws IOException {
-        if (request.getContentLengthLong() > maxRequestBytes) {
-            return null;
-        }
-        try (InputStream in = request.getInputStream()) {
-            byte[] body = in.readNBytes(maxRequestBytes + 1);
-            return body.length > maxRequestBytes ? null : body;
-        }
-    }
-
-    private static String target(HttpServletRequest request) {
-        String query = request.getQueryString();
-        return query == null ? request.getRequestURI() : request.getRequestURI() + "?" + query;
-    }
-
-    private static Map<String, List<String>> headers(HttpServletRequest request) {
-        Map<String, List<String>> headers = new LinkedHashMap<>();
-        for (String name : Collections.list(request.getHeaderNames())) {
-            headers.put(name, Collections.list(request.getHeaders(name)));
-        }
-        return headers;
-    }
-
     /** The response the handler wrote: the status and headers on the response, the body held back. */
     private static Response captured(ContentCachingResponseWrapper capture, HttpServletResponse response) {
         Map<String, List<String>> headers = new LinkedHashMap<>();
@@ -278,22 +251,6 @@ public class IdempotencyFilter extends OncePerRequestFilter implements Ordered {
             headers.put("Content-Type", List.of(contentType));
         }
         return Response.of(capture.getStatus(), headers, capture.getContentAsByteArray());
-    }
-
-    /**
-     * Writes an answer the handler did not write: a replay or the layer's own. Headers that earlier
-     * filters set (CORS, security) stay; the answer's own replace any of the same name.
-     */
-    private static void write(HttpServletResponse response, Response answer) throws IOException {
-        response.setStatus(answer.status());
-        answer.headers().forEach((name, values) -> {
-            response.setHeader(name, values.get(0));
-            values.subList(1, values.size()).forEach(value -> response.addHeader(name, value));
-        });
-        byte[] body = answer.body();
-        response.setContentLength(body.length);
-        response.getOutputStream().write(body);
-        response.flushBuffer();
     }
 
     @Override

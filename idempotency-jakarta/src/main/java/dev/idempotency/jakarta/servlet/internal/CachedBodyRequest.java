@@ -1,4 +1,4 @@
-package dev.idempotency.spring.webmvc;
+package dev.idempotency.jakarta.servlet.internal;
 
 import jakarta.servlet.ReadListener;
 import jakarta.servlet.ServletInputStream;
@@ -25,12 +25,16 @@ import org.jspecify.annotations.Nullable;
  * stream, as a reader, and as form parameters for {@code application/x-www-form-urlencoded}, merged
  * after the query's as the container would. Not thread-safe; one per request.
  */
-final class CachedBodyRequest extends HttpServletRequestWrapper {
+public final class CachedBodyRequest extends HttpServletRequestWrapper {
 
     private final byte[] body;
     private @Nullable Map<String, String[]> parameters;
 
-    CachedBodyRequest(HttpServletRequest request, byte[] body) {
+    /**
+     * @param request the request whose body was read
+     * @param body the bytes read
+     */
+    public CachedBodyRequest(HttpServletRequest request, byte[] body) {
         super(request);
         this.body = body;
     }
