@@ -41,6 +41,8 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
+import dev.idempotency.testsupport.LazyPool;
+import dev.idempotency.testsupport.TestDatabase;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Nested;
@@ -49,25 +51,27 @@ import org.junit.jupiter.api.TestInstance;
 
 /**
  * The JDBC store's behaviour contract (docs/contract.md, sections 3, 5, 6 and 7), written once and
- * run against every database by a short subclass that supplies a pooled {@link DataSource}.
+ * run on every database by a nested class of that database's test class ({@code HsqldbTest.Store},
+ * ...), given its {@link TestDatabase}.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 public abstract class AbstractJdbcStoreTest {
 
-    /** @return a pooled data source on the database under test (at least 20 connections) */
-    protected abstract DataSource dataSource();
+    /** The database under test, and every fact about it the tests ask. */
+    protected final TestDatabase database;
 
-    /** @return whether the caller's transaction stays usable after a lock wait ran out */
-    protected abstract boolean transactionUsableAfterLockTimeout();
+    private final LazyPool pool;
 
-    /** @return the statements a first execution costs, as the dialect's Javadoc states */
-    protected abstract int statementsPerFirstExecution();
+    /** @param database the database under test: a pool of 24 connections on it is opened when the first test needs it */
+    protected AbstractJdbcStoreTest(TestDatabase database) {
+        this.database = database;
+        this.pool = database.lazyPool("store");
+    }
 
-    /** @return the statements a replay costs, as the dialect's Javadoc states */
-    protected abstract int statementsPerReplay();
-
-    /** Closes what {@link #dataSource()} opened. */
-    protected abstract void closeDataSource() throws Exception;
+    /** @return the pool on the database under test */
+    protected DataSource dataSource() {
+        return pool.get();
+    }
 
     /** Every test starts at this instant (a daylight-saving change in several zones). */
     protected static final Instant START = Instant.parse("2026-03-29T01:30:00Z");
@@ -97,8 +101,8 @@ public abstract class AbstractJdbcStoreTest {
     }
 
     @AfterAll
-    void close() throws Exception {
-        closeDataSource();
+    void close() {
+        pool.close();
     }
 
     protected Idempotency<Connection> engine(KeyPolicy policy) {
@@ -557,8 +561,8 @@ public abstract class AbstractJdbcStoreTest {
             replay = statements.getAndSet(0);
             raw.commit();
         }
-        assertThat(first).as("statements per first execution").isEqualTo(statementsPerFirstExecution());
-        assertThat(replay).as("statements per replay").isEqualTo(statementsPerReplay());
+        assertThat(first).as("statements per first execution").isEqualTo(database.statements().firstExecution());
+        assertThat(replay).as("statements per replay").isEqualTo(database.statements().replay());
     }
 
     @Test
@@ -695,7 +699,7 @@ public abstract class AbstractJdbcStoreTest {
                     return usable;
                 }
             });
-            assertThat(second.get(15, TimeUnit.SECONDS)).isEqualTo(transactionUsableAfterLockTimeout());
+            assertThat(second.get(15, TimeUnit.SECONDS)).isEqualTo(database.transactionUsableAfterLockTimeout());
             first.commit();
         } finally {
             pool.shutdownNow();

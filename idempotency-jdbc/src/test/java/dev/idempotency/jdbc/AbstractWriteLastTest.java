@@ -3,7 +3,6 @@ package dev.idempotency.jdbc;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import com.zaxxer.hikari.HikariDataSource;
 import dev.idempotency.Fingerprint;
 import dev.idempotency.Idempotency;
 import dev.idempotency.IdempotencyKey;
@@ -16,6 +15,7 @@ import dev.idempotency.RetryPolicy;
 import dev.idempotency.TransactionConflictException;
 import dev.idempotency.testkit.TestClock;
 import dev.idempotency.testsupport.LazyPool;
+import dev.idempotency.testsupport.TestDatabase;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -37,7 +37,6 @@ import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.Supplier;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -58,9 +57,9 @@ public abstract class AbstractWriteLastTest {
     protected final JdbcIdempotencyStore store = JdbcIdempotencyStore.builder().table(TABLE).build();
     protected final AtomicInteger runs = new AtomicInteger();
 
-    /** @param pools opens the pool on the database under test, when the first test needs it */
-    protected AbstractWriteLastTest(Supplier<HikariDataSource> pools) {
-        this.pool = new LazyPool(pools);
+    /** @param database the database under test: a pool on it is opened when the first test needs it */
+    protected AbstractWriteLastTest(TestDatabase database) {
+        this.pool = database.lazyPool("writelast");
     }
 
     /** @return the pool on the database under test */

@@ -5,7 +5,6 @@ import static dev.idempotency.jdbc.lease.AbstractLeaseModeTest.update;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import com.zaxxer.hikari.HikariDataSource;
 import dev.idempotency.Idempotency;
 import dev.idempotency.IdempotencyKey;
 import dev.idempotency.IdempotencyListener;
@@ -23,6 +22,7 @@ import dev.idempotency.RetryPolicy;
 import dev.idempotency.jdbc.JdbcIdempotencyStore;
 import dev.idempotency.jdbc.JdbcTransactions;
 import dev.idempotency.testsupport.LazyPool;
+import dev.idempotency.testsupport.TestDatabase;
 import java.io.IOException;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -37,7 +37,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.Supplier;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -59,9 +58,9 @@ public abstract class AbstractRecoveryWorkerTest {
     private final AtomicInteger calls = new AtomicInteger();
     private final List<String> heard = Collections.synchronizedList(new ArrayList<>());
 
-    /** @param pools opens the pool on the database under test, when the first test needs it */
-    protected AbstractRecoveryWorkerTest(Supplier<HikariDataSource> pools) {
-        this.pool = new LazyPool(pools);
+    /** @param database the database under test: a pool on it is opened when the first test needs it */
+    protected AbstractRecoveryWorkerTest(TestDatabase database) {
+        this.pool = database.lazyPool("recovery");
     }
 
     private DataSource dataSource() {
