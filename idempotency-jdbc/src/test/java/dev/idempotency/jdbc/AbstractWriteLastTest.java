@@ -46,7 +46,8 @@ import org.junit.jupiter.api.TestInstance;
 /**
  * Write-last mode ({@link ManagedIdempotency#writeLast}) end to end on a real database:
  * the work runs first and the record is written last, so a duplicate runs the work and rolls it
- * back before it answers. Written once, run on every database by a short subclass.
+ * back before it answers. Written once, run on every database by a nested class of that
+ * database's test class ({@code H2Test.WriteLast}, ...).
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 public abstract class AbstractWriteLastTest {

@@ -49,7 +49,8 @@ import org.junit.jupiter.api.TestInstance;
 /**
  * Lease mode, recovery phases and transactions run for the caller (docs/contract.md, section 4, and
  * the retries of section 3.6), end to end through {@link ManagedIdempotency} on a real database,
- * written once and run on every database by a short subclass.
+ * written once and run on every database by a nested class of that database's test class
+ * ({@code H2Test.LeaseMode}, ...).
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 public abstract class AbstractLeaseModeTest {

@@ -46,7 +46,8 @@ import org.junit.jupiter.api.TestInstance;
 /**
  * The recovery worker (docs/contract.md, section 4.5): named operations that their client
  * abandoned are found, resumed at their recovery point once, given up after their last attempt, or
- * reported when they cannot be run; written once and run on every database by a short subclass.
+ * reported when they cannot be run; written once and run on every database by a nested class of
+ * that database's test class ({@code H2Test.RecoveryWorker}, ...).
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 public abstract class AbstractRecoveryWorkerTest {
