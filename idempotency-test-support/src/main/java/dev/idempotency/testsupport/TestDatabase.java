@@ -121,9 +121,9 @@ public record TestDatabase(String name, boolean server, Opener opener, String di
             List.of(Connection.TRANSACTION_READ_COMMITTED), true, false, true, null);
 
     /**
-     * The MariaDB server of the environment: SELECT, INSERT and the completing UPDATE, a chunk in
-     * one SELECT, one multi-row INSERT and one batch of UPDATEs; a replay, one SELECT.
-     * {@code max_statement_time} (1969) rolls back the waiting statement only.
+     * The MariaDB server of the environment: SELECT, INSERT ... ON DUPLICATE KEY UPDATE and the
+     * completing UPDATE; a chunk in one SELECT, one multi-row INSERT and one batch of UPDATEs; a
+     * replay, one SELECT. {@code max_statement_time} (1969) rolls back the waiting statement only.
      */
     public static final TestDatabase MARIADB = new TestDatabase("MariaDB", true, (name, size) -> TestDatabases.mariadb(size), null,
             EVERY_LEVEL, true, true, false, new Statements(3, 1, 3, 1));
