@@ -1,6 +1,5 @@
 package dev.idempotency.jdbc;
 
-import com.zaxxer.hikari.HikariDataSource;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -19,6 +18,7 @@ import dev.idempotency.ResultCodec;
 import dev.idempotency.RetryPolicy;
 import dev.idempotency.testkit.TestClock;
 import dev.idempotency.testsupport.LazyPool;
+import dev.idempotency.testsupport.TestDatabase;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -37,7 +37,6 @@ import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
-import java.util.function.Supplier;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -56,21 +55,20 @@ public abstract class AbstractChunkTest {
 
     static final String TABLE = "idempotency_chunk";
 
+    /** The database under test, and every fact about it the tests ask. */
+    protected final TestDatabase database;
+
     private final LazyPool pool;
 
-    /** @param pools opens the pool on the database under test, when the first test needs it */
-    protected AbstractChunkTest(Supplier<HikariDataSource> pools) {
-        this.pool = new LazyPool(pools);
+    /** @param database the database under test: a pool on it is opened when the first test needs it */
+    protected AbstractChunkTest(TestDatabase database) {
+        this.database = database;
+        this.pool = database.lazyPool("chunk");
     }
 
     /** @return the pool on the database under test */
     protected DataSource dataSource() {
         return pool.get();
-    }
-
-    /** @return statements of a first chunk of 20 new items: as the dialect's claimAll Javadoc states */
-    protected int statementsPerFirstChunkOf20() {
-        return 3; // one SELECT, one multi-row INSERT, one batch of completing UPDATEs
     }
 
     /** Thrown for an invalid instruction: declared final. */
@@ -264,11 +262,11 @@ public abstract class AbstractChunkTest {
             Connection c = CountingConnection.wrap(raw, statements);
             idem.executeChunk(c, items(0, 20), AbstractChunkTest::booking, item -> 1);
             raw.commit();
-            assertThat(statements).as("statements of a first chunk of 20").hasValue(statementsPerFirstChunkOf20());
+            assertThat(statements).as("statements of a first chunk of 20").hasValue(database.statements().firstChunkOf20());
             statements.set(0);
             idem.executeChunk(c, items(0, 20), AbstractChunkTest::booking, item -> 1);
             raw.commit();
-            assertThat(statements).as("statements of a replayed chunk of 20").hasValue(statementsPerReplayedChunkOf20());
+            assertThat(statements).as("statements of a replayed chunk of 20").hasValue(database.statements().replayedChunkOf20());
         }
     }
 
@@ -316,16 +314,6 @@ public abstract class AbstractChunkTest {
         }
     }
 
-    /** @return whether an open transaction that holds one key leaves a chunk's other keys free (row locks) */
-    protected boolean otherKeysFreeWhileOneIsHeld() {
-        return true;
-    }
-
-    /** @return whether the dialect bounds a lock wait to the millisecond (else in whole seconds, as documented) */
-    protected boolean lockWaitsEndToTheMillisecond() {
-        return false;
-    }
-
     /**
      * An open transaction holds one key of a chunk past the chunk's lock timeout: that item answers
      * {@code InProgress} without running, the chunk's other items run, and the transaction stays
@@ -334,7 +322,7 @@ public abstract class AbstractChunkTest {
      */
     @Test
     void anItemHeldPastTheLockTimeoutAnswersInProgressAndTheOthersRun() throws Exception {
-        org.junit.jupiter.api.Assumptions.assumeTrue(otherKeysFreeWhileOneIsHeld(), "one open writer locks the whole database");
+        org.junit.jupiter.api.Assumptions.assumeTrue(database.rowLocks(), "one open writer locks the whole database");
         Idempotency<Connection> impatient = Idempotency.builder(store).clock(clock).keyPolicy(KeyPolicy.builder()
                 .retention(Duration.ofDays(7)).lockTimeout(Duration.ofMillis(200)).build()).build();
         List<Outcome<Integer>> outcomes;
@@ -357,7 +345,7 @@ public abstract class AbstractChunkTest {
                 .containsExactly(Outcome.Status.EXECUTED, Outcome.Status.IN_PROGRESS, Outcome.Status.EXECUTED);
         assertThat(runs.get("item-00001")).as("the held item ran once, in the holder only").hasValue(1);
         assertThat(Tx.count(dataSource(), "SELECT COUNT(*) FROM chunk_ledger")).as("the other items' rows committed").isEqualTo(2);
-        if (lockWaitsEndToTheMillisecond()) {
+        if (database.lockWaitsEndToTheMillisecond()) {
             assertThat(waitedMillis).as("waited about 200 ms per statement that met the holder, not a second").isLessThan(1150L);
         }
     }
@@ -391,17 +379,14 @@ public abstract class AbstractChunkTest {
         assertThat(chunk(items(0, 3), true)).allMatch(Outcome::isExecuted);
     }
 
-    /** @return statements of a replayed chunk of 20 */
-    protected int statementsPerReplayedChunkOf20() {
-        return 1;
-    }
-
     /**
      * @return the isolation levels at which overlapping workers are run: the data source's default
-     *     ({@code -1}) everywhere; the servers and H2 add the levels where claims lock differently
+     *     ({@code -1}), and every level the database offers
      */
     protected List<Integer> workerIsolationLevels() {
-        return List.of(-1);
+        List<Integer> levels = new ArrayList<>(List.of(-1));
+        levels.addAll(database.isolationLevels());
+        return levels;
     }
 
     /** @return {@link #dataSource()}, with every connection it hands out set to {@code isolation} */

@@ -12,6 +12,8 @@ import dev.idempotency.KeyPolicy;
 import dev.idempotency.Outcome;
 import dev.idempotency.TransactionConflictException;
 import dev.idempotency.testkit.TestClock;
+import dev.idempotency.testsupport.LazyPool;
+import dev.idempotency.testsupport.TestDatabase;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -44,19 +46,32 @@ import org.junit.jupiter.params.provider.MethodSource;
 /**
  * How the store behaves under each isolation level, with the database session in another time
  * zone than the JVM, and when a lock wait runs out; and what a claim costs in statements. Written
- * once, run against every database by a short subclass. Uses tables of its own
+ * once, run on every database by a nested class of that database's test class ({@code H2Test.Isolation},
+ * ...), given its {@link TestDatabase}; the nested class answers what differs by level. Uses tables of its own
  * ({@code iso_record}, {@code iso_effect}, {@code iso_anchor}).
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 public abstract class AbstractIsolationTest {
 
-    /** @return a pool on the database under test (at least 16 connections) */
-    protected abstract HikariDataSource dataSource();
+    /** The database under test, and every fact about it the tests ask. */
+    protected final TestDatabase database;
 
-    /** @return the isolation levels the database has, as {@link Connection} constants */
+    private final LazyPool pool;
+
+    /** @param database the database under test: a pool on it is opened when the first test needs it */
+    protected AbstractIsolationTest(TestDatabase database) {
+        this.database = database;
+        this.pool = database.lazyPool("isolation");
+    }
+
+    /** @return the pool on the database under test */
+    protected HikariDataSource dataSource() {
+        return pool.get();
+    }
+
+    /** @return the isolation levels the database offers, as {@link Connection} constants */
     protected List<Integer> isolationLevels() {
-        return List.of(Connection.TRANSACTION_READ_COMMITTED, Connection.TRANSACTION_REPEATABLE_READ,
-                Connection.TRANSACTION_SERIALIZABLE);
+        return database.isolationLevels();
     }
 
     /**
@@ -111,7 +126,9 @@ public abstract class AbstractIsolationTest {
     protected abstract String sessionSettingsQuery();
 
     /** @return whether the caller's transaction is still usable after a lock wait ran out */
-    protected abstract boolean transactionUsableAfterLockTimeout();
+    protected boolean transactionUsableAfterLockTimeout() {
+        return database.transactionUsableAfterLockTimeout();
+    }
 
     /** Starts 15 minutes before daylight saving time ends in Pacific/Chatham (2026-04-04T14:00Z, 03:45 local). */
     protected final TestClock clock = new TestClock(Instant.parse("2026-04-04T13:44:59.987Z"));
@@ -141,7 +158,7 @@ public abstract class AbstractIsolationTest {
 
     @AfterAll
     void close() {
-        dataSource().close();
+        pool.close();
     }
 
     protected Idempotency<Connection> engine(KeyPolicy policy) {
@@ -641,7 +658,7 @@ public abstract class AbstractIsolationTest {
 
     /** @return whether the dialect bounds a claim's lock wait to the millisecond (else in whole seconds, as documented) */
     protected boolean lockWaitsEndToTheMillisecond() {
-        return false;
+        return database.lockWaitsEndToTheMillisecond();
     }
 
     /**

@@ -41,6 +41,8 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
+import dev.idempotency.testsupport.LazyPool;
+import dev.idempotency.testsupport.TestDatabase;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Nested;
@@ -48,26 +50,32 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
 /**
- * The JDBC store's behaviour contract (docs/contract.md, sections 3, 5, 6 and 7), written once and
- * run against every database by a short subclass that supplies a pooled {@link DataSource}.
+ * What only a JDBC store can break of its behaviour contract (docs/contract.md, sections 3, 5, 6 and
+ * 7): the caller's transaction and connection, savepoints, statement counts, lock waits, codecs and
+ * limits against real columns, SQL errors. Written once and run on every database by a nested class
+ * of that database's test class ({@code HsqldbTest.Store}, ...), given its {@link TestDatabase}.
+ * What the testkit's contract proves of every store (replay, rollback, expiry, scopes, keys of the
+ * largest size, results of every type, purge, concurrent holders) runs there ({@code Contract}), not
+ * here again.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 public abstract class AbstractJdbcStoreTest {
 
-    /** @return a pooled data source on the database under test (at least 20 connections) */
-    protected abstract DataSource dataSource();
+    /** The database under test, and every fact about it the tests ask. */
+    protected final TestDatabase database;
 
-    /** @return whether the caller's transaction stays usable after a lock wait ran out */
-    protected abstract boolean transactionUsableAfterLockTimeout();
+    private final LazyPool pool;
 
-    /** @return the statements a first execution costs, as the dialect's Javadoc states */
-    protected abstract int statementsPerFirstExecution();
+    /** @param database the database under test: a pool of 24 connections on it is opened when the first test needs it */
+    protected AbstractJdbcStoreTest(TestDatabase database) {
+        this.database = database;
+        this.pool = database.lazyPool("store");
+    }
 
-    /** @return the statements a replay costs, as the dialect's Javadoc states */
-    protected abstract int statementsPerReplay();
-
-    /** Closes what {@link #dataSource()} opened. */
-    protected abstract void closeDataSource() throws Exception;
+    /** @return the pool on the database under test */
+    protected DataSource dataSource() {
+        return pool.get();
+    }
 
     /** Every test starts at this instant (a daylight-saving change in several zones). */
     protected static final Instant START = Instant.parse("2026-03-29T01:30:00Z");
@@ -97,8 +105,8 @@ public abstract class AbstractJdbcStoreTest {
     }
 
     @AfterAll
-    void close() throws Exception {
-        closeDataSource();
+    void close() {
+        pool.close();
     }
 
     protected Idempotency<Connection> engine(KeyPolicy policy) {
@@ -131,34 +139,6 @@ public abstract class AbstractJdbcStoreTest {
     // ---- contract 3 (docs/contract.md): transactional mode --------------------------------------
 
     @Test
-    void commitThenRetryReplaysWithoutRunningTheWork() throws Exception {
-        IdempotencyKey key = key("order-1");
-        Outcome<String> first = Tx.commit(dataSource(), c -> idem.execute(key, c, () -> work(c, key)));
-        clock.advance(Duration.ofMinutes(5));
-        Outcome<String> retry = Tx.commit(dataSource(), c -> idem.execute(key, c, () -> work(c, key)));
-
-        assertThat(first).isEqualTo(new Outcome.Executed<>(key, "receipt-1"));
-        assertThat(retry).isInstanceOf(Outcome.Replayed.class);
-        assertThat(retry.value()).isEqualTo("receipt-1");
-        assertThat(((Outcome.Replayed<String>) retry).recordedAt()).isEqualTo(START);
-        assertThat(retry.isReplay()).isTrue();
-        assertThat(executions).hasValue(1);
-        assertThat(effects()).isEqualTo(1);
-    }
-
-    @Test
-    void rollbackThenRetryRunsTheWorkAgain() throws Exception {
-        IdempotencyKey key = key("order-2");
-        Outcome<String> first = Tx.rollback(dataSource(), c -> idem.execute(key, c, () -> work(c, key)));
-        Outcome<String> retry = Tx.commit(dataSource(), c -> idem.execute(key, c, () -> work(c, key)));
-
-        assertThat(first.isExecuted()).isTrue();
-        assertThat(retry).isEqualTo(new Outcome.Executed<>(key, "receipt-2"));
-        assertThat(effects()).isEqualTo(1);
-        assertThat(records()).isEqualTo(1);
-    }
-
-    @Test
     void sameKeyWithAnotherFingerprintIsAMismatchAndTheTransactionStaysUsable() throws Exception {
         IdempotencyKey key = key("order-3");
         Tx.commit(dataSource(), c -> idem.execute(IdempotentCall.of(key, Fingerprint.of("amount=10")), c, () -> work(c, key)));
@@ -181,109 +161,6 @@ public abstract class AbstractJdbcStoreTest {
         Tx.commit(dataSource(), c -> idem.execute(key, c, () -> work(c, key)));
         Outcome<String> o = Tx.commit(dataSource(), c -> idem.execute(IdempotentCall.of(key, Fingerprint.of("x")), c, () -> work(c, key)));
         assertThat(o.status()).isEqualTo(Outcome.Status.MISMATCH);
-    }
-
-    @Test
-    void anExpiredRecordCountsAsNewAndRunsAgain() throws Exception {
-        IdempotencyKey key = key("order-4");
-        Tx.commit(dataSource(), c -> idem.execute(key, c, () -> work(c, key)));
-        clock.advance(KeyPolicy.DEFAULT_RETENTION.minusMillis(1));
-        Outcome<String> justBefore = Tx.commit(dataSource(), c -> idem.execute(key, c, () -> work(c, key)));
-        clock.advance(Duration.ofMillis(1));
-        Outcome<String> atExpiry = Tx.commit(dataSource(), c -> idem.execute(IdempotentCall.of(key, Fingerprint.of("new")), c,
-                () -> work(c, key)));
-        Outcome<String> after = Tx.commit(dataSource(), c -> idem.execute(IdempotentCall.of(key, Fingerprint.of("new")), c,
-                () -> work(c, key)));
-
-        assertThat(justBefore.status()).isEqualTo(Outcome.Status.REPLAYED);
-        assertThat(atExpiry).isEqualTo(new Outcome.Executed<>(key, "receipt-2"));
-        assertThat(after.status()).isEqualTo(Outcome.Status.REPLAYED);
-        assertThat(after.value()).isEqualTo("receipt-2");
-        assertThat(records()).isEqualTo(1);
-    }
-
-    @Test
-    void scopesSeparateKeysWithTheSameId() throws Exception {
-        IdempotencyKey a = IdempotencyKey.of("tenant-a", "same-id");
-        IdempotencyKey b = IdempotencyKey.of("tenant-b", "same-id");
-        Outcome<String> first = Tx.commit(dataSource(), c -> idem.execute(a, c, () -> work(c, a)));
-        Outcome<String> other = Tx.commit(dataSource(), c -> idem.execute(b, c, () -> work(c, b)));
-        assertThat(first.isExecuted()).isTrue();
-        assertThat(other.isExecuted()).isTrue();
-        assertThat(executions).hasValue(2);
-    }
-
-    @Test
-    void keysDifferingOnlyInCaseAreDistinct() throws Exception {
-        IdempotencyKey lower = key("abc");
-        IdempotencyKey upper = key("ABC");
-        Tx.commit(dataSource(), c -> idem.execute(lower, c, () -> work(c, lower)));
-        Outcome<String> o = Tx.commit(dataSource(), c -> idem.execute(upper, c, () -> work(c, upper)));
-        assertThat(o.isExecuted()).isTrue();
-        assertThat(records()).isEqualTo(2);
-    }
-
-    @Test
-    void theLongestKeyWithEveryAllowedCharacterRoundTripsExactly() throws Exception {
-        StringBuilder id = new StringBuilder();
-        for (char ch = '!'; id.length() < KeyPolicy.DEFAULT_MAX_ID_LENGTH; ch = ch == '~' ? '!' : (char) (ch + 1)) {
-            id.append(ch);
-        }
-        String scope = "~".repeat(KeyPolicy.DEFAULT_MAX_SCOPE_LENGTH);
-        IdempotencyKey key = IdempotencyKey.of(scope, id.toString());
-        IdempotencyKey shorter = IdempotencyKey.of(scope, id.substring(0, id.length() - 1));
-        Tx.commit(dataSource(), c -> idem.execute(key, c, () -> work(c, key)));
-        Outcome<String> replay = Tx.commit(dataSource(), c -> idem.execute(key, c, () -> work(c, key)));
-        Outcome<String> prefix = Tx.commit(dataSource(), c -> idem.execute(shorter, c, () -> work(c, shorter)));
-        assertThat(replay.status()).isEqualTo(Outcome.Status.REPLAYED);
-        assertThat(prefix.status()).isEqualTo(Outcome.Status.EXECUTED);
-        try (Connection c = dataSource().getConnection();
-             var s = c.prepareStatement("SELECT key_id, scope FROM " + store.table() + " WHERE key_id = ?")) {
-            s.setString(1, key.id());
-            try (var rs = s.executeQuery()) {
-                assertThat(rs.next()).isTrue();
-                assertThat(rs.getString(1)).isEqualTo(key.id());
-                assertThat(rs.getString(2)).isEqualTo(scope);
-            }
-        }
-    }
-
-    @Test
-    void theWorksExceptionReachesTheCallerUnchangedAndNothingIsRecorded() throws Exception {
-        IdempotencyKey key = key("order-5");
-        IOException thrown = new IOException("provider timed out");
-        try (Connection c = dataSource().getConnection()) {
-            c.setAutoCommit(false);
-            assertThatThrownBy(() -> idem.execute(key, c, () -> {
-                work(c, key);
-                throw thrown;
-            })).isSameAs(thrown);
-            c.commit(); // even a caller that commits after the failure records nothing
-        }
-        Outcome<String> retry = Tx.commit(dataSource(), c -> idem.execute(key, c, () -> work(c, key)));
-        assertThat(retry).isEqualTo(new Outcome.Executed<>(key, "receipt-2"));
-    }
-
-    @Test
-    void aFinalFailureIsRecordedWithoutTheWorksWritesAndReplayed() throws Exception {
-        Idempotency<Connection> strict = engine(KeyPolicy.builder().finalFailures(CardDeclined.class).build());
-        IdempotencyKey key = key("charge-1");
-        Outcome<String> first = Tx.commit(dataSource(), c -> strict.execute(key, c, () -> {
-            work(c, key);
-            throw new CardDeclined("insufficient funds");
-        }));
-        Outcome<String> retry = Tx.commit(dataSource(), c -> strict.execute(key, c, () -> work(c, key)));
-
-        assertThat(first).isInstanceOf(Outcome.Failed.class);
-        assertThat(first.isReplay()).isFalse();
-        assertThat(retry).isInstanceOf(Outcome.Failed.class);
-        assertThat(retry.isReplay()).isTrue();
-        Outcome.Failed<String> failed = (Outcome.Failed<String>) retry;
-        assertThat(failed.errorType()).isEqualTo(CardDeclined.class.getName());
-        assertThat(failed.errorMessage()).isEqualTo("insufficient funds");
-        assertThatThrownBy(retry::value).isInstanceOf(RecordedFailureException.class).hasMessageContaining("insufficient funds");
-        assertThat(executions).hasValue(1);
-        assertThat(effects()).isZero();
     }
 
     @Test
@@ -374,25 +251,6 @@ public abstract class AbstractJdbcStoreTest {
                         throw e.getCause();
                     }
                 });
-    }
-
-    @Test
-    void everyBuiltInResultTypeAndNullRoundTripsThroughAReplay() throws Exception {
-        List<Object> values = List.of("text é ✓", new byte[] {0, 1, (byte) 255}, 42, -7L, true,
-                UUID.fromString("123e4567-e89b-12d3-a456-426614174000"));
-        int i = 0;
-        for (Object value : values) {
-            IdempotencyKey key = key("typed-" + i++);
-            Tx.commit(dataSource(), c -> idem.execute(key, c, () -> value));
-            Outcome<Object> replay = Tx.commit(dataSource(), c -> idem.execute(key, c, () -> "not this"));
-            assertThat(replay.status()).isEqualTo(Outcome.Status.REPLAYED);
-            assertThat(replay.value()).isEqualTo(value);
-        }
-        IdempotencyKey nothing = key("typed-null");
-        Tx.commit(dataSource(), c -> idem.execute(nothing, c, () -> null));
-        Outcome<Object> replay = Tx.commit(dataSource(), c -> idem.execute(nothing, c, () -> "not this"));
-        assertThat(replay.status()).isEqualTo(Outcome.Status.REPLAYED);
-        assertThat(replay.value()).isNull();
     }
 
     @Test
@@ -557,32 +415,8 @@ public abstract class AbstractJdbcStoreTest {
             replay = statements.getAndSet(0);
             raw.commit();
         }
-        assertThat(first).as("statements per first execution").isEqualTo(statementsPerFirstExecution());
-        assertThat(replay).as("statements per replay").isEqualTo(statementsPerReplay());
-    }
-
-    @Test
-    void purgeRemovesOnlyExpiredRecordsInBoundedBatches() throws Exception {
-        Idempotency<Connection> shortLived = engine(KeyPolicy.builder().retention(Duration.ofMinutes(10)).build());
-        for (int i = 0; i < 7; i++) {
-            IdempotencyKey key = key("old-" + i);
-            Tx.commit(dataSource(), c -> shortLived.execute(key, c, () -> "v"));
-        }
-        clock.advance(Duration.ofMinutes(5));
-        for (int i = 0; i < 2; i++) {
-            IdempotencyKey key = key("young-" + i);
-            Tx.commit(dataSource(), c -> shortLived.execute(key, c, () -> "v"));
-        }
-        clock.advance(Duration.ofMinutes(5)); // the old ones expire exactly now, the young ones in 5 minutes
-        List<Integer> batches = new ArrayList<>();
-        for (int deleted = -1; deleted != 0; ) {
-            deleted = Tx.<Integer>commit(dataSource(), c -> shortLived.purgeExpired(c, 3));
-            batches.add(deleted);
-        }
-        assertThat(batches).containsExactly(3, 3, 1, 0);
-        assertThat(records()).isEqualTo(2);
-        assertThat(Tx.count(dataSource(), "SELECT COUNT(*) FROM " + store.table() + " WHERE key_id LIKE 'young-%'")).isEqualTo(2);
-        assertThatThrownBy(() -> Tx.commit(dataSource(), c -> shortLived.purgeExpired(c, 0))).hasMessageContaining("limit");
+        assertThat(first).as("statements per first execution").isEqualTo(database.statements().firstExecution());
+        assertThat(replay).as("statements per replay").isEqualTo(database.statements().replay());
     }
 
     /**
@@ -632,45 +466,6 @@ public abstract class AbstractJdbcStoreTest {
     // ---- concurrent duplicates ----------------------------------------------------------------------
 
     @Test
-    void aConcurrentDuplicateWaitsAndReplaysWhenTheFirstCommits() throws Exception {
-        IdempotencyKey key = key("concurrent-commit");
-        ExecutorService pool = Executors.newSingleThreadExecutor();
-        try (Connection first = dataSource().getConnection()) {
-            first.setAutoCommit(false);
-            assertThat(idem.execute(key, first, () -> work(first, key)).isExecuted()).isTrue();
-            Future<Outcome<String>> second = pool.submit(() -> Tx.commit(dataSource(), c -> idem.execute(key, c, () -> work(c, key))));
-            Thread.sleep(300);
-            assertThat(second).as("the second attempt waits for the first transaction").isNotDone();
-            first.commit();
-            Outcome<String> outcome = second.get(10, TimeUnit.SECONDS);
-            assertThat(outcome.status()).isEqualTo(Outcome.Status.REPLAYED);
-            assertThat(outcome.value()).isEqualTo("receipt-1");
-        } finally {
-            pool.shutdownNow();
-        }
-        assertThat(executions).hasValue(1);
-        assertThat(effects()).isEqualTo(1);
-    }
-
-    @Test
-    void aConcurrentDuplicateRunsWhenTheFirstRollsBack() throws Exception {
-        IdempotencyKey key = key("concurrent-rollback");
-        ExecutorService pool = Executors.newSingleThreadExecutor();
-        try (Connection first = dataSource().getConnection()) {
-            first.setAutoCommit(false);
-            idem.execute(key, first, () -> work(first, key));
-            Future<Outcome<String>> second = pool.submit(() -> Tx.commit(dataSource(), c -> idem.execute(key, c, () -> work(c, key))));
-            Thread.sleep(300);
-            assertThat(second).isNotDone();
-            first.rollback();
-            assertThat(second.get(10, TimeUnit.SECONDS)).isEqualTo(new Outcome.Executed<>(key, "receipt-2"));
-        } finally {
-            pool.shutdownNow();
-        }
-        assertThat(effects()).isEqualTo(1);
-    }
-
-    @Test
     void aLockWaitThatRunsOutGivesInProgressAndTheTransactionIsAsDocumented() throws Exception {
         Idempotency<Connection> impatient = engine(KeyPolicy.builder().lockTimeout(Duration.ofSeconds(1)).build());
         IdempotencyKey key = key("concurrent-timeout");
@@ -695,7 +490,7 @@ public abstract class AbstractJdbcStoreTest {
                     return usable;
                 }
             });
-            assertThat(second.get(15, TimeUnit.SECONDS)).isEqualTo(transactionUsableAfterLockTimeout());
+            assertThat(second.get(15, TimeUnit.SECONDS)).isEqualTo(database.transactionUsableAfterLockTimeout());
             first.commit();
         } finally {
             pool.shutdownNow();

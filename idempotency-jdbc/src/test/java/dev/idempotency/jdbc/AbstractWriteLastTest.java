@@ -3,7 +3,6 @@ package dev.idempotency.jdbc;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import com.zaxxer.hikari.HikariDataSource;
 import dev.idempotency.Fingerprint;
 import dev.idempotency.Idempotency;
 import dev.idempotency.IdempotencyKey;
@@ -16,6 +15,7 @@ import dev.idempotency.RetryPolicy;
 import dev.idempotency.TransactionConflictException;
 import dev.idempotency.testkit.TestClock;
 import dev.idempotency.testsupport.LazyPool;
+import dev.idempotency.testsupport.TestDatabase;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -37,7 +37,6 @@ import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.Supplier;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -47,7 +46,8 @@ import org.junit.jupiter.api.TestInstance;
 /**
  * Write-last mode ({@link ManagedIdempotency#writeLast}) end to end on a real database:
  * the work runs first and the record is written last, so a duplicate runs the work and rolls it
- * back before it answers. Written once, run on every database by a short subclass.
+ * back before it answers. Written once, run on every database by a nested class of that
+ * database's test class ({@code H2Test.WriteLast}, ...).
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 public abstract class AbstractWriteLastTest {
@@ -58,9 +58,9 @@ public abstract class AbstractWriteLastTest {
     protected final JdbcIdempotencyStore store = JdbcIdempotencyStore.builder().table(TABLE).build();
     protected final AtomicInteger runs = new AtomicInteger();
 
-    /** @param pools opens the pool on the database under test, when the first test needs it */
-    protected AbstractWriteLastTest(Supplier<HikariDataSource> pools) {
-        this.pool = new LazyPool(pools);
+    /** @param database the database under test: a pool on it is opened when the first test needs it */
+    protected AbstractWriteLastTest(TestDatabase database) {
+        this.pool = database.lazyPool("writelast");
     }
 
     /** @return the pool on the database under test */

@@ -13,7 +13,8 @@ import dev.idempotency.Outcome;
 import dev.idempotency.RetryPolicy;
 import dev.idempotency.jdbc.dialect.PartitionedPostgresDialect;
 import dev.idempotency.jdbc.dialect.TableName;
-import dev.idempotency.testsupport.TestDatabases;
+import dev.idempotency.jdbc.kit.JdbcStoreContract;
+import dev.idempotency.testsupport.TestDatabase;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -34,6 +35,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
@@ -41,10 +43,13 @@ import org.junit.jupiter.api.TestInstance;
  * The record table partitioned by expiry day ({@link PartitionedPostgresDialect}) on the PostgreSQL
  * server of {@code scripts/db-servers.sh}: one execution per key under concurrent claims although
  * the table has no unique key on it, records in their day's partition, purge by dropping the days
- * that ended, the bounded purge across partitions, and READ COMMITTED required.
+ * that ended, the bounded purge across partitions, and READ COMMITTED required; and the testkit's
+ * contract on such a table ({@link Contract}).
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class PartitionedPostgresTest {
+
+    static final TestDatabase DB = TestDatabase.PARTITIONED_POSTGRES;
 
     private static final int KEYS = 40;
     private static final int SENDERS = 6;
@@ -57,7 +62,7 @@ class PartitionedPostgresTest {
 
     @BeforeAll
     void open() throws SQLException {
-        pool = TestDatabases.postgres();
+        pool = DB.pool("partitioned");
         table = TableName.of("idem_by_day_" + UUID.randomUUID().toString().substring(0, 8));
         // tag::setup[]
         store = JdbcIdempotencyStore.builder().table(table).dialect(new PartitionedPostgresDialect()).build();
@@ -308,6 +313,23 @@ class PartitionedPostgresTest {
                     s.execute("DROP TABLE IF EXISTS " + t);
                 }
             }
+        }
+    }
+
+    /**
+     * The testkit's contract ({@link JdbcStoreContract}) on a table of its own. No day partition is
+     * created: every record lands in the default partition, and the key's uniqueness rests on the
+     * dialect's lock alone.
+     */
+    @Nested
+    class Contract extends JdbcStoreContract {
+        Contract() {
+            super(DB);
+        }
+
+        @Override
+        protected JdbcIdempotencyStore.Builder configure(JdbcIdempotencyStore.Builder store) {
+            return store.table("idempotency_kit_by_day");
         }
     }
 }

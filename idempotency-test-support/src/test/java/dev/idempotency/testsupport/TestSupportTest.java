@@ -54,4 +54,22 @@ class TestSupportTest {
         assertThat(TestDatabases.sqliteUrl(Path.of("d", "f.db"), "&a=b"))
                 .isEqualTo("jdbc:sqlite:" + Path.of("d", "f.db") + "?journal_mode=WAL&busy_timeout=10000&a=b");
     }
+
+    @Test
+    void aDatabaseDescriptorOpensItsPoolsAndStatesItsCostsOrSaysWhyNot() throws Exception {
+        LazyPool lazy = TestDatabase.H2.lazyPool("descriptor", 2);
+        try (Connection c = lazy.get().getConnection()) {
+            assertThat(c.getMetaData().getURL()).isEqualTo("jdbc:h2:mem:descriptor");
+        } finally {
+            lazy.close();
+        }
+        assertThat(TestDatabase.Statements.keyByKey(3, 1)).isEqualTo(new TestDatabase.Statements(3, 1, 41, 20));
+        assertThat(TestDatabase.SQLITE.isolationLevels()).isEmpty();
+        assertThatThrownBy(TestDatabase.PARTITIONED_POSTGRES::statements).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("no statement costs are stated for partitioned PostgreSQL");
+        Path dir = java.nio.file.Files.createTempDirectory("idempotency-descriptor");
+        java.nio.file.Files.writeString(dir.resolve("db.db"), "x");
+        TestDatabase.deleteDirectory(dir);
+        assertThat(dir).doesNotExist();
+    }
 }

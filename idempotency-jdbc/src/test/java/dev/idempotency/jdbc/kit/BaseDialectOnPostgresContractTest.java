@@ -1,9 +1,8 @@
 package dev.idempotency.jdbc.kit;
 
-import com.zaxxer.hikari.HikariDataSource;
 import dev.idempotency.jdbc.JdbcIdempotencyStore;
 import dev.idempotency.jdbc.dialect.SqlDialect;
-import dev.idempotency.testsupport.TestDatabases;
+import dev.idempotency.testsupport.TestDatabase;
 
 /**
  * The store contract with the base {@link SqlDialect} alone, as a dialect of one's own starts (a
@@ -28,13 +27,12 @@ class BaseDialectOnPostgresContractTest extends JdbcStoreContract {
         }
     }
 
-    @Override
-    HikariDataSource createPool() {
-        return TestDatabases.postgres();
+    BaseDialectOnPostgresContractTest() {
+        super(TestDatabase.POSTGRES);
     }
 
     @Override
-    JdbcIdempotencyStore.Builder configure(JdbcIdempotencyStore.Builder store) {
+    protected JdbcIdempotencyStore.Builder configure(JdbcIdempotencyStore.Builder store) {
         return store.table("idempotency_kit_base").dialect(new BaseDialect());
     }
 }

@@ -2,9 +2,11 @@ package dev.idempotency.jdbc.kit;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.idempotency.jdbc.JdbcIdempotencyStore;
+import dev.idempotency.jdbc.dialect.SqlDialect;
 import dev.idempotency.jdbc.dialect.TableName;
 import dev.idempotency.spi.IdempotencyStore;
 import dev.idempotency.testkit.IdempotencyStoreContract;
+import dev.idempotency.testsupport.TestDatabase;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -16,29 +18,47 @@ import org.junit.jupiter.api.AfterAll;
 /**
  * The testkit's contract on {@link JdbcIdempotencyStore}, through the hooks any store author
  * answers: a transaction is a pooled connection with auto-commit off, committed or rolled back and
- * then closed. Each database's subclass only says how to reach it.
+ * then closed. Each database's test class runs it in a nested class ({@code HsqldbTest.Contract},
+ * ...) that names its {@link TestDatabase}: the pool, and the dialect if it is not the detected one.
  */
-abstract class JdbcStoreContract extends IdempotencyStoreContract<Connection> {
+public abstract class JdbcStoreContract extends IdempotencyStoreContract<Connection> {
 
-    static final String TABLE = "idempotency_kit";
+    /** The table of the store under test unless {@link #configure} changes it. */
+    protected static final String TABLE = "idempotency_kit";
+
+    private final TestDatabase database;
 
     private HikariDataSource pool;
 
     /** The table of the store under test, which {@link #configure} may have changed. */
     private TableName table;
 
-    /** @return a pool on the database under test, with at least 10 connections */
-    abstract HikariDataSource createPool() throws Exception;
+    /** @param database the database under test */
+    protected JdbcStoreContract(TestDatabase database) {
+        this.database = database;
+    }
 
-    /** @param store a builder on {@link #TABLE} @return the builder of the store under test */
-    JdbcIdempotencyStore.Builder configure(JdbcIdempotencyStore.Builder store) {
+    /** @return a pool on the database under test, with at least 10 connections */
+    protected HikariDataSource createPool() throws Exception {
+        return database.pool("kit", 16);
+    }
+
+    /**
+     * @param store a builder on {@link #TABLE}, with the database's dialect if it names one
+     * @return the builder of the store under test
+     */
+    protected JdbcIdempotencyStore.Builder configure(JdbcIdempotencyStore.Builder store) {
         return store;
     }
 
     @Override
     protected IdempotencyStore<Connection> createStore(InstantSource clock) throws Exception {
         pool = createPool();
-        JdbcIdempotencyStore store = configure(JdbcIdempotencyStore.builder().table(TABLE)).build();
+        JdbcIdempotencyStore.Builder builder = JdbcIdempotencyStore.builder().table(TABLE);
+        if (database.dialectClass() != null) {
+            builder.dialect(dialect(database));
+        }
+        JdbcIdempotencyStore store = configure(builder).build();
         store.createTableIfMissing(pool);
         table = store.table();
         return store;
@@ -100,6 +120,19 @@ abstract class JdbcStoreContract extends IdempotencyStoreContract<Connection> {
             c.setAutoCommit(true);
             s.executeUpdate("DELETE FROM " + table);
             s.executeUpdate("DELETE FROM " + table.pending());
+        }
+    }
+
+    /**
+     * @param database a database that names its dialect
+     * @return a new instance of that dialect
+     */
+    static SqlDialect dialect(TestDatabase database) {
+        try {
+            return Class.forName(database.dialectClass()).asSubclass(SqlDialect.class).getDeclaredConstructor().newInstance();
+        } catch (ReflectiveOperationException | ClassCastException e) {
+            throw new IllegalStateException("cannot create the dialect " + database.dialectClass() + " of " + database
+                    + ": it must be a SqlDialect with a public constructor without parameters", e);
         }
     }
 

@@ -1,6 +1,5 @@
 package dev.idempotency.jdbc.lease;
 
-import com.zaxxer.hikari.HikariDataSource;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -22,6 +21,7 @@ import dev.idempotency.RetryPolicy;
 import dev.idempotency.jdbc.JdbcIdempotencyStore;
 import dev.idempotency.jdbc.JdbcTransactions;
 import dev.idempotency.testsupport.LazyPool;
+import dev.idempotency.testsupport.TestDatabase;
 import java.io.IOException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -40,7 +40,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.Supplier;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -50,7 +49,8 @@ import org.junit.jupiter.api.TestInstance;
 /**
  * Lease mode, recovery phases and transactions run for the caller (docs/contract.md, section 4, and
  * the retries of section 3.6), end to end through {@link ManagedIdempotency} on a real database,
- * written once and run on every database by a short subclass.
+ * written once and run on every database by a nested class of that database's test class
+ * ({@code H2Test.LeaseMode}, ...).
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 public abstract class AbstractLeaseModeTest {
@@ -59,9 +59,9 @@ public abstract class AbstractLeaseModeTest {
 
     private final LazyPool pool;
 
-    /** @param pools opens the pool on the database under test, when the first test needs it */
-    protected AbstractLeaseModeTest(Supplier<HikariDataSource> pools) {
-        this.pool = new LazyPool(pools);
+    /** @param database the database under test: a pool on it is opened when the first test needs it */
+    protected AbstractLeaseModeTest(TestDatabase database) {
+        this.pool = database.lazyPool("lease");
     }
 
     /** @return the pool on the database under test */

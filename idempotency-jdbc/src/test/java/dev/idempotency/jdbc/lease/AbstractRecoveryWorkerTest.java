@@ -5,7 +5,6 @@ import static dev.idempotency.jdbc.lease.AbstractLeaseModeTest.update;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import com.zaxxer.hikari.HikariDataSource;
 import dev.idempotency.Idempotency;
 import dev.idempotency.IdempotencyKey;
 import dev.idempotency.IdempotencyListener;
@@ -23,6 +22,7 @@ import dev.idempotency.RetryPolicy;
 import dev.idempotency.jdbc.JdbcIdempotencyStore;
 import dev.idempotency.jdbc.JdbcTransactions;
 import dev.idempotency.testsupport.LazyPool;
+import dev.idempotency.testsupport.TestDatabase;
 import java.io.IOException;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -37,7 +37,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.Supplier;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -47,7 +46,8 @@ import org.junit.jupiter.api.TestInstance;
 /**
  * The recovery worker (docs/contract.md, section 4.5): named operations that their client
  * abandoned are found, resumed at their recovery point once, given up after their last attempt, or
- * reported when they cannot be run; written once and run on every database by a short subclass.
+ * reported when they cannot be run; written once and run on every database by a nested class of
+ * that database's test class ({@code H2Test.RecoveryWorker}, ...).
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 public abstract class AbstractRecoveryWorkerTest {
@@ -59,9 +59,9 @@ public abstract class AbstractRecoveryWorkerTest {
     private final AtomicInteger calls = new AtomicInteger();
     private final List<String> heard = Collections.synchronizedList(new ArrayList<>());
 
-    /** @param pools opens the pool on the database under test, when the first test needs it */
-    protected AbstractRecoveryWorkerTest(Supplier<HikariDataSource> pools) {
-        this.pool = new LazyPool(pools);
+    /** @param database the database under test: a pool on it is opened when the first test needs it */
+    protected AbstractRecoveryWorkerTest(TestDatabase database) {
+        this.pool = database.lazyPool("recovery");
     }
 
     private DataSource dataSource() {
