@@ -13,8 +13,8 @@ import org.springframework.web.servlet.config.annotation.EnableWebMvc;
 
 /**
  * A Spring MVC application without Spring Boot: a data source, its transaction manager, and the
- * {@link PlainPayments} controller. The key's scope is the shop an
- * earlier filter (a stand-in for authentication) has taken from the request.
+ * {@link PlainPayments} controller. The key's scope is the shop that an earlier filter (a stand-in
+ * for authentication) has taken from the request.
  */
 // tag::configuration[]
 @Configuration
@@ -26,7 +26,7 @@ class PlainPaymentsConfiguration {
     DataSource dataSource() {
         JdbcDataSource h2 = new JdbcDataSource();
         h2.setURL("jdbc:h2:mem:" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1");
-        JdbcIdempotencyStore.ofDefaults().createTableIfMissing(h2); // or the migration of docs/jdbc.md
+        JdbcIdempotencyStore.ofDefaults().createTableIfMissing(h2); // or your migration of the table
         return h2;
     }
 
@@ -39,10 +39,10 @@ class PlainPaymentsConfiguration {
     PlainPayments payments(DataSource dataSource) {
         return new PlainPayments(new JdbcTemplate(dataSource));
     }
-    // end::configuration[]
 
     @Bean
-    IdempotencyScope scope() { // the shop an earlier filter authenticated (no principal without a container realm)
+    IdempotencyScope scope() { // the shop that an earlier filter authenticated, in place of the principal's name
         return request -> (String) request.getAttribute(PlainPaymentsInitializer.SHOP);
     }
 }
+// end::configuration[]
