@@ -29,12 +29,15 @@ import org.slf4j.LoggerFactory;
  *   <li>reads the store's list of named operations in progress, page by page (its cost is that of
  *       the operations in progress, whatever the number of records);</li>
  *   <li>skips those whose lease is live, and those whose last attempt by this worker failed less
- *       than the backoff ago ({@code backoff} doubled per attempt, at most {@code interval});</li>
+ *       than the backoff ago: the {@link RetryPolicy#backoffBound bound} of the worker's
+ *       {@link Builder#retryPolicy retry policy} for that attempt (1 s by default, doubled per
+ *       attempt), at most {@code interval}, without jitter;</li>
  *   <li>resumes the others; an attempt that fails (not finally) ends its lease and is tried again in
- *       a later pass, until the operation has had {@code maxAttempts} attempts in all (its client's
- *       included): then the worker records {@link RecoveryGaveUpException} as its final failure, with
- *       the operation's own final-failure writes ({@link Phases.Called#onFinalFailure}), so that a
- *       client that comes back gets it replayed;</li>
+ *       a later pass, until the operation has had the policy's {@code maxAttempts} attempts in all
+ *       (its client's included; 5 by default): then the worker records
+ *       {@link RecoveryGaveUpException} as its final failure, with the operation's own final-failure
+ *       writes ({@link Phases.Called#onFinalFailure}), so that a client that comes back gets it
+ *       replayed;</li>
  *   <li>reports, and never runs, an operation whose name no phases are registered under (a deploy
  *       that removed it), that has no recovery point, or whose recovery point the registered phases
  *       cannot decode (its codec changed);</li>
@@ -61,10 +64,9 @@ public final class RecoveryWorker<C> implements AutoCloseable {
 
     private final ManagedIdempotency<C> managed;
     private final Map<String, Phases<C, ?, ?>> operations;
-    private final int maxAttempts;
+    private final RetryPolicy retry;
     private final int pageSize;
     private final Duration interval;
-    private final Duration backoff;
     private final Map<IdempotencyKey, Long> notBefore = new ConcurrentHashMap<>();
     private final Set<IdempotencyKey> reported = ConcurrentHashMap.newKeySet();
     private final Object lifecycle = new Object();
@@ -73,10 +75,9 @@ public final class RecoveryWorker<C> implements AutoCloseable {
     private RecoveryWorker(Builder<C> b) {
         this.managed = b.managed;
         this.operations = Collections.unmodifiableMap(new LinkedHashMap<>(b.operations));
-        this.maxAttempts = b.maxAttempts;
+        this.retry = b.retry;
         this.pageSize = b.pageSize;
         this.interval = b.interval;
-        this.backoff = b.backoff;
     }
 
     /**
@@ -153,7 +154,7 @@ public final class RecoveryWorker<C> implements AutoCloseable {
         }
         Kernel<C> kernel = managed.engine().kernel();
         LeaseProtocol<C> protocol = managed.leaseProtocol();
-        boolean givingUp = entry.attempts() >= maxAttempts;
+        boolean givingUp = entry.attempts() >= retry.maxAttempts();
         try {
             Outcome<?> outcome = givingUp
                     ? protocol.giveUp(key, entry.fingerprint(), phases, new RecoveryGaveUpException(key, entry.operation(), entry.attempts()))
@@ -180,7 +181,7 @@ public final class RecoveryWorker<C> implements AutoCloseable {
                     + undecodable.getMessage() + ")", counts);
         } catch (Exception failure) {
             int attempt = entry.attempts() + 1;
-            long wait = Math.min(backoff.toNanos() << Math.min(attempt - 1, 30), interval.toNanos());
+            long wait = Math.min(retry.backoffBound(attempt).toNanos(), interval.toNanos()); // before attempt + 1
             notBefore.put(key, System.nanoTime() + wait);
             log.info("Key {}: the recovery worker's attempt {} of operation '{}' failed; it is tried again in {} ms", key, attempt,
                     entry.operation(), wait / 1_000_000, failure);
@@ -254,7 +255,7 @@ public final class RecoveryWorker<C> implements AutoCloseable {
 
     @Override
     public String toString() {
-        return "RecoveryWorker[operations=" + operations.keySet() + ", maxAttempts=" + maxAttempts + ", interval=" + interval + "]";
+        return "RecoveryWorker[operations=" + operations.keySet() + ", maxAttempts=" + retry.maxAttempts() + ", interval=" + interval + "]";
     }
 
     /**
@@ -263,12 +264,18 @@ public final class RecoveryWorker<C> implements AutoCloseable {
      * @param <C> the transaction type
      */
     public static final class Builder<C> {
+        /**
+         * The worker's retry policy by default: 5 attempts in all, a backoff of 1 s doubled per
+         * attempt, bounded by the interval only ({@link RetryPolicy#LONGEST_BACKOFF} as its maximum).
+         */
+        public static final RetryPolicy DEFAULT_RETRY = RetryPolicy.builder().maxAttempts(5)
+                .backoff(Duration.ofSeconds(1), RetryPolicy.LONGEST_BACKOFF).build();
+
         private final ManagedIdempotency<C> managed;
         private final Map<String, Phases<C, ?, ?>> operations = new LinkedHashMap<>();
-        private int maxAttempts = 5;
+        private RetryPolicy retry = DEFAULT_RETRY;
         private int pageSize = 100;
         private Duration interval = Duration.ofSeconds(30);
-        private Duration backoff = Duration.ofSeconds(1);
 
         private Builder(ManagedIdempotency<C> managed) {
             this.managed = managed;
@@ -295,15 +302,27 @@ public final class RecoveryWorker<C> implements AutoCloseable {
         }
 
         /**
-         * @param maxAttempts the attempts an operation may have in all, its client's included, before
-         *     the worker gives it up; at least 1 (default 5)
+         * @param retry the attempts an operation may have in all, its client's included, before the
+         *     worker gives it up ({@link RetryPolicy#maxAttempts()}), and the pause after this
+         *     worker's failed attempt before it tries again ({@link RetryPolicy#backoffBound}, at most
+         *     the {@link #interval}); {@link #DEFAULT_RETRY} by default
          * @return this builder
          */
+        public Builder<C> retryPolicy(RetryPolicy retry) {
+            this.retry = Objects.requireNonNull(retry, "retry");
+            return this;
+        }
+
+        /**
+         * The retry policy's attempts, its backoff kept.
+         *
+         * @param maxAttempts the attempts an operation may have in all, its client's included, before
+         *     the worker gives it up; 1 to 100 (default 5)
+         * @return this builder
+         * @throws IllegalArgumentException naming {@code maxAttempts} if out of range
+         */
         public Builder<C> maxAttempts(int maxAttempts) {
-            if (maxAttempts < 1) {
-                throw new IllegalArgumentException("maxAttempts must be at least 1, was " + maxAttempts);
-            }
-            this.maxAttempts = maxAttempts;
+            this.retry = RetryPolicy.builder().maxAttempts(maxAttempts).backoff(retry.initialBackoff(), retry.maxBackoff()).build();
             return this;
         }
 
@@ -320,7 +339,8 @@ public final class RecoveryWorker<C> implements AutoCloseable {
         }
 
         /**
-         * @param interval the pause between the passes of {@link #start()}, and the longest backoff; positive (default 30 s)
+         * @param interval the pause between the passes of {@link #start()}, and the longest backoff
+         *     whatever the retry policy's; positive (default 30 s)
          * @return this builder
          */
         public Builder<C> interval(Duration interval) {
@@ -329,12 +349,17 @@ public final class RecoveryWorker<C> implements AutoCloseable {
         }
 
         /**
+         * The retry policy's first backoff, its attempts and longest backoff kept.
+         *
          * @param backoff the pause after this worker's first failed attempt of an operation, doubled
-         *     for each later one (at most the interval); positive (default 1 s)
+         *     for each later one (at most the interval); positive, at most the policy's
+         *     {@link RetryPolicy#maxBackoff()} (default 1 s)
          * @return this builder
+         * @throws IllegalArgumentException naming {@code backoff} if out of range
          */
         public Builder<C> backoff(Duration backoff) {
-            this.backoff = positive(backoff, "backoff");
+            positive(backoff, "backoff");
+            this.retry = RetryPolicy.builder().maxAttempts(retry.maxAttempts()).backoff(backoff, retry.maxBackoff()).build();
             return this;
         }
 

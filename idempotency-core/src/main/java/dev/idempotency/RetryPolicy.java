@@ -5,11 +5,25 @@ import java.util.Objects;
 import java.util.function.DoubleSupplier;
 
 /**
- * How {@link ManagedIdempotency} retries a transaction that the database aborted to resolve a
- * conflict (a serialization failure, a deadlock, a cluster's certification failure at commit): up to
- * {@link #maxAttempts()} attempts in all, and before each retry a pause drawn at random between zero
- * and an exponentially growing bound ("full jitter"), so that colliding attempts spread out:
- * {@code random(0, min(maxBackoff, initialBackoff * 2^(retry - 1)))}.
+ * How the library retries: up to {@link #maxAttempts()} attempts in all, the first included, and
+ * before each retry a pause under an exponentially growing bound,
+ * {@link #backoffBound(int) min(maxBackoff, initialBackoff * 2^(retry - 1))}. The one policy of every
+ * retry loop of the library:
+ *
+ * <ul>
+ *   <li>{@link ManagedIdempotency} retries a transaction that the database aborted to resolve a
+ *       conflict (a serialization failure, a deadlock, a cluster's certification failure at
+ *       commit), pausing the calling thread for {@link #backoff(int, DoubleSupplier)}: a pause
+ *       drawn at random between zero and the bound ("full jitter"), so that colliding attempts
+ *       spread out;</li>
+ *   <li>the HTTP layer's retrying client does the same between its requests;</li>
+ *   <li>{@link RecoveryWorker} leaves an operation whose resumed attempt failed alone for the
+ *       bound itself, no jitter (its attempts are fenced, not colliding), and gives it up after
+ *       the attempts.</li>
+ * </ul>
+ * The bound's largest value is at most {@link #LONGEST_BACKOFF}, one day: the worker's backoff grows
+ * up to its interval between passes, minutes apart. A pause that sleeps the caller's thread (the
+ * conflict retries, the HTTP client) wants the defaults' milliseconds to seconds.
  *
  * <p>Immutable and thread-safe; build one with {@link #builder()} or take {@link #ofDefaults()}.
  */
@@ -21,6 +35,8 @@ public final class RetryPolicy {
     public static final Duration DEFAULT_INITIAL_BACKOFF = Duration.ofMillis(20);
     /** The largest bound of a pause: 1 second. */
     public static final Duration DEFAULT_MAX_BACKOFF = Duration.ofSeconds(1);
+    /** The longest {@link #maxBackoff()} a policy accepts: one day. */
+    public static final Duration LONGEST_BACKOFF = Duration.ofDays(1);
 
     private static final RetryPolicy DEFAULTS = builder().build();
     private static final RetryPolicy NONE = builder().maxAttempts(1).build();
@@ -66,7 +82,25 @@ public final class RetryPolicy {
     }
 
     /**
-     * The pause before a retry.
+     * The bound of the pause before a retry: {@code min(maxBackoff, initialBackoff * 2^(retry - 1))}.
+     *
+     * @param retry 1 for the pause before the second attempt, 2 before the third, ...
+     * @return the bound, between {@link #initialBackoff()} (or zero) and {@link #maxBackoff()}
+     * @throws IllegalArgumentException if {@code retry} is less than 1
+     */
+    public Duration backoffBound(int retry) {
+        if (retry < 1) {
+            throw new IllegalArgumentException("retry must be at least 1, was " + retry);
+        }
+        long bound = initialBackoff.toNanos();
+        for (int i = 1; i < retry && bound < maxBackoff.toNanos(); i++) {
+            bound = bound > Long.MAX_VALUE / 2 ? Long.MAX_VALUE : bound * 2;
+        }
+        return Duration.ofNanos(Math.min(bound, maxBackoff.toNanos()));
+    }
+
+    /**
+     * The pause before a retry, with full jitter: a random share of {@link #backoffBound(int)}.
      *
      * @param retry 1 for the pause before the second attempt, 2 before the third, ...
      * @param random a source of numbers in {@code [0, 1)}
@@ -74,15 +108,7 @@ public final class RetryPolicy {
      * @throws IllegalArgumentException if {@code retry} is less than 1
      */
     public Duration backoff(int retry, DoubleSupplier random) {
-        if (retry < 1) {
-            throw new IllegalArgumentException("retry must be at least 1, was " + retry);
-        }
-        long initial = initialBackoff.toNanos();
-        long bound = initial;
-        for (int i = 1; i < retry && bound < maxBackoff.toNanos(); i++) {
-            bound = bound > Long.MAX_VALUE / 2 ? Long.MAX_VALUE : bound * 2;
-        }
-        bound = Math.min(bound, maxBackoff.toNanos());
+        long bound = backoffBound(retry).toNanos();
         double r = random.getAsDouble();
         return Duration.ofNanos((long) (Math.max(0, Math.min(r, 1)) * bound));
     }
@@ -116,7 +142,8 @@ public final class RetryPolicy {
 
         /**
          * @param initial the bound of the first pause; zero or more
-         * @param max the largest bound of a pause; at least {@code initial}, at most one minute
+         * @param max the largest bound of a pause; at least {@code initial}, at most
+         *     {@link #LONGEST_BACKOFF} (one day)
          * @return this builder
          * @throws IllegalArgumentException naming the field if out of range
          */
@@ -126,9 +153,9 @@ public final class RetryPolicy {
             if (initial.isNegative()) {
                 throw new IllegalArgumentException("initial backoff must not be negative, was " + initial);
             }
-            if (max.compareTo(initial) < 0 || max.compareTo(Duration.ofMinutes(1)) > 0) {
+            if (max.compareTo(initial) < 0 || max.compareTo(LONGEST_BACKOFF) > 0) {
                 throw new IllegalArgumentException("max backoff must be between the initial backoff (" + initial
-                        + ") and one minute, was " + max);
+                        + ") and one day, was " + max);
             }
             this.initialBackoff = initial;
             this.maxBackoff = max;

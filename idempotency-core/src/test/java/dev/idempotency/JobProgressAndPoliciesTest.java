@@ -58,13 +58,25 @@ class JobProgressAndPoliciesTest {
     }
 
     @Test
+    void theBackoffBoundDoublesFromTheInitialUpToTheMaximum_andTheBackoffIsAShareOfIt() {
+        RetryPolicy p = RetryPolicy.builder().backoff(Duration.ofSeconds(1), Duration.ofDays(1)).build();
+        assertThat(p.backoffBound(1)).isEqualTo(Duration.ofSeconds(1));
+        assertThat(p.backoffBound(2)).isEqualTo(Duration.ofSeconds(2));
+        assertThat(p.backoffBound(17)).isEqualTo(Duration.ofSeconds(65_536));
+        assertThat(p.backoffBound(18)).isEqualTo(Duration.ofDays(1));
+        assertThat(p.backoffBound(Integer.MAX_VALUE)).isEqualTo(Duration.ofDays(1));
+        assertThat(p.backoff(17, () -> 0.5)).isEqualTo(Duration.ofSeconds(32_768));
+        assertThatThrownBy(() -> p.backoffBound(0)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("retry");
+    }
+
+    @Test
     void retryPolicyBoundsAreInclusive() {
         assertThat(RetryPolicy.builder().maxAttempts(1).build().maxAttempts()).isEqualTo(1);
         assertThat(RetryPolicy.builder().maxAttempts(100).build().maxAttempts()).isEqualTo(100);
         assertThatThrownBy(() -> RetryPolicy.builder().maxAttempts(101)).isInstanceOf(IllegalArgumentException.class);
-        assertThat(RetryPolicy.builder().backoff(Duration.ZERO, Duration.ofMinutes(1)).build().maxBackoff()).isEqualTo(Duration.ofMinutes(1));
-        assertThatThrownBy(() -> RetryPolicy.builder().backoff(Duration.ZERO, Duration.ofMinutes(1).plusNanos(1)))
-                .isInstanceOf(IllegalArgumentException.class);
+        assertThat(RetryPolicy.builder().backoff(Duration.ZERO, Duration.ofDays(1)).build().maxBackoff()).isEqualTo(Duration.ofDays(1));
+        assertThatThrownBy(() -> RetryPolicy.builder().backoff(Duration.ZERO, Duration.ofDays(1).plusNanos(1)))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("one day");
         assertThatThrownBy(() -> RetryPolicy.builder().backoff(null, Duration.ZERO)).isInstanceOf(NullPointerException.class);
     }
 

@@ -2,6 +2,7 @@ package dev.idempotency.spring.kafka;
 
 import dev.idempotency.ManagedIdempotency;
 import dev.idempotency.RecordedFailureException;
+import dev.idempotency.RetryPolicy;
 import dev.idempotency.kafka.DeadLetterHandler;
 import dev.idempotency.kafka.IdempotentConsumer;
 import dev.idempotency.kafka.MessageIds;
@@ -25,7 +26,8 @@ import org.springframework.kafka.listener.ContainerProperties;
 import org.springframework.kafka.listener.DefaultErrorHandler;
 import org.springframework.kafka.listener.ListenerExecutionFailedException;
 import org.springframework.kafka.support.KafkaUtils;
-import org.springframework.util.backoff.FixedBackOff;
+import org.springframework.util.backoff.BackOff;
+import org.springframework.util.backoff.BackOffExecution;
 
 /**
  * Idempotent {@code @KafkaListener} methods: the consumers of {@code idempotency-kafka}
@@ -151,25 +153,68 @@ public final class SpringKafkaIdempotency {
 
     /**
      * The error handler of record listeners: {@code maxAttempts} attempts, {@code interval} apart,
-     * then the {@link #recoverer} over {@code deadLetters}. A failure recorded final at once (one the
-     * key policy declares final) and a record without a message id are not tried again.
+     * then the {@link #recoverer} over {@code deadLetters}: {@link #errorHandler(ConsumerRecordRecoverer, RetryPolicy)}
+     * with a policy of that many attempts and a constant backoff.
      *
      * @param deadLetters the recoverer that publishes to the dead-letter topic, such as a
      *     {@code DeadLetterPublishingRecoverer}
-     * @param maxAttempts the attempts of a failing record, at least 1
-     * @param interval the wait between two attempts, zero or more
+     * @param maxAttempts the attempts of a failing record, 1 to 100
+     * @param interval the wait between two attempts, zero to one day
      * @return the error handler, for the container factory ({@code setCommonErrorHandler}) or as a bean
-     * @throws IllegalArgumentException if {@code maxAttempts} is less than 1 or {@code interval} negative
+     * @throws IllegalArgumentException if {@code maxAttempts} or {@code interval} is out of range
      */
     public DefaultErrorHandler errorHandler(ConsumerRecordRecoverer deadLetters, int maxAttempts, Duration interval) {
         Objects.requireNonNull(interval, "interval");
         if (interval.isNegative()) {
             throw new IllegalArgumentException("interval must not be negative, not " + interval);
         }
-        DefaultErrorHandler handler = new DefaultErrorHandler(recoverer(deadLetters, maxAttempts),
-                new FixedBackOff(interval.toMillis(), maxAttempts - 1L));
+        if (maxAttempts < 1) {
+            throw new IllegalArgumentException("maxAttempts must be at least 1, not " + maxAttempts);
+        }
+        return errorHandler(deadLetters, RetryPolicy.builder().maxAttempts(maxAttempts).backoff(interval, interval).build());
+    }
+
+    /**
+     * The error handler of record listeners: the policy's {@link RetryPolicy#maxAttempts()} attempts,
+     * the wait before retry {@code n} its {@link RetryPolicy#backoffBound(int) backoffBound(n)}
+     * (without jitter: one consumer of the partition redelivers the record, nothing collides), then
+     * the {@link #recoverer} over {@code deadLetters}. A failure recorded final at once (one the key
+     * policy declares final) and a record without a message id are not tried again.
+     *
+     * @param deadLetters the recoverer that publishes to the dead-letter topic, such as a
+     *     {@code DeadLetterPublishingRecoverer}
+     * @param retry the attempts of a failing record and the waits between them
+     * @return the error handler, for the container factory ({@code setCommonErrorHandler}) or as a bean
+     */
+    public DefaultErrorHandler errorHandler(ConsumerRecordRecoverer deadLetters, RetryPolicy retry) {
+        Objects.requireNonNull(retry, "retry");
+        DefaultErrorHandler handler = new DefaultErrorHandler(recoverer(deadLetters, retry.maxAttempts()), new PolicyBackOff(retry));
         handler.addNotRetryableExceptions(RecordedFailureException.class, MissingMessageIdException.class);
         return handler;
+    }
+
+    /** Spring's back-off of a {@link RetryPolicy}: its bounds, then stop after its last attempt. Thread-safe; each execution is not. */
+    private record PolicyBackOff(RetryPolicy retry) implements BackOff {
+        @Override
+        public BackOffExecution start() {
+            return new BackOffExecution() {
+                private int retries;
+
+                @Override
+                public long nextBackOff() {
+                    if (retries + 1 >= retry.maxAttempts()) {
+                        return STOP;
+                    }
+                    retries++;
+                    return retry.backoffBound(retries).toMillis();
+                }
+
+                @Override
+                public String toString() {
+                    return "PolicyBackOff[" + retry + ", retries=" + retries + "]";
+                }
+            };
+        }
     }
 
     /**

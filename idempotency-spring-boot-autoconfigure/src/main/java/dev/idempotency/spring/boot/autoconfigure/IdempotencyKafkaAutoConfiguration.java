@@ -1,6 +1,7 @@
 package dev.idempotency.spring.boot.autoconfigure;
 
 import dev.idempotency.ManagedIdempotency;
+import dev.idempotency.RetryPolicy;
 import dev.idempotency.jdbc.JdbcIdempotencyStore;
 import dev.idempotency.kafka.PoisonMessageException;
 import dev.idempotency.spring.kafka.SpringKafkaIdempotency;
@@ -137,13 +138,13 @@ public class IdempotencyKafkaAutoConfiguration {
 
         /** @throws InvalidIdempotencyPropertyException naming the property whose value is refused */
         void validate() {
-            if (maxAttempts < 1) {
+            if (maxAttempts < 1 || maxAttempts > 100) {
                 throw new InvalidIdempotencyPropertyException("idempotency.kafka.max-attempts", String.valueOf(maxAttempts),
-                        "must be at least 1 (1: no retry, the first failure is recorded and dead-lettered)", null);
+                        "must be 1 to 100 (1: no retry, the first failure is recorded and dead-lettered)", null);
             }
-            if (retryInterval.isNegative()) {
+            if (retryInterval.isNegative() || retryInterval.compareTo(RetryPolicy.LONGEST_BACKOFF) > 0) {
                 throw new InvalidIdempotencyPropertyException("idempotency.kafka.retry-interval", String.valueOf(retryInterval),
-                        "must not be negative", null);
+                        "must be zero to one day", null);
             }
         }
     }

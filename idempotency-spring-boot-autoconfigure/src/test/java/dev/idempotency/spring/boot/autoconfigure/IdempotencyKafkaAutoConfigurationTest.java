@@ -71,5 +71,9 @@ class IdempotencyKafkaAutoConfigurationTest {
                 .rootCause().isInstanceOf(InvalidIdempotencyPropertyException.class).hasMessageContaining("idempotency.kafka.max-attempts"));
         runner().withPropertyValues("idempotency.kafka.retry-interval=-1s").run(context -> assertThat(context.getStartupFailure())
                 .rootCause().isInstanceOf(InvalidIdempotencyPropertyException.class).hasMessageContaining("idempotency.kafka.retry-interval"));
+        runner().withPropertyValues("idempotency.kafka.max-attempts=101").run(context -> assertThat(context.getStartupFailure())
+                .rootCause().isInstanceOf(InvalidIdempotencyPropertyException.class).hasMessageContaining("must be 1 to 100"));
+        runner().withPropertyValues("idempotency.kafka.retry-interval=2d").run(context -> assertThat(context.getStartupFailure())
+                .rootCause().isInstanceOf(InvalidIdempotencyPropertyException.class).hasMessageContaining("zero to one day"));
     }
 }

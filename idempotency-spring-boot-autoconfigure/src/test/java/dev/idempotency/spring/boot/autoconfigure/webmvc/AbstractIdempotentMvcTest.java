@@ -1,9 +1,10 @@
-package dev.idempotency.spring.webmvc;
+package dev.idempotency.spring.boot.autoconfigure.webmvc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.idempotency.http.HttpIdempotency;
 import dev.idempotency.spring.boot.autoconfigure.MicrometerIdempotencyListener;
+import dev.idempotency.spring.webmvc.IdempotentEndpoint;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.net.URI;

@@ -1,5 +1,6 @@
-package dev.idempotency.spring.webmvc;
+package dev.idempotency.spring.boot.autoconfigure.webmvc;
 
+import dev.idempotency.spring.webmvc.IdempotentEndpoint;
 import dev.idempotency.testsupport.DatabaseServer;
 import java.util.List;
 

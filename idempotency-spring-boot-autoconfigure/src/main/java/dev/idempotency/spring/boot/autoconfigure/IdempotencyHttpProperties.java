@@ -1,4 +1,4 @@
-package dev.idempotency.spring.webmvc;
+package dev.idempotency.spring.boot.autoconfigure;
 
 import dev.idempotency.http.HttpIdempotency;
 import java.util.LinkedHashSet;
@@ -6,7 +6,8 @@ import java.util.Set;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 /**
- * The settings of the auto-configured HTTP layer of {@link IdempotentEndpoint} methods, under
+ * The settings of the auto-configured HTTP layer of
+ * {@link dev.idempotency.spring.webmvc.IdempotentEndpoint} methods ({@link IdempotencyWebMvcAutoConfiguration}), under
  * {@code idempotency.http.*}:
  *
  * <pre>
@@ -15,7 +16,7 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  *
  * Read when the layer is built; an application's own {@code HttpIdempotency} bean ignores them. A
  * bad value fails the application's startup with an
- * {@link dev.idempotency.spring.boot.autoconfigure.InvalidIdempotencyPropertyException}. Mutable, as
+ * {@link InvalidIdempotencyPropertyException}. Mutable, as
  * Spring binds it; not for use across threads while it is bound.
  */
 @ConfigurationProperties("idempotency.http")

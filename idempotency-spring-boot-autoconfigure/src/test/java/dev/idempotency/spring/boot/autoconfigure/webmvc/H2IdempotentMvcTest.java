@@ -1,5 +1,6 @@
-package dev.idempotency.spring.webmvc;
+package dev.idempotency.spring.boot.autoconfigure.webmvc;
 
+import dev.idempotency.spring.webmvc.IdempotentEndpoint;
 import java.util.List;
 import java.util.UUID;
 

@@ -1,5 +1,6 @@
-package dev.idempotency.spring.webmvc;
+package dev.idempotency.spring.boot.autoconfigure.webmvc;
 
+import dev.idempotency.spring.webmvc.IdempotentEndpoint;
 import dev.idempotency.testsupport.SpringBootLine;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;

@@ -1,12 +1,11 @@
-package dev.idempotency.spring.webmvc;
+package dev.idempotency.spring.boot.autoconfigure;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.idempotency.ManagedIdempotency;
 import dev.idempotency.http.HttpIdempotency;
-import dev.idempotency.spring.boot.autoconfigure.IdempotencyAutoConfiguration;
-import dev.idempotency.spring.boot.autoconfigure.IdempotencyLeaseModeAutoConfiguration;
-import dev.idempotency.spring.boot.autoconfigure.IdempotencyRedisAutoConfiguration;
+import dev.idempotency.spring.webmvc.IdempotencyFilter;
+import dev.idempotency.spring.webmvc.IdempotencyScope;
 import dev.idempotency.testsupport.SpringBootLine;
 import dev.idempotency.testsupport.TestEnvironment;
 import java.util.List;

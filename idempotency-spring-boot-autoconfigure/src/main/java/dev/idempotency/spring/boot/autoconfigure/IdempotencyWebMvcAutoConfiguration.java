@@ -1,12 +1,13 @@
-package dev.idempotency.spring.webmvc;
+package dev.idempotency.spring.boot.autoconfigure;
 
 import dev.idempotency.Idempotency;
 import dev.idempotency.ManagedIdempotency;
-import dev.idempotency.RetryPolicy;
 import dev.idempotency.http.HttpIdempotency;
 import dev.idempotency.spring.SpringTransactions;
-import dev.idempotency.spring.boot.autoconfigure.IdempotencyAutoConfiguration;
-import dev.idempotency.spring.boot.autoconfigure.InvalidIdempotencyPropertyException;
+import dev.idempotency.spring.webmvc.IdempotencyFilter;
+import dev.idempotency.spring.webmvc.IdempotencyScope;
+import dev.idempotency.spring.webmvc.IdempotentEndpoint;
+import dev.idempotency.spring.webmvc.IdempotentEndpointsConfiguration;
 import java.sql.Connection;
 import javax.sql.DataSource;
 import org.springframework.beans.factory.ObjectProvider;
@@ -20,7 +21,6 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplicat
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.transaction.PlatformTransactionManager;
-import org.springframework.util.function.SingletonSupplier;
 import org.springframework.web.servlet.DispatcherServlet;
 import org.springframework.web.servlet.HandlerMapping;
 
@@ -38,12 +38,15 @@ import org.springframework.web.servlet.HandlerMapping;
  *   <li>{@link IdempotencyFilter}: registered by Boot for every request, applied to the annotated
  *       handlers only, in the order {@link IdempotencyFilter#DEFAULT_ORDER} (after Spring Security).</li>
  * </ul>
+ * The layer and the filter are those of {@link IdempotentEndpointsConfiguration}, the configuration of
+ * an application without Boot (which Boot's does not import: its beans back off one by one). Present
+ * when the application has {@code idempotency-spring-webmvc} and Spring MVC on its class path.
  * The filter runs the handler in the transactional mode of the JDBC store: with
  * {@code idempotency.store=redis} or {@code dynamodb} (lease-only stores) none of these beans is built.
  */
 @AutoConfiguration(after = IdempotencyAutoConfiguration.class)
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
-@ConditionalOnClass({ DispatcherServlet.class, HttpIdempotency.class })
+@ConditionalOnClass({ DispatcherServlet.class, IdempotencyFilter.class })
 @ConditionalOnBean(Idempotency.class)
 @ConditionalOnProperty(name = "idempotency.store", havingValue = "jdbc", matchIfMissing = true)
 @ConditionalOnSingleCandidate(PlatformTransactionManager.class)
@@ -74,10 +77,7 @@ public class IdempotencyWebMvcAutoConfiguration {
     @ConditionalOnMissingBean(HttpIdempotency.class)
     public HttpIdempotency<Connection> httpIdempotency(Idempotency<Connection> engine, PlatformTransactionManager transactionManager,
             DataSource dataSource, IdempotencyHttpProperties properties) {
-        ManagedIdempotency<Connection> managed = ManagedIdempotency.builder(engine, SpringTransactions.of(transactionManager, dataSource))
-                .retryPolicy(RetryPolicy.none())
-                .build();
-        HttpIdempotency.Builder<Connection> layer = HttpIdempotency.builder(managed);
+        HttpIdempotency.Builder<Connection> layer = IdempotentEndpointsConfiguration.transactionalLayer(engine, transactionManager, dataSource);
         try {
             layer.replayedHeaders(properties.getReplayedHeaders());
         } catch (IllegalArgumentException | NullPointerException e) {
@@ -96,7 +96,6 @@ public class IdempotencyWebMvcAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     public IdempotencyFilter idempotencyFilter(HttpIdempotency<?> layer, IdempotencyScope scope, ObjectProvider<HandlerMapping> mappings) {
-        return new IdempotencyFilter(layer, scope, SingletonSupplier.of(() -> mappings.orderedStream().toList()),
-                IdempotencyFilter.DEFAULT_MAX_REQUEST_BYTES, IdempotencyFilter.DEFAULT_ORDER);
+        return IdempotentEndpointsConfiguration.filter(layer, scope, mappings);
     }
 }
