@@ -2,12 +2,13 @@
  * A user's module: it reads the library by its published module names, from the module path.
  *
  * <p>It requires only the modules it calls: the library's jars are explicit modules that
- * declare what they need, so the core and {@code java.sql} come with it ({@code requires
+ * declare what they need, so the core, {@code java.sql} and Jdbi come with it ({@code requires
  * transitive}) and SLF4J is resolved because the library's modules require it.
  */
 module dev.idempotency.jpms.test {
     requires dev.idempotency.jdbc;
     requires dev.idempotency.http;
+    requires dev.idempotency.jdbi;
     // Without the Jakarta APIs, which a container supplies: the module still resolves.
     requires dev.idempotency.jakarta;
 }

@@ -1,5 +1,7 @@
 package dev.idempotency;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A key's claim was committed without its result, so no attempt will ever complete it: the record
  * is in progress, yet no transaction holds it. In transactional mode that has one likely cause:
@@ -30,7 +32,7 @@ public class AbandonedClaimException extends IdempotencyException {
      *     likely cause and the remedy are appended
      * @param cause the failure that revealed it, or {@code null}
      */
-    public AbandonedClaimException(IdempotencyKey key, String finding, Throwable cause) {
+    public AbandonedClaimException(IdempotencyKey key, String finding, @Nullable Throwable cause) {
         super(key, finding + CAUSE_AND_REMEDY, cause);
     }
 }

@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The chunk protocol of {@link Idempotency#executeChunk} (its steps are listed there), in the
@@ -57,7 +58,7 @@ final class ChunkProtocol {
      * @return the key of an item by {@code callOf}, for the listener's report of a chunk's failure;
      *     {@code null} if {@code callOf} is
      */
-    static <I> Function<I, IdempotencyKey> keys(Function<? super I, ? extends IdempotentCall<?>> callOf) {
+    static <I> @Nullable Function<I, IdempotencyKey> keys(@Nullable Function<? super I, ? extends IdempotentCall<?>> callOf) {
         return callOf == null ? null : item -> callOf.apply(item).key();
     }
 

@@ -6,6 +6,7 @@ import java.time.InstantSource;
 import java.util.List;
 import java.util.Objects;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The engine: runs a piece of work at most once per key, with the key's record checked and written
@@ -191,7 +192,7 @@ public final class Idempotency<C> {
     }
 
     private <T, X extends Exception> Outcome<T> attempt(IdempotencyKey key, Fingerprint fingerprint, C tx,
-                                                        ResultCodec<T> codec, Work<T, X> work) throws X {
+                                                        @Nullable ResultCodec<T> codec, Work<T, X> work) throws X {
         Objects.requireNonNull(key, "key");
         return kernel.heard().single(key, () -> {
             kernel.policy().validate(key);

@@ -15,8 +15,8 @@ public abstract class IdempotencyException extends RuntimeException {
 
     private static final long serialVersionUID = 1L;
 
-    private final String scope;
-    private final String keyId;
+    private final @Nullable String scope;
+    private final @Nullable String keyId;
 
     /**
      * @param scope the key's scope, or {@code null} if unknown
@@ -59,7 +59,7 @@ public abstract class IdempotencyException extends RuntimeException {
         return false;
     }
 
-    private static String format(String scope, String keyId, String reason) {
+    private static String format(@Nullable String scope, @Nullable String keyId, String reason) {
         if (scope == null && keyId == null) {
             return reason;
         }
@@ -67,7 +67,7 @@ public abstract class IdempotencyException extends RuntimeException {
     }
 
     /** Makes control characters visible, so that a message never carries raw ones into a log. */
-    static String printable(String s) {
+    static String printable(@Nullable String s) {
         if (s == null) {
             return "null";
         }

@@ -1,6 +1,7 @@
 package dev.idempotency;
 
 import java.time.Duration;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Told about every attempt, for metrics and tracing. Never told result bodies. What it hears is what
@@ -53,7 +54,7 @@ public interface IdempotencyListener {
      * @param failure the exception that reaches the caller
      * @param elapsed the time from the start of {@code execute} to the failure
      */
-    default void onError(IdempotencyKey key, Throwable failure, Duration elapsed) {
+    default void onError(@Nullable IdempotencyKey key, Throwable failure, Duration elapsed) {
     }
 
     /**
@@ -62,12 +63,12 @@ public interface IdempotencyListener {
      * attempt that failed is heard here only: its outcome, if it had one before the commit failed,
      * never reaches {@link #onOutcome}.
      *
-     * @param key the key; for a chunk, the key of its first item
+     * @param key the key; for a chunk, the key of its first item ({@code null} for an empty chunk)
      * @param attempt the attempt that failed: 1 for the first
      * @param failure what it failed with
      * @param backoff the pause before the next attempt
      */
-    default void onRetry(IdempotencyKey key, int attempt, Throwable failure, Duration backoff) {
+    default void onRetry(@Nullable IdempotencyKey key, int attempt, Throwable failure, Duration backoff) {
     }
 
     /**
@@ -139,6 +140,6 @@ public interface IdempotencyListener {
      * @param action what the worker did
      * @param failure the resumed attempt's failure for {@link RecoveryAction#RETRYING}; otherwise {@code null}
      */
-    default void onRecovery(IdempotencyKey key, String operation, RecoveryAction action, Throwable failure) {
+    default void onRecovery(IdempotencyKey key, String operation, RecoveryAction action, @Nullable Throwable failure) {
     }
 }

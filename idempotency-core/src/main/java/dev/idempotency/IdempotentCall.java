@@ -2,6 +2,7 @@ package dev.idempotency;
 
 import java.util.Objects;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What one idempotent call is about: its key, its request fingerprint and the codec of its result.
@@ -49,9 +50,9 @@ public final class IdempotentCall<T> {
 
     private final IdempotencyKey key;
     private final Fingerprint fingerprint;
-    private final ResultCodec<T> codec;
+    private final @Nullable ResultCodec<T> codec;
 
-    private IdempotentCall(IdempotencyKey key, Fingerprint fingerprint, ResultCodec<T> codec) {
+    private IdempotentCall(IdempotencyKey key, Fingerprint fingerprint, @Nullable ResultCodec<T> codec) {
         this.key = key;
         this.fingerprint = fingerprint;
         this.codec = codec;
@@ -136,7 +137,7 @@ public final class IdempotentCall<T> {
     }
 
     /** @return the codec, or {@code null} to choose a built-in one by the result's type */
-    ResultCodec<T> codecOrNull() {
+    @Nullable ResultCodec<T> codecOrNull() {
         return codec;
     }
 

@@ -16,6 +16,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
 import java.time.temporal.ChronoUnit;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -62,7 +63,7 @@ final class Kernel<C> {
      * leases only ({@link LeaseOnlyStore}): before anything is read or written. {@code mode} says
      * what the entry point does, as the message names it.
      */
-    void requireTransactions(IdempotencyKey key, String mode) {
+    void requireTransactions(@Nullable IdempotencyKey key, String mode) {
         if (store instanceof LeaseOnlyStore) {
             throw new UnsupportedOperationException((key == null ? "" : "key " + key + ": ") + mode + ", but the store " + store
                     + " keeps leases only: it cannot share a transaction with the work. Run the call in lease mode instead"
@@ -180,7 +181,7 @@ final class Kernel<C> {
     }
 
     @SuppressWarnings("unchecked")
-    private static <T> T decode(IdempotencyKey key, ResultCodec<T> codec, StoredRecord record) {
+    private static <T> @Nullable T decode(IdempotencyKey key, @Nullable ResultCodec<T> codec, StoredRecord record) {
         if (record.result() == null) {
             return null;
         }
@@ -205,7 +206,7 @@ final class Kernel<C> {
     // ---- what is recorded ---------------------------------------------------------------------------
 
     /** A value encoded for the record: the codec's name and the bytes ({@code null} for a {@code null} value). */
-    record Encoded(String codec, byte[] bytes) {
+    record Encoded(String codec, byte @Nullable [] bytes) {
     }
 
     /** What a transactional mode writes for an outcome, and the outcome it answers once that is committed. */
@@ -220,7 +221,7 @@ final class Kernel<C> {
      * {@link #ROLLED_BACK} in one the library runs, lease mode's own).
      */
     @SuppressWarnings("unchecked")
-    Encoded encode(IdempotencyKey key, ResultCodec<?> codec, Object value, String what, String aftermath) {
+    Encoded encode(IdempotencyKey key, @Nullable ResultCodec<?> codec, @Nullable Object value, String what, String aftermath) {
         ResultCodec<?> used = codec != null ? codec : chooseCodec(key, value, aftermath);
         if (value == null) {
             return new Encoded(used.name(), null);

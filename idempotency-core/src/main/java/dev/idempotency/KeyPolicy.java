@@ -39,7 +39,7 @@ public final class KeyPolicy {
     private final Duration lockTimeout;
     private final int maxResultBytes;
     private final List<Class<? extends Exception>> finalFailureTypes;
-    private final Predicate<? super Throwable> finalFailure;
+    private final @Nullable Predicate<? super Throwable> finalFailure;
 
     private KeyPolicy(Builder b) {
         this.maxIdLength = b.maxIdLength;
@@ -170,7 +170,7 @@ public final class KeyPolicy {
         private Duration lockTimeout = DEFAULT_LOCK_TIMEOUT;
         private int maxResultBytes = DEFAULT_MAX_RESULT_BYTES;
         private final List<Class<? extends Exception>> finalFailureTypes = new ArrayList<>();
-        private Predicate<? super Throwable> finalFailure;
+        private @Nullable Predicate<? super Throwable> finalFailure;
 
         private Builder() {
         }

@@ -3,6 +3,7 @@ package dev.idempotency;
 import java.time.Duration;
 import java.util.List;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -54,7 +55,7 @@ final class ListenerCalls {
      * with the chunk's time; or one {@code onError}, with the key of the chunk's first item, for the
      * exception that reaches the caller, which is rethrown unchanged.
      */
-    <I, T, X extends Exception> List<Outcome<T>> chunk(List<? extends I> items, Function<? super I, IdempotencyKey> keyOf,
+    <I, T, X extends Exception> List<Outcome<T>> chunk(List<? extends I> items, @Nullable Function<? super I, IdempotencyKey> keyOf,
                                                        Answer<List<Outcome<T>>, X> answer) throws X {
         long started = System.nanoTime();
         try {
@@ -73,7 +74,7 @@ final class ListenerCalls {
     }
 
     /** @return the key of the chunk's first item; {@code null} if there is none, or it cannot be had (the chunk says why) */
-    private static <I> IdempotencyKey firstKey(List<? extends I> items, Function<? super I, IdempotencyKey> keyOf) {
+    private static <I> @Nullable IdempotencyKey firstKey(@Nullable List<? extends I> items, @Nullable Function<? super I, IdempotencyKey> keyOf) {
         if (items == null || items.isEmpty() || items.get(0) == null || keyOf == null) {
             return null;
         }
@@ -84,7 +85,7 @@ final class ListenerCalls {
         }
     }
 
-    private void error(IdempotencyKey key, Throwable failure, long started) {
+    private void error(@Nullable IdempotencyKey key, Throwable failure, long started) {
         if (listener != IdempotencyListener.NONE) {
             Duration elapsed = since(started);
             tell("onError", key, () -> listener.onError(key, failure, elapsed));
@@ -92,13 +93,13 @@ final class ListenerCalls {
     }
 
     /** A transaction the library runs failed with a conflict and runs again after {@code backoff}. */
-    void recovery(IdempotencyKey key, String operation, RecoveryAction action, Throwable failure) {
+    void recovery(IdempotencyKey key, String operation, RecoveryAction action, @Nullable Throwable failure) {
         if (listener != IdempotencyListener.NONE) {
             tell("onRecovery", key, () -> listener.onRecovery(key, operation, action, failure));
         }
     }
 
-    void retry(IdempotencyKey key, int attempt, Throwable failure, Duration backoff) {
+    void retry(@Nullable IdempotencyKey key, int attempt, Throwable failure, Duration backoff) {
         if (listener != IdempotencyListener.NONE) {
             tell("onRetry", key, () -> listener.onRetry(key, attempt, failure, backoff));
         }
@@ -122,7 +123,7 @@ final class ListenerCalls {
         return Duration.ofNanos(System.nanoTime() - started);
     }
 
-    private static void tell(String callback, IdempotencyKey key, Runnable call) {
+    private static void tell(String callback, @Nullable IdempotencyKey key, Runnable call) {
         try {
             call.run();
         } catch (RuntimeException e) {

@@ -7,6 +7,7 @@ import dev.idempotency.spi.TransactionRunner;
 import java.util.List;
 import java.util.Objects;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -89,9 +90,9 @@ public final class ManagedIdempotency<C> {
     private final LeasePolicy leases;
     private final WriteLastProtocol<C> writingLast;
     /** {@code null} if the store keeps no leases: found when the engine is built. */
-    private final LeaseProtocol<C> leasing;
+    private final @Nullable LeaseProtocol<C> leasing;
 
-    private ManagedIdempotency(Builder<C> b, LeasingStore<C> leasingStore) {
+    private ManagedIdempotency(Builder<C> b, @Nullable LeasingStore<C> leasingStore) {
         this.engine = b.engine;
         this.kernel = b.engine.kernel();
         this.transactions = new OwnTransactions<>(b.transactions, b.retry, kernel.heard());
@@ -166,7 +167,7 @@ public final class ManagedIdempotency<C> {
         return transact(key, Fingerprint.NONE, null, work);
     }
 
-    private <T, X extends Exception> Outcome<T> transact(IdempotencyKey key, Fingerprint fingerprint, ResultCodec<T> codec,
+    private <T, X extends Exception> Outcome<T> transact(IdempotencyKey key, Fingerprint fingerprint, @Nullable ResultCodec<T> codec,
                                                          TxWork<C, T, X> work) throws X {
         Objects.requireNonNull(key, "key");
         return kernel.heard().single(key, () -> {
@@ -267,7 +268,7 @@ public final class ManagedIdempotency<C> {
         return writingLast(key, Fingerprint.NONE, null, work);
     }
 
-    private <T, X extends Exception> Outcome<T> writingLast(IdempotencyKey key, Fingerprint fingerprint, ResultCodec<T> codec,
+    private <T, X extends Exception> Outcome<T> writingLast(IdempotencyKey key, Fingerprint fingerprint, @Nullable ResultCodec<T> codec,
                                                             TxWork<C, T, X> work) throws X {
         Objects.requireNonNull(key, "key");
         return kernel.heard().single(key, () -> {
@@ -316,7 +317,7 @@ public final class ManagedIdempotency<C> {
         Objects.requireNonNull(work, "work");
         Function<I, IdempotencyKey> keyOf = ChunkProtocol.keys(callOf);
         return kernel.heard().chunk(items, keyOf, () -> {
-            IdempotencyKey first = items.isEmpty() ? null : keyOf.apply(items.get(0));
+            IdempotencyKey first = items.isEmpty() ? null : callOf.apply(items.get(0)).key();
             kernel.requireTransactions(null, "ManagedIdempotency.executeChunk records the chunk's keys in a transaction with the work");
             try {
                 return chunkIn(first, items, callOf, work, ChunkProtocol.Undo.CHUNK);
@@ -327,7 +328,7 @@ public final class ManagedIdempotency<C> {
         });
     }
 
-    private <I, T, X extends Exception> List<Outcome<T>> chunkIn(IdempotencyKey first, List<? extends I> items,
+    private <I, T, X extends Exception> List<Outcome<T>> chunkIn(@Nullable IdempotencyKey first, List<? extends I> items,
             Function<? super I, IdempotentCall<T>> callOf, ChunkWork<C, ? super I, T, X> work, ChunkProtocol.Undo undo) throws X {
         return transactions.retried(first, tx -> {
             ItemWork<I, T, X> bound = item -> work.apply(tx, item);
@@ -437,7 +438,7 @@ public final class ManagedIdempotency<C> {
     }
 
     /** Lease mode for a key, with the codec that the call names ({@code null} if none), which must be the phases' own. */
-    private <T, X extends Exception> Outcome<T> leasedRun(IdempotencyKey key, Fingerprint fingerprint, ResultCodec<T> named,
+    private <T, X extends Exception> Outcome<T> leasedRun(IdempotencyKey key, Fingerprint fingerprint, @Nullable ResultCodec<T> named,
                                                           Phases<C, T, X> phases) throws X {
         Objects.requireNonNull(key, "key");
         return kernel.heard().single(key, () -> {
@@ -570,7 +571,7 @@ public final class ManagedIdempotency<C> {
          */
         @SuppressWarnings("unchecked")
         public ManagedIdempotency<C> build() {
-            LeasingStore<C> leasing = engine.store() instanceof LeasingStore<?> store ? (LeasingStore<C>) store : null;
+            @Nullable LeasingStore<C> leasing = engine.store() instanceof LeasingStore<?> store ? (LeasingStore<C>) store : null;
             if (leasing == null && leasesGiven) {
                 throw new IllegalStateException("a lease policy was given, but the store " + engine.store() + " keeps no leases"
                         + " (it is not a LeasingStore): lease mode cannot run on it. Give a store that keeps leases, or no lease"

@@ -3,6 +3,7 @@ package dev.idempotency;
 import dev.idempotency.spi.TransactionRunner;
 import java.time.Duration;
 import java.util.concurrent.ThreadLocalRandom;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -35,7 +36,7 @@ final class OwnTransactions<C> {
     }
 
     /** Runs {@code body} in a transaction of its own, committed, retried whole on conflicts. */
-    <R, X extends Exception> R retried(IdempotencyKey key, TxWork<C, R, X> body) throws X {
+    <R, X extends Exception> R retried(@Nullable IdempotencyKey key, TxWork<C, R, X> body) throws X {
         return withRetries(key, () -> runner.inTransaction(body));
     }
 
@@ -54,7 +55,7 @@ final class OwnTransactions<C> {
     }
 
     /** Runs {@code step}, again after a pause while it fails with a conflict, up to the policy's attempts. */
-    <R, X extends Exception> R withRetries(IdempotencyKey key, Step<R, X> step) throws X {
+    <R, X extends Exception> R withRetries(@Nullable IdempotencyKey key, Step<R, X> step) throws X {
         for (int attempt = 1; ; attempt++) {
             try {
                 return step.run();

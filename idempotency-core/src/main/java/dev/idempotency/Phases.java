@@ -3,6 +3,7 @@ package dev.idempotency;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A leased operation in up to three phases, each with its own commit, for work that changes
@@ -44,20 +45,20 @@ public final class Phases<C, T, X extends Exception> {
     final PhaseFinish<C, Object, Object, T, X> finish;
 
     /** The result's codec; {@code null} only for {@link ManagedIdempotency#lease}, to choose a built-in one by the result's type. */
-    final ResultCodec<T> codec;
+    final @Nullable ResultCodec<T> codec;
 
     /** The name a {@link RecoveryWorker} knows this operation by; {@code null} if unnamed. */
-    final String operation;
+    final @Nullable String operation;
 
     private static final Pattern OPERATION_NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,63}");
 
     @SuppressWarnings("unchecked")
-    private Phases(Called<C, ?, ?, X> steps, PhaseFinish<C, ?, ?, T, X> finish, ResultCodec<T> codec) {
+    private Phases(Called<C, ?, ?, X> steps, PhaseFinish<C, ?, ?, T, X> finish, @Nullable ResultCodec<T> codec) {
         this((Called<C, Object, Object, X>) steps, (PhaseFinish<C, Object, Object, T, X>) finish, codec, null);
     }
 
-    private Phases(Called<C, Object, Object, X> steps, PhaseFinish<C, Object, Object, T, X> finish, ResultCodec<T> codec,
-                   String operation) {
+    private Phases(Called<C, Object, Object, X> steps, PhaseFinish<C, Object, Object, T, X> finish, @Nullable ResultCodec<T> codec,
+                   @Nullable String operation) {
         this.steps = steps;
         this.finish = finish;
         this.codec = codec;
@@ -163,12 +164,13 @@ public final class Phases<C, T, X extends Exception> {
      * @param <X> the checked exception the phases may throw
      */
     public static final class Called<C, P, V, X extends Exception> {
-        final TxWork<C, P, X> prepare;
-        final ResultCodec<P> prepareCodec;
+        final @Nullable TxWork<C, P, X> prepare;
+        final @Nullable ResultCodec<P> prepareCodec;
         final PhaseCall<P, V, X> call;
-        final PhaseFailure<C, P, X> onFinalFailure;
+        final @Nullable PhaseFailure<C, P, X> onFinalFailure;
 
-        private Called(TxWork<C, P, X> prepare, ResultCodec<P> prepareCodec, PhaseCall<P, V, X> call, PhaseFailure<C, P, X> onFinalFailure) {
+        private Called(@Nullable TxWork<C, P, X> prepare, @Nullable ResultCodec<P> prepareCodec, PhaseCall<P, V, X> call,
+                @Nullable PhaseFailure<C, P, X> onFinalFailure) {
             this.prepare = prepare;
             this.prepareCodec = prepareCodec;
             this.call = call;

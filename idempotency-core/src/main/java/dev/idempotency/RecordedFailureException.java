@@ -11,7 +11,7 @@ public class RecordedFailureException extends IdempotencyException {
     private static final long serialVersionUID = 1L;
 
     private final String errorType;
-    private final String errorMessage;
+    private final @Nullable String errorMessage;
 
     /**
      * @param key the key concerned

@@ -7,6 +7,7 @@ import dev.idempotency.spi.StoredRecord;
 import dev.idempotency.spi.TxSavepoint;
 import java.util.ArrayList;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -45,7 +46,7 @@ final class TransactionalProtocol<C> {
      * built-in one, and {@code aftermath} says what a result that cannot be recorded leaves
      * ({@link Kernel#CLAIM_RELEASED} or {@link Kernel#ROLLED_BACK}).
      */
-    <T, X extends Exception> Outcome<T> attempt(IdempotencyKey key, Fingerprint fingerprint, C tx, ResultCodec<T> codec,
+    <T, X extends Exception> Outcome<T> attempt(IdempotencyKey key, Fingerprint fingerprint, C tx, @Nullable ResultCodec<T> codec,
                                                 Work<T, X> work, String aftermath) throws X {
         store.checkTransaction(tx, key);
         Claim claim = store.claim(tx, kernel.claimRequest(key, fingerprint, kernel.now()));

@@ -6,8 +6,9 @@ import dev.idempotency.TxWork;
 /**
  * Transactions that the library begins and ends itself: what the managed modes of
  * {@link dev.idempotency.ManagedIdempotency} need from a database, and nothing more. The core opens
- * no connection; {@code idempotency-jdbc} implements this for a {@code DataSource} and for a Jdbi
- * instance, and the testkit's in-memory store for its own transactions.
+ * no connection; {@code idempotency-jdbc} implements this for a {@code DataSource},
+ * {@code idempotency-jdbi} for a Jdbi instance, and the testkit's in-memory store for its own
+ * transactions.
  *
  * <p>Implementations must be thread-safe: each call runs one transaction, on the calling thread.
  *

@@ -3,7 +3,7 @@ package dev.idempotency.examples;
 import dev.idempotency.Idempotency;
 import dev.idempotency.IdempotencyKey;
 import dev.idempotency.Outcome;
-import dev.idempotency.jdbc.jdbi.JdbiIdempotency;
+import dev.idempotency.jdbi.JdbiIdempotency;
 import java.sql.SQLException;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.Jdbi;

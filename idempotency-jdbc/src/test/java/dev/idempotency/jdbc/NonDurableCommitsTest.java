@@ -9,9 +9,7 @@ import dev.idempotency.IdempotencyKey;
 import dev.idempotency.IdempotencyListener;
 import dev.idempotency.Outcome;
 import dev.idempotency.jdbc.dialect.MariaDbDialect;
-import dev.idempotency.jdbc.jdbi.JdbiIdempotency;
 import dev.idempotency.jdbc.dialect.PostgresDialect;
-import dev.idempotency.spi.LeasingStore;
 import dev.idempotency.testsupport.TestDatabases;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -23,8 +21,6 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import javax.sql.DataSource;
 import org.h2.jdbcx.JdbcConnectionPool;
 import org.h2.tools.Server;
-import org.jdbi.v3.core.Handle;
-import org.jdbi.v3.core.Jdbi;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -136,41 +132,6 @@ class NonDurableCommitsTest {
             assertReportedOnceAndRun(ds, JdbcIdempotencyStore.builder().build(), "H2: H2 WRITE_DELAY=500:");
         } finally {
             server.stop();
-        }
-    }
-
-    /**
-     * The listener is given once, to the engine, which hands it to its store: through the Jdbi
-     * adapter too, though the database was asked first on the store itself (the table created at
-     * startup, as Boot does), and once for each engine on the store.
-     */
-    @Test
-    void theEngineTellsItsListenerGivenToItAloneOnce(@TempDir Path dir) throws Exception {
-        try (HikariDataSource ds = TestDatabases.pool("jdbc:h2:file:" + dir.resolve("db"), null, null, 4)) {
-            JdbcIdempotencyStore store = JdbcIdempotencyStore.builder().durabilityCheck(DurabilityCheck.WARN_ONLY).build();
-            store.createTableIfMissing(ds);
-            Jdbi jdbi = Jdbi.create(ds);
-            Idempotency<Handle> engine = JdbiIdempotency.builder(store).listener(listener).build();
-            assertThat(engine.store()).isInstanceOf(LeasingStore.class);
-            for (int i = 0; i < 3; i++) {
-                IdempotencyKey key = IdempotencyKey.of("durable", "jdbi-" + i);
-                assertThat(jdbi.inTransaction(h -> engine.execute(key, h, () -> "done")).isExecuted()).isTrue();
-            }
-            assertThat(warnings).singleElement().asString().startsWith("H2: H2 WRITE_DELAY=500:");
-
-            List<String> heardBySecond = new CopyOnWriteArrayList<>();
-            Idempotency<Connection> second = Idempotency.builder(store).listener(new IdempotencyListener() {
-                @Override
-                public void onNonDurableCommits(String database, String setting) {
-                    heardBySecond.add(database);
-                }
-            }).build();
-            for (int i = 0; i < 2; i++) {
-                IdempotencyKey key = IdempotencyKey.of("durable", "jdbc-" + i);
-                Tx.commit(ds, c -> second.execute(key, c, () -> "done"));
-            }
-            assertThat(heardBySecond).containsExactly("H2");
-            assertThat(warnings).hasSize(1);
         }
     }
 

@@ -342,7 +342,8 @@ public final class IdempotentConsumer<C, K, V> {
     private List<Outcome<String>> chunk(List<ConsumerRecord<K, V>> chunk, Map<String, Failures> failures) {
         while (true) { // each round ends in a commit or one more failure of one record: at most n x maxAttempts rounds
             try {
-                return engine.executeChunk(chunk, r -> IdempotentCall.of(keyOf(r), ResultCodec.string()), (tx, r) -> {
+                // a chunk holds only records that have a message id (the others were dead-lettered)
+                return engine.executeChunk(chunk, r -> IdempotentCall.of(Objects.requireNonNull(keyOf(r), "key"), ResultCodec.string()), (tx, r) -> {
                     run(tx, r, failures);
                     saveOffset(tx, r);
                     return position(r);
@@ -386,7 +387,7 @@ public final class IdempotentConsumer<C, K, V> {
                     : new PoisonMessageException(position, attempt, e);
             failures.put(position, new Failures(attempt, e, made));
             if (!retriedByCaller) { // else the caller dead-letters it, once the failure reached it
-                deadLetter(record, new RecordedFailureException(IdempotencyKey.of(group, ids.idOf(record)), made.getClass().getName(),
+                deadLetter(record, new RecordedFailureException(IdempotencyKey.of(group, Objects.requireNonNull(ids.idOf(record), "id")), made.getClass().getName(),
                         made.getMessage()));
             }
             throw made;

@@ -12,6 +12,7 @@ import java.util.Objects;
 import java.util.regex.Pattern;
 import javax.sql.DataSource;
 import org.apache.kafka.common.TopicPartition;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The consumer's offsets in a table of the same database as its records ({@link OffsetStore}), in
@@ -108,7 +109,7 @@ public final class JdbcOffsetStore implements OffsetStore<Connection> {
         return offsets;
     }
 
-    private Long read(Connection c, String group, TopicPartition partition) throws SQLException {
+    private @Nullable Long read(Connection c, String group, TopicPartition partition) throws SQLException {
         try (PreparedStatement q = c.prepareStatement("SELECT next_offset FROM " + table
                 + " WHERE group_id = ? AND topic = ? AND kafka_partition = ?")) {
             q.setString(1, group);

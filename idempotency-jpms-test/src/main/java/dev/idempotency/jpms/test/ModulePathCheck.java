@@ -1,22 +1,27 @@
 package dev.idempotency.jpms.test;
 
+import dev.idempotency.Idempotency;
 import dev.idempotency.IdempotencyKey;
 import dev.idempotency.Outcome;
 import dev.idempotency.http.HttpIdempotency;
 import dev.idempotency.jdbc.Idempotent;
 import dev.idempotency.jdbc.JdbcIdempotencyStore;
+import dev.idempotency.jdbi.JdbiIdempotency;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.lang.module.ModuleDescriptor;
 import java.sql.SQLException;
 import java.util.Set;
 import java.util.stream.Collectors;
+import org.jdbi.v3.core.Handle;
+import org.jdbi.v3.core.Jdbi;
 
 /**
  * Runs from the module path: checks that the library's classes live in the named modules
- * {@code dev.idempotency} and {@code dev.idempotency.jdbc}, explicit modules that export their API
- * and SPI packages and no {@code internal} one, then executes and replays one key on
- * H2 in memory. Exits with status 1 on any difference, so the build fails.
+ * {@code dev.idempotency}, {@code dev.idempotency.jdbc}, {@code dev.idempotency.jdbi} and
+ * {@code dev.idempotency.http}, explicit modules that export their API and SPI packages and no
+ * {@code internal} one, then executes and replays one key on H2 in memory, and replays it once more
+ * through the Jdbi adapter. Exits with status 1 on any difference, so the build fails.
  */
 public final class ModulePathCheck {
 
@@ -36,7 +41,9 @@ public final class ModulePathCheck {
         // Explicit modules that export their API and SPI, and nothing internal.
         expectExports(IdempotencyKey.class.getModule(), Set.of("dev.idempotency", "dev.idempotency.spi"));
         expectExports(Idempotent.class.getModule(),
-                Set.of("dev.idempotency.jdbc", "dev.idempotency.jdbc.dialect", "dev.idempotency.jdbc.jdbi"));
+                Set.of("dev.idempotency.jdbc", "dev.idempotency.jdbc.dialect"));
+        expectModule(JdbiIdempotency.class, "dev.idempotency.jdbi");
+        expectExports(JdbiIdempotency.class.getModule(), Set.of("dev.idempotency.jdbi"));
         expectModule(HttpIdempotency.class, "dev.idempotency.http");
         expectExports(HttpIdempotency.class.getModule(), Set.of("dev.idempotency.http"));
         // Read by its descriptor, no class loaded: the Jakarta APIs it compiles against are the container's, absent here.
@@ -62,7 +69,12 @@ public final class ModulePathCheck {
                 expect(false, "replayed a failure: " + failed.errorMessage());
             }
         }
-        System.out.println("module path: dev.idempotency, dev.idempotency.jdbc, dev.idempotency.http and dev.idempotency.jakarta resolved, internals not exported; execute and replay on H2 passed");
+        // The same key replays through the Jdbi adapter, whose handle is on the same database.
+        Jdbi jdbi = Jdbi.create("jdbc:h2:mem:jpms;DB_CLOSE_DELAY=-1");
+        Idempotency<Handle> handles = JdbiIdempotency.ofDefaults();
+        Outcome<String> throughJdbi = jdbi.inTransaction(handle -> handles.execute(key, handle, () -> "charged by Jdbi"));
+        expect(throughJdbi.status() == Outcome.Status.REPLAYED && "charged".equals(throughJdbi.value()), "through Jdbi: " + throughJdbi);
+        System.out.println("module path: dev.idempotency, dev.idempotency.jdbc, dev.idempotency.jdbi, dev.idempotency.http and dev.idempotency.jakarta resolved, internals not exported; execute and replay on H2, and through Jdbi, passed");
     }
 
     private static void expectModule(Class<?> type, String name) {

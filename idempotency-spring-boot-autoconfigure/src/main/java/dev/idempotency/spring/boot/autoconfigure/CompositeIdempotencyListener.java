@@ -8,6 +8,7 @@ import dev.idempotency.StoreUnavailableException;
 import java.time.Duration;
 import java.util.List;
 import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -36,12 +37,12 @@ final class CompositeIdempotencyListener implements IdempotencyListener {
     }
 
     @Override
-    public void onError(IdempotencyKey key, Throwable failure, Duration elapsed) {
+    public void onError(@Nullable IdempotencyKey key, Throwable failure, Duration elapsed) {
         tell(l -> l.onError(key, failure, elapsed));
     }
 
     @Override
-    public void onRetry(IdempotencyKey key, int attempt, Throwable failure, Duration backoff) {
+    public void onRetry(@Nullable IdempotencyKey key, int attempt, Throwable failure, Duration backoff) {
         tell(l -> l.onRetry(key, attempt, failure, backoff));
     }
 
@@ -56,7 +57,7 @@ final class CompositeIdempotencyListener implements IdempotencyListener {
     }
 
     @Override
-    public void onRecovery(IdempotencyKey key, String operation, RecoveryAction action, Throwable failure) {
+    public void onRecovery(IdempotencyKey key, String operation, RecoveryAction action, @Nullable Throwable failure) {
         tell(l -> l.onRecovery(key, operation, action, failure));
     }
 

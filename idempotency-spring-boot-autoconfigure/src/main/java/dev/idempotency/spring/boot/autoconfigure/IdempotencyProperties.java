@@ -5,6 +5,7 @@ import dev.idempotency.RecoveryWorker;
 import dev.idempotency.StoreUnavailablePolicy;
 import dev.idempotency.jdbc.JdbcIdempotencyStore;
 import java.time.Duration;
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.util.unit.DataSize;
 
@@ -43,7 +44,7 @@ public class IdempotencyProperties {
     private static final DataSize MAX_RESULT_SIZE = DataSize.ofMegabytes(16);
 
     /** The store of the records: jdbc (the application's DataSource), redis or dynamodb (lease mode only); unset, chosen by the beans present. */
-    private String store;
+    private @Nullable String store;
 
     /** The table of the records: a plain identifier, or schema.table; on the DynamoDB store, the table's name. */
     private String table = "idempotency_record";
@@ -84,7 +85,7 @@ public class IdempotencyProperties {
      *
      * @return {@code jdbc}, {@code redis}, {@code dynamodb}, or {@code null} when unset
      */
-    public String getStore() {
+    public @Nullable String getStore() {
         return store;
     }
 
@@ -305,7 +306,7 @@ public class IdempotencyProperties {
     public static class Redis {
 
         /** The server, redis://host:port, when the application defines no Lettuce RedisClient bean. */
-        private String uri;
+        private @Nullable String uri;
 
         /** What every Redis key of the store starts with, before a colon. */
         private String keyPrefix = "idempotency";
@@ -321,7 +322,7 @@ public class IdempotencyProperties {
         }
 
         /** @return the server's URI, or {@code null} */
-        public String getUri() {
+        public @Nullable String getUri() {
             return uri;
         }
 
@@ -369,10 +370,10 @@ public class IdempotencyProperties {
     public static class DynamoDb {
 
         /** The region of the client built when the application defines no DynamoDbClient bean; unset, the SDK's own lookup. */
-        private String region;
+        private @Nullable String region;
 
         /** A server other than AWS's (http://host:port), for the client built when the application defines no DynamoDbClient bean. */
-        private String endpoint;
+        private @Nullable String endpoint;
 
         /** The names of the table's key and attributes: library (the store's own), or powertools (AWS Lambda Powertools' table). */
         private String layout = "library";
@@ -388,7 +389,7 @@ public class IdempotencyProperties {
         }
 
         /** @return the region, or {@code null} for the SDK's lookup */
-        public String getRegion() {
+        public @Nullable String getRegion() {
             return region;
         }
 
@@ -398,7 +399,7 @@ public class IdempotencyProperties {
         }
 
         /** @return the endpoint, or {@code null} for AWS's */
-        public String getEndpoint() {
+        public @Nullable String getEndpoint() {
             return endpoint;
         }
 

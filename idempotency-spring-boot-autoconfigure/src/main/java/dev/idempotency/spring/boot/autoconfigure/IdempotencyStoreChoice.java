@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
+import java.util.Objects;
 import java.util.stream.Collectors;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
@@ -167,7 +168,7 @@ final class IdempotencyStoreChoice {
             }
             return;
         }
-        String written = environment.getProperty(PROPERTY);
+        String written = Objects.requireNonNull(environment.getProperty(PROPERTY), PROPERTY); // set, since chosen is not null
         if (JDBC.equals(chosen)) {
             if (beans.getBeanNamesForType(DataSource.class, true, false).length == 0) {
                 throw refused(written, "the JDBC store needs the application's DataSource, and there is no DataSource bean:"

@@ -12,6 +12,7 @@ import io.micrometer.core.instrument.Timer;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Publishes what the engine reports to a Micrometer {@link MeterRegistry}:
@@ -77,13 +78,13 @@ public final class MicrometerIdempotencyListener implements IdempotencyListener 
     }
 
     @Override
-    public void onError(IdempotencyKey key, Throwable failure, Duration elapsed) {
+    public void onError(@Nullable IdempotencyKey key, Throwable failure, Duration elapsed) {
         timer(key, "error").record(elapsed);
         counter(ERRORS, "Exceptions of idempotent executions that reached the caller, by type", key, failure).increment();
     }
 
     @Override
-    public void onRetry(IdempotencyKey key, int attempt, Throwable failure, Duration backoff) {
+    public void onRetry(@Nullable IdempotencyKey key, int attempt, Throwable failure, Duration backoff) {
         counter(RETRIES, "Transactions run again after a conflict the database resolved by aborting them", key, failure)
                 .increment();
     }
@@ -95,7 +96,7 @@ public final class MicrometerIdempotencyListener implements IdempotencyListener 
     }
 
     @Override
-    public void onRecovery(IdempotencyKey key, String operation, RecoveryAction action, Throwable failure) {
+    public void onRecovery(IdempotencyKey key, String operation, RecoveryAction action, @Nullable Throwable failure) {
         Counter.builder(RECOVERIES).description("What the recovery worker did with operations their client abandoned")
                 .tags(tags(key).and("action", action.name().toLowerCase(Locale.ROOT)).and("operation", operation))
                 .register(registry).increment();
@@ -113,20 +114,21 @@ public final class MicrometerIdempotencyListener implements IdempotencyListener 
                 .register(registry).increment(count);
     }
 
-    private Timer timer(IdempotencyKey key, String outcome) {
+    private Timer timer(@Nullable IdempotencyKey key, String outcome) {
         return Timer.builder(EXECUTIONS)
                 .description("Idempotent executions, from the start of execute to the outcome, by outcome")
                 .tags(tags(key).and("outcome", outcome))
                 .register(registry);
     }
 
-    private Counter counter(String name, String description, IdempotencyKey key, Throwable failure) {
+    private Counter counter(String name, String description, @Nullable IdempotencyKey key, Throwable failure) {
         return Counter.builder(name).description(description).tags(tags(key).and("error", errorType(failure)))
                 .register(registry);
     }
 
-    private Tags tags(IdempotencyKey key) {
-        return scopeTag ? Tags.of("scope", key.scope()) : Tags.empty();
+    /** A chunk's error or retry may have no key (an empty chunk, or a first item whose key cannot be had): scope "unknown". */
+    private Tags tags(@Nullable IdempotencyKey key) {
+        return scopeTag ? Tags.of("scope", key == null ? "unknown" : key.scope()) : Tags.empty();
     }
 
     private static String errorType(Throwable failure) {

@@ -1,4 +1,4 @@
-package dev.idempotency.jdbc.jdbi;
+package dev.idempotency.jdbi;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

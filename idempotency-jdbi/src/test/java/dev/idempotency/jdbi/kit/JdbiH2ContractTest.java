@@ -1,4 +1,4 @@
-package dev.idempotency.jdbc.kit;
+package dev.idempotency.jdbi.kit;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.idempotency.testsupport.TestDatabases;

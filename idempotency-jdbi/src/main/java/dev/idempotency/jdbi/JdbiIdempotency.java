@@ -1,4 +1,4 @@
-package dev.idempotency.jdbc.jdbi;
+package dev.idempotency.jdbi;
 
 import dev.idempotency.Idempotency;
 import dev.idempotency.jdbc.JdbcIdempotencyStore;

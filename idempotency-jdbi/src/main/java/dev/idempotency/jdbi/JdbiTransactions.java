@@ -1,4 +1,4 @@
-package dev.idempotency.jdbc.jdbi;
+package dev.idempotency.jdbi;
 
 import dev.idempotency.TxWork;
 import dev.idempotency.jdbc.RetryableFailures;

@@ -1,11 +1,10 @@
-package dev.idempotency.jdbc.jdbi;
+package dev.idempotency.jdbi.kit;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.idempotency.testsupport.TestDatabases;
 
-/** The Jdbi adapter on the PostgreSQL server of the environment ({@code IDEMPOTENCY_PG_URL}). */
-class PostgresJdbiTest extends AbstractJdbiTest {
-
+/** The store contract through the Jdbi adapter on the PostgreSQL server of the environment. */
+class JdbiPostgresContractTest extends JdbiStoreContract {
     @Override
     HikariDataSource createPool() {
         return TestDatabases.postgres();

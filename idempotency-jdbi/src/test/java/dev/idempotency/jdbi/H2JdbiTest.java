@@ -1,4 +1,4 @@
-package dev.idempotency.jdbc.jdbi;
+package dev.idempotency.jdbi;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.idempotency.testsupport.TestDatabases;

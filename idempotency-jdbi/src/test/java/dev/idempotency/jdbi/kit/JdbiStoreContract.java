@@ -1,8 +1,8 @@
-package dev.idempotency.jdbc.kit;
+package dev.idempotency.jdbi.kit;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.idempotency.jdbc.JdbcIdempotencyStore;
-import dev.idempotency.jdbc.jdbi.JdbiIdempotencyStore;
+import dev.idempotency.jdbi.JdbiIdempotencyStore;
 import dev.idempotency.spi.IdempotencyStore;
 import dev.idempotency.testkit.IdempotencyStoreContract;
 import java.time.InstantSource;

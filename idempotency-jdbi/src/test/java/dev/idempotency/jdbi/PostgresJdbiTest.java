@@ -1,10 +1,11 @@
-package dev.idempotency.jdbc.kit;
+package dev.idempotency.jdbi;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.idempotency.testsupport.TestDatabases;
 
-/** The store contract through the Jdbi adapter on the PostgreSQL server of the environment. */
-class JdbiPostgresContractTest extends JdbiStoreContract {
+/** The Jdbi adapter on the PostgreSQL server of the environment ({@code IDEMPOTENCY_PG_URL}). */
+class PostgresJdbiTest extends AbstractJdbiTest {
+
     @Override
     HikariDataSource createPool() {
         return TestDatabases.postgres();

@@ -1,4 +1,4 @@
-package dev.idempotency.jdbc.jdbi;
+package dev.idempotency.jdbi;
 
 import dev.idempotency.IdempotencyKey;
 import dev.idempotency.IdempotencyStoreException;
