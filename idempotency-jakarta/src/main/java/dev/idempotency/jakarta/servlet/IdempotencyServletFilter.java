@@ -16,7 +16,6 @@ import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.util.Objects;
-import java.util.Set;
 
 /**
  * The {@code Idempotency-Key} header on any Jakarta Servlet 6 container, without Spring: a
@@ -75,7 +74,6 @@ public final class IdempotencyServletFilter implements Filter {
     /** The largest request body read by default, in bytes: 1 MiB. */
     public static final int DEFAULT_MAX_REQUEST_BYTES = 1 << 20;
 
-    private static final Set<String> SAFE_METHODS = Set.of("GET", "HEAD", "OPTIONS", "TRACE");
 
     private final HttpIdempotency<?> layer;
     private final ServletScope scope;
@@ -124,21 +122,16 @@ public final class IdempotencyServletFilter implements Filter {
         }
         HttpServletRequest request = (HttpServletRequest) req;
         HttpServletResponse response = (HttpServletResponse) res;
-        if (SAFE_METHODS.contains(request.getMethod())) { // changes nothing: the key means nothing, nothing is recorded
+        if (ServletExchanges.isSafe(request)) { // changes nothing: the key means nothing, nothing is recorded
             chain.doFilter(request, response);
             return;
         }
-        String client = scope.scopeOf(request);
-        if (client == null) {
-            ServletExchanges.write(response, ServletExchanges.unauthenticated());
+        ServletExchanges.Admitted admitted = ServletExchanges.admit(request, response, scope, maxRequestBytes);
+        if (admitted == null) {
             return;
         }
-        byte[] body = ServletExchanges.readBody(request, maxRequestBytes);
-        if (body == null) {
-            response.setHeader("Connection", "close");
-            ServletExchanges.write(response, ServletExchanges.requestTooLarge(request, maxRequestBytes));
-            return;
-        }
+        String client = admitted.scope();
+        byte[] body = admitted.body();
         CapturedResponse capture = new CapturedResponse(response);
         CachedBodyRequest replayable = new CachedBodyRequest(request, body);
         Request layerRequest = Request.of(request.getMethod(), ServletExchanges.target(request), ServletExchanges.headers(request), body);

@@ -15,7 +15,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -82,7 +81,6 @@ public class IdempotencyFilter extends OncePerRequestFilter implements Ordered {
     /** The largest request body read by default, in bytes: 1 MiB. */
     public static final int DEFAULT_MAX_REQUEST_BYTES = 1 << 20;
 
-    private static final Set<String> SAFE_METHODS = Set.of("GET", "HEAD", "OPTIONS", "TRACE");
 
     private static final Logger log = LoggerFactory.getLogger(IdempotencyFilter.class);
 
@@ -146,20 +144,16 @@ public class IdempotencyFilter extends OncePerRequestFilter implements Ordered {
     @Override
     protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
             throws ServletException, IOException {
-        if (SAFE_METHODS.contains(request.getMethod())) { // changes nothing: the key means nothing, nothing is recorded
+        if (ServletExchanges.isSafe(request)) { // changes nothing: the key means nothing, nothing is recorded
             chain.doFilter(request, response);
             return;
         }
-        String client = scope.scopeOf(request);
-        if (client == null) {
-            ServletExchanges.write(response, ServletExchanges.unauthenticated());
+        ServletExchanges.Admitted admitted = ServletExchanges.admit(request, response, scope, maxRequestBytes);
+        if (admitted == null) {
             return;
         }
-        byte[] body = ServletExchanges.readBody(request, maxRequestBytes);
-        if (body == null) {
-            ServletExchanges.write(response, ServletExchanges.requestTooLarge(request, maxRequestBytes));
-            return;
-        }
+        String client = admitted.scope();
+        byte[] body = admitted.body();
         ContentCachingResponseWrapper capture = new ContentCachingResponseWrapper(response);
         ServletException[] wrapper = new ServletException[1]; // Spring MVC's wrapper of the handler's exception, if it made one
         HttpAnswer answer;

@@ -1,9 +1,9 @@
 package dev.idempotency.spring.webmvc;
 
 import dev.idempotency.http.HttpIdempotency;
+import dev.idempotency.jakarta.servlet.ServletScope;
 import jakarta.servlet.http.HttpServletRequest;
 import java.security.Principal;
-import org.jspecify.annotations.Nullable;
 
 /**
  * The scope of a request's key: the authenticated client (or its tenant), so that one client's key
@@ -17,14 +17,7 @@ import org.jspecify.annotations.Nullable;
  * <p>Implementations must be thread-safe: one serves every request.
  */
 @FunctionalInterface
-public interface IdempotencyScope {
-
-    /**
-     * @param request the request, after authentication
-     * @return the scope, or {@code null} if the request has no authenticated client: it is answered
-     *     401 and its handler does not run
-     */
-    @Nullable String scopeOf(HttpServletRequest request);
+public interface IdempotencyScope extends ServletScope {
 
     /**
      * @return the scope of the request's authenticated principal's name

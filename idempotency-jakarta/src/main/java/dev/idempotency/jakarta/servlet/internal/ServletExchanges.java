@@ -3,6 +3,7 @@ package dev.idempotency.jakarta.servlet.internal;
 import dev.idempotency.http.HttpIdempotency;
 import dev.idempotency.http.Response;
 import dev.idempotency.http.internal.Problems;
+import dev.idempotency.jakarta.servlet.ServletScope;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
@@ -11,6 +12,7 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -20,11 +22,56 @@ import org.jspecify.annotations.Nullable;
  */
 public final class ServletExchanges {
 
+    /** The methods that change nothing: their requests pass through, the key means nothing for them. */
+    private static final Set<String> SAFE_METHODS = Set.of("GET", "HEAD", "OPTIONS", "TRACE");
+
     private ServletExchanges() {
     }
 
+    /**
+     * A request the filter takes to the HTTP layer: its scope and its whole body.
+     *
+     * @param scope the scope of the request's key
+     * @param body the request's body, within the limit
+     */
+    public record Admitted(String scope, byte[] body) {
+    }
+
+    /** @param request the request @return whether its method changes nothing, so that it passes through */
+    public static boolean isSafe(HttpServletRequest request) {
+        return SAFE_METHODS.contains(request.getMethod());
+    }
+
+    /**
+     * What every filter does before the HTTP layer sees an unsafe request: it answers 401 to a
+     * request without an authenticated client, and 413 to a body over the limit (closing the
+     * connection: the rest of the body is not read).
+     *
+     * @param request the request, not safe
+     * @param response where a refusal is written
+     * @param scope the scope of the request's key
+     * @param maxRequestBytes the largest body read
+     * @return the scope and body, or {@code null} if the request has been answered here
+     * @throws IOException if reading or writing fails
+     */
+    public static @Nullable Admitted admit(HttpServletRequest request, HttpServletResponse response, ServletScope scope,
+            int maxRequestBytes) throws IOException {
+        String client = scope.scopeOf(request);
+        if (client == null) {
+            write(response, unauthenticated());
+            return null;
+        }
+        byte[] body = readBody(request, maxRequestBytes);
+        if (body == null) {
+            response.setHeader("Connection", "close");
+            write(response, requestTooLarge(request, maxRequestBytes));
+            return null;
+        }
+        return new Admitted(client, body);
+    }
+
     /** @return the 401 answer, problem {@code unauthenticated}, to a request without an authenticated client */
-    public static Response unauthenticated() {
+    private static Response unauthenticated() {
         return Problems.of(401, HttpIdempotency.PROBLEM_TYPES + "unauthenticated", "Unauthenticated",
                 "This endpoint takes idempotency keys per authenticated client; the request has none.", null);
     }
@@ -34,7 +81,7 @@ public final class ServletExchanges {
      * @param maxRequestBytes the limit its body is over
      * @return the 413 answer, problem {@code request-too-large}
      */
-    public static Response requestTooLarge(HttpServletRequest request, int maxRequestBytes) {
+    private static Response requestTooLarge(HttpServletRequest request, int maxRequestBytes) {
         return Problems.of(413, HttpIdempotency.PROBLEM_TYPES + "request-too-large", "Request too large",
                 "The request body is larger than " + maxRequestBytes + " bytes.", request.getHeader(HttpIdempotency.DEFAULT_KEY_HEADER));
     }
@@ -45,7 +92,7 @@ public final class ServletExchanges {
      * @return the body, or {@code null} if it is over the limit
      * @throws IOException if reading fails
      */
-    public static byte @Nullable [] readBody(HttpServletRequest request, int maxRequestBytes) throws IOException {
+    private static byte @Nullable [] readBody(HttpServletRequest request, int maxRequestBytes) throws IOException {
         if (request.getContentLengthLong() > maxRequestBytes) {
             return null;
         }

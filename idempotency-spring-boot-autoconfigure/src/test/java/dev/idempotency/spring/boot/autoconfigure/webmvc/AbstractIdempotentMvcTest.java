@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.idempotency.http.HttpIdempotency;
 import dev.idempotency.spring.boot.autoconfigure.MicrometerIdempotencyListener;
+import dev.idempotency.spring.webmvc.IdempotencyFilter;
 import dev.idempotency.spring.webmvc.IdempotentEndpoint;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -100,6 +101,15 @@ abstract class AbstractIdempotentMvcTest {
                 .header("Content-Type", "application/x-www-form-urlencoded")
                 .POST(HttpRequest.BodyPublishers.ofString("customer=" + customer + "&cents=100")).build());
         assertProblem(response, 400, "key-missing");
+        assertThat(payments(customer)).isZero();
+    }
+
+    @Test
+    void aBodyOverTheLimitIs413RequestTooLargeAndRunsNothing() throws Exception {
+        String customer = unique("frank");
+        String padding = "x".repeat(IdempotencyFilter.DEFAULT_MAX_REQUEST_BYTES);
+        HttpResponse<byte[]> response = send(pay("shop-a", UUID.randomUUID().toString(), customer, "100&note=" + padding));
+        assertProblem(response, 413, "request-too-large");
         assertThat(payments(customer)).isZero();
     }
 
