@@ -21,7 +21,6 @@ import dev.idempotency.TransactionRequiredException;
 import dev.idempotency.testkit.TestClock;
 import java.io.IOException;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -115,13 +114,7 @@ public abstract class AbstractJdbcStoreTest {
 
     /** The business change: one row in {@code effect}, and a receipt naming the execution. */
     protected String work(Connection c, IdempotencyKey key) throws SQLException {
-        int n = executions.incrementAndGet();
-        try (PreparedStatement s = c.prepareStatement("INSERT INTO effect (k, note) VALUES (?, ?)")) {
-            s.setString(1, key.toString());
-            s.setString(2, "execution " + n);
-            s.executeUpdate();
-        }
-        return "receipt-" + n;
+        return DuplicateClients.insertEffect(executions, c, key);
     }
 
     protected int effects() throws SQLException {

@@ -9,6 +9,7 @@ import dev.idempotency.KeyPolicy;
 import dev.idempotency.Outcome;
 import dev.idempotency.testkit.TestClock;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -139,5 +140,19 @@ final class DuplicateClients {
         clock.advance(Duration.ofMillis(1));
         assertThat(Tx.commit(ds, c -> hourly.execute(key, c, () -> work.run(c, key))).status()).isEqualTo(Outcome.Status.EXECUTED);
         assertThat(executions).hasValue(2);
+    }
+
+    /**
+     * The business change the suites count: one row in {@code effect}, and a receipt naming the
+     * execution.
+     */
+    static String insertEffect(AtomicInteger executions, Connection c, IdempotencyKey key) throws SQLException {
+        int n = executions.incrementAndGet();
+        try (PreparedStatement s = c.prepareStatement("INSERT INTO effect (k, note) VALUES (?, ?)")) {
+            s.setString(1, key.toString());
+            s.setString(2, "execution " + n);
+            s.executeUpdate();
+        }
+        return "receipt-" + n;
     }
 }

@@ -106,13 +106,7 @@ class HsqldbTest {
         }
 
         private String work(Connection c, IdempotencyKey key) throws SQLException {
-            int n = executions.incrementAndGet();
-            try (PreparedStatement s = c.prepareStatement("INSERT INTO effect (k, note) VALUES (?, ?)")) {
-                s.setString(1, key.toString());
-                s.setString(2, "execution " + n);
-                s.executeUpdate();
-            }
-            return "receipt-" + n;
+            return DuplicateClients.insertEffect(executions, c, key);
         }
 
         @ParameterizedTest

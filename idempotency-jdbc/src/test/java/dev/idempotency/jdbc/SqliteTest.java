@@ -22,7 +22,6 @@ import dev.idempotency.testsupport.TestDatabases;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -144,13 +143,7 @@ class SqliteTest {
         }
 
         private String work(Connection c, IdempotencyKey key) throws SQLException {
-            int n = executions.incrementAndGet();
-            try (PreparedStatement s = c.prepareStatement("INSERT INTO effect (k, note) VALUES (?, ?)")) {
-                s.setString(1, key.toString());
-                s.setString(2, "execution " + n);
-                s.executeUpdate();
-            }
-            return "receipt-" + n;
+            return DuplicateClients.insertEffect(executions, c, key);
         }
 
         @ParameterizedTest
