@@ -12,8 +12,8 @@ import java.util.Objects;
 
 /**
  * One database the JDBC suites run on, with every fact about it that a suite asks, stated once: how
- * to open a pool on it, whether it is a server of the environment (absent: the test is skipped, or
- * fails under CI, when its pool is first opened; see {@link DatabaseServer}), the dialect the store
+ * to open a pool on it (a server of the environment that is absent skips the test, or fails it
+ * under CI, when its pool is first opened; see {@link DatabaseServer}), the dialect the store
  * is built with, the isolation levels it offers, how its lock waits end, and what a claim costs in
  * statements. A new database costs one constant here and one test class in {@code idempotency-jdbc}
  * whose nested classes run the shared suites on it.
@@ -21,7 +21,6 @@ import java.util.Objects;
  * <p>Immutable and thread-safe; each {@link #pool} call opens a new pool, which its caller closes.
  *
  * @param name for messages and test names: HSQLDB, PostgreSQL, ...
- * @param server whether it is a server of the environment, which may be absent
  * @param opener opens a pool on it
  * @param dialectClass the class name of the {@code SqlDialect} the store is built with, or
  *     {@code null} for the one detected from the connection (a name, since this module depends on
@@ -37,7 +36,7 @@ import java.util.Objects;
  * @param statements what a claim costs, as the dialect's Javadoc states, or {@code null} if no suite
  *     counts it on this database
  */
-public record TestDatabase(String name, boolean server, Opener opener, String dialectClass, List<Integer> isolationLevels,
+public record TestDatabase(String name, Opener opener, String dialectClass, List<Integer> isolationLevels,
                            boolean rowLocks, boolean transactionUsableAfterLockTimeout, boolean lockWaitsEndToTheMillisecond,
                            Statements statements) {
 
@@ -82,7 +81,7 @@ public record TestDatabase(String name, boolean server, Opener opener, String di
      * In-memory HSQLDB in MVCC mode, as {@code SA}: claims with SELECT, MERGE and the completing
      * UPDATE, a chunk key by key; a replay, one SELECT.
      */
-    public static final TestDatabase HSQLDB = new TestDatabase("HSQLDB", false, (name, size) -> TestDatabases.hsqldb(name, size),
+    public static final TestDatabase HSQLDB = new TestDatabase("HSQLDB", (name, size) -> TestDatabases.hsqldb(name, size),
             null, EVERY_LEVEL, true, true, false, Statements.keyByKey(3, 1));
 
     /**
@@ -90,7 +89,7 @@ public record TestDatabase(String name, boolean server, Opener opener, String di
      * (SELECT, INSERT, the completing UPDATE), a chunk key by key; a replay, one SELECT. The claim's
      * lock wait is the session's lock timeout, set in milliseconds for the claim's statement.
      */
-    public static final TestDatabase H2 = new TestDatabase("H2", false, TestDatabases::h2, null, EVERY_LEVEL, true, true, true,
+    public static final TestDatabase H2 = new TestDatabase("H2", TestDatabases::h2, null, EVERY_LEVEL, true, true, true,
             Statements.keyByKey(3, 1));
 
     /**
@@ -99,7 +98,7 @@ public record TestDatabase(String name, boolean server, Opener opener, String di
      * writer at a time; the upsert claim and the completing UPDATE, a chunk key by key; a replay, the
      * upsert that changes no row and a SELECT.
      */
-    public static final TestDatabase SQLITE = new TestDatabase("SQLite", false, TestDatabase::sqlite, null, List.of(), false, true,
+    public static final TestDatabase SQLITE = new TestDatabase("SQLite", TestDatabase::sqlite, null, List.of(), false, true,
             false, Statements.keyByKey(2, 2));
 
     /**
@@ -108,7 +107,7 @@ public record TestDatabase(String name, boolean server, Opener opener, String di
      * claim-or-find statement; a replayed chunk, the INSERT that claims nothing and a SELECT. A lock
      * wait that runs out (57014) aborts the transaction.
      */
-    public static final TestDatabase POSTGRES = new TestDatabase("PostgreSQL", true, (name, size) -> TestDatabases.postgres(size),
+    public static final TestDatabase POSTGRES = new TestDatabase("PostgreSQL", (name, size) -> TestDatabases.postgres(size),
             null, EVERY_LEVEL, true, false, true, new Statements(2, 1, 2, 2));
 
     /**
@@ -116,7 +115,7 @@ public record TestDatabase(String name, boolean server, Opener opener, String di
      * ({@code PartitionedPostgresDialect}), which claims at READ COMMITTED only. Its costs are not
      * counted by a suite yet.
      */
-    public static final TestDatabase PARTITIONED_POSTGRES = new TestDatabase("partitioned PostgreSQL", true,
+    public static final TestDatabase PARTITIONED_POSTGRES = new TestDatabase("partitioned PostgreSQL",
             (name, size) -> TestDatabases.postgres(size), "dev.idempotency.jdbc.dialect.PartitionedPostgresDialect",
             List.of(Connection.TRANSACTION_READ_COMMITTED), true, false, true, null);
 
@@ -125,7 +124,7 @@ public record TestDatabase(String name, boolean server, Opener opener, String di
      * completing UPDATE; a chunk in one SELECT, one multi-row INSERT and one batch of UPDATEs; a
      * replay, one SELECT. {@code max_statement_time} (1969) rolls back the waiting statement only.
      */
-    public static final TestDatabase MARIADB = new TestDatabase("MariaDB", true, (name, size) -> TestDatabases.mariadb(size), null,
+    public static final TestDatabase MARIADB = new TestDatabase("MariaDB", (name, size) -> TestDatabases.mariadb(size), null,
             EVERY_LEVEL, true, true, false, new Statements(3, 1, 3, 1));
 
     /** @throws NullPointerException if {@code name}, {@code opener} or {@code isolationLevels} is null */
