@@ -66,8 +66,9 @@ public final class ChargeCrashChild {
         try (HikariDataSource dataSource = new HikariDataSource(config)) {
             ChargeService service = new ChargeService(dataSource, new PaymentProviderClient(URI.create(args[3]), Duration.ofSeconds(5)), lease);
             if (args[6].equals("worker")) {
-                // Kills of workers mid-attempt count attempts too: let them never give a charge up here.
-                RecoveryWorker<Connection> worker = service.recoveryWorker(Duration.ofMillis(50), 10_000);
+                // Kills of workers mid-attempt count attempts too: let them never give a charge up here
+                // (the most a worker allows, far more than the kills one charge can meet).
+                RecoveryWorker<Connection> worker = service.recoveryWorker(Duration.ofMillis(50), 100);
                 worker.start();
                 say("ready");
                 Thread.sleep(Long.MAX_VALUE);
