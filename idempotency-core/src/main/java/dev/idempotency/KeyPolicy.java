@@ -14,7 +14,9 @@ import org.jspecify.annotations.Nullable;
  * <p>By default a key id is 1 to {@value #DEFAULT_MAX_ID_LENGTH} characters of printable ASCII
  * ({@code '!'} to {@code '~'}: no spaces, no control characters), and a scope 1 to
  * {@value #DEFAULT_MAX_SCOPE_LENGTH} characters of the same set. Ids are compared exactly: case
- * matters, and no character is trimmed.
+ * matters, and no character is trimmed. {@link Builder#idFormat(IdFormat)} narrows the ids accepted
+ * to {@link IdFormat#UUID UUIDs}, for a public API whose clients should each mint a random key per
+ * operation and never send a counter, a timestamp or a hash of the request.
  */
 public final class KeyPolicy {
 
@@ -33,7 +35,28 @@ public final class KeyPolicy {
 
     private static final KeyPolicy DEFAULTS = builder().build();
 
+    /**
+     * What a key id must look like, beyond the length and characters every id keeps to.
+     */
+    public enum IdFormat {
+        /** Any id of printable ASCII without spaces, within the length limit: the default. */
+        ANY,
+        /**
+         * A UUID of version 4 (random) or 7 (time-ordered, random below the millisecond), in the
+         * canonical text form of RFC 9562: 36 characters, {@code 8-4-4-4-12} hexadecimal digits,
+         * either case, with the RFC's variant. Other versions are refused: 1 and 6 are built from
+         * a clock and a node, 3 and 5 are hashes of a name (of a request, say, which the same
+         * client would send again for a new operation), 8 is whatever its maker chose, and the nil
+         * and max UUIDs are no one's key. Version 7 is accepted for clients that mint
+         * database-friendly keys; its 74 random bits keep two clients' keys of one millisecond
+         * apart as surely as version 4's 122. The id is compared as sent (an upper-case and a
+         * lower-case form are two keys): a client sends the same string on every retry.
+         */
+        UUID
+    }
+
     private final int maxIdLength;
+    private final IdFormat idFormat;
     private final int maxScopeLength;
     private final Duration retention;
     private final Duration lockTimeout;
@@ -43,6 +66,7 @@ public final class KeyPolicy {
 
     private KeyPolicy(Builder b) {
         this.maxIdLength = b.maxIdLength;
+        this.idFormat = b.idFormat;
         this.maxScopeLength = b.maxScopeLength;
         this.retention = b.retention;
         this.lockTimeout = b.lockTimeout;
@@ -65,6 +89,7 @@ public final class KeyPolicy {
     public Builder toBuilder() {
         Builder b = new Builder();
         b.maxIdLength = maxIdLength;
+        b.idFormat = idFormat;
         b.maxScopeLength = maxScopeLength;
         b.retention = retention;
         b.lockTimeout = lockTimeout;
@@ -87,7 +112,47 @@ public final class KeyPolicy {
         }
         check(key, "scope", key.scope(), maxScopeLength);
         check(key, "key id", key.id(), maxIdLength);
+        if (idFormat == IdFormat.UUID) {
+            checkUuid(key);
+        }
         return key;
+    }
+
+    /**
+     * Checks a scope alone against this policy, for a server that checks the scope it maps a
+     * client to before it reads the client's key.
+     *
+     * @param scope the scope
+     * @return the same scope
+     * @throws InvalidKeyException naming the rule broken
+     */
+    public String validateScope(String scope) {
+        Objects.requireNonNull(scope, "scope");
+        check(IdempotencyKey.of(scope, "-"), "scope", scope, maxScopeLength);
+        return scope;
+    }
+
+    private static void checkUuid(IdempotencyKey key) {
+        String id = key.id();
+        boolean canonical = id.length() == 36;
+        for (int i = 0; canonical && i < 36; i++) {
+            char c = id.charAt(i);
+            canonical = (i == 8 || i == 13 || i == 18 || i == 23) ? c == '-' : Character.digit(c, 16) >= 0;
+        }
+        if (!canonical) {
+            throw new InvalidKeyException(key.scope(), id, "the key id must be a UUID (version 4 or 7) in its canonical form,"
+                    + " 8-4-4-4-12 hexadecimal digits such as 3f2b6c1e-9a4d-4e7f-8b21-5c0d9e8a7f61; it is not one");
+        }
+        int version = Character.digit(id.charAt(14), 16);
+        int variant = Character.digit(id.charAt(19), 16);
+        if (variant < 8 || variant > 0xb) {
+            throw new InvalidKeyException(key.scope(), id, "the key id must be a UUID of RFC 9562's variant (the digit after"
+                    + " the third hyphen 8, 9, a or b); it has " + id.charAt(19));
+        }
+        if (version != 4 && version != 7) {
+            throw new InvalidKeyException(key.scope(), id, "the key id must be a UUID of version 4 (random) or 7"
+                    + " (time-ordered random); it is of version " + version);
+        }
     }
 
     private static void check(IdempotencyKey key, String what, String value, int max) {
@@ -135,6 +200,11 @@ public final class KeyPolicy {
         return maxIdLength;
     }
 
+    /** @return what a key id must look like */
+    public IdFormat idFormat() {
+        return idFormat;
+    }
+
     /** @return the largest scope length, in characters */
     public int maxScopeLength() {
         return maxScopeLength;
@@ -157,7 +227,7 @@ public final class KeyPolicy {
 
     @Override
     public String toString() {
-        return "KeyPolicy[maxIdLength=" + maxIdLength + ", maxScopeLength=" + maxScopeLength + ", retention=" + retention
+        return "KeyPolicy[maxIdLength=" + maxIdLength + ", idFormat=" + idFormat + ", maxScopeLength=" + maxScopeLength + ", retention=" + retention
                 + ", lockTimeout=" + lockTimeout + ", maxResultBytes=" + maxResultBytes + ", finalFailures=" + finalFailureTypes
                 + (finalFailure == null ? "" : " + predicate") + "]";
     }
@@ -165,6 +235,7 @@ public final class KeyPolicy {
     /** Builds a {@link KeyPolicy}. Not thread-safe; the policy it builds is. */
     public static final class Builder {
         private int maxIdLength = DEFAULT_MAX_ID_LENGTH;
+        private IdFormat idFormat = IdFormat.ANY;
         private int maxScopeLength = DEFAULT_MAX_SCOPE_LENGTH;
         private Duration retention = DEFAULT_RETENTION;
         private Duration lockTimeout = DEFAULT_LOCK_TIMEOUT;
@@ -182,6 +253,16 @@ public final class KeyPolicy {
          */
         public Builder maxIdLength(int maxIdLength) {
             this.maxIdLength = range("maxIdLength", maxIdLength, 1, DEFAULT_MAX_ID_LENGTH);
+            return this;
+        }
+
+        /**
+         * @param idFormat what a key id must look like: {@link IdFormat#ANY} (the default) or
+         *     {@link IdFormat#UUID}
+         * @return this builder
+         */
+        public Builder idFormat(IdFormat idFormat) {
+            this.idFormat = Objects.requireNonNull(idFormat, "idFormat");
             return this;
         }
 

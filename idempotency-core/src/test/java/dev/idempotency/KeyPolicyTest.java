@@ -81,4 +81,40 @@ class KeyPolicyTest {
         assertThat(p.isFinalFailure(new IllegalStateException("transient"))).isFalse();
         assertThat(p.toBuilder().build().isFinalFailure(new IOException())).isTrue();
     }
+
+    private final KeyPolicy uuids = KeyPolicy.builder().idFormat(KeyPolicy.IdFormat.UUID).build();
+
+    @Test
+    void aUuidPolicyAcceptsVersionsFourAndSevenInEitherCase() {
+        String v4 = java.util.UUID.randomUUID().toString();
+        assertThat(uuids.validate(IdempotencyKey.of("s", v4)).id()).isEqualTo(v4);
+        assertThat(uuids.validate(IdempotencyKey.of("s", v4.toUpperCase(java.util.Locale.ROOT))).id()).isEqualTo(v4.toUpperCase(java.util.Locale.ROOT));
+        assertThat(uuids.validate(IdempotencyKey.of("s", "01932c07-2d2a-7c3e-9f4b-6a1d0e8c5b7a")).id()).startsWith("01932c07");
+        assertThat(uuids.idFormat()).isEqualTo(KeyPolicy.IdFormat.UUID);
+        assertThat(policy.idFormat()).isEqualTo(KeyPolicy.IdFormat.ANY);
+        assertThat(uuids.toBuilder().build().idFormat()).isEqualTo(KeyPolicy.IdFormat.UUID);
+        assertThat(uuids.validateScope("tenant-7")).as("the id format says nothing of scopes").isEqualTo("tenant-7");
+        assertThatThrownBy(() -> uuids.validateScope("t".repeat(65))).isInstanceOf(InvalidKeyException.class)
+                .hasMessageContaining("scope is 65 characters long");
+        assertThatThrownBy(() -> uuids.validateScope("a b")).hasMessageContaining("scope contains a space");
+    }
+
+    @Test
+    void aUuidPolicyRefusesCountersTimestampsHashesAndOtherVersionsNamingTheRule() {
+        for (String id : new String[] {"1", "2", "1764633600000", "2026-12-02T15:00:00Z", "3f2b6c1e9a4d4e7f8b215c0d9e8a7f61",
+                "{3f2b6c1e-9a4d-4e7f-8b21-5c0d9e8a7f61}", "3f2b6c1e-9a4d-4e7f-8b21-5c0d9e8a7f6g", "3f2b6c1e-9a4d-4e7f-8b21_5c0d9e8a7f61"}) {
+            assertThatThrownBy(() -> uuids.validate(IdempotencyKey.of("s", id))).as(id).isInstanceOf(InvalidKeyException.class)
+                    .hasMessageContaining("must be a UUID (version 4 or 7) in its canonical form");
+            assertThat(policy.validate(IdempotencyKey.of("s", id)).id()).as("the default policy accepts %s", id).isEqualTo(id);
+        }
+        String v1 = "c232ab00-9414-11ec-b3c8-9f6bdeced846";
+        String v3 = java.util.UUID.nameUUIDFromBytes("POST /charges amount=100".getBytes(java.nio.charset.StandardCharsets.UTF_8)).toString();
+        for (String id : new String[] {v1, v3, "00000000-0000-0000-0000-000000000000", "1ec9414c-232a-6b00-b3c8-9f6bdeced846"}) {
+            assertThatThrownBy(() -> uuids.validate(IdempotencyKey.of("s", id))).as(id).isInstanceOf(InvalidKeyException.class)
+                    .hasMessageMatching(".*(of version [0-9]|RFC 9562's variant).*");
+        }
+        assertThatThrownBy(() -> uuids.validate(IdempotencyKey.of("s", "3f2b6c1e-9a4d-4e7f-cb21-5c0d9e8a7f61")))
+                .hasMessageContaining("RFC 9562's variant").hasMessageContaining("it has c");
+        assertThatThrownBy(() -> uuids.validate(IdempotencyKey.of("s", v1))).hasMessageContaining("it is of version 1");
+    }
 }

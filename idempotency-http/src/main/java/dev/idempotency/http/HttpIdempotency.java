@@ -337,7 +337,7 @@ public final class HttpIdempotency<C> {
 
     private static boolean isValidScope(String name) {
         try {
-            KeyPolicy.ofDefaults().validate(IdempotencyKey.of(name, "-"));
+            KeyPolicy.ofDefaults().validateScope(name);
             return true;
         } catch (InvalidKeyException e) {
             return false;
@@ -405,7 +405,7 @@ public final class HttpIdempotency<C> {
             id = id.substring(1, id.length() - 1);
         }
         try {
-            engine.keyPolicy().validate(IdempotencyKey.of(scope, "-"));
+            engine.keyPolicy().validateScope(scope);
         } catch (InvalidKeyException e) { // the server's fault, not the client's: no retry can mend it
             log.error("The scope '{}' given for {} {} is not a valid key scope: {}; answering 500. The server's scopes must be"
                     + " 1 to {} printable ASCII characters without spaces (HttpIdempotency.principalScope maps any user name to"

@@ -99,6 +99,23 @@ abstract class AbstractHttpTest {
     }
 
     @Test
+    void aLayerThatTakesUuidsOnlyRefusesACounterOrATimestampWith400NamingTheRule() throws Exception {
+        for (String notUuid : List.of("1", "2", "1764687600000", "c232ab00-9414-11ec-b3c8-9f6bdeced846")) {
+            HttpResponse<String> response = send(request("/uuid/payments", "shop-uuid", notUuid).POST(body("pay")).build());
+
+            assertThat(response.statusCode()).as("key '%s'", notUuid).isEqualTo(400);
+            assertThat(response.body()).contains(HttpIdempotency.PROBLEM_TYPES + "key-malformed", "must be a UUID");
+            assertThat(server.runs("shop-uuid", notUuid)).isZero();
+            assertThat(server.recorded("shop-uuid", notUuid)).isFalse();
+        }
+        String key = UUID.randomUUID().toString();
+        assertThat(send(request("/uuid/payments", "shop-uuid", key).POST(body("pay")).build()).statusCode()).isEqualTo(201);
+        assertThat(send(request("/uuid/payments", "shop-uuid", key).POST(body("pay")).build()).headers()
+                .firstValue("Idempotent-Replayed")).hasValue("true");
+        assertThat(server.runs("shop-uuid", key)).isEqualTo(1);
+    }
+
+    @Test
     void aKeyInTheDraftsQuotedFormIsTheSameKeyAsTheBareOne() throws Exception {
         String key = key();
         HttpResponse<String> quoted = send(HttpRequest.newBuilder(server.uri("/payments")).header("X-Client", "shop-a")

@@ -84,6 +84,10 @@ final class PaymentsServer implements AutoCloseable {
                 .keyPolicy(KeyPolicy.builder().lockTimeout(Duration.ofMillis(300)).build()).build(), transactions);
         ManagedIdempotency<Connection> finals = ManagedIdempotency.of(Idempotency.builder(store)
                 .keyPolicy(KeyPolicy.builder().finalFailures(Declined.class).build()).build(), transactions);
+        // tag::uuid-keys[]
+        ManagedIdempotency<Connection> uuids = ManagedIdempotency.of(Idempotency.builder(store)
+                .keyPolicy(KeyPolicy.builder().idFormat(KeyPolicy.IdFormat.UUID).build()).build(), transactions);
+        // end::uuid-keys[]
         ManagedIdempotency<Connection> shortLease = ManagedIdempotency.builder(Idempotency.of(store), transactions)
                 .leasePolicy(LeasePolicy.builder().lease(Duration.ofMillis(300)).build()).build();
         ManagedIdempotency<Connection> leased = ManagedIdempotency.builder(Idempotency.of(store), transactions)
@@ -95,6 +99,8 @@ final class PaymentsServer implements AutoCloseable {
         server.createContext("/payments", JdkHttpHandler.builder(layer, PaymentsServer::client)
                 .listener(this::faults).maxRequestBytes(4096).transactional(this::pay));
         server.createContext("/quick/payments", JdkHttpHandler.builder(HttpIdempotency.builder(quick).build(), PaymentsServer::client)
+                .transactional(this::pay));
+        server.createContext("/uuid/payments", JdkHttpHandler.builder(HttpIdempotency.builder(uuids).build(), PaymentsServer::client)
                 .transactional(this::pay));
         server.createContext("/optional/payments", JdkHttpHandler.builder(HttpIdempotency.builder(waiting).keyRequired(false).build(),
                 PaymentsServer::client).transactional(this::pay));

@@ -17,6 +17,7 @@ import org.springframework.util.unit.DataSize;
  * idempotency.table=idempotency_record        # or schema.table; on DynamoDB, the table's name
  * idempotency.retention=24h                   # how long a completed key answers retries
  * idempotency.lock-timeout=5s                 # how long to wait for a concurrent holder of the key
+ * idempotency.key-format=any                  # or uuid: key ids must be UUIDs of version 4 or 7
  * idempotency.max-result-size=1MB             # the largest encoded result recorded, 0B to 16MB
  * idempotency.create-table=false              # true: create the table at startup if it is missing
  * idempotency.when-unavailable=refuse         # or run-without-deduplication (lease mode's claim)
@@ -54,6 +55,9 @@ public class IdempotencyProperties {
 
     /** How long an attempt waits for a concurrent transaction holding the same key, before InProgress. */
     private Duration lockTimeout = KeyPolicy.DEFAULT_LOCK_TIMEOUT;
+
+    /** What a key id must look like: any (printable ASCII without spaces) or uuid (a UUID of version 4 or 7). */
+    private KeyPolicy.IdFormat keyFormat = KeyPolicy.IdFormat.ANY;
 
     /** The largest encoded result that is recorded; a larger one is refused before anything is written. */
     private DataSize maxResultSize = DataSize.ofBytes(KeyPolicy.DEFAULT_MAX_RESULT_BYTES);
@@ -151,6 +155,16 @@ public class IdempotencyProperties {
         this.lockTimeout = lockTimeout;
     }
 
+    /** @return what a key id must look like */
+    public KeyPolicy.IdFormat getKeyFormat() {
+        return keyFormat;
+    }
+
+    /** @param keyFormat what a key id must look like: {@code any} or {@code uuid} */
+    public void setKeyFormat(KeyPolicy.IdFormat keyFormat) {
+        this.keyFormat = keyFormat;
+    }
+
     /** @return the result size limit */
     public DataSize getMaxResultSize() {
         return maxResultSize;
@@ -195,6 +209,7 @@ public class IdempotencyProperties {
         set("idempotency.retention", retention, () -> policy.retention(retention));
         set("idempotency.lock-timeout", lockTimeout, () -> policy.lockTimeout(lockTimeout));
         set("idempotency.max-result-size", written(maxResultSize), () -> policy.maxResultBytes(bytes));
+        policy.idFormat(keyFormat);
         return policy.build();
     }
 

@@ -87,6 +87,20 @@ class IdempotencyAutoConfigurationTest {
                 });
     }
 
+    @Test
+    void keyFormatUuidRefusesAKeyThatIsNotAUuidOfVersionFourOrSeven() {
+        runner.withPropertyValues("idempotency.key-format=uuid", "idempotency.create-table=true").run(context -> {
+            KeyPolicy policy = context.getBean(Idempotency.class).keyPolicy();
+            assertThat(policy.idFormat()).isEqualTo(KeyPolicy.IdFormat.UUID);
+            ManagedIdempotency<?> managed = context.getBean(ManagedIdempotency.class);
+            assertThatThrownBy(() -> managed.execute(IdempotencyKey.of("t", "42"), tx -> "ran"))
+                    .isInstanceOf(dev.idempotency.InvalidKeyException.class).hasMessageContaining("must be a UUID");
+            String uuid = java.util.UUID.randomUUID().toString();
+            assertThat(managed.execute(IdempotencyKey.of("t", uuid), tx -> "ran").value()).isEqualTo("ran");
+        });
+        runner.run(context -> assertThat(context.getBean(Idempotency.class).keyPolicy().idFormat()).isEqualTo(KeyPolicy.IdFormat.ANY));
+    }
+
     /** The listener beans are given to the engine alone, which hands them to the store: they hear its report. */
     @Test
     void theListenerBeansHearTheStoresReportOfCommitsThatAreNotDurable(@TempDir Path dir) {
