@@ -115,6 +115,27 @@ abstract class AbstractHttpTest {
         assertThat(server.runs("shop-uuid", key)).isEqualTo(1);
     }
 
+    /** A browser may add an Idempotency-Key of its own; a layer reading another header never sees it. */
+    @Test
+    void aLayerWithAKeyHeaderOfItsOwnIgnoresABrowsersIdempotencyKey() throws Exception {
+        String browsers = key();
+        HttpResponse<String> refused = send(request("/own-header/payments", "shop-own", browsers).POST(body("pay")).build());
+        assertThat(refused.statusCode()).as("the browser's Idempotency-Key is not the key this layer reads").isEqualTo(400);
+        assertThat(refused.body()).contains(HttpIdempotency.PROBLEM_TYPES + "key-missing", "X-Payment-Key");
+        assertThat(server.runs("shop-own", browsers)).isZero();
+
+        String own = key();
+        HttpRequest keyed = HttpRequest.newBuilder(server.uri("/own-header/payments")).header("X-Client", "shop-own")
+                .header("X-Payment-Key", own).header("Idempotency-Key", key()).POST(body("pay")).build();
+        HttpResponse<String> first = send(keyed);
+        HttpResponse<String> again = send(HttpRequest.newBuilder(server.uri("/own-header/payments")).header("X-Client", "shop-own")
+                .header("X-Payment-Key", own).header("Idempotency-Key", key()).POST(body("pay")).build());
+        assertThat(first.statusCode()).isEqualTo(201);
+        assertThat(again.headers().firstValue("Idempotent-Replayed")).as("a new browser key, the same own key: a replay").hasValue("true");
+        assertThat(again.body()).isEqualTo(first.body());
+        assertThat(server.runs("shop-own", own)).isEqualTo(1);
+    }
+
     @Test
     void aKeyInTheDraftsQuotedFormIsTheSameKeyAsTheBareOne() throws Exception {
         String key = key();

@@ -102,6 +102,8 @@ final class PaymentsServer implements AutoCloseable {
                 .transactional(this::pay));
         server.createContext("/uuid/payments", JdkHttpHandler.builder(HttpIdempotency.builder(uuids).build(), PaymentsServer::client)
                 .transactional(this::pay));
+        server.createContext("/own-header/payments", JdkHttpHandler.builder(HttpIdempotency.builder(waiting).keyHeader("X-Payment-Key")
+                .build(), PaymentsServer::client).transactional(this::pay));
         server.createContext("/optional/payments", JdkHttpHandler.builder(HttpIdempotency.builder(waiting).keyRequired(false).build(),
                 PaymentsServer::client).transactional(this::pay));
         server.createContext("/leased/payments", JdkHttpHandler.builder(HttpIdempotency.builder(leased).build(), PaymentsServer::client)
@@ -147,7 +149,7 @@ final class PaymentsServer implements AutoCloseable {
     private Response pay(Request request, Connection tx) throws Exception {
         String body = new String(request.body(), StandardCharsets.UTF_8);
         String client = request.header("X-Client").orElseThrow();
-        String key = request.header("Idempotency-Key").orElse(null);
+        String key = request.header("X-Payment-Key").or(() -> request.header("Idempotency-Key")).orElse(null);
         String runKey = client + "/" + key;
         int run = runs.computeIfAbsent(runKey, k -> new AtomicInteger()).incrementAndGet();
         if (body.startsWith("hold:") || (body.startsWith("hold-first:") && run == 1)) {
