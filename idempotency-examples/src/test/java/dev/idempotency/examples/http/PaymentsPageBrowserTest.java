@@ -72,6 +72,9 @@ class PaymentsPageBrowserTest {
             await("the page sent the pending payment again and has its answers", () -> Boolean.TRUE.equals(page.evaluateOrNull(
                     "document.body.dataset.state === 'idle' && localStorage.getItem('idempotency-demo.pending') === null")));
             await("the server answered every request", () -> api.requests("/payments") == 2 && api.requests("/unprotected/payments") == 2);
+            // The first unprotected request, cut off by the reload, commits on its own; its answer goes nowhere.
+            await("the server committed the unprotected request cut off by the reload",
+                    () -> committed(api, "/unprotected/payments") >= 2);
             await("the page shows the server's counts", () -> charges(api).equals(page.evaluateOrNull(
                     "document.querySelector('#unprotected .charges').textContent + '/'"
                             + " + document.querySelector('#protected .charges').textContent")));
@@ -94,8 +97,12 @@ class PaymentsPageBrowserTest {
 
     /** The payments committed, unprotected then protected, as the page shows them. */
     private static String charges(PaymentsApi api) {
+        return committed(api, "/unprotected/payments") + "/" + committed(api, "/payments");
+    }
+
+    private static long committed(PaymentsApi api, String endpoint) {
         try {
-            return api.payments("/unprotected/payments") + "/" + api.payments("/payments");
+            return api.payments(endpoint);
         } catch (java.sql.SQLException e) {
             throw new IllegalStateException(e);
         }
