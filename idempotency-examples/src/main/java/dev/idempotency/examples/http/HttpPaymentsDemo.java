@@ -32,11 +32,9 @@ import org.h2.jdbcx.JdbcDataSource;
  * database is in a folder of its own ({@code target/http-serve} unless {@code --dir} says otherwise),
  * kept between runs.
  *
- * <h2>In a browser</h2>
- *
- * <p>The server also serves a page at {@code /} ({@code http://127.0.0.1:8080/}), which sends each
- * payment of its form to both endpoints side by side and shows, per side, the payment ids it was
- * answered and the charges the server made ({@code GET /stats}). Its script makes one key per
+ * <p>In a browser: the server also serves a page at {@code /} ({@code http://127.0.0.1:8080/}),
+ * which sends each payment of its form to both endpoints side by side and shows, per side, the
+ * payment ids it was answered and the charges the server made ({@code GET /stats}). Its script makes one key per
  * payment with {@code crypto.randomUUID()} and keeps it, with the payment, in {@code localStorage}
  * until the answer arrives; a reload while a payment is pending (tick "slow": the server takes 2
  * seconds) sends it again, with the same key to {@code /payments}. Run it with:
