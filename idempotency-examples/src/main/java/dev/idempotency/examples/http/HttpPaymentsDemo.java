@@ -31,6 +31,17 @@ import org.h2.jdbcx.JdbcDataSource;
  * {@code --serve [--port N]} (8080) it only runs the server, for {@code curl}, until stopped; its
  * database is in a folder of its own ({@code target/http-serve} unless {@code --dir} says otherwise),
  * kept between runs.
+ *
+ * <p>In a browser: the server also serves a page at {@code /} ({@code http://127.0.0.1:8080/}),
+ * which sends each payment of its form to both endpoints side by side and shows, per side, the
+ * payment ids it was answered and the charges the server made ({@code GET /stats}). Its script makes one key per
+ * payment with {@code crypto.randomUUID()} and keeps it, with the payment, in {@code localStorage}
+ * until the answer arrives; a reload while a payment is pending (tick "slow": the server takes 2
+ * seconds) sends it again, with the same key to {@code /payments}. Run it with:
+ *
+ * <pre>{@code
+ * mvn -q -pl idempotency-examples -am compile exec:java -Dexec.mainClass=dev.idempotency.examples.http.HttpPaymentsDemo -Dexec.args="--serve --fault none"
+ * }</pre>
  */
 public final class HttpPaymentsDemo {
 
@@ -119,6 +130,7 @@ public final class HttpPaymentsDemo {
                 + " shop-b:secret-b; fault mode " + options.fault() + ". Stop it with Ctrl-C. Try:");
         System.out.println("  curl -i -u shop-a:secret-a -H 'Idempotency-Key: order-1' -d 'customer=alice&cents=1250' " + api.uri()
                 + "/payments");
+        System.out.println("Or open " + api.uri() + "/ in a browser: the same payment, with and without a key, side by side.");
         Thread.currentThread().join();
     }
 

@@ -12,6 +12,7 @@ import dev.idempotency.http.Response;
 import dev.idempotency.jdbc.Idempotent;
 import dev.idempotency.jdbc.JdbcIdempotencyStore;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.URI;
@@ -35,7 +36,10 @@ import javax.sql.DataSource;
  * A payments API on the JDK's HTTP server, on 127.0.0.1. {@code POST /payments} is behind the
  * {@code Idempotency-Key} layer; {@code POST /unprotected/payments} runs the very same handler
  * without it. Both take a form body ({@code customer=alice&cents=1250}), insert a payment and answer
- * {@code 201 Created} with its id; {@code GET /payments} counts the payments. Clients authenticate
+ * {@code 201 Created} with its id; {@code GET /payments} counts the payments. {@code GET /} is a page
+ * that sends each payment to both endpoints side by side (see {@link HttpPaymentsDemo}), and
+ * {@code GET /stats}, read-only and without credentials, counts per endpoint the payment requests
+ * that arrived and the payments committed. Clients authenticate
  * with HTTP Basic ({@code shop-a:secret-a}, {@code shop-b:secret-b}); the user name is the scope of
  * the keys, so one shop's key never replays another shop's payment.
  *
@@ -58,6 +62,9 @@ public final class PaymentsApi implements AutoCloseable {
     /** The demonstration's clients and their passwords. */
     static final Map<String, String> CLIENTS = Map.of("shop-a", "secret-a", "shop-b", "secret-b");
 
+    /** The page of {@code GET /}, next to this class. */
+    private static final String PAGE = "payments.html";
+
     private final DataSource dataSource;
     private final HttpServer server;
     private final ExecutorService threads = Executors.newFixedThreadPool(8);
@@ -65,6 +72,7 @@ public final class PaymentsApi implements AutoCloseable {
     private final int loseEvery;
     private final Duration lateBy;
     private final Map<String, AtomicLong> answers = new HashMap<>();
+    private final Map<String, AtomicLong> received = new HashMap<>();
 
     /**
      * @param dataSource the database, with the payment table and the idempotency table
@@ -81,6 +89,8 @@ public final class PaymentsApi implements AutoCloseable {
         this.lateBy = lateBy;
         answers.put("/payments", new AtomicLong());
         answers.put("/unprotected/payments", new AtomicLong());
+        received.put("/payments", new AtomicLong());
+        received.put("/unprotected/payments", new AtomicLong());
 
         // tag::layer[]
         ManagedIdempotency<Connection> idempotency = Idempotent.managed(dataSource);
@@ -93,6 +103,8 @@ public final class PaymentsApi implements AutoCloseable {
                 .setAuthenticator(new Shops());
         // end::layer[]
         server.createContext("/unprotected/payments", this::unprotected).setAuthenticator(new Shops());
+        server.createContext("/stats", this::stats);
+        server.createContext("/", PaymentsApi::page);
         server.setExecutor(threads);
         server.start();
     }
@@ -156,6 +168,51 @@ public final class PaymentsApi implements AutoCloseable {
         }
     }
 
+    /** {@code GET /stats}: per endpoint, the payment requests that arrived and the payments committed, as JSON. */
+    private void stats(HttpExchange exchange) throws IOException {
+        try (exchange) {
+            if (!exchange.getRequestMethod().equals("GET")) {
+                send(exchange, 405, "text/plain; charset=utf-8", "GET only\n".getBytes(StandardCharsets.UTF_8));
+                return;
+            }
+            String json = "{\"unprotected\":" + side("/unprotected/payments") + ",\"protected\":" + side("/payments") + "}";
+            send(exchange, 200, "application/json", json.getBytes(StandardCharsets.UTF_8));
+        } catch (SQLException e) {
+            throw new IOException("the database failed", e);
+        }
+    }
+
+    private String side(String endpoint) throws SQLException {
+        return "{\"requests\":" + requests(endpoint) + ",\"charges\":" + payments(endpoint) + "}";
+    }
+
+    /** {@code GET /}: the page, a resource next to this class. */
+    private static void page(HttpExchange exchange) throws IOException {
+        try (exchange) {
+            if (!exchange.getRequestURI().getRawPath().equals("/") || !exchange.getRequestMethod().equals("GET")) {
+                send(exchange, 404, "text/plain; charset=utf-8", "not found: the page is at /\n".getBytes(StandardCharsets.UTF_8));
+                return;
+            }
+            byte[] page;
+            try (InputStream in = PaymentsApi.class.getResourceAsStream(PAGE)) {
+                if (in == null) {
+                    throw new IOException("the resource " + PAGE + " is missing");
+                }
+                page = in.readAllBytes();
+            }
+            exchange.getResponseHeaders().set("Cache-Control", "no-store");
+            send(exchange, 200, "text/html; charset=utf-8", page);
+        }
+    }
+
+    private static void send(HttpExchange exchange, int status, String contentType, byte[] body) throws IOException {
+        exchange.getResponseHeaders().set("Content-Type", contentType);
+        exchange.sendResponseHeaders(status, body.length);
+        try (OutputStream out = exchange.getResponseBody()) {
+            out.write(body);
+        }
+    }
+
     /** The fault mode: every n-th answer of an endpoint is lost, after its payment was committed. */
     private void loseSome(HttpExchange exchange, HttpAnswer answer) throws IOException {
         if (fault == Fault.NONE || !exchange.getRequestMethod().equals("POST")
@@ -177,6 +234,14 @@ public final class PaymentsApi implements AutoCloseable {
         try (Connection c = dataSource.getConnection()) {
             return count(c, endpoint);
         }
+    }
+
+    /**
+     * @param endpoint {@code /payments} or {@code /unprotected/payments}
+     * @return the payment requests ({@code POST}) that arrived at that endpoint, answered or not
+     */
+    public long requests(String endpoint) {
+        return received.get(endpoint).get();
     }
 
     private static long count(Connection c, String endpoint) throws SQLException {
@@ -241,10 +306,18 @@ public final class PaymentsApi implements AutoCloseable {
         threads.shutdownNow();
     }
 
-    /** HTTP Basic for the demonstration's shops. */
-    private static final class Shops extends BasicAuthenticator {
+    /** HTTP Basic for the demonstration's shops; it also counts the payment requests that arrive, before anything else runs. */
+    private final class Shops extends BasicAuthenticator {
         Shops() {
             super("payments");
+        }
+
+        @Override
+        public Result authenticate(HttpExchange exchange) {
+            if (exchange.getRequestMethod().equals("POST")) {
+                received.get(exchange.getHttpContext().getPath()).incrementAndGet();
+            }
+            return super.authenticate(exchange);
         }
 
         @Override
