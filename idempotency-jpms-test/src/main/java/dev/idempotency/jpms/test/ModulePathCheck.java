@@ -6,22 +6,48 @@ import dev.idempotency.Outcome;
 import dev.idempotency.http.HttpIdempotency;
 import dev.idempotency.jdbc.Idempotent;
 import dev.idempotency.jdbc.JdbcIdempotencyStore;
+import dev.idempotency.dynamodb.DynamoDbLeasingStore;
 import dev.idempotency.jdbi.JdbiIdempotency;
+import dev.idempotency.kafka.IdempotentConsumer;
+import dev.idempotency.redis.RedisLeasingStore;
+import dev.idempotency.spring.SpringIdempotency;
+import dev.idempotency.spring.boot.autoconfigure.IdempotencyProperties;
+import dev.idempotency.spring.kafka.SpringKafkaIdempotency;
+import dev.idempotency.spring.webmvc.EnableIdempotentEndpoints;
+import dev.idempotency.testkit.InMemoryIdempotencyStore;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.lang.invoke.MethodHandles;
+import java.lang.module.ModuleDescriptor;
+import java.lang.module.ModuleReader;
+import java.lang.module.ResolvedModule;
+import java.lang.reflect.Modifier;
+import java.net.URL;
+import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.DriverManager;
-import java.lang.module.ModuleDescriptor;
 import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.Enumeration;
+import java.util.List;
 import java.util.Set;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.Jdbi;
 
 /**
- * Runs from the module path: checks that the library's classes live in the named modules
- * {@code dev.idempotency}, {@code dev.idempotency.jdbc}, {@code dev.idempotency.jdbi} and
- * {@code dev.idempotency.http}, explicit modules that export their API and SPI packages and no
- * {@code internal} one, then executes and replays one key on H2 in memory, and replays it once more
- * through the Jdbi adapter. Exits with status 1 on any difference, so the build fails.
+ * Runs from the module path: checks that every published module of the library ({@code
+ * dev.idempotency}, {@code dev.idempotency.jdbc}, {@code .jdbi}, {@code .http}, {@code .jakarta},
+ * {@code .testkit}, {@code .redis}, {@code .dynamodb}, {@code .kafka}, {@code .spring}, {@code
+ * .spring.kafka}, {@code .spring.webmvc} and {@code .spring.boot.autoconfigure}) is resolved as an
+ * explicit module, that a class of each loads from it, that each exports its API and SPI packages
+ * and no other (a public class of an unexported package is out of this module's reach), and that
+ * only the packages a framework reflects on are opened. Then executes and replays one key on H2 in
+ * memory, once more through the Jdbi adapter, and one in the testkit's in-memory store. Exits with
+ * status 1 on any difference, so the build fails.
  */
 public final class ModulePathCheck {
 
@@ -34,7 +60,7 @@ public final class ModulePathCheck {
      * @param args ignored
      * @throws SQLException if H2 fails
      */
-    public static void main(String[] args) throws SQLException {
+    public static void main(String[] args) throws SQLException, IOException {
         expectModule(ModulePathCheck.class, "dev.idempotency.jpms.test");
         expectModule(IdempotencyKey.class, "dev.idempotency");
         expectModule(Idempotent.class, "dev.idempotency.jdbc");
@@ -51,6 +77,37 @@ public final class ModulePathCheck {
         expect(jakarta != null, "dev.idempotency.jakarta is not on the module path");
         expectExports(jakarta, Set.of("dev.idempotency.jakarta.transaction", "dev.idempotency.jakarta.servlet"));
         expect(ModuleLayer.boot().findModule("jakarta.servlet").isEmpty(), "jakarta.servlet is on the module path");
+        // The other published modules, each an explicit module that exports its one package.
+        expectOnlyPackage(InMemoryIdempotencyStore.class, "dev.idempotency.testkit");
+        expectOnlyPackage(RedisLeasingStore.class, "dev.idempotency.redis");
+        expectOnlyPackage(DynamoDbLeasingStore.class, "dev.idempotency.dynamodb");
+        expectOnlyPackage(IdempotentConsumer.class, "dev.idempotency.kafka");
+        expectOnlyPackage(SpringIdempotency.class, "dev.idempotency.spring");
+        expectOnlyPackage(SpringKafkaIdempotency.class, "dev.idempotency.spring.kafka");
+        // Its filter is a servlet Filter, and the Servlet API is the container's, absent here: the
+        // annotation loads without it.
+        expectOnlyPackage(EnableIdempotentEndpoints.class, "dev.idempotency.spring.webmvc");
+        expectOnlyPackage(IdempotencyProperties.class, "dev.idempotency.spring.boot.autoconfigure");
+        // Opened where a framework reflects, and only there: JUnit (the contract's package-private
+        // lifecycle methods), Spring (configuration classes, properties, failure analyzers).
+        Module junit = ModuleLayer.boot().findModule("org.junit.platform.commons").orElseThrow();
+        expectOpen(InMemoryIdempotencyStore.class.getModule(), junit, true);
+        expectOpen(InMemoryIdempotencyStore.class.getModule(), ModulePathCheck.class.getModule(), false);
+        expectOpen(EnableIdempotentEndpoints.class.getModule(), ModulePathCheck.class.getModule(), true);
+        expectOpen(IdempotencyProperties.class.getModule(), ModulePathCheck.class.getModule(), true);
+        expectOpen(SpringIdempotency.class.getModule(), ModulePathCheck.class.getModule(), false);
+        // Spring Boot finds the auto-configurations by the class path, in a file that is in no
+        // package and so is readable from a named module; each class it names is in the module.
+        List<String> autoConfigurations = autoConfigurations();
+        expect(!autoConfigurations.isEmpty(), "no auto-configuration listed in " + AUTO_CONFIGURATION_IMPORTS);
+        for (String name : autoConfigurations) {
+            Class<?> type = loadFrom(IdempotencyProperties.class.getModule(), name);
+            expectModule(type, "dev.idempotency.spring.boot.autoconfigure");
+        }
+        // A package of ours outside a module's API is out of a user's reach, even for its public classes.
+        for (Module module : ourModules()) {
+            expectEncapsulated(module);
+        }
         // The nullness annotations are an optional dependency: a user's module runs without them.
         expect(ModuleLayer.boot().findModule("org.jspecify").isEmpty(), "org.jspecify is on the module path");
 
@@ -74,7 +131,115 @@ public final class ModulePathCheck {
         Idempotency<Handle> handles = JdbiIdempotency.ofDefaults();
         Outcome<String> throughJdbi = jdbi.inTransaction(handle -> handles.execute(key, handle, () -> "charged by Jdbi"));
         expect(throughJdbi.status() == Outcome.Status.REPLAYED && "charged".equals(throughJdbi.value()), "through Jdbi: " + throughJdbi);
-        System.out.println("module path: dev.idempotency, dev.idempotency.jdbc, dev.idempotency.jdbi, dev.idempotency.http and dev.idempotency.jakarta resolved, internals not exported; execute and replay on H2, and through Jdbi, passed");
+        // The testkit's in-memory store, from its module, under the core's engine.
+        InMemoryIdempotencyStore memory = new InMemoryIdempotencyStore();
+        Idempotency<InMemoryIdempotencyStore.Transaction> inMemory = Idempotency.of(memory);
+        InMemoryIdempotencyStore.Transaction tx = memory.begin();
+        Outcome<String> once = inMemory.execute(key, tx, () -> "kept");
+        memory.commit(tx);
+        tx = memory.begin();
+        Outcome<String> again = inMemory.execute(key, tx, () -> "kept twice");
+        memory.commit(tx);
+        expect(once.status() == Outcome.Status.EXECUTED && again.status() == Outcome.Status.REPLAYED
+                && "kept".equals(again.value()), "in memory: " + once + ", then " + again);
+        System.out.println("module path: " + ourModules().stream().map(Module::getName).sorted().collect(Collectors.joining(", "))
+                + " resolved as explicit modules, internals not exported; execute and replay on H2, through Jdbi and in memory, passed");
+    }
+
+    private static final String AUTO_CONFIGURATION_IMPORTS =
+            "META-INF/spring/org.springframework.boot.autoconfigure.AutoConfiguration.imports";
+
+    /** The published modules: every module of the boot layer named {@code dev.idempotency} or below it, but this one. */
+    private static List<Module> ourModules() {
+        List<Module> modules = ModuleLayer.boot().modules().stream()
+                .filter(m -> m.getName().equals("dev.idempotency") || m.getName().startsWith("dev.idempotency."))
+                .filter(m -> m != ModulePathCheck.class.getModule())
+                .collect(Collectors.toList());
+        expect(modules.size() == PUBLISHED_MODULES, "resolved " + modules.size() + " of the " + PUBLISHED_MODULES
+                + " published modules: " + modules);
+        return modules;
+    }
+
+    /** The jars of idempotency-bom, each a module. */
+    private static final int PUBLISHED_MODULES = 13;
+
+    /**
+     * The auto-configurations of ours that Spring Boot finds: it reads every copy of the imports
+     * file by the class loader (Boot's own jar has one too), and ours must be among them.
+     */
+    private static List<String> autoConfigurations() throws IOException {
+        List<String> ours = new ArrayList<>();
+        Enumeration<URL> copies = IdempotencyProperties.class.getClassLoader().getResources(AUTO_CONFIGURATION_IMPORTS);
+        while (copies.hasMoreElements()) {
+            try (InputStream in = copies.nextElement().openStream();
+                    BufferedReader lines = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
+                lines.lines().map(String::strip).filter(l -> l.startsWith("dev.idempotency.")).forEach(ours::add);
+            }
+        }
+        // The file is in no package, so a named module does not encapsulate it.
+        try (InputStream in = IdempotencyProperties.class.getModule().getResourceAsStream(AUTO_CONFIGURATION_IMPORTS)) {
+            expect(in != null, AUTO_CONFIGURATION_IMPORTS + " is not readable from dev.idempotency.spring.boot.autoconfigure");
+        }
+        return ours;
+    }
+
+    private static Class<?> loadFrom(Module module, String name) {
+        Class<?> type = Class.forName(module, name);
+        expect(type != null, name + " is not in module " + module.getName());
+        return type;
+    }
+
+    /** Exports (to everyone) exactly the package of {@code type}, its module's one package. */
+    private static void expectOnlyPackage(Class<?> type, String module) {
+        expectModule(type, module);
+        expectExports(type.getModule(), Set.of(type.getPackageName()));
+    }
+
+    private static void expectOpen(Module module, Module to, boolean open) {
+        String pkg = module.getPackages().iterator().next();
+        expect(module.getPackages().size() == 1, module.getName() + " has more than one package: " + module.getPackages());
+        expect(module.isOpen(pkg, to) == open, module.getName() + (open ? " does not open " : " opens ") + pkg + " to " + to);
+    }
+
+    /**
+     * Each package of the module that is not exported to this module holds a public class that this
+     * module cannot reach: the access check of a full-privilege lookup fails.
+     */
+    private static void expectEncapsulated(Module module) throws IOException {
+        ResolvedModule resolved = ModuleLayer.boot().configuration().findModule(module.getName()).orElseThrow();
+        Module self = ModulePathCheck.class.getModule();
+        List<String> classes;
+        try (ModuleReader reader = resolved.reference().open(); Stream<String> entries = reader.list()) {
+            classes = entries.filter(e -> e.endsWith(".class") && !e.endsWith("module-info.class") && !e.contains("$"))
+                    .map(e -> e.substring(0, e.length() - ".class".length()).replace('/', '.')).collect(Collectors.toList());
+        }
+        for (String pkg : module.getPackages()) {
+            if (module.isExported(pkg, self)) {
+                continue;
+            }
+            int checked = 0;
+            for (String name : classes) {
+                if (!name.startsWith(pkg + ".") || name.lastIndexOf('.') != pkg.length()) {
+                    continue;
+                }
+                Class<?> type;
+                try {
+                    type = loadFrom(module, name);
+                } catch (LinkageError absent) {
+                    continue; // it extends a type of a module not on this path (the Servlet API)
+                }
+                if (!Modifier.isPublic(type.getModifiers())) {
+                    continue;
+                }
+                try {
+                    MethodHandles.lookup().accessClass(type);
+                    expect(false, name + " of " + module.getName() + " is accessible to a user's module");
+                } catch (IllegalAccessException expected) {
+                    checked++; // the package is not exported to this module
+                }
+            }
+            expect(checked > 0, "no public class of " + pkg + " in " + module.getName() + " to check");
+        }
     }
 
     private static void expectModule(Class<?> type, String name) {
