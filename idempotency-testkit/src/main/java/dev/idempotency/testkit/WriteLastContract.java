@@ -128,7 +128,7 @@ public interface WriteLastContract<C> extends ContractPart<C> {
         C tx = f.open();
         Claim claim;
         try {
-            claim = f.store.writeLast(tx, request, done);
+            claim = f.transactional().writeLast(tx, request, done);
         } catch (Throwable t) {
             f.rollbackQuietly(tx, t);
             throw t;
