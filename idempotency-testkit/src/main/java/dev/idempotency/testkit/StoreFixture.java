@@ -81,7 +81,7 @@ import org.quicktheories.core.Gen;
  *       with a model;</li>
  *   <li>{@link ChunkContract}: {@code claimAll} and {@code completeAll} through
  *       {@link Idempotency#executeChunk} (section 9): one example per promise and a chunk property;</li>
- *   <li>{@link WriteLastContract}: {@link IdempotencyStore#writeLast};</li>
+ *   <li>{@link WriteLastContract}: {@link dev.idempotency.spi.TransactionalStore#writeLast};</li>
  *   <li>{@link LeasePrimitiveContract}: the primitives of a {@link LeasingStore} (section 4), one
  *       example per promise and a lease property;</li>
  *   <li>{@link LeasedCallContract}: lease mode through the engine, {@link ManagedIdempotency};</li>
