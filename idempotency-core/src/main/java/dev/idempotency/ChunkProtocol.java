@@ -3,7 +3,7 @@ package dev.idempotency;
 import dev.idempotency.spi.Claim;
 import dev.idempotency.spi.ClaimRequest;
 import dev.idempotency.spi.Completion;
-import dev.idempotency.spi.IdempotencyStore;
+import dev.idempotency.spi.TransactionalStore;
 import dev.idempotency.spi.TxSavepoint;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -62,7 +62,7 @@ final class ChunkProtocol {
         return callOf == null ? null : item -> callOf.apply(item).key();
     }
 
-    static <C, I, T, X extends Exception> List<Outcome<T>> execute(Kernel<C> kernel, C tx, List<? extends I> items,
+    static <C, I, T, X extends Exception> List<Outcome<T>> execute(Kernel<C> kernel, TransactionalStore<C> store, C tx, List<? extends I> items,
             Function<? super I, IdempotentCall<T>> callOf, ItemWork<? super I, T, X> work, String aftermath, Undo undo) throws X {
         Objects.requireNonNull(tx, "tx");
         Objects.requireNonNull(items, "items");
@@ -74,7 +74,6 @@ final class ChunkProtocol {
             return List.of();
         }
         KeyPolicy policy = kernel.policy();
-        IdempotencyStore<C> store = kernel.store();
         IdempotencyKey[] keys = new IdempotencyKey[n];
         Fingerprint[] fingerprints = new Fingerprint[n];
         List<ResultCodec<T>> codecs = new ArrayList<>(n);
@@ -119,7 +118,7 @@ final class ChunkProtocol {
             for (int i = 0; i < n; i++) {
                 Claim claim = claims[i];
                 if (claim instanceof Claim.Acquired) {
-                    outcomes.add(runItem(kernel, tx, items.get(i), keys[i], codecs.get(i), work, completions, aftermath, undo));
+                    outcomes.add(runItem(kernel, store, tx, items.get(i), keys[i], codecs.get(i), work, completions, aftermath, undo));
                 } else {
                     outcomes.add(kernel.outcomeOf(keys[i], fingerprints[i], codecs.get(i), claim));
                 }
@@ -130,17 +129,17 @@ final class ChunkProtocol {
                 throw failure; // the transaction is rolled back whole: nothing to release
             }
             for (IdempotencyKey key : claimed) {
-                kernel.release(tx, key, failure);
+                TransactionalProtocol.release(store, tx, key, failure);
             }
             throw failure;
         }
         return outcomes;
     }
 
-    private static <C, I, T, X extends Exception> Outcome<T> runItem(Kernel<C> kernel, C tx, I item, IdempotencyKey key,
+    private static <C, I, T, X extends Exception> Outcome<T> runItem(Kernel<C> kernel, TransactionalStore<C> store, C tx, I item, IdempotencyKey key,
             ResultCodec<T> codec, ItemWork<? super I, T, X> work, List<Completion> completions, String aftermath, Undo undo)
             throws X {
-        TxSavepoint savepoint = undo == Undo.ITEM && kernel.hasFinalFailures() ? kernel.store().savepoint(tx) : null;
+        TxSavepoint savepoint = undo == Undo.ITEM && kernel.hasFinalFailures() ? store.savepoint(tx) : null;
         T value;
         try {
             value = work.apply(item);

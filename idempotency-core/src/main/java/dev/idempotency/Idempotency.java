@@ -1,7 +1,7 @@
 package dev.idempotency;
 
 import dev.idempotency.spi.Claim;
-import dev.idempotency.spi.IdempotencyStore;
+import dev.idempotency.spi.TransactionalStore;
 import java.time.InstantSource;
 import java.util.List;
 import java.util.Objects;
@@ -16,9 +16,9 @@ import org.jspecify.annotations.Nullable;
  * <ol>
  *   <li>Validate the key against the {@link KeyPolicy}; an invalid key throws
  *       {@link InvalidKeyException} before any database access.</li>
- *   <li>Check the transaction ({@link IdempotencyStore#checkTransaction}): an auto-commit or closed
+ *   <li>Check the transaction ({@link TransactionalStore#checkTransaction}): an auto-commit or closed
  *       connection throws {@link TransactionRequiredException}; nothing is written.</li>
- *   <li>Claim the key in {@code tx} ({@link IdempotencyStore#claim}). A committed, unexpired record
+ *   <li>Claim the key in {@code tx} ({@link TransactionalStore#claim}). A committed, unexpired record
  *       with another fingerprint gives {@link Outcome.Mismatch}; with the same fingerprint, its
  *       result gives {@link Outcome.Replayed} (or its recorded final failure, {@link Outcome.Failed}).
  *       A record in progress that this transaction's own running work claimed (the work called
@@ -30,7 +30,7 @@ import org.jspecify.annotations.Nullable;
  *       the wait runs out, {@link Outcome.InProgress}. In none of these cases does the work run.</li>
  *   <li>Run the work, which must leave {@code tx} to the caller (see {@link Work}): it must not
  *       commit, roll back, close or switch auto-commit. When it returns, the transaction is checked
- *       again ({@link IdempotencyStore#checkTransaction}); if the work ended it, the result is not
+ *       again ({@link TransactionalStore#checkTransaction}); if the work ended it, the result is not
  *       recorded and {@link AbandonedClaimException} is thrown. If the work throws, the claim is
  *       released and the exception reaches the caller unchanged: nothing is recorded, the caller
  *       rolls back, and a retry runs the work again.
@@ -40,7 +40,7 @@ import org.jspecify.annotations.Nullable;
  *       savepoint taken before it ran, the failure is recorded, and {@link Outcome.Failed} is
  *       returned.</li>
  *   <li>Encode the result with the codec, check its size against the policy, record it in
- *       {@code tx} ({@link IdempotencyStore#complete}) and return {@link Outcome.Executed}.</li>
+ *       {@code tx} ({@link TransactionalStore#complete}) and return {@link Outcome.Executed}.</li>
  * </ol>
  * The caller commits or rolls back; the engine never does either. Commit: the business change and
  * the record both exist. Roll back or crash: neither does, and a retry is safe. Since the engine
@@ -61,31 +61,33 @@ import org.jspecify.annotations.Nullable;
 public final class Idempotency<C> {
 
     private final Kernel<C> kernel;
+    private final TransactionalStore<C> store;
     private final InstantSource clock;
     private final TransactionalProtocol<C> transactional;
 
     private Idempotency(Builder<C> b) {
-        this.kernel = new Kernel<>(Objects.requireNonNull(b.store.heardBy(b.listener), "store.heardBy returned no store"), b.policy,
-                b.clock, b.listener);
+        this.store = Objects.requireNonNull(b.store.heardBy(b.listener), "store.heardBy returned no store");
+        this.kernel = new Kernel<>(store, b.policy, b.clock, b.listener);
         this.clock = b.clock;
-        this.transactional = new TransactionalProtocol<>(kernel);
+        this.transactional = new TransactionalProtocol<>(kernel, store);
     }
 
     /**
-     * @param store where records live
+     * @param store where records live: a store that writes them in the caller's transaction (a
+     *     {@link dev.idempotency.spi.LeaseOnlyStore} is not one: it takes {@link LeasedIdempotency})
      * @param <C> the store's transaction type
      * @return a builder with the default policy, the system clock and no listener
      */
-    public static <C> Builder<C> builder(IdempotencyStore<C> store) {
+    public static <C> Builder<C> builder(TransactionalStore<C> store) {
         return new Builder<>(store);
     }
 
     /**
-     * @param store where records live
+     * @param store where records live: a store that writes them in the caller's transaction
      * @param <C> the store's transaction type
      * @return an engine with the default policy, the system clock and no listener
      */
-    public static <C> Idempotency<C> of(IdempotencyStore<C> store) {
+    public static <C> Idempotency<C> of(TransactionalStore<C> store) {
         return builder(store).build();
     }
 
@@ -159,7 +161,7 @@ public final class Idempotency<C> {
         if (limit < 1) {
             throw new IllegalArgumentException("limit must be at least 1, was " + limit);
         }
-        return kernel.store().purgeExpired(tx, clock.instant(), limit);
+        return store.purgeExpired(tx, clock.instant(), limit);
     }
 
     /**
@@ -184,11 +186,11 @@ public final class Idempotency<C> {
 
     /**
      * @return the store the engine uses: the one given to the builder as
-     *     {@link IdempotencyStore#heardBy} returned it for this engine's listener (for the JDBC store,
+     *     {@link TransactionalStore#heardBy} returned it for this engine's listener (for the JDBC store,
      *     a copy that reports to that listener)
      */
-    public IdempotencyStore<C> store() {
-        return kernel.store();
+    public TransactionalStore<C> store() {
+        return store;
     }
 
     private <T, X extends Exception> Outcome<T> attempt(IdempotencyKey key, Fingerprint fingerprint, C tx,
@@ -196,7 +198,6 @@ public final class Idempotency<C> {
         Objects.requireNonNull(key, "key");
         return kernel.heard().single(key, () -> {
             kernel.policy().validate(key);
-            kernel.requireTransactions(key, "Idempotency.execute records the key in the caller's transaction");
             Objects.requireNonNull(tx, "tx");
             Objects.requireNonNull(work, "work");
             return transactional.attempt(key, fingerprint, tx, codec, work, Kernel.CLAIM_RELEASED);
@@ -211,7 +212,7 @@ public final class Idempotency<C> {
      * <ol>
      *   <li>Validate every key; a key that appears twice in the chunk throws
      *       {@link DuplicateKeyInChunkException}. Nothing is read or written before.</li>
-     *   <li>Check the transaction, then claim every key ({@link IdempotencyStore#claimAll}) in a fixed
+     *   <li>Check the transaction, then claim every key ({@link TransactionalStore#claimAll}) in a fixed
      *       order (by scope, then id), so that two workers whose chunks overlap wait for each other
      *       instead of deadlocking.</li>
      *   <li>For each item, in input order: a record found gives its outcome as in
@@ -224,7 +225,7 @@ public final class Idempotency<C> {
      *       failures; {@link ManagedIdempotency#executeChunk}, which owns its transaction, takes them
      *       only when it runs a chunk again after a final failure.) Any other exception
      *       releases every claim of the chunk and reaches the caller unchanged: roll the chunk back.</li>
-     *   <li>Record every result and final failure in one batch ({@link IdempotencyStore#completeAll}),
+     *   <li>Record every result and final failure in one batch ({@link TransactionalStore#completeAll}),
      *       and return one outcome per item, in input order.</li>
      * </ol>
      * The caller commits or rolls back, as with {@code execute}. The listener hears one
@@ -251,10 +252,7 @@ public final class Idempotency<C> {
     public <I, T, X extends Exception> List<Outcome<T>> executeChunk(C tx, List<? extends I> items,
             Function<? super I, IdempotentCall<T>> callOf, ItemWork<? super I, T, X> work) throws X {
         return kernel.heard().chunk(items, ChunkProtocol.keys(callOf),
-                () -> {
-                    kernel.requireTransactions(null, "Idempotency.executeChunk records the chunk's keys in the caller's transaction");
-                    return ChunkProtocol.execute(kernel, tx, items, callOf, work, Kernel.CLAIM_RELEASED, ChunkProtocol.Undo.ITEM);
-                });
+                () -> ChunkProtocol.execute(kernel, store, tx, items, callOf, work, Kernel.CLAIM_RELEASED, ChunkProtocol.Undo.ITEM));
     }
 
     // ---- shared with ManagedIdempotency, which runs the same protocols in transactions of its own ----
@@ -280,12 +278,12 @@ public final class Idempotency<C> {
      * @param <C> the store's transaction type
      */
     public static final class Builder<C> {
-        private final IdempotencyStore<C> store;
+        private final TransactionalStore<C> store;
         private KeyPolicy policy = KeyPolicy.ofDefaults();
         private InstantSource clock = InstantSource.system();
         private IdempotencyListener listener = IdempotencyListener.NONE;
 
-        private Builder(IdempotencyStore<C> store) {
+        private Builder(TransactionalStore<C> store) {
             this.store = Objects.requireNonNull(store, "store");
         }
 

@@ -7,7 +7,6 @@ import dev.idempotency.spi.ClaimRequest;
 import dev.idempotency.spi.Completion;
 import dev.idempotency.spi.IdempotencyStore;
 import dev.idempotency.spi.LeaseClaim;
-import dev.idempotency.spi.LeaseOnlyStore;
 import dev.idempotency.spi.LeaseRequest;
 import dev.idempotency.spi.LeasedCompletion;
 import dev.idempotency.spi.RecordStatus;
@@ -56,19 +55,6 @@ final class Kernel<C> {
 
     IdempotencyStore<C> store() {
         return store;
-    }
-
-    /**
-     * Refuses a mode that records the key inside a transaction with the work when the store keeps
-     * leases only ({@link LeaseOnlyStore}): before anything is read or written. {@code mode} says
-     * what the entry point does, as the message names it.
-     */
-    void requireTransactions(@Nullable IdempotencyKey key, String mode) {
-        if (store instanceof LeaseOnlyStore) {
-            throw new UnsupportedOperationException((key == null ? "" : "key " + key + ": ") + mode + ", but the store " + store
-                    + " keeps leases only: it cannot share a transaction with the work. Run the call in lease mode instead"
-                    + " (ManagedIdempotency.lease or run, over NoTransaction.runner()). Nothing was read or written");
-        }
     }
 
     KeyPolicy policy() {
@@ -276,18 +262,6 @@ final class Kernel<C> {
     /** The first answer to a final failure recorded at {@code at}. */
     <T> Outcome<T> failedOutcome(IdempotencyKey key, FailureRecords.Failure failure, Instant at) {
         return new Outcome.Failed<>(key, failure.type(), failure.message(), at, false);
-    }
-
-    /**
-     * Undoes a claim after {@code failure}, so that a caller who commits anyway leaves no key stuck
-     * in progress; a failure to release is attached to {@code failure}.
-     */
-    void release(C tx, IdempotencyKey key, Throwable failure) {
-        try {
-            store.release(tx, key);
-        } catch (RuntimeException releaseFailure) {
-            failure.addSuppressed(releaseFailure);
-        }
     }
 
     // ---- final failures -----------------------------------------------------------------------------

@@ -1,8 +1,6 @@
 package dev.idempotency;
 
-import dev.idempotency.spi.IdempotencyStore;
 import dev.idempotency.spi.LeasingStore;
-import dev.idempotency.spi.RecoveringStore;
 import dev.idempotency.spi.TransactionRunner;
 import java.util.List;
 import java.util.Objects;
@@ -35,46 +33,13 @@ import org.slf4j.LoggerFactory;
  * that is only database writes and harmless to run twice: the work first, then the completed record,
  * then the commit; a duplicate runs the work and rolls it back before it replays. See that method.
  *
- * <p><b>Lease mode</b> ({@link #lease}, {@link #run}), for an operation in phases (see
- * {@link Phases}):
- * <ol>
- *   <li>Validate the key; an invalid key throws {@link InvalidKeyException} before any access.</li>
- *   <li>In a short transaction of the engine's own, claim the key under a lease with a fresh random
- *       owner token (128 bits), judged by the store's clock ({@link LeasingStore#claimLease}). A
- *       completed record replays (or is a mismatch); a live lease of another attempt gives
- *       {@link Outcome.InProgress} with the lease's end and its remaining time by the store's clock,
- *       after polling for up to
- *       {@link LeasePolicy#waitForHolder()}; a lease that ended is taken over, counting one more
- *       attempt. In the same transaction, run the <i>prepare</i> phase and record its value as the
- *       recovery point; an attempt that resumes a committed prepare decodes its value instead and
- *       does not run it again. Commit.</li>
- *   <li>Run the <i>call</i> outside any transaction, with a {@link LeaseAttempt}: the attempt number,
- *       the downstream key (the same on every attempt), the lease end, and a way to extend the
- *       lease.</li>
- *   <li>If the call throws a failure that the key policy declares final: in one transaction, run the
- *       final-failure writes and record the failure, fenced by the owner token; return
- *       {@link Outcome.Failed}, replayed to every retry. Any other failure: end the lease at once
- *       ({@link LeasingStore#releaseLease}, keeping the recovery point) so that a retry resumes
- *       without waiting, and rethrow it unchanged.</li>
- *   <li>In one transaction, run the <i>finish</i> phase and record the result, fenced: if another
- *       attempt took the key over meanwhile, the transaction rolls back and
- *       {@link LeaseLostException} is thrown; nothing of this attempt is recorded. Otherwise return
- *       {@link Outcome.Executed}. A finish that throws rolls back, and the lease is ended as in 4. A
- *       result that cannot be recorded (over the policy's size limit, or one its codec fails to
- *       encode) rolls back too, but the call has run: the operation is recorded as failed, fenced, and
- *       {@link ResultTooLargeException} or {@link ResultCodecException} is thrown; every retry gets
- *       {@link Outcome.Failed} back and the call is not run again.</li>
- * </ol>
- * A process that dies anywhere leaves at most a committed claim (and prepare) whose lease ends on
- * its own; the next attempt after that takes it over and resumes. Every short transaction of the
- * engine is retried on conflicts as in transactional mode.
- *
- * <p><b>A store without transactions</b> (a {@link dev.idempotency.spi.LeaseOnlyStore}: Redis,
- * DynamoDB) runs lease mode over {@link dev.idempotency.spi.NoTransaction#runner()}, each primitive
- * atomic on its server; the phases get {@link dev.idempotency.spi.NoTransaction#NONE} for a
- * transaction. The modes that record the key in a transaction with the work ({@code execute},
- * {@code writeLast}, {@code executeChunk}) refuse such a store with an
- * {@link UnsupportedOperationException} before anything is read or written.
+ * <p><b>Lease mode</b>, for work with effects outside the database, is the engine
+ * {@link LeasedIdempotency}'s. For a store that also keeps leases (the JDBC store), {@link #leased()}
+ * is that engine over this one's store, policies, listener and transactions, and {@link #lease} and
+ * {@link #run} are its methods, called on it. A store without transactions (a
+ * {@link dev.idempotency.spi.LeaseOnlyStore}: Redis, DynamoDB) is no
+ * {@link dev.idempotency.spi.TransactionalStore}: it has no engine of this class, and takes
+ * {@link LeasedIdempotency#of(dev.idempotency.spi.LeaseOnlyStore)}.
  *
  * <p>Instances are immutable and thread-safe: build one and share it.
  *
@@ -90,15 +55,15 @@ public final class ManagedIdempotency<C> {
     private final LeasePolicy leases;
     private final WriteLastProtocol<C> writingLast;
     /** {@code null} if the store keeps no leases: found when the engine is built. */
-    private final @Nullable LeaseProtocol<C> leasing;
+    private final @Nullable LeasedIdempotency<C> leased;
 
     private ManagedIdempotency(Builder<C> b, @Nullable LeasingStore<C> leasingStore) {
         this.engine = b.engine;
         this.kernel = b.engine.kernel();
         this.transactions = new OwnTransactions<>(b.transactions, b.retry, kernel.heard());
         this.leases = b.leases;
-        this.writingLast = new WriteLastProtocol<>(kernel, transactions);
-        this.leasing = leasingStore == null ? null : new LeaseProtocol<>(kernel, leasingStore, transactions, leases,
+        this.writingLast = new WriteLastProtocol<>(kernel, b.engine.store(), transactions);
+        this.leased = leasingStore == null ? null : new LeasedIdempotency<>(kernel, leasingStore, transactions, leases,
                 b.unavailableStore);
     }
 
@@ -172,7 +137,6 @@ public final class ManagedIdempotency<C> {
         Objects.requireNonNull(key, "key");
         return kernel.heard().single(key, () -> {
             kernel.policy().validate(key);
-            kernel.requireTransactions(key, "ManagedIdempotency.execute records the key in a transaction with the work");
             Objects.requireNonNull(work, "work");
             return transactions.withRetries(key, () -> transactions.once(tx -> {
                 Outcome<T> outcome = engine.transactional().attempt(key, fingerprint, tx, codec, () -> work.apply(tx), Kernel.ROLLED_BACK);
@@ -195,14 +159,14 @@ public final class ManagedIdempotency<C> {
      * the work. Protocol:
      * <ol>
      *   <li>Validate the key; an invalid key throws {@link InvalidKeyException} before any access.</li>
-     *   <li>Begin a transaction and check it ({@link dev.idempotency.spi.IdempotencyStore#checkTransaction}).
+     *   <li>Begin a transaction and check it ({@link dev.idempotency.spi.TransactionalStore#checkTransaction}).
      *       Nothing about the key is read.</li>
      *   <li>Run the work in it. If it throws, the transaction is rolled back and the exception reaches
      *       the caller unchanged: nothing is recorded, and a retry runs the work again. If the policy
      *       declares the exception final, the transaction is rolled back too, and the failure is
      *       recorded by steps 4 and 5 in a transaction of its own, where no work runs. (No savepoint is
      *       taken: a first execution pays nothing for final failures.)</li>
-     *   <li>Write the record, complete ({@link dev.idempotency.spi.IdempotencyStore#writeLast}), and
+     *   <li>Write the record, complete ({@link dev.idempotency.spi.TransactionalStore#writeLast}), and
      *       commit. The write is refused if the key has an unexpired record, so that such a
      *       transaction never commits; an expired record is replaced by the same write. A concurrent
      *       first execution of the key that is still open is waited for, up to the policy's lock
@@ -273,7 +237,6 @@ public final class ManagedIdempotency<C> {
         Objects.requireNonNull(key, "key");
         return kernel.heard().single(key, () -> {
             kernel.policy().validate(key);
-            kernel.requireTransactions(key, "ManagedIdempotency.writeLast writes the record in the work's own transaction");
             Objects.requireNonNull(work, "work");
             return writingLast.writeLast(key, fingerprint, codec, work);
         });
@@ -318,7 +281,6 @@ public final class ManagedIdempotency<C> {
         Function<I, IdempotencyKey> keyOf = ChunkProtocol.keys(callOf);
         return kernel.heard().chunk(items, keyOf, () -> {
             IdempotencyKey first = items.isEmpty() ? null : callOf.apply(items.get(0)).key();
-            kernel.requireTransactions(null, "ManagedIdempotency.executeChunk records the chunk's keys in a transaction with the work");
             try {
                 return chunkIn(first, items, callOf, work, ChunkProtocol.Undo.CHUNK);
             } catch (ChunkProtocol.RunAgainWithSavepoints finalFailure) {
@@ -332,91 +294,75 @@ public final class ManagedIdempotency<C> {
             Function<? super I, IdempotentCall<T>> callOf, ChunkWork<C, ? super I, T, X> work, ChunkProtocol.Undo undo) throws X {
         return transactions.retried(first, tx -> {
             ItemWork<I, T, X> bound = item -> work.apply(tx, item);
-            return ChunkProtocol.execute(kernel, tx, items, callOf, bound, Kernel.ROLLED_BACK, undo);
+            return ChunkProtocol.execute(kernel, engine.store(), tx, items, callOf, bound, Kernel.ROLLED_BACK, undo);
         });
     }
 
-    // ---- lease mode ---------------------------------------------------------------------------------
+    // ---- lease mode, for a store that also keeps leases ------------------------------------------
 
     /**
-     * Lease mode with a call only: runs {@code work} outside any transaction, at most once to
-     * completion for the call's key, and records its result fenced by the attempt's owner token,
-     * with the call's codec or one chosen by the result's type (see {@link IdempotentCall}).
+     * Lease mode over this engine's store, policies, clock, listener and transactions: for a store
+     * that also keeps leases (the JDBC store). A lease-only store has no engine of this class; it
+     * takes {@link LeasedIdempotency#of(dev.idempotency.spi.LeaseOnlyStore)}.
+     *
+     * @return the lease-mode engine that shares this engine's settings
+     * @throws UnsupportedOperationException if the store keeps no leases ({@link #supportsLeases()})
+     */
+    public LeasedIdempotency<C> leased() {
+        if (leased == null) {
+            throw new UnsupportedOperationException("lease mode needs a store that keeps leases (a LeasingStore); this engine"
+                    + " was built over " + kernel.store() + ", which does not. Nothing was read or written");
+        }
+        return leased;
+    }
+
+    /**
+     * {@link LeasedIdempotency#lease(IdempotentCall, LeasedWork)} on {@link #leased()}.
      *
      * @param call the key, fingerprint and codec
      * @param work the call, given its attempt
      * @param <T> the result type
      * @param <X> the call's checked exception
      * @return the outcome; never {@code null}
-     * @throws X the call's own exception, unchanged (the lease was ended, so a retry runs at once)
-     * @throws InvalidKeyException if the policy refuses the key
-     * @throws LeaseLostException if the lease ended and another attempt took the key over
-     * @throws ResultCodecException if the result cannot be encoded (no built-in codec fits it): the
-     *     operation is recorded as failed, and no retry runs the call again; or if a replay cannot be decoded
-     * @throws ResultTooLargeException if the encoded result is over the policy's limit: the operation
-     *     is recorded as failed, and no retry runs the call again
+     * @throws X the call's own exception, unchanged
      * @throws UnsupportedOperationException if the store keeps no leases
-     * @throws IdempotencyStoreException if the store or the database fails
      */
     public <T, X extends Exception> Outcome<T> lease(IdempotentCall<T> call, LeasedWork<T, X> work) throws X {
-        Objects.requireNonNull(call, "call");
-        return leasedRun(call.key(), call.fingerprint(), null, Phases.<C, T, X>call(work).recorded(call.codecOrNull()));
+        return leased().lease(call, work);
     }
 
     /**
-     * The shortcut of {@link #lease(IdempotentCall, LeasedWork)} for {@code IdempotentCall.of(key)}:
-     * no fingerprint, a built-in codec chosen by the result's type.
+     * {@link LeasedIdempotency#lease(IdempotencyKey, LeasedWork)} on {@link #leased()}.
      *
      * @param key the key
      * @param work the call, given its attempt
      * @param <T> the result type
      * @param <X> the call's checked exception
      * @return the outcome; never {@code null}
-     * @throws X the call's own exception, unchanged (the lease was ended, so a retry runs at once)
-     * @throws InvalidKeyException if the policy refuses the key
-     * @throws LeaseLostException if the lease ended and another attempt took the key over
-     * @throws ResultCodecException if no built-in codec fits the result (the operation is recorded as
-     *     failed, and no retry runs the call again), or a replay cannot be decoded
-     * @throws ResultTooLargeException if the encoded result is over the policy's limit: the operation
-     *     is recorded as failed, and no retry runs the call again
+     * @throws X the call's own exception, unchanged
      * @throws UnsupportedOperationException if the store keeps no leases
-     * @throws IdempotencyStoreException if the store or the database fails
      */
     public <T, X extends Exception> Outcome<T> lease(IdempotencyKey key, LeasedWork<T, X> work) throws X {
-        return leasedRun(key, Fingerprint.NONE, null, Phases.<C, T, X>call(work).recorded(null));
+        return leased().lease(key, work);
     }
 
     /**
-     * Runs an operation in phases under a lease (see {@link Phases} and the protocol above), with
-     * the call's key and fingerprint. The result's codec is the one the phases declare
-     * ({@code finish(..., codec)} or {@code result(codec)}): a call that names a codec of its own
-     * must name the same one.
+     * {@link LeasedIdempotency#run(IdempotentCall, Phases)} on {@link #leased()}.
      *
-     * @param call the key and fingerprint (and, if any, the same codec as the phases')
+     * @param call the key and fingerprint
      * @param phases the operation
      * @param <T> the result type
      * @param <X> the phases' checked exception
      * @return the outcome; never {@code null}
      * @throws X a phase's own exception, unchanged
-     * @throws InvalidKeyException if the policy refuses the key
-     * @throws IllegalArgumentException if the call names another codec than the phases, before any access
-     * @throws LeaseLostException if the lease ended and another attempt took the key over
-     * @throws ResultCodecException if a value cannot be encoded (the result's: recorded as failed, as
-     *     below), or a recorded one decoded
-     * @throws ResultTooLargeException if an encoded value is over the policy's limit: the prepare's
-     *     value rolls the claim back (nothing recorded, the call not run), the result is recorded as
-     *     a failure (no retry runs the call again)
      * @throws UnsupportedOperationException if the store keeps no leases
-     * @throws IdempotencyStoreException if the store or the database fails
      */
     public <T, X extends Exception> Outcome<T> run(IdempotentCall<T> call, Phases<C, T, X> phases) throws X {
-        Objects.requireNonNull(call, "call");
-        return leasedRun(call.key(), call.fingerprint(), call.codecOrNull(), phases);
+        return leased().run(call, phases);
     }
 
     /**
-     * The shortcut of {@link #run(IdempotentCall, Phases)} for {@code IdempotentCall.of(key)}: no
-     * fingerprint.
+     * {@link LeasedIdempotency#run(IdempotencyKey, Phases)} on {@link #leased()}.
      *
      * @param key the key
      * @param phases the operation
@@ -424,54 +370,15 @@ public final class ManagedIdempotency<C> {
      * @param <X> the phases' checked exception
      * @return the outcome; never {@code null}
      * @throws X a phase's own exception, unchanged
-     * @throws InvalidKeyException if the policy refuses the key
-     * @throws LeaseLostException if the lease ended and another attempt took the key over
-     * @throws ResultCodecException if a value cannot be encoded (the result's: recorded as failed, as
-     *     below), or a recorded one decoded
-     * @throws ResultTooLargeException if an encoded value is over the policy's limit (see
-     *     {@link #run(IdempotentCall, Phases)})
      * @throws UnsupportedOperationException if the store keeps no leases
-     * @throws IdempotencyStoreException if the store or the database fails
      */
     public <T, X extends Exception> Outcome<T> run(IdempotencyKey key, Phases<C, T, X> phases) throws X {
-        return leasedRun(key, Fingerprint.NONE, null, phases);
+        return leased().run(key, phases);
     }
 
-    /** Lease mode for a key, with the codec that the call names ({@code null} if none), which must be the phases' own. */
-    private <T, X extends Exception> Outcome<T> leasedRun(IdempotencyKey key, Fingerprint fingerprint, @Nullable ResultCodec<T> named,
-                                                          Phases<C, T, X> phases) throws X {
-        Objects.requireNonNull(key, "key");
-        return kernel.heard().single(key, () -> {
-            kernel.policy().validate(key);
-            Objects.requireNonNull(phases, "phases");
-            if (named != null && !named.name().equals(phases.codec.name())) {
-                throw new IllegalArgumentException("the call of key " + key + " names codec '" + named.name()
-                        + "' but its phases record the result with codec '" + phases.codec.name() + "': give the codec once,"
-                        + " to the phases (finish(..., codec) or result(codec)), and IdempotentCall.of(key, fingerprint) without"
-                        + " one. Nothing was read or written");
-            }
-            if (leasing == null) {
-                throw new UnsupportedOperationException("lease mode needs a store that keeps leases (a LeasingStore); this engine"
-                        + " was built over " + kernel.store() + ", which does not. Nothing was read or written");
-            }
-            if (phases.operation != null && !supportsRecovery()) {
-                throw new UnsupportedOperationException("operation '" + phases.operation + "' is named, to be resumed by a"
-                        + " recovery worker, which needs a store that lists the named operations in progress (a RecoveringStore);"
-                        + " this engine was built over " + kernel.store() + ", which does not. Run the phases unnamed, or use"
-                        + " such a store. Nothing was read or written");
-            }
-            return leasing.run(key, fingerprint, phases);
-        });
-    }
-
-    /** @return whether named operations can be run and resumed: the store lists them ({@link RecoveringStore}) */
+    /** @return whether named operations can be run and resumed: the store keeps leases and lists them */
     public boolean supportsRecovery() {
-        return leasing != null && kernel.store() instanceof RecoveringStore<?>;
-    }
-
-    /** The lease protocol, for the recovery worker; {@code null} if the store keeps no leases. */
-    LeaseProtocol<C> leaseProtocol() {
-        return leasing;
+        return leased != null && leased.supportsRecovery();
     }
 
     OwnTransactions<C> ownTransactions() {
@@ -480,7 +387,7 @@ public final class ManagedIdempotency<C> {
 
     /** @return whether this engine offers lease mode: its store keeps leases */
     public boolean supportsLeases() {
-        return leasing != null;
+        return leased != null;
     }
 
     /** @return the engine: store, key policy, clock and listener */

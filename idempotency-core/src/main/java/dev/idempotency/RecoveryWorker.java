@@ -11,6 +11,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -62,7 +63,7 @@ public final class RecoveryWorker<C> implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(RecoveryWorker.class);
 
-    private final ManagedIdempotency<C> managed;
+    private final LeasedIdempotency<C> leased;
     private final Map<String, Phases<C, ?, ?>> operations;
     private final RetryPolicy retry;
     private final int pageSize;
@@ -73,7 +74,7 @@ public final class RecoveryWorker<C> implements AutoCloseable {
     private Thread loop;
 
     private RecoveryWorker(Builder<C> b) {
-        this.managed = b.managed;
+        this.leased = Objects.requireNonNull(b.leased, "leased");
         this.operations = Collections.unmodifiableMap(new LinkedHashMap<>(b.operations));
         this.retry = b.retry;
         this.pageSize = b.pageSize;
@@ -81,12 +82,27 @@ public final class RecoveryWorker<C> implements AutoCloseable {
     }
 
     /**
+     * @param leased the lease-mode engine whose store lists named operations
+     *     ({@link LeasedIdempotency#supportsRecovery()})
+     * @param <C> the transaction type
+     * @return a builder
+     */
+    public static <C> Builder<C> builder(LeasedIdempotency<C> leased) {
+        Objects.requireNonNull(leased, "leased");
+        return new Builder<>(leased, leased.store());
+    }
+
+    /**
+     * For a store that also writes records in the caller's transaction: the worker over
+     * {@link ManagedIdempotency#leased()}.
+     *
      * @param managed the engine whose store lists named operations ({@link ManagedIdempotency#supportsRecovery()})
      * @param <C> the transaction type
      * @return a builder
      */
     public static <C> Builder<C> builder(ManagedIdempotency<C> managed) {
-        return new Builder<>(Objects.requireNonNull(managed, "managed"));
+        Objects.requireNonNull(managed, "managed");
+        return new Builder<>(managed.supportsLeases() ? managed.leased() : null, managed.engine().store());
     }
 
     /**
@@ -109,8 +125,8 @@ public final class RecoveryWorker<C> implements AutoCloseable {
      * @throws IdempotencyStoreException if the store cannot list the operations
      */
     public Pass runOnce() {
-        RecoveringStore<C> store = (RecoveringStore<C>) managed.engine().kernel().store();
-        OwnTransactions<C> transactions = managed.ownTransactions();
+        RecoveringStore<C> store = (RecoveringStore<C>) leased.store();
+        OwnTransactions<C> transactions = leased.ownTransactions();
         int[] counts = new int[6];
         IdempotencyKey after = null;
         while (!Thread.currentThread().isInterrupted()) {
@@ -152,8 +168,8 @@ public final class RecoveryWorker<C> implements AutoCloseable {
         if (due != null && System.nanoTime() - due < 0) {
             return;
         }
-        Kernel<C> kernel = managed.engine().kernel();
-        LeaseProtocol<C> protocol = managed.leaseProtocol();
+        Kernel<C> kernel = leased.kernel();
+        LeaseProtocol<C> protocol = leased.leaseProtocol();
         boolean givingUp = entry.attempts() >= retry.maxAttempts();
         try {
             Outcome<?> outcome = givingUp
@@ -194,7 +210,7 @@ public final class RecoveryWorker<C> implements AutoCloseable {
         counts[4]++;
         if (reported.add(key)) {
             log.warn("Key {}: operation '{}' is abandoned but the recovery worker cannot run it: {}", key, operation, why);
-            managed.engine().kernel().heard().recovery(key, operation, RecoveryAction.REPORTED, null);
+            leased.kernel().heard().recovery(key, operation, RecoveryAction.REPORTED, null);
         }
     }
 
@@ -271,14 +287,16 @@ public final class RecoveryWorker<C> implements AutoCloseable {
         public static final RetryPolicy DEFAULT_RETRY = RetryPolicy.builder().maxAttempts(5)
                 .backoff(Duration.ofSeconds(1), RetryPolicy.LONGEST_BACKOFF).build();
 
-        private final ManagedIdempotency<C> managed;
+        private final @Nullable LeasedIdempotency<C> leased;
+        private final Object store;
         private final Map<String, Phases<C, ?, ?>> operations = new LinkedHashMap<>();
         private RetryPolicy retry = DEFAULT_RETRY;
         private int pageSize = 100;
         private Duration interval = Duration.ofSeconds(30);
 
-        private Builder(ManagedIdempotency<C> managed) {
-            this.managed = managed;
+        private Builder(@Nullable LeasedIdempotency<C> leased, Object store) {
+            this.leased = leased;
+            this.store = store;
         }
 
         /**
@@ -376,9 +394,9 @@ public final class RecoveryWorker<C> implements AutoCloseable {
          * @throws IllegalStateException if the engine's store does not list named operations, or no operation is registered
          */
         public RecoveryWorker<C> build() {
-            if (!managed.supportsRecovery()) {
+            if (leased == null || !leased.supportsRecovery()) {
                 throw new IllegalStateException("a recovery worker needs a store that lists the named operations in progress"
-                        + " (a RecoveringStore with leases); this engine's store, " + managed.engine().kernel().store() + ", does not");
+                        + " (a RecoveringStore with leases); this engine's store, " + store + ", does not");
             }
             if (operations.isEmpty()) {
                 throw new IllegalStateException("no operation is registered: register the named phases the worker is to resume");

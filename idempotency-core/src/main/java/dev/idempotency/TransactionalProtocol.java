@@ -1,7 +1,7 @@
 package dev.idempotency;
 
 import dev.idempotency.spi.Claim;
-import dev.idempotency.spi.IdempotencyStore;
+import dev.idempotency.spi.TransactionalStore;
 import dev.idempotency.spi.RecordStatus;
 import dev.idempotency.spi.StoredRecord;
 import dev.idempotency.spi.TxSavepoint;
@@ -34,11 +34,23 @@ final class TransactionalProtocol<C> {
     private static final ThreadLocal<List<Running>> RUNNING = ThreadLocal.withInitial(ArrayList::new);
 
     private final Kernel<C> kernel;
-    private final IdempotencyStore<C> store;
+    private final TransactionalStore<C> store;
 
-    TransactionalProtocol(Kernel<C> kernel) {
+    TransactionalProtocol(Kernel<C> kernel, TransactionalStore<C> store) {
         this.kernel = kernel;
-        this.store = kernel.store();
+        this.store = store;
+    }
+
+    /**
+     * Undoes a claim after {@code failure}, so that a caller who commits anyway leaves no key stuck
+     * in progress; a failure to release is attached to {@code failure}.
+     */
+    static <C> void release(TransactionalStore<C> store, C tx, IdempotencyKey key, Throwable failure) {
+        try {
+            store.release(tx, key);
+        } catch (RuntimeException releaseFailure) {
+            failure.addSuppressed(releaseFailure);
+        }
     }
 
     /**
@@ -70,7 +82,7 @@ final class TransactionalProtocol<C> {
         try {
             savepoint = kernel.hasFinalFailures() ? store.savepoint(tx) : null;
         } catch (RuntimeException e) {
-            kernel.release(tx, key, e);
+            release(store, tx, key, e);
             throw e;
         }
         T value;
@@ -88,11 +100,11 @@ final class TransactionalProtocol<C> {
                     return failed.outcome();
                 } catch (RuntimeException recording) {
                     recording.addSuppressed(e);
-                    kernel.release(tx, key, recording);
+                    release(store, tx, key, recording);
                     throw recording;
                 }
             }
-            kernel.release(tx, key, failure);
+            release(store, tx, key, failure);
             throw failure;
         } finally {
             running.remove(running.size() - 1);
@@ -106,7 +118,7 @@ final class TransactionalProtocol<C> {
             store.complete(tx, executed.completion());
             return executed.outcome();
         } catch (RuntimeException e) {
-            kernel.release(tx, key, e);
+            release(store, tx, key, e);
             throw e;
         }
     }
@@ -125,7 +137,7 @@ final class TransactionalProtocol<C> {
                     + " (auto-commit on, the connection closed, or the transaction ended: see the cause), so the result was"
                     + " not recorded and the claim was left as it is", ended);
         } catch (RuntimeException e) {
-            kernel.release(tx, key, e);
+            release(store, tx, key, e);
             throw e;
         }
     }

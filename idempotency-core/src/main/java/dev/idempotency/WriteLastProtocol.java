@@ -1,7 +1,7 @@
 package dev.idempotency;
 
 import dev.idempotency.spi.Claim;
-import dev.idempotency.spi.IdempotencyStore;
+import dev.idempotency.spi.TransactionalStore;
 import dev.idempotency.spi.LastWriteRefusedException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -20,12 +20,12 @@ final class WriteLastProtocol<C> {
     private static final Logger log = LoggerFactory.getLogger(WriteLastProtocol.class);
 
     private final Kernel<C> kernel;
-    private final IdempotencyStore<C> store;
+    private final TransactionalStore<C> store;
     private final OwnTransactions<C> transactions;
 
-    WriteLastProtocol(Kernel<C> kernel, OwnTransactions<C> transactions) {
+    WriteLastProtocol(Kernel<C> kernel, TransactionalStore<C> store, OwnTransactions<C> transactions) {
         this.kernel = kernel;
-        this.store = kernel.store();
+        this.store = store;
         this.transactions = transactions;
     }
 

@@ -7,7 +7,7 @@ import dev.idempotency.fake.FakeRunner;
 import dev.idempotency.fake.FakeStore;
 import dev.idempotency.fake.FakeTx;
 import dev.idempotency.internal.FailureRecords;
-import dev.idempotency.spi.IdempotencyStore;
+import dev.idempotency.spi.TransactionalStore;
 import dev.idempotency.spi.RecordStatus;
 import dev.idempotency.spi.RecoveryPoint;
 import dev.idempotency.spi.StoredRecord;
@@ -409,7 +409,7 @@ class ManagedIdempotencyTest {
 
     @Test
     void leaseModeNeedsALeasingStore() {
-        IdempotencyStore<FakeTx> plain = plainStore();
+        TransactionalStore<FakeTx> plain = plainStore();
         ManagedIdempotency<FakeTx> managed = ManagedIdempotency.of(Idempotency.of(plain), runner);
         assertThatThrownBy(() -> managed.lease(IdempotentCall.of(KEY, ResultCodec.string()),
                 a -> "r")).isInstanceOf(UnsupportedOperationException.class)
@@ -422,9 +422,9 @@ class ManagedIdempotencyTest {
 
     /** A store that keeps no leases, and is never called. */
     @SuppressWarnings("unchecked")
-    private static IdempotencyStore<FakeTx> plainStore() {
-        return (IdempotencyStore<FakeTx>) Proxy.newProxyInstance(ManagedIdempotencyTest.class.getClassLoader(),
-                new Class<?>[] {IdempotencyStore.class}, (proxy, method, args) -> {
+    private static TransactionalStore<FakeTx> plainStore() {
+        return (TransactionalStore<FakeTx>) Proxy.newProxyInstance(ManagedIdempotencyTest.class.getClassLoader(),
+                new Class<?>[] {TransactionalStore.class}, (proxy, method, args) -> {
                     if (method.getName().equals("toString")) {
                         return "PlainStore";
                     }
@@ -437,7 +437,7 @@ class ManagedIdempotencyTest {
 
     @Test
     void aLeasePolicyForAStoreWithoutLeasesIsRefusedWhenTheEngineIsBuilt() {
-        IdempotencyStore<FakeTx> plain = plainStore();
+        TransactionalStore<FakeTx> plain = plainStore();
         ManagedIdempotency.Builder<FakeTx> builder = ManagedIdempotency.builder(Idempotency.of(plain), runner)
                 .leasePolicy(LeasePolicy.builder().lease(java.time.Duration.ofSeconds(5)).build());
         assertThatThrownBy(builder::build).isInstanceOf(IllegalStateException.class)

@@ -3,12 +3,14 @@ package dev.idempotency.benchmarks;
 import dev.idempotency.Idempotency;
 import dev.idempotency.IdempotencyKey;
 import dev.idempotency.IdempotentCall;
+import dev.idempotency.LeasedIdempotency;
 import dev.idempotency.ManagedIdempotency;
 import dev.idempotency.Outcome;
 import dev.idempotency.ResultCodec;
 import dev.idempotency.dynamodb.DynamoDbLeasingStore;
 import dev.idempotency.redis.RedisLeasingStore;
 import dev.idempotency.spi.IdempotencyStore;
+import dev.idempotency.spi.LeaseOnlyStore;
 import dev.idempotency.spi.NoTransaction;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.SetArgs;
@@ -108,11 +110,11 @@ public final class LeaseInterleaved {
      */
     abstract static class OutsideTarget implements Target {
         final String scope = "bench-" + UUID.randomUUID().toString().substring(0, 8);
-        private ManagedIdempotency<NoTransaction> managed;
+        private LeasedIdempotency<NoTransaction> managed;
 
         /** Opens lease mode on {@code store} and leases the recorded keys. */
-        final void lease(IdempotencyStore<NoTransaction> store) {
-            managed = ManagedIdempotency.of(Idempotency.of(store), NoTransaction.runner());
+        final void lease(LeaseOnlyStore store) {
+            managed = LeasedIdempotency.of(store);
             for (int i = 0; i < RECORDED; i++) {
                 executed(managed.lease(call(scope, "recorded-" + i), attempt -> "done"));
             }

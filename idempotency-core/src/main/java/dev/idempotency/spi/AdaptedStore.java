@@ -10,18 +10,18 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * A store of {@code C} seen as a store of {@code D} ({@link StoreAdapters}): the one place where each
- * primitive of {@link IdempotencyStore}, and {@link IdempotencyStore#heardBy}, is forwarded. Immutable; as thread-safe as the store and the
+ * primitive of {@link TransactionalStore}, and {@link IdempotencyStore#heardBy}, is forwarded. Immutable; as thread-safe as the store and the
  * adapter.
  *
  * @param <D> the caller's transaction type
  * @param <C> the store's transaction type
  */
-class AdaptedStore<D, C> implements IdempotencyStore<D> {
+class AdaptedStore<D, C> implements TransactionalStore<D> {
 
-    private final IdempotencyStore<C> store;
-    private final TransactionAdapter<D, C> adapter;
+    private final TransactionalStore<C> store;
+    final TransactionAdapter<D, C> adapter;
 
-    AdaptedStore(IdempotencyStore<C> store, TransactionAdapter<D, C> adapter) {
+    AdaptedStore(TransactionalStore<C> store, TransactionAdapter<D, C> adapter) {
         this.store = store;
         this.adapter = adapter;
     }
@@ -38,8 +38,8 @@ class AdaptedStore<D, C> implements IdempotencyStore<D> {
 
     /** The store's answer, adapted in turn: this store if the store reports nothing. */
     @Override
-    public IdempotencyStore<D> heardBy(IdempotencyListener listener) {
-        IdempotencyStore<C> heard = store.heardBy(listener);
+    public TransactionalStore<D> heardBy(IdempotencyListener listener) {
+        TransactionalStore<C> heard = store.heardBy(listener);
         return heard == store ? this : StoreAdapters.adapt(heard, adapter);
     }
 

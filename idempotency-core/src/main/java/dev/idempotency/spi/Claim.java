@@ -2,7 +2,7 @@ package dev.idempotency.spi;
 
 import java.util.Objects;
 
-/** What {@link IdempotencyStore#claim} found. */
+/** What {@link TransactionalStore#claim} found. */
 public sealed interface Claim permits Claim.Acquired, Claim.Existing, Claim.Busy {
 
     /** @return the claim that means "this transaction now holds the key" */

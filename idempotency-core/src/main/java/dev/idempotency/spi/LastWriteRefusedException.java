@@ -10,7 +10,7 @@ import org.jspecify.annotations.Nullable;
  * transaction was rolled back and nothing of it was kept: the key already had an unexpired record
  * ({@link Claim.Existing}, read after the rollback), or another open transaction held the key past
  * the lock timeout ({@link Claim.Busy}). Thrown by a {@link TransactionRunner}'s commit, for a write
- * that {@link IdempotencyStore#writeLast} left to it; {@link dev.idempotency.ManagedIdempotency}
+ * that {@link TransactionalStore#writeLast} left to it; {@link dev.idempotency.ManagedIdempotency}
  * turns it into the usual outcome (replay, mismatch, recorded failure, in progress), and a caller
  * never sees it.
  *

@@ -1,22 +1,20 @@
 package dev.idempotency.spi;
 
 import dev.idempotency.IdempotencyKey;
+import dev.idempotency.IdempotencyListener;
 import java.time.Instant;
 
 /**
  * A store that keeps leases but cannot share a transaction with the caller's business change
  * (Redis, DynamoDB): each primitive is one atomic operation on its server, applied at once, under
  * {@link NoTransaction}. It serves lease mode and everything built on it
- * ({@link dev.idempotency.ManagedIdempotency#lease lease} and {@link dev.idempotency.ManagedIdempotency#run
- * phases}, over {@link NoTransaction#runner()}); the promises of {@link LeasingStore} hold for it,
- * every primitive taking effect when it returns, since there is no commit to wait for and no
- * rollback to undo it.
+ * ({@link dev.idempotency.LeasedIdempotency#of(LeaseOnlyStore)}, over {@link NoTransaction#runner()}); the
+ * promises of {@link LeasingStore} hold for it, every primitive taking effect when it returns, since
+ * there is no commit to wait for and no rollback to undo it.
  *
- * <p>The modes that record the key inside a transaction with the work
- * ({@code Idempotency.execute} and {@code executeChunk}, {@code ManagedIdempotency.execute},
- * {@code writeLast} and {@code executeChunk}) refuse an engine over such a store before anything is
- * read or written, saying so; the transactional primitives here refuse too, for a caller that
- * reaches them some other way. The phases of lease mode run with {@link NoTransaction#NONE}: a
+ * <p>It is not a {@link TransactionalStore}: the modes that record the key inside a transaction with
+ * the work ({@link dev.idempotency.Idempotency}, {@link dev.idempotency.ManagedIdempotency}) do not
+ * take it, and handing it to them does not compile. The phases of lease mode run with {@link NoTransaction#NONE}: a
  * prepare's or a finish's own writes, if any, are not atomic with the recovery point or the result
  * (the store records those by itself, fenced).
  *
@@ -28,53 +26,14 @@ import java.time.Instant;
 public interface LeaseOnlyStore extends LeasingStore<NoTransaction> {
 
     /**
-     * Refuses: there is no transaction to check.
+     * {@inheritDoc}
      *
-     * @throws UnsupportedOperationException always
+     * @return a lease-only store that reports to {@code listener}; {@code this} if there is nothing
+     *     to report
      */
     @Override
-    default void checkTransaction(NoTransaction tx, IdempotencyKey key) {
-        throw refusal(this, key);
-    }
-
-    /**
-     * Refuses: a claim inside a transaction needs one.
-     *
-     * @throws UnsupportedOperationException always
-     */
-    @Override
-    default Claim claim(NoTransaction tx, ClaimRequest request) {
-        throw refusal(this, request.key());
-    }
-
-    /**
-     * Refuses: there is no transactional claim to complete.
-     *
-     * @throws UnsupportedOperationException always
-     */
-    @Override
-    default void complete(NoTransaction tx, Completion completion) {
-        throw refusal(this, completion.key());
-    }
-
-    /**
-     * Refuses: there is no transactional claim to release.
-     *
-     * @throws UnsupportedOperationException always
-     */
-    @Override
-    default void release(NoTransaction tx, IdempotencyKey key) {
-        throw refusal(this, key);
-    }
-
-    /**
-     * Refuses: there is no transaction to undo writes in.
-     *
-     * @throws UnsupportedOperationException always
-     */
-    @Override
-    default TxSavepoint savepoint(NoTransaction tx) {
-        throw refusal(this, null);
+    default LeaseOnlyStore heardBy(IdempotencyListener listener) {
+        return this;
     }
 
     /**
@@ -108,11 +67,5 @@ public interface LeaseOnlyStore extends LeasingStore<NoTransaction> {
     @Override
     default int purgeExpired(NoTransaction tx, Instant now, int limit) {
         return 0;
-    }
-
-    private static UnsupportedOperationException refusal(LeaseOnlyStore store, IdempotencyKey key) {
-        return new UnsupportedOperationException((key == null ? "" : "key " + key + ": ") + "the store " + store
-                + " keeps leases only: it has no transactional claim (checkTransaction, claim, complete, release, savepoint);"
-                + " lease mode uses claimLease and the fenced lease primitives. Nothing was read or written");
     }
 }

@@ -1,6 +1,7 @@
 package dev.idempotency.spi;
 
 import dev.idempotency.IdempotencyKey;
+import dev.idempotency.IdempotencyListener;
 import dev.idempotency.IdempotencyStoreException;
 import java.time.Duration;
 import java.time.Instant;
@@ -8,12 +9,13 @@ import java.util.Optional;
 
 /**
  * A store that also keeps leases: the primitives of lease mode and recovery phases
- * ({@link dev.idempotency.ManagedIdempotency}), for work with effects outside the database. Each
+ * ({@link dev.idempotency.LeasedIdempotency}), for work with effects outside the database. Each
  * primitive runs in a short transaction that the engine begins and commits itself.
  *
  * <p>Every time a lease primitive needs is read from the <b>store's own clock</b> (for a database,
  * the server's), never passed in by the engine: application nodes whose clocks disagree must still
- * agree on when a lease ends. A store must keep these promises, which {@code idempotency-testkit}
+ * agree on when a lease ends. The records these primitives write are judged by that clock wherever
+ * they are met (the clock rule of {@link IdempotencyStore}). A store must keep these promises, which {@code idempotency-testkit}
  * checks:
  * <ol>
  *   <li>{@link #claimLease} takes a key that has no record, or only an expired one, as attempt 1,
@@ -39,6 +41,17 @@ import java.util.Optional;
  * @param <C> the transaction type
  */
 public interface LeasingStore<C> extends IdempotencyStore<C> {
+
+    /**
+     * {@inheritDoc}
+     *
+     * @return a leasing store that reports to {@code listener}; {@code this} if there is nothing to
+     *     report
+     */
+    @Override
+    default LeasingStore<C> heardBy(IdempotencyListener listener) {
+        return this;
+    }
 
     /**
      * Claims the key under a lease, or finds its record.

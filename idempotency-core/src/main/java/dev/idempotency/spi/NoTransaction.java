@@ -10,8 +10,7 @@ import dev.idempotency.TxWork;
  * and the phases of lease mode ({@link dev.idempotency.Phases}) in place of a transaction.
  *
  * <pre>{@code
- * ManagedIdempotency<NoTransaction> managed =
- *         ManagedIdempotency.of(Idempotency.of(leaseOnlyStore), NoTransaction.runner());
+ * LeasedIdempotency<NoTransaction> leased = LeasedIdempotency.of(leaseOnlyStore); // over NoTransaction.runner()
  * }</pre>
  *
  * <p>Immutable and thread-safe.
@@ -37,7 +36,7 @@ public final class NoTransaction {
     }
 
     /**
-     * The runner of {@link dev.idempotency.ManagedIdempotency} over a store without transactions:
+     * The runner of {@link dev.idempotency.LeasedIdempotency} over a store without transactions:
      * it runs the work with {@link #NONE} and returns what it returns, or throws what it throws.
      * Nothing is rolled back on a failure, since nothing is held open: each store primitive the work
      * called has already taken effect on the server. Thread-safe.

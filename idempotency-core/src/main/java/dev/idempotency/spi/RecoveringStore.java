@@ -1,6 +1,7 @@
 package dev.idempotency.spi;
 
 import dev.idempotency.IdempotencyKey;
+import dev.idempotency.IdempotencyListener;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
 
@@ -29,6 +30,17 @@ import org.jspecify.annotations.Nullable;
  * @param <C> the transaction type
  */
 public interface RecoveringStore<C> extends LeasingStore<C> {
+
+    /**
+     * {@inheritDoc}
+     *
+     * @return a recovering store that reports to {@code listener}; {@code this} if there is nothing
+     *     to report
+     */
+    @Override
+    default RecoveringStore<C> heardBy(IdempotencyListener listener) {
+        return this;
+    }
 
     /**
      * Records that the key's operation in progress is the one registered as {@code operation}.

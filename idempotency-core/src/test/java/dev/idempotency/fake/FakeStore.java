@@ -13,6 +13,7 @@ import dev.idempotency.spi.LeaseClaim;
 import dev.idempotency.spi.LeaseRequest;
 import dev.idempotency.spi.LeasedCompletion;
 import dev.idempotency.spi.LeasingStore;
+import dev.idempotency.spi.TransactionalStore;
 import dev.idempotency.spi.RecordStatus;
 import dev.idempotency.spi.RecoveryPoint;
 import dev.idempotency.spi.StoredRecord;
@@ -33,7 +34,7 @@ import java.util.function.Supplier;
  * copied into each {@link FakeTx} and swapped back on commit. No concurrency, no lock waits: a key
  * listed in {@link #busy} answers "busy". Failures are injected through the public fields.
  */
-public final class FakeStore implements LeasingStore<FakeTx> {
+public final class FakeStore implements TransactionalStore<FakeTx>, LeasingStore<FakeTx> {
 
     /** A stored row: the record, plus what lease mode keeps. */
     record Row(StoredRecord record, String owner, int attempts, RecoveryPoint point) {
@@ -161,7 +162,7 @@ public final class FakeStore implements LeasingStore<FakeTx> {
     @Override
     public List<Claim> claimAll(FakeTx tx, List<ClaimRequest> requests) {
         claimAllRequests.add(List.copyOf(requests));
-        List<Claim> claims = LeasingStore.super.claimAll(tx, requests);
+        List<Claim> claims = TransactionalStore.super.claimAll(tx, requests);
         return claimAllAnswer != null ? claimAllAnswer.get() : claims;
     }
 
@@ -183,13 +184,13 @@ public final class FakeStore implements LeasingStore<FakeTx> {
     @Override
     public void completeAll(FakeTx tx, List<Completion> completions) {
         defaultsCalled.add("completeAll:" + (completions.isEmpty() ? "" : completions.get(0).key().id()));
-        LeasingStore.super.completeAll(tx, completions);
+        TransactionalStore.super.completeAll(tx, completions);
     }
 
     @Override
     public Claim writeLast(FakeTx tx, ClaimRequest request, Completion completion) {
         defaultsCalled.add("writeLast:" + request.key().id());
-        return LeasingStore.super.writeLast(tx, request, completion);
+        return TransactionalStore.super.writeLast(tx, request, completion);
     }
 
     @Override

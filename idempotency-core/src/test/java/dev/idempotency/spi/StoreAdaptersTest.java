@@ -48,7 +48,7 @@ class StoreAdaptersTest {
             return "Outer.tx()";
         }
     };
-    private final LeasingStore<Outer> adapted = StoreAdapters.adapt(store, adapter);
+    private final TransactionalRecoveringStore<Outer> adapted = StoreAdapters.adapt(new Every(store), adapter);
 
     private static ClaimRequest claim(IdempotencyKey key) {
         return new ClaimRequest(key, FP, NOW, NOW.plus(Duration.ofDays(1)), Duration.ofSeconds(1));
@@ -134,11 +134,11 @@ class StoreAdaptersTest {
     @Test
     void aRefusalOfTheAdapterReachesTheCallerBeforeTheStoreIsCalled() {
         TransactionRequiredException refusal = new TransactionRequiredException(A, "not in a transaction");
-        LeasingStore<Outer> refusing = StoreAdapters.adapt(store, (tx, key) -> {
+        TransactionalRecoveringStore<Outer> refusing = StoreAdapters.adapt(new Every(store), (tx, key) -> {
             throw refusal;
         });
         Outer tx = new Outer(store.begin(), "refused");
-        List<Consumer<LeasingStore<Outer>>> primitives = List.of(
+        List<Consumer<TransactionalRecoveringStore<Outer>>> primitives = List.of(
                 s -> s.checkTransaction(tx, A),
                 s -> s.claim(tx, claim(A)),
                 s -> s.claimAll(tx, List.of(claim(A))),
@@ -153,7 +153,7 @@ class StoreAdaptersTest {
                 s -> s.checkpoint(tx, A, "token", new RecoveryPoint("string", null)),
                 s -> s.completeLeased(tx, "token", new LeasedCompletion(A, RecordStatus.COMPLETED, "string", null, Duration.ofDays(1))),
                 s -> s.releaseLease(tx, A, "token"));
-        for (Consumer<LeasingStore<Outer>> primitive : primitives) {
+        for (Consumer<TransactionalRecoveringStore<Outer>> primitive : primitives) {
             assertThatThrownBy(() -> primitive.accept(refusing)).isSameAs(refusal);
         }
         assertThat(store.calls).isEmpty();
@@ -165,7 +165,7 @@ class StoreAdaptersTest {
 
     @Test
     void anAdapterThatFindsNoTransactionIsRefusedAsABug() {
-        LeasingStore<Outer> none = StoreAdapters.adapt(store, (tx, key) -> null);
+        TransactionalRecoveringStore<Outer> none = StoreAdapters.adapt(new Every(store), (tx, key) -> null);
         assertThatThrownBy(() -> none.claim(new Outer(store.begin(), "x"), claim(A))).isInstanceOf(NullPointerException.class)
                 .hasMessageContaining("adapter");
         assertThatThrownBy(() -> adapted.claim(null, claim(A))).isInstanceOf(NullPointerException.class).hasMessageContaining("tx");
@@ -173,10 +173,10 @@ class StoreAdaptersTest {
     }
 
     @Test
-    void aLeasingStoreStaysLeasingAndAStoreWithoutLeasesStaysWithout() {
-        IdempotencyStore<FakeTx> leasing = store;
-        assertThat(StoreAdapters.adapt(leasing, adapter)).isInstanceOf(LeasingStore.class);
-        IdempotencyStore<Outer> notLeasing = StoreAdapters.adapt(new WithoutLeases(store), adapter);
+    void aStoreOfEveryCapabilityKeepsThemAndAStoreWithoutLeasesStaysWithout() {
+        TransactionalStore<FakeTx> every = new Every(store);
+        assertThat(StoreAdapters.adapt(every, adapter)).isInstanceOf(TransactionalRecoveringStore.class);
+        TransactionalStore<Outer> notLeasing = StoreAdapters.adapt(new WithoutLeases(store), adapter);
         assertThat(notLeasing).isNotInstanceOf(LeasingStore.class);
         Outer tx = new Outer(store.begin(), "one");
         assertThat(notLeasing.claim(tx, claim(A))).isInstanceOf(Claim.Acquired.class);
@@ -188,8 +188,8 @@ class StoreAdaptersTest {
     void aRecoveringStoreStaysRecoveringAndItsPrimitivesReachItWithTheAdaptedTransaction() {
         List<String> calls = new ArrayList<>();
         PendingOperation entry = new PendingOperation(A, "charge", RecordStatus.IN_PROGRESS, FP, 1, NOW, NOW);
-        RecoveringStore<FakeTx> recovering = (RecoveringStore<FakeTx>) Proxy.newProxyInstance(
-                getClass().getClassLoader(), new Class<?>[] {RecoveringStore.class}, (proxy, method, args) -> {
+        TransactionalRecoveringStore<FakeTx> recovering = (TransactionalRecoveringStore<FakeTx>) Proxy.newProxyInstance(
+                getClass().getClassLoader(), new Class<?>[] {TransactionalRecoveringStore.class}, (proxy, method, args) -> {
                     String tx = args != null && args[0] instanceof FakeTx ? "inner" : "?";
                     switch (method.getName()) {
                         case "enlist":
@@ -207,7 +207,7 @@ class StoreAdaptersTest {
                             throw new UnsupportedOperationException(method.getName());
                     }
                 });
-        IdempotencyStore<Outer> adaptedStore = StoreAdapters.adapt((IdempotencyStore<FakeTx>) recovering, adapter);
+        TransactionalStore<Outer> adaptedStore = StoreAdapters.adapt((TransactionalStore<FakeTx>) recovering, adapter);
         assertThat(adaptedStore).isInstanceOf(RecoveringStore.class).hasToString("AdaptedRecoveringStore[Recovering through Outer.tx()]");
         RecoveringStore<Outer> adaptedRecovering = (RecoveringStore<Outer>) adaptedStore;
         Outer one = new Outer(store.begin(), "one");
@@ -223,7 +223,7 @@ class StoreAdaptersTest {
 
     @Test
     void itsNameSaysWhatItWrapsAndThroughWhat() {
-        assertThat(adapted).hasToString("AdaptedLeasingStore[" + store + " through Outer.tx()]");
+        assertThat(adapted).hasToString("AdaptedRecoveringStore[Every through Outer.tx()]");
         assertThat(StoreAdapters.adapt(new WithoutLeases(store), adapter)).hasToString("AdaptedStore[WithoutLeases through Outer.tx()]");
     }
 
@@ -234,7 +234,7 @@ class StoreAdaptersTest {
         assertThat(adapted.heardBy(listener)).as("the store reports nothing of its own").isSameAs(adapted);
         assertThat(store.heardBy).isSameAs(listener);
 
-        IdempotencyStore<Outer> heard = StoreAdapters.adapt(new WithoutLeases(store), adapter).heardBy(listener);
+        TransactionalStore<Outer> heard = StoreAdapters.adapt(new WithoutLeases(store), adapter).heardBy(listener);
         assertThat(heard).isNotInstanceOf(LeasingStore.class).hasToString("AdaptedStore[WithoutLeases heard through Outer.tx()]");
         Outer tx = new Outer(store.begin(), "one");
         assertThat(heard.claim(tx, claim(A))).isInstanceOf(Claim.Acquired.class);
@@ -243,7 +243,7 @@ class StoreAdaptersTest {
     }
 
     /** A store that keeps no leases: the fake's other primitives; heard by a listener, a copy that says so. */
-    private static final class WithoutLeases implements IdempotencyStore<FakeTx> {
+    private static final class WithoutLeases implements TransactionalStore<FakeTx> {
         private final FakeStore store;
         private final String name;
 
@@ -257,7 +257,7 @@ class StoreAdaptersTest {
         }
 
         @Override
-        public IdempotencyStore<FakeTx> heardBy(IdempotencyListener listener) {
+        public TransactionalStore<FakeTx> heardBy(IdempotencyListener listener) {
             return new WithoutLeases(store, name + " heard");
         }
 
@@ -294,6 +294,111 @@ class StoreAdaptersTest {
         @Override
         public String toString() {
             return name;
+        }
+    }
+
+    /** The fake with every capability: its primitives, and a list of named operations it does not keep. */
+    private static final class Every implements TransactionalRecoveringStore<FakeTx> {
+        private final FakeStore store;
+
+        Every(FakeStore store) {
+            this.store = store;
+        }
+
+        @Override
+        public TransactionalRecoveringStore<FakeTx> heardBy(IdempotencyListener listener) {
+            store.heardBy(listener);
+            return this;
+        }
+
+        @Override
+        public void checkTransaction(FakeTx tx, IdempotencyKey key) {
+            store.checkTransaction(tx, key);
+        }
+
+        @Override
+        public Claim claim(FakeTx tx, ClaimRequest request) {
+            return store.claim(tx, request);
+        }
+
+        @Override
+        public List<Claim> claimAll(FakeTx tx, List<ClaimRequest> requests) {
+            return store.claimAll(tx, requests);
+        }
+
+        @Override
+        public void complete(FakeTx tx, Completion completion) {
+            store.complete(tx, completion);
+        }
+
+        @Override
+        public void completeAll(FakeTx tx, List<Completion> completions) {
+            store.completeAll(tx, completions);
+        }
+
+        @Override
+        public Claim writeLast(FakeTx tx, ClaimRequest request, Completion completion) {
+            return store.writeLast(tx, request, completion);
+        }
+
+        @Override
+        public void release(FakeTx tx, IdempotencyKey key) {
+            store.release(tx, key);
+        }
+
+        @Override
+        public TxSavepoint savepoint(FakeTx tx) {
+            return store.savepoint(tx);
+        }
+
+        @Override
+        public int purgeExpired(FakeTx tx, Instant now, int limit) {
+            return store.purgeExpired(tx, now, limit);
+        }
+
+        @Override
+        public LeaseClaim claimLease(FakeTx tx, LeaseRequest request) {
+            return store.claimLease(tx, request);
+        }
+
+        @Override
+        public java.util.Optional<Instant> extendLease(FakeTx tx, IdempotencyKey key, String ownerToken, Duration lease) {
+            return store.extendLease(tx, key, ownerToken, lease);
+        }
+
+        @Override
+        public boolean checkpoint(FakeTx tx, IdempotencyKey key, String ownerToken, RecoveryPoint point) {
+            return store.checkpoint(tx, key, ownerToken, point);
+        }
+
+        @Override
+        public java.util.Optional<Instant> completeLeased(FakeTx tx, String ownerToken, LeasedCompletion completion) {
+            return store.completeLeased(tx, ownerToken, completion);
+        }
+
+        @Override
+        public boolean releaseLease(FakeTx tx, IdempotencyKey key, String ownerToken) {
+            return store.releaseLease(tx, key, ownerToken);
+        }
+
+        @Override
+        public boolean enlist(FakeTx tx, IdempotencyKey key, String ownerToken, String operation) {
+            throw new UnsupportedOperationException("enlist");
+        }
+
+        @Override
+        public void delist(FakeTx tx, IdempotencyKey key) {
+            throw new UnsupportedOperationException("delist");
+        }
+
+        @Override
+        public List<PendingOperation> pending(FakeTx tx, IdempotencyKey after, int limit) {
+            throw new UnsupportedOperationException("pending");
+        }
+
+        @Override
+        public String toString() {
+            return "Every";
         }
     }
 }

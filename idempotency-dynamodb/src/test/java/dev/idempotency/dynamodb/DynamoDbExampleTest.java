@@ -6,6 +6,7 @@ import dev.idempotency.DownstreamKey;
 import dev.idempotency.Idempotency;
 import dev.idempotency.IdempotencyKey;
 import dev.idempotency.IdempotentCall;
+import dev.idempotency.LeasedIdempotency;
 import dev.idempotency.ManagedIdempotency;
 import dev.idempotency.Outcome;
 import dev.idempotency.Phases;
@@ -60,7 +61,7 @@ class DynamoDbExampleTest {
                 .layout(TableLayout.POWERTOOLS) // or the library's own, the default
                 .build();
         store.createTableIfMissing(); // tests and development only
-        ManagedIdempotency<NoTransaction> payments = ManagedIdempotency.of(Idempotency.of(store), NoTransaction.runner());
+        LeasedIdempotency<NoTransaction> payments = LeasedIdempotency.of(store);
 
         Outcome<String> outcome = payments.lease(IdempotentCall.of(key, ResultCodec.string()),
                 attempt -> provider.charge(attempt.downstreamKey(), amount));

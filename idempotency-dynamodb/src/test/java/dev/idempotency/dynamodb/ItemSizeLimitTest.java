@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.idempotency.Idempotency;
 import dev.idempotency.IdempotencyKey;
 import dev.idempotency.IdempotentCall;
+import dev.idempotency.LeasedIdempotency;
 import dev.idempotency.ManagedIdempotency;
 import dev.idempotency.Outcome;
 import dev.idempotency.Phases;
@@ -26,7 +27,7 @@ class ItemSizeLimitTest {
     void aResultOverTheItemLimitIsRecordedAsFailedAndTheCallIsNotRunAgain() {
         DynamoDbLeasingStore store = DynamoDbLeasingStore.builder(DynamoDbServers.client(), "item-limit").build();
         store.createTableIfMissing();
-        ManagedIdempotency<NoTransaction> payments = ManagedIdempotency.of(Idempotency.of(store), NoTransaction.runner());
+        LeasedIdempotency<NoTransaction> payments = LeasedIdempotency.of(store);
         IdempotentCall<String> call = IdempotentCall.of(IdempotencyKey.of("orders", "large-" + System.nanoTime()), ResultCodec.string());
         AtomicInteger calls = new AtomicInteger();
         int size = 500 * 1024;
@@ -52,7 +53,7 @@ class ItemSizeLimitTest {
     void aRecoveryPointOverTheItemLimitIsRefusedAndNothingOfTheKeyStaysRecorded() {
         DynamoDbLeasingStore store = DynamoDbLeasingStore.builder(DynamoDbServers.client(), "item-limit").build();
         store.createTableIfMissing();
-        ManagedIdempotency<NoTransaction> payments = ManagedIdempotency.of(Idempotency.of(store), NoTransaction.runner());
+        LeasedIdempotency<NoTransaction> payments = LeasedIdempotency.of(store);
         IdempotencyKey key = IdempotencyKey.of("orders", "large-point-" + System.nanoTime());
         AtomicInteger prepares = new AtomicInteger();
         AtomicInteger calls = new AtomicInteger();
@@ -90,7 +91,7 @@ class ItemSizeLimitTest {
     void aResultJustUnderTheItemLimitIsRecorded() {
         DynamoDbLeasingStore store = DynamoDbLeasingStore.builder(DynamoDbServers.client(), "item-limit").build();
         store.createTableIfMissing();
-        ManagedIdempotency<NoTransaction> payments = ManagedIdempotency.of(Idempotency.of(store), NoTransaction.runner());
+        LeasedIdempotency<NoTransaction> payments = LeasedIdempotency.of(store);
         IdempotentCall<String> call = IdempotentCall.of(IdempotencyKey.of("orders", "fits-" + System.nanoTime()), ResultCodec.string());
         String result = "r".repeat(DynamoDbLeasingStore.MAX_ITEM_BYTES - 4096);
 

@@ -6,6 +6,7 @@ import dev.idempotency.Idempotency;
 import dev.idempotency.IdempotencyKey;
 import dev.idempotency.IdempotentCall;
 import dev.idempotency.KeyPolicy;
+import dev.idempotency.LeasedIdempotency;
 import dev.idempotency.ManagedIdempotency;
 import dev.idempotency.Outcome;
 import dev.idempotency.Phases;
@@ -98,7 +99,7 @@ final class FaultClient {
      * @param phases the leased operation of a key, given the client (for {@link #nextValue()}) and the key
      * @return a client of lease mode: each attempt runs the key's phases under a lease with {@code managed}
      */
-    static <C> FaultClient leased(String name, ManagedIdempotency<C> managed, History history, String scope,
+    static <C> FaultClient leased(String name, LeasedIdempotency<C> managed, History history, String scope,
                                   BiFunction<FaultClient, String, Phases<C, String, Exception>> phases) {
         return new FaultClient(name, history, client -> keys -> List.of(
                 managed.run(IdempotencyKey.of(scope, keys.get(0)), phases.apply(client, keys.get(0)))));

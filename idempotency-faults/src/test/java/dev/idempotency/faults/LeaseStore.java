@@ -2,8 +2,10 @@ package dev.idempotency.faults;
 
 import dev.idempotency.Idempotency;
 import dev.idempotency.LeasePolicy;
+import dev.idempotency.LeasedIdempotency;
 import dev.idempotency.ManagedIdempotency;
 import dev.idempotency.spi.IdempotencyStore;
+import dev.idempotency.spi.LeaseOnlyStore;
 import dev.idempotency.spi.NoTransaction;
 import java.nio.file.Path;
 import java.sql.SQLException;
@@ -58,8 +60,8 @@ interface LeaseStore {
      *
      * @return a factory of lease-mode clients on {@code store} for the key scope {@code scope}
      */
-    static FaultClient.Factory clientsOutside(IdempotencyStore<NoTransaction> store, String scope, Path runDir, Duration lease) {
-        ManagedIdempotency<NoTransaction> managed = ManagedIdempotency.builder(Idempotency.builder(store).build(), NoTransaction.runner())
+    static FaultClient.Factory clientsOutside(LeaseOnlyStore store, String scope, Path runDir, Duration lease) {
+        LeasedIdempotency<NoTransaction> managed = LeasedIdempotency.builder(store)
                 .leasePolicy(LeasePolicy.builder().lease(lease).build()).build();
         return (name, history) -> FaultClient.leased(name, managed, history, scope,
                 (c, key) -> LeaseWorkload.phasesOutside(c, key, LeaseWorkload.effects(runDir)));

@@ -7,6 +7,7 @@ import dev.idempotency.IdempotentCall;
 import dev.idempotency.InvalidKeyException;
 import dev.idempotency.KeyPolicy;
 import dev.idempotency.LeaseLostException;
+import dev.idempotency.LeasedIdempotency;
 import dev.idempotency.ManagedIdempotency;
 import dev.idempotency.Outcome;
 import dev.idempotency.ResultCodec;
@@ -85,6 +86,10 @@ import org.slf4j.LoggerFactory;
  *       {@code LeasePolicy} says); an attempt that lost its lease answers 409 as well, and the retry
  *       gets the winner's response.</li>
  * </ol>
+ * Which modes a layer has follows from what it is built over: {@link #builder(ManagedIdempotency)}
+ * all three (lease mode if its store keeps leases), {@link #builder(Idempotency)} {@link #handleIn}
+ * only, and {@link #builder(LeasedIdempotency)} {@link #handleLeased} only, for a store without
+ * transactions; a mode the layer lacks throws {@link IllegalStateException} saying how to build it.
  *
  * <p>The layer's own answers (400, 409, 422) are never recorded: a client that fixes its request, or
  * waits, gets a fresh judgement. The response the handler returns is sent as it is; what is recorded
@@ -119,8 +124,10 @@ public final class HttpIdempotency<C> {
     /** The form of a scope {@link #principalScope} makes from a digest: {@code ~} and 43 base64url characters. */
     private static final Pattern DIGEST_SCOPE = Pattern.compile("~[A-Za-z0-9_-]{43}");
 
-    private final Idempotency<C> engine;
+    private final @Nullable Idempotency<C> engine;
     private final @Nullable ManagedIdempotency<C> managed;
+    private final @Nullable LeasedIdempotency<C> leased;
+    private final KeyPolicy keyPolicy;
     private final String keyHeader;
     private final boolean keyRequired;
     private final Function<Request, Fingerprint> fingerprint;
@@ -132,6 +139,8 @@ public final class HttpIdempotency<C> {
     private HttpIdempotency(Builder<C> b) {
         this.engine = b.engine;
         this.managed = b.managed;
+        this.leased = b.leased;
+        this.keyPolicy = b.keyPolicy;
         this.keyHeader = b.keyHeader;
         this.keyRequired = b.keyRequired;
         this.fingerprint = b.fingerprint;
@@ -150,7 +159,22 @@ public final class HttpIdempotency<C> {
      * @return a builder with the defaults
      */
     public static <C> Builder<C> builder(ManagedIdempotency<C> managed) {
-        return new Builder<>(Objects.requireNonNull(managed, "managed").engine(), managed);
+        Objects.requireNonNull(managed, "managed");
+        return new Builder<>(managed.engine(), managed, managed.supportsLeases() ? managed.leased() : null,
+                managed.engine().keyPolicy());
+    }
+
+    /**
+     * A layer whose handlers run only in lease mode ({@link #handleLeased}): for a store without
+     * transactions (Redis, DynamoDB), over {@link LeasedIdempotency#of(dev.idempotency.spi.LeaseOnlyStore)}.
+     *
+     * @param leased the lease-mode engine
+     * @param <C> the transaction type
+     * @return a builder with the defaults
+     */
+    public static <C> Builder<C> builder(LeasedIdempotency<C> leased) {
+        Objects.requireNonNull(leased, "leased");
+        return new Builder<>(null, null, leased, leased.keyPolicy());
     }
 
     /**
@@ -161,7 +185,8 @@ public final class HttpIdempotency<C> {
      * @return a builder with the defaults
      */
     public static <C> Builder<C> builder(Idempotency<C> engine) {
-        return new Builder<>(Objects.requireNonNull(engine, "engine"), null);
+        Objects.requireNonNull(engine, "engine");
+        return new Builder<>(engine, null, null, engine.keyPolicy());
     }
 
     /**
@@ -258,6 +283,10 @@ public final class HttpIdempotency<C> {
         if (keyed.key == null) {
             return new HttpAnswer(run(handler, request, tx), HttpAnswer.Kind.UNKEYED);
         }
+        if (engine == null) {
+            throw new IllegalStateException("handleIn records the key in the server's transaction: build the layer with"
+                    + " HttpIdempotency.builder(Idempotency) or builder(ManagedIdempotency), over a transactional store");
+        }
         return answer(engine.execute(call(keyed.key, request), tx, () -> run(handler, request, tx)));
     }
 
@@ -272,14 +301,14 @@ public final class HttpIdempotency<C> {
      * @param <X> the handler's checked exception
      * @return the answer; never {@code null}
      * @throws X the handler's own exception, unchanged: nothing was recorded, the lease was ended
-     * @throws IllegalStateException if this layer was built without a {@link ManagedIdempotency}
-     * @throws UnsupportedOperationException if the store keeps no leases
+     * @throws IllegalStateException if this layer was built without lease mode (a
+     *     {@link LeasedIdempotency}, or a {@link ManagedIdempotency} over a store that keeps leases)
      * @throws dev.idempotency.IdempotencyException if the store fails (a response over the result size
      *     limit is answered {@code response-too-large} instead, see the table above)
      */
     public <X extends Exception> HttpAnswer handleLeased(Request request, String scope, LeasedHandler<X> handler) throws X {
         Objects.requireNonNull(handler, "handler");
-        ManagedIdempotency<C> leases = managed("handleLeased");
+        LeasedIdempotency<C> leases = leased();
         Keyed keyed = keyOf(request, scope);
         if (keyed.refusal != null) {
             return keyed.refusal;
@@ -357,6 +386,14 @@ public final class HttpIdempotency<C> {
         return IdempotentCall.of(key, recorded).withFingerprint(fingerprint(request));
     }
 
+    private LeasedIdempotency<C> leased() {
+        if (leased == null) {
+            throw new IllegalStateException("handleLeased runs lease mode: build the layer with HttpIdempotency.builder(LeasedIdempotency),"
+                    + " or builder(ManagedIdempotency) over a store that keeps leases");
+        }
+        return leased;
+    }
+
     private ManagedIdempotency<C> managed(String method) {
         if (managed == null) {
             throw new IllegalStateException(method + " runs transactions of the library's own: build the layer with"
@@ -405,18 +442,18 @@ public final class HttpIdempotency<C> {
             id = id.substring(1, id.length() - 1);
         }
         try {
-            engine.keyPolicy().validateScope(scope);
+            keyPolicy.validateScope(scope);
         } catch (InvalidKeyException e) { // the server's fault, not the client's: no retry can mend it
             log.error("The scope '{}' given for {} {} is not a valid key scope: {}; answering 500. The server's scopes must be"
                     + " 1 to {} printable ASCII characters without spaces (HttpIdempotency.principalScope maps any user name to"
-                    + " one of 44 at most)", scope, request.method(), request.target(), rule(e), engine.keyPolicy().maxScopeLength());
+                    + " one of 44 at most)", scope, request.method(), request.target(), rule(e), keyPolicy.maxScopeLength());
             return new Keyed(null, new HttpAnswer(Problems.of(500, PROBLEM_TYPES + "scope-invalid", "Scope invalid", "The server"
                     + " keeps this client's keys under a scope that its key policy refuses. Nothing ran, and the server will refuse"
                     + " every request with a key from this client the same way until its mapping of clients to scopes is fixed.",
                     raw), HttpAnswer.Kind.KEY_REFUSED));
         }
         try {
-            return new Keyed(engine.keyPolicy().validate(IdempotencyKey.of(scope, id)), null);
+            return new Keyed(keyPolicy.validate(IdempotencyKey.of(scope, id)), null);
         } catch (InvalidKeyException e) {
             return refuse("key-malformed", "Idempotency-Key malformed", "The " + keyHeader + " header is not a valid key: "
                     + rule(e) + ".", raw);
@@ -489,7 +526,7 @@ public final class HttpIdempotency<C> {
 
     @Override
     public String toString() {
-        return "HttpIdempotency[" + (managed != null ? managed : engine) + ", keyHeader=" + keyHeader + ", keyRequired=" + keyRequired
+        return "HttpIdempotency[" + (managed != null ? managed : engine != null ? engine : leased) + ", keyHeader=" + keyHeader + ", keyRequired=" + keyRequired
                 + ", replayedHeaders=" + replayedHeaders + "]";
     }
 
@@ -529,8 +566,10 @@ public final class HttpIdempotency<C> {
      * @param <C> the transaction type
      */
     public static final class Builder<C> {
-        private final Idempotency<C> engine;
+        private final @Nullable Idempotency<C> engine;
         private final @Nullable ManagedIdempotency<C> managed;
+        private final @Nullable LeasedIdempotency<C> leased;
+        private final KeyPolicy keyPolicy;
         private String keyHeader = DEFAULT_KEY_HEADER;
         private boolean keyRequired = true;
         private Function<Request, Fingerprint> fingerprint = r -> Fingerprint.ofParts(r.method(), r.target(), r.body());
@@ -538,9 +577,12 @@ public final class HttpIdempotency<C> {
         private Duration retryAfter = DEFAULT_RETRY_AFTER;
         private Function<Outcome.Failed<Response>, Response> failureResponse = HttpIdempotency::defaultFailureResponse;
 
-        private Builder(Idempotency<C> engine, @Nullable ManagedIdempotency<C> managed) {
+        private Builder(@Nullable Idempotency<C> engine, @Nullable ManagedIdempotency<C> managed, @Nullable LeasedIdempotency<C> leased,
+                        KeyPolicy keyPolicy) {
             this.engine = engine;
             this.managed = managed;
+            this.leased = leased;
+            this.keyPolicy = keyPolicy;
         }
 
         private static Set<String> caseless(Set<String> names) {

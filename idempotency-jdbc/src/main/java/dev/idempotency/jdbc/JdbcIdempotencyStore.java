@@ -17,7 +17,7 @@ import dev.idempotency.spi.LeaseClaim;
 import dev.idempotency.spi.LeaseRequest;
 import dev.idempotency.spi.LeasedCompletion;
 import dev.idempotency.spi.PendingOperation;
-import dev.idempotency.spi.RecoveringStore;
+import dev.idempotency.spi.TransactionalRecoveringStore;
 import dev.idempotency.spi.RecoveryPoint;
 import dev.idempotency.spi.TxSavepoint;
 import java.sql.Connection;
@@ -74,7 +74,7 @@ import org.slf4j.LoggerFactory;
  * <p>Thread-safe; share one instance. Its configuration is immutable; it remembers only the answers
  * about durability (shared with the copies {@link #heardBy} makes) and whether it told its listener.
  */
-public final class JdbcIdempotencyStore implements RecoveringStore<Connection> {
+public final class JdbcIdempotencyStore implements TransactionalRecoveringStore<Connection> {
 
     private static final Logger log = LoggerFactory.getLogger(JdbcIdempotencyStore.class);
 

@@ -4,7 +4,7 @@ import dev.idempotency.IdempotencyKey;
 import dev.idempotency.IdempotencyStoreException;
 import dev.idempotency.TransactionRequiredException;
 import dev.idempotency.jdbc.JdbcIdempotencyStore;
-import dev.idempotency.spi.LeasingStore;
+import dev.idempotency.spi.TransactionalRecoveringStore;
 import dev.idempotency.spi.StoreAdapters;
 import dev.idempotency.spi.TransactionAdapter;
 import java.sql.Connection;
@@ -34,12 +34,12 @@ public final class JdbiIdempotencyStore {
      * @param jdbc the store that does the work (table name, dialect)
      * @return a store for Jdbi handles
      */
-    public static LeasingStore<Handle> of(JdbcIdempotencyStore jdbc) {
+    public static TransactionalRecoveringStore<Handle> of(JdbcIdempotencyStore jdbc) {
         return StoreAdapters.adapt(Objects.requireNonNull(jdbc, "jdbc"), HandleConnection.INSTANCE);
     }
 
     /** @return a store for Jdbi handles on {@link JdbcIdempotencyStore#ofDefaults()} */
-    public static LeasingStore<Handle> ofDefaults() {
+    public static TransactionalRecoveringStore<Handle> ofDefaults() {
         return of(JdbcIdempotencyStore.ofDefaults());
     }
 

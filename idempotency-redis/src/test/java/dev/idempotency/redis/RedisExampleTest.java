@@ -7,6 +7,7 @@ import dev.idempotency.Idempotency;
 import dev.idempotency.IdempotencyKey;
 import dev.idempotency.IdempotencyListener;
 import dev.idempotency.IdempotentCall;
+import dev.idempotency.LeasedIdempotency;
 import dev.idempotency.ManagedIdempotency;
 import dev.idempotency.Outcome;
 import dev.idempotency.ResultCodec;
@@ -44,7 +45,7 @@ class RedisExampleTest {
             // tag::redis[]
             StatefulRedisConnection<byte[], byte[]> connection = client.connect(ByteArrayCodec.INSTANCE);
             RedisLeasingStore store = RedisLeasingStore.builder(connection).build();
-            ManagedIdempotency<NoTransaction> payments = ManagedIdempotency.of(Idempotency.of(store), NoTransaction.runner());
+            LeasedIdempotency<NoTransaction> payments = LeasedIdempotency.of(store);
 
             Outcome<String> outcome = payments.lease(IdempotentCall.of(key, ResultCodec.string()),
                     attempt -> provider.charge(attempt.downstreamKey(), amount));
@@ -64,8 +65,7 @@ class RedisExampleTest {
                     alerts.add(key); // page someone: retries of these operations run them again
                 }
             };
-            ManagedIdempotency<NoTransaction> keepsServing = ManagedIdempotency
-                    .builder(Idempotency.builder(store).listener(alerting).build(), NoTransaction.runner())
+            LeasedIdempotency<NoTransaction> keepsServing = LeasedIdempotency.builder(store).listener(alerting)
                     .whenStoreUnavailable(StoreUnavailablePolicy.RUN_WITHOUT_DEDUPLICATION)
                     .build();
             // end::unavailable[]

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import dev.idempotency.Idempotency;
 import dev.idempotency.IdempotencyKey;
 import dev.idempotency.IdempotentCall;
+import dev.idempotency.LeasedIdempotency;
 import dev.idempotency.ManagedIdempotency;
 import dev.idempotency.Outcome;
 import dev.idempotency.ResultCodec;
@@ -74,7 +75,7 @@ class RedisFailoverTest {
             primary.sync().flushall();
             RedisLeasingStore.Builder builder = RedisLeasingStore.builder(primary).keyPrefix("failover");
             RedisLeasingStore store = (wait ? builder.waitForReplicas(1, Duration.ofSeconds(1)) : builder).build();
-            ManagedIdempotency<NoTransaction> engine = ManagedIdempotency.of(Idempotency.of(store), NoTransaction.runner());
+            LeasedIdempotency<NoTransaction> engine = LeasedIdempotency.of(store);
             AtomicBoolean killed = new AtomicBoolean();
             Thread killer = new Thread(() -> {
                 try {

@@ -7,6 +7,7 @@ import dev.idempotency.Idempotency;
 import dev.idempotency.IdempotencyKey;
 import dev.idempotency.IdempotentCall;
 import dev.idempotency.KeyPolicy;
+import dev.idempotency.LeasedIdempotency;
 import dev.idempotency.ManagedIdempotency;
 import dev.idempotency.Outcome;
 import dev.idempotency.Phases;
@@ -23,9 +24,9 @@ import org.junit.jupiter.api.Test;
  */
 class UnrecordableValuesTest {
 
-    private final ManagedIdempotency<NoTransaction> managed = ManagedIdempotency.of(
-            Idempotency.builder(RedisLeasingStore.builder(RedisServers.single()).build())
-                    .keyPolicy(KeyPolicy.builder().maxResultBytes(16).build()).build(), NoTransaction.runner());
+    private final LeasedIdempotency<NoTransaction> managed = LeasedIdempotency.builder(
+            RedisLeasingStore.builder(RedisServers.single()).build())
+                    .keyPolicy(KeyPolicy.builder().maxResultBytes(16).build()).build();
 
     @Test
     void aResultOverTheLimitSaysNothingOfItWasWrittenAndIsRecordedAsFailed() {

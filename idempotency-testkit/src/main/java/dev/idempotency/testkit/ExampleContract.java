@@ -394,7 +394,7 @@ public interface ExampleContract<C> extends ContractPart<C> {
             assertThat(first != second && !first.equals(second)).as(Promise.HOOKS.broken("begin() returned the same transaction twice,"
                     + " while the first was still open: " + first)).isTrue();
             for (C tx : List.of(first, second)) {
-                Throwable refused = catchThrowable(() -> f.store.checkTransaction(tx, key));
+                Throwable refused = catchThrowable(() -> f.transactional().checkTransaction(tx, key));
                 assertThat(refused).as(Promise.HOOKS.broken("The store refused a transaction just returned by begin(): " + refused
                         + ". For JDBC, begin() must turn auto-commit off")).isNull();
             }
@@ -404,7 +404,7 @@ public interface ExampleContract<C> extends ContractPart<C> {
         }
         for (C tx : List.of(first, second)) {
             String how = tx == first ? "commit(tx)" : "rollback(tx)";
-            Throwable refused = catchThrowable(() -> f.store.checkTransaction(tx, key));
+            Throwable refused = catchThrowable(() -> f.transactional().checkTransaction(tx, key));
             assertThat(refused).as(Promise.HOOKS.broken("After the " + how + " hook, the store still accepts the transaction: the hook"
                     + " does not end it (or the store does not refuse an ended transaction: see endedTransactionIsRefused)"))
                     .isInstanceOf(TransactionRequiredException.class);

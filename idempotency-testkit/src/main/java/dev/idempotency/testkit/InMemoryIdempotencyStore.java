@@ -12,7 +12,7 @@ import dev.idempotency.spi.LeaseClaim;
 import dev.idempotency.spi.LeaseRequest;
 import dev.idempotency.spi.LeasedCompletion;
 import dev.idempotency.spi.PendingOperation;
-import dev.idempotency.spi.RecoveringStore;
+import dev.idempotency.spi.TransactionalRecoveringStore;
 import dev.idempotency.spi.RecordStatus;
 import dev.idempotency.spi.RecoveryPoint;
 import dev.idempotency.spi.StoredRecord;
@@ -53,7 +53,9 @@ import java.util.stream.Collectors;
  *
  * <p>It also keeps leases ({@link dev.idempotency.spi.LeasingStore}): each record carries its owner token, the end of its
  * lease, how many attempts claimed it and its recovery point. Every lease primitive reads the time
- * from the clock given to the constructor. A primitive fenced by an owner token changes the record
+ * from the clock given to the constructor, and a record that lease mode wrote is judged by that
+ * clock wherever it is met, by a transactional claim and a purge too (the clock rule of
+ * {@link dev.idempotency.spi.IdempotencyStore}). A primitive fenced by an owner token changes the record
  * only while it is in progress and that token is its owner: no other attempt took it over, and it
  * was not completed. Releasing a lease ends it without changing the owner. {@link #transactions()}
  * runs the engine's own short transactions. A named operation's name ({@link RecoveringStore})
@@ -61,7 +63,7 @@ import java.util.stream.Collectors;
  *
  * <p>Thread-safe; one transaction is used by one thread at a time.
  */
-public class InMemoryIdempotencyStore implements RecoveringStore<InMemoryIdempotencyStore.Transaction> {
+public class InMemoryIdempotencyStore implements TransactionalRecoveringStore<InMemoryIdempotencyStore.Transaction> {
 
     /** How long a fenced lease primitive waits for another transaction that holds the key: 30 seconds. */
     public static final Duration FENCED_WRITE_WAIT = Duration.ofSeconds(30);
@@ -176,7 +178,7 @@ public class InMemoryIdempotencyStore implements RecoveringStore<InMemoryIdempot
             }
             Row row = read(tx, key);
             StoredRecord found = record(row);
-            if (found != null && found.expiresAt().isAfter(request.now())) {
+            if (found != null && !expired(row, request.now())) {
                 return Claim.existing(row.visible());
             }
             write(tx, key, new Row(new StoredRecord(key, request.fingerprint(), RecordStatus.IN_PROGRESS, null, null, request.now(), null,
@@ -262,8 +264,8 @@ public class InMemoryIdempotencyStore implements RecoveringStore<InMemoryIdempot
             List<IdempotencyKey> expired = new ArrayList<>();
             for (IdempotencyKey key : union(tx)) {
                 Transaction holder = holders.get(key);
-                StoredRecord r = record(read(tx, key));
-                if ((holder == null || holder == tx) && r != null && !r.expiresAt().isAfter(now)) {
+                Row row = read(tx, key);
+                if ((holder == null || holder == tx) && record(row) != null && expired(row, now)) {
                     expired.add(key);
                     if (expired.size() == limit) {
                         break;
@@ -277,6 +279,15 @@ public class InMemoryIdempotencyStore implements RecoveringStore<InMemoryIdempot
         } finally {
             lock.unlock();
         }
+    }
+
+    /**
+     * Whether {@code row} has expired, judged by the clock that timed it: a record that lease mode
+     * wrote (it has an owner) by this store's clock, a record of transactional mode by the engine's
+     * {@code now}.
+     */
+    private boolean expired(Row row, Instant now) {
+        return !row.record.expiresAt().isAfter(row.owner != null ? clock.instant() : now);
     }
 
     // ---- leases -------------------------------------------------------------------------------------

@@ -13,19 +13,23 @@ import static dev.idempotency.testkit.StoreFixture.found;
 import static dev.idempotency.testkit.StoreFixture.held;
 import static dev.idempotency.testkit.StoreFixture.point;
 import static dev.idempotency.testkit.StoreFixture.request;
+import static dev.idempotency.testkit.StoreFixture.require;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.idempotency.Idempotency;
 import dev.idempotency.IdempotencyKey;
 import dev.idempotency.IdempotentCall;
 import dev.idempotency.LeasePolicy;
 import dev.idempotency.Outcome;
 import dev.idempotency.ResultCodec;
 import dev.idempotency.spi.LeaseClaim;
+import dev.idempotency.spi.LeaseRequest;
 import dev.idempotency.spi.LeasedCompletion;
 import dev.idempotency.spi.LeasingStore;
 import dev.idempotency.spi.RecordStatus;
 import dev.idempotency.spi.RecoveryPoint;
 import dev.idempotency.spi.StoredRecord;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.Future;
@@ -382,6 +386,72 @@ public interface LeasePrimitiveContract<C> extends ContractPart<C> {
         acquired(p, f.claimLease(ended, A, "owner-1", SHORT_LEASE, true), 1, null);
         f.letLeaseRunOut(SHORT_LEASE);
         acquired(p, f.leaseTx(tx -> behind.claimLease(tx, request(ended, A, "node-behind", LIVE_LEASE))), 2, null);
+    }
+
+    /**
+     * Contract 4.6 (docs/contract.md): a record is judged by the clock that timed it. The records
+     * that lease primitives wrote are timed by the store's clock, and a transactional claim or a
+     * purge that meets them judges them by it, whatever the engine's clock: an engine two hours
+     * ahead (past the retention) neither claims over nor purges a live lease nor a completed lease
+     * record, and an engine two hours behind counts as absent, and purges, a lease record whose
+     * retention ended by the store's clock. For a store that is both transactional and leasing.
+     *
+     * @throws Exception if the store, a hook or the engine fails
+     */
+    @Test
+    default void leaseRecordsMetByTransactionalClaimsAndPurgesFollowTheStoresClock() throws Exception {
+        StoreFixture<C> f = fixture();
+        Promise p = Promise.LEASE_RECORD_CLOCK;
+        Idempotency<C> ahead = f.engineOnAnotherNode(Duration.ofHours(2));
+        Idempotency<C> behind = f.engineOnAnotherNode(Duration.ofHours(-2));
+        java.util.concurrent.atomic.AtomicInteger runs = new java.util.concurrent.atomic.AtomicInteger();
+
+        IdempotencyKey live = IdempotencyKey.of("record-clock", "live");
+        acquired(p, f.claimLease(live, A, "owner-1", LIVE_LEASE, true), 1, null);
+        IdempotencyKey done = IdempotencyKey.of("record-clock", "done");
+        acquired(p, f.claimLease(done, A, "owner-1", LIVE_LEASE, true), 1, null);
+        require(f.ended(tx -> f.leasing().completeLeased(tx, "owner-1", new LeasedCompletion(done, RecordStatus.COMPLETED,
+                ResultCodec.string().name(), bytes("leased"), RETENTION))).isPresent(), p,
+                () -> "the holder's completion of " + done + " was refused");
+        Outcome<String> onLive = f.committed(tx -> ahead.execute(IdempotentCall.of(live, A, ResultCodec.string()), tx,
+                () -> "ran " + runs.incrementAndGet()));
+        require(onLive.status() == Outcome.Status.IN_PROGRESS, p, () -> "an engine two hours ahead claimed " + live + ", held under a"
+                + " live lease of one hour by the store's clock, and got " + onLive + ": the record was judged by the engine's clock");
+        Outcome<String> onDone = f.committed(tx -> ahead.execute(IdempotentCall.of(done, A, ResultCodec.string()), tx,
+                () -> "ran " + runs.incrementAndGet()));
+        require(onDone.status() == Outcome.Status.REPLAYED, p, () -> "an engine two hours ahead claimed " + done + ", completed in lease"
+                + " mode and retained for one hour by the store's clock, and got " + onDone + " instead of its replay");
+        int purgedAhead = f.committed(tx -> ahead.purgeExpired(tx, StoreFixture.PURGE_BATCH));
+        require(purgedAhead == 0, p, () -> "an engine two hours ahead purged " + purgedAhead + " lease records whose retention by the"
+                + " store's clock has not ended");
+        require(f.claimLease(live, A, "owner-2", LIVE_LEASE, true) instanceof LeaseClaim.Held, p,
+                () -> "the live lease of " + live + " is no longer held after the purge of an engine two hours ahead");
+        require(f.claimLease(done, A, "owner-2", LIVE_LEASE, true) instanceof LeaseClaim.Existing, p,
+                () -> "the completed lease record of " + done + " is gone after the purge of an engine two hours ahead");
+
+        IdempotencyKey ended = IdempotencyKey.of("record-clock", "ended");
+        LeaseRequest brief = new LeaseRequest(ended, A, "owner-1", SHORT_LEASE, SHORT_LEASE, StoreFixture.LOCK_TIMEOUT);
+        require(f.leaseTx(tx -> f.leasing().claimLease(tx, brief)) instanceof LeaseClaim.Acquired, p,
+                () -> "the first claim of " + ended + " was not acquired");
+        require(f.ended(tx -> f.leasing().completeLeased(tx, "owner-1", new dev.idempotency.spi.LeasedCompletion(ended,
+                dev.idempotency.spi.RecordStatus.COMPLETED, "contract-codec", null, SHORT_LEASE))).isPresent(), p,
+                () -> "the holder's completion of " + ended + " was refused");
+        IdempotencyKey purged = IdempotencyKey.of("record-clock", "purged");
+        LeaseRequest briefToo = new LeaseRequest(purged, A, "owner-1", SHORT_LEASE, SHORT_LEASE, StoreFixture.LOCK_TIMEOUT);
+        require(f.leaseTx(tx -> f.leasing().claimLease(tx, briefToo)) instanceof LeaseClaim.Acquired, p,
+                () -> "the first claim of " + purged + " was not acquired");
+        f.letLeaseRunOut(SHORT_LEASE);
+        int before = runs.get();
+        Outcome<String> onEnded = f.committed(tx -> behind.execute(IdempotentCall.of(ended, A, ResultCodec.string()), tx,
+                () -> "ran " + runs.incrementAndGet()));
+        require(onEnded.status() == Outcome.Status.EXECUTED && runs.get() == before + 1, p, () -> "an engine two hours behind claimed "
+                + ended + ", a lease record whose retention ended by the store's clock, and got " + onEnded + " instead of running"
+                + " the work: the record was judged by the engine's clock");
+        int purgedBehind = f.committed(tx -> behind.purgeExpired(tx, StoreFixture.PURGE_BATCH));
+        require(purgedBehind >= 1, p, () -> "an engine two hours behind purged nothing, though the lease record of " + purged
+                + " has expired by the store's clock");
+        require(f.claimLease(purged, A, "owner-2", LIVE_LEASE, true) instanceof LeaseClaim.Acquired claim && claim.attempt() == 1, p,
+                () -> "the expired lease record of " + purged + " was not purged by an engine two hours behind");
     }
 
     /**

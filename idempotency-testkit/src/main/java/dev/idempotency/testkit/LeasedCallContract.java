@@ -15,7 +15,7 @@ import dev.idempotency.IdempotentCall;
 import dev.idempotency.LeaseLostException;
 import dev.idempotency.LeasePolicy;
 import dev.idempotency.LeasedWork;
-import dev.idempotency.ManagedIdempotency;
+import dev.idempotency.LeasedIdempotency;
 import dev.idempotency.Outcome;
 import dev.idempotency.Phases;
 import dev.idempotency.ResultCodec;
@@ -55,7 +55,7 @@ public interface LeasedCallContract<C> extends ContractPart<C> {
         StoreFixture<C> f = fixture();
         Promise p = Promise.LEASED_CALL;
         IdempotencyKey key = IdempotencyKey.of("leased", "once");
-        ManagedIdempotency<C> managed = f.managed(LeasePolicy.DEFAULT_LEASE);
+        LeasedIdempotency<C> managed = f.managed(LeasePolicy.DEFAULT_LEASE);
         AtomicInteger calls = new AtomicInteger();
         LeasedWork<String, RuntimeException> call = attempt -> "charged " + calls.incrementAndGet() + " on attempt " + attempt.number();
         assertOutcome(p, managed.lease(IdempotentCall.of(key, ResultCodec.string()).withFingerprint(A), call), Outcome.Status.EXECUTED, "charged 1 on attempt 1");
@@ -74,7 +74,7 @@ public interface LeasedCallContract<C> extends ContractPart<C> {
         StoreFixture<C> f = fixture();
         Promise p = Promise.LEASED_CALL_THROWS;
         IdempotencyKey key = IdempotencyKey.of("leased", "throws");
-        ManagedIdempotency<C> managed = f.managed(LIVE_LEASE);
+        LeasedIdempotency<C> managed = f.managed(LIVE_LEASE);
         PlainFailure thrown = new PlainFailure("provider timed out");
         Throwable caught = catchThrowable(() -> managed.lease(IdempotentCall.of(key, ResultCodec.string()).withFingerprint(A), attempt -> {
             throw thrown;
@@ -95,7 +95,7 @@ public interface LeasedCallContract<C> extends ContractPart<C> {
         StoreFixture<C> f = fixture();
         Promise p = Promise.LEASED_FINAL_FAILURE;
         IdempotencyKey key = IdempotencyKey.of("leased", "final-failure");
-        ManagedIdempotency<C> managed = f.managed(LeasePolicy.DEFAULT_LEASE);
+        LeasedIdempotency<C> managed = f.managed(LeasePolicy.DEFAULT_LEASE);
         AtomicInteger calls = new AtomicInteger();
         LeasedWork<String, RuntimeException> declined = attempt -> {
             calls.incrementAndGet();
@@ -153,7 +153,7 @@ public interface LeasedCallContract<C> extends ContractPart<C> {
         Promise p = Promise.LEASE_LOST;
         IdempotencyKey key = IdempotencyKey.of("leased", "lost");
         IdempotencyKey finishWrite = IdempotencyKey.of("leased", "lost-finish-write");
-        ManagedIdempotency<C> managed = f.managed(ENGINE_SHORT_LEASE);
+        LeasedIdempotency<C> managed = f.managed(ENGINE_SHORT_LEASE);
         AtomicReference<LeaseClaim> takeOver = new AtomicReference<>();
         Phases<C, String, Exception> slow = Phases.<C, String, Exception>call(attempt -> {
             f.letLeaseRunOut(ENGINE_SHORT_LEASE);

@@ -100,6 +100,10 @@ enum Promise {
             "lease ends must be computed and compared by the store's own clock, never by the application node's: a node whose"
                     + " clock runs ahead must not take over a live lease, and a node whose clock runs behind must take over a lease"
                     + " that ended"),
+    LEASE_RECORD_CLOCK("Contract 4.6 (a record is judged by the clock that timed it)",
+            "a record that lease mode wrote must be judged by the store's own clock when a transactional claim or a purge meets it,"
+                    + " never by the engine's now: an engine whose clock runs ahead must not claim over or purge a live lease record,"
+                    + " and one whose clock runs behind must count as absent, and purge, a lease record whose retention ended"),
     LEASE_EXPIRED("Contract 4.1 (expired record)",
             "a record whose retention has run out must be claimed anew as attempt 1, without the recovery point of its earlier life"),
     LEASE_LIVE("Contract 4.2 (live lease)",

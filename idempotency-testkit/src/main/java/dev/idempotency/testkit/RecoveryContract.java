@@ -10,7 +10,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.idempotency.IdempotencyKey;
 import dev.idempotency.IdempotentCall;
-import dev.idempotency.ManagedIdempotency;
+import dev.idempotency.LeasedIdempotency;
 import dev.idempotency.Outcome;
 import dev.idempotency.Phases;
 import dev.idempotency.RecoveryWorker;
@@ -160,7 +160,7 @@ public interface RecoveryContract<C> extends ContractPart<C> {
         StoreFixture<C> f = fixture();
         f.recovering();
         Promise p = Promise.RECOVERED;
-        ManagedIdempotency<C> managed = f.managed(LIVE_LEASE);
+        LeasedIdempotency<C> managed = f.managed(LIVE_LEASE);
         IdempotencyKey key = IdempotencyKey.of("named-worker", "k");
         AtomicInteger prepares = new AtomicInteger();
         AtomicInteger calls = new AtomicInteger();

@@ -7,7 +7,7 @@ import dev.idempotency.Idempotency;
 import dev.idempotency.IdempotencyKey;
 import dev.idempotency.IdempotencyListener;
 import dev.idempotency.IdempotentCall;
-import dev.idempotency.ManagedIdempotency;
+import dev.idempotency.LeasedIdempotency;
 import dev.idempotency.Outcome;
 import dev.idempotency.Phases;
 import dev.idempotency.ResultCodec;
@@ -44,8 +44,8 @@ public abstract class StoreOutageContract {
 
     private final Heard heard = new Heard();
     private final AtomicInteger charges = new AtomicInteger();
-    private @Nullable ManagedIdempotency<NoTransaction> refusing;
-    private @Nullable ManagedIdempotency<NoTransaction> runningAnyway;
+    private @Nullable LeasedIdempotency<NoTransaction> refusing;
+    private @Nullable LeasedIdempotency<NoTransaction> runningAnyway;
 
     /** For subclasses. */
     protected StoreOutageContract() {
@@ -93,7 +93,7 @@ public abstract class StoreOutageContract {
     }
 
     /** @return lease mode on the store, refusing while it cannot be reached (the default policy) */
-    protected final ManagedIdempotency<NoTransaction> refusing() {
+    protected final LeasedIdempotency<NoTransaction> refusing() {
         return java.util.Objects.requireNonNull(refusing, "the store is not open");
     }
 
@@ -105,9 +105,9 @@ public abstract class StoreOutageContract {
     @BeforeAll
     final void openTheStore() throws Exception {
         startServer();
-        Idempotency<NoTransaction> engine = Idempotency.builder(openStore()).listener(heard).build();
-        refusing = ManagedIdempotency.of(engine, NoTransaction.runner());
-        runningAnyway = ManagedIdempotency.builder(engine, NoTransaction.runner())
+        LeaseOnlyStore store = openStore();
+        refusing = LeasedIdempotency.builder(store).listener(heard).build();
+        runningAnyway = LeasedIdempotency.builder(store).listener(heard)
                 .whenStoreUnavailable(StoreUnavailablePolicy.RUN_WITHOUT_DEDUPLICATION).build();
     }
 
@@ -196,11 +196,11 @@ public abstract class StoreOutageContract {
         assertThat(ran).as("phases run by the refusing engine").hasSize(3);
     }
 
-    private ManagedIdempotency<NoTransaction> runningAnyway() {
+    private LeasedIdempotency<NoTransaction> runningAnyway() {
         return java.util.Objects.requireNonNull(runningAnyway, "the store is not open");
     }
 
-    private Outcome<String> charge(ManagedIdempotency<NoTransaction> engine, IdempotencyKey key) {
+    private Outcome<String> charge(LeasedIdempotency<NoTransaction> engine, IdempotencyKey key) {
         return engine.lease(IdempotentCall.of(key, ResultCodec.string()), attempt -> "charge " + charges.incrementAndGet());
     }
 

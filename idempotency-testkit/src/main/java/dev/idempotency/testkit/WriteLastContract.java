@@ -29,7 +29,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Write-last (section 3.8 of docs/contract.md): the store's
- * {@link dev.idempotency.spi.IdempotencyStore#writeLast}, called directly, for any store (the SPI's
+ * {@link dev.idempotency.spi.TransactionalStore#writeLast}, called directly, for any store (the SPI's
  * default claims, then completes). Its promise: {@code Contract 3.8 (write-last)}, checked for a new
  * key, an expired record and an open holder of the key.
  *
@@ -115,7 +115,7 @@ public interface WriteLastContract<C> extends ContractPart<C> {
     }
 
     /**
-     * One {@link IdempotencyStore#writeLast} of a string result, in a transaction of its own, committed if written and asked to.
+     * One {@link dev.idempotency.spi.TransactionalStore#writeLast} of a string result, in a transaction of its own, committed if written and asked to.
      *
      * @throws Exception if the store, a hook or the engine fails
      */
@@ -128,7 +128,7 @@ public interface WriteLastContract<C> extends ContractPart<C> {
         C tx = f.open();
         Claim claim;
         try {
-            claim = f.store.writeLast(tx, request, done);
+            claim = f.transactional().writeLast(tx, request, done);
         } catch (Throwable t) {
             f.rollbackQuietly(tx, t);
             throw t;

@@ -52,7 +52,7 @@ class BrokenStoresTest {
     private static final String CHUNKS = "randomChunksKeepTheContract";
     private static final String WITHDRAW = "withdrawnClaimLeavesNothingOfTheKeyAndAStaleWithdrawalChangesNothing";
     /** The lease-mode tests of the contract: skipped for a store that keeps no leases. */
-    private static final int LEASE_TESTS = 19;
+    private static final int LEASE_TESTS = 20;
     /** The tests of {@link RecoveryContract}, which a store without leases skips too. */
     private static final int RECOVERY_TESTS = 4;
 
@@ -94,7 +94,7 @@ class BrokenStoresTest {
             assertThat(testsOf(InMemoryStoreContractTest.class, part)).as("tests of " + part.getSimpleName()).isNotEmpty()
                     .allSatisfy(t -> tests.add(((org.junit.platform.engine.discovery.MethodSelector) t).getMethodName()));
         }
-        assertThat(tests).as("each test in one part").doesNotHaveDuplicates().hasSize(58);
+        assertThat(tests).as("each test in one part").doesNotHaveDuplicates().hasSize(59);
         assertThat(testsOf(InMemoryStoreContractTest.class, LeasePrimitiveContract.class).size()
                 + testsOf(InMemoryStoreContractTest.class, LeasedCallContract.class).size()).isEqualTo(LEASE_TESTS);
     }

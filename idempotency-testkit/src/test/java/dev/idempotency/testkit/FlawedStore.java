@@ -7,6 +7,7 @@ import dev.idempotency.spi.Claim;
 import dev.idempotency.spi.ClaimRequest;
 import dev.idempotency.spi.Completion;
 import dev.idempotency.spi.IdempotencyStore;
+import dev.idempotency.spi.TransactionalStore;
 import dev.idempotency.spi.RecordStatus;
 import dev.idempotency.spi.StoredRecord;
 import dev.idempotency.spi.TxSavepoint;
@@ -21,7 +22,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * A store written the way a first attempt often is: a shared map and a list of pending writes per
  * transaction, without locks. Each {@link Flaw} is one classic mistake; the contract must catch each.
  */
-final class FlawedStore implements IdempotencyStore<FlawedStore.Tx> {
+final class FlawedStore implements TransactionalStore<FlawedStore.Tx> {
 
     enum Flaw {
         /** Looks for a record, then inserts one, with nothing that stops a second claimer in between. */

@@ -19,6 +19,13 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 class ForwardingLeasingStore extends ForwardingStore implements LeasingStore<InMemoryIdempotencyStore.Transaction> {
 
+    /** Reports nothing: it is both a transactional and a leasing store, and says so with its own type. */
+    @Override
+    public ForwardingLeasingStore heardBy(dev.idempotency.IdempotencyListener listener) {
+        return this;
+    }
+
+
     final Map<IdempotencyKey, String> owners = new ConcurrentHashMap<>();
 
     ForwardingLeasingStore(InMemoryIdempotencyStore inner) {

@@ -2,11 +2,16 @@ package dev.idempotency.testkit;
 
 import dev.idempotency.IdempotencyKey;
 import dev.idempotency.spi.PendingOperation;
-import dev.idempotency.spi.RecoveringStore;
+import dev.idempotency.spi.TransactionalRecoveringStore;
 import java.util.List;
 
 /** Forwards every primitive, the named operations' included, to the reference store; a broken variant overrides one. */
-class ForwardingRecoveringStore extends ForwardingLeasingStore implements RecoveringStore<InMemoryIdempotencyStore.Transaction> {
+class ForwardingRecoveringStore extends ForwardingLeasingStore implements TransactionalRecoveringStore<InMemoryIdempotencyStore.Transaction> {
+
+    @Override
+    public ForwardingRecoveringStore heardBy(dev.idempotency.IdempotencyListener listener) {
+        return this;
+    }
 
     ForwardingRecoveringStore(InMemoryIdempotencyStore inner) {
         super(inner);

@@ -4,12 +4,12 @@ import dev.idempotency.IdempotencyKey;
 import dev.idempotency.spi.Claim;
 import dev.idempotency.spi.ClaimRequest;
 import dev.idempotency.spi.Completion;
-import dev.idempotency.spi.IdempotencyStore;
+import dev.idempotency.spi.TransactionalStore;
 import dev.idempotency.spi.TxSavepoint;
 import java.time.Instant;
 
 /** Forwards to the reference store; a broken variant overrides one method. */
-class ForwardingStore implements IdempotencyStore<InMemoryIdempotencyStore.Transaction> {
+class ForwardingStore implements TransactionalStore<InMemoryIdempotencyStore.Transaction> {
 
     final InMemoryIdempotencyStore inner;
 

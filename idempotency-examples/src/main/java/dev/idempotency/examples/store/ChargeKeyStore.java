@@ -7,7 +7,7 @@ import dev.idempotency.TransactionRequiredException;
 import dev.idempotency.spi.Claim;
 import dev.idempotency.spi.ClaimRequest;
 import dev.idempotency.spi.Completion;
-import dev.idempotency.spi.IdempotencyStore;
+import dev.idempotency.spi.TransactionalStore;
 import dev.idempotency.spi.RecordStatus;
 import dev.idempotency.spi.StoredRecord;
 import dev.idempotency.spi.TxSavepoint;
@@ -37,7 +37,7 @@ import javax.sql.DataSource;
  *
  * <p>Stateless and thread-safe.
  */
-public final class ChargeKeyStore implements IdempotencyStore<Connection> {
+public final class ChargeKeyStore implements TransactionalStore<Connection> {
 
     private static final String RECORD = "scope, idempotency_key, fingerprint, status, response_codec, response,"
             + " created_at, completed_at, expires_at";

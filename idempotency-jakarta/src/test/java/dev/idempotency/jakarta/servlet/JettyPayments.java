@@ -2,6 +2,7 @@ package dev.idempotency.jakarta.servlet;
 
 import dev.idempotency.Idempotency;
 import dev.idempotency.KeyPolicy;
+import dev.idempotency.LeasedIdempotency;
 import dev.idempotency.ManagedIdempotency;
 import dev.idempotency.RetryPolicy;
 import dev.idempotency.http.HttpIdempotency;
@@ -119,8 +120,7 @@ final class JettyPayments implements AutoCloseable {
         redis = RedisClient.create(TestEnvironment.require("IDEMPOTENCY_REDIS_URI", "run the suite with scripts/test, which starts Redis"));
         StatefulRedisConnection<byte[], byte[]> closed = redis.connect(ByteArrayCodec.INSTANCE);
         closed.close();
-        ManagedIdempotency<NoTransaction> unreachable = ManagedIdempotency.of(Idempotency.of(RedisLeasingStore.builder(closed).build()),
-                NoTransaction.runner());
+        LeasedIdempotency<NoTransaction> unreachable = LeasedIdempotency.of(RedisLeasingStore.builder(closed).build());
         context.addFilter(new FilterHolder(IdempotencyServletFilter.builder(HttpIdempotency.builder(unreachable).build())
                 .scope(request -> request.getHeader("X-Client")).leased().build()), "/unreachable/*", EnumSet.of(DispatcherType.REQUEST));
         server.setHandler(context);

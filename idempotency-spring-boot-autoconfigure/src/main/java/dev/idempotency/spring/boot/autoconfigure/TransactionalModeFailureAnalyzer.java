@@ -18,7 +18,7 @@ import org.springframework.core.env.Environment;
 /**
  * With {@code idempotency.store} set to a lease-only store ({@code redis}, {@code dynamodb}), a bean
  * of transactional mode that the application asks for ({@link SpringIdempotency},
- * {@link JdbcIdempotencyStore}, {@code Idempotency<Connection>}, {@code ManagedIdempotency<Connection>})
+ * {@link JdbcIdempotencyStore}, {@code Idempotency}, {@code ManagedIdempotency})
  * does not exist: a store outside the database cannot record a key in the database's transaction. This turns Boot's "no qualifying bean" into that reason and what to do,
  * ahead of Boot's own analysis of a missing bean.
  *
@@ -27,7 +27,8 @@ import org.springframework.core.env.Environment;
 final class TransactionalModeFailureAnalyzer extends AbstractFailureAnalyzer<NoSuchBeanDefinitionException> implements Ordered {
 
     private static final Set<Class<?>> JDBC_ONLY = Set.of(SpringIdempotency.class, JdbcIdempotencyStore.class);
-    private static final Set<Class<?>> ON_A_CONNECTION = Set.of(Idempotency.class, ManagedIdempotency.class, RecoveryWorker.class);
+    private static final Set<Class<?>> ENGINES_OF_A_TRANSACTIONAL_STORE = Set.of(Idempotency.class, ManagedIdempotency.class);
+    private static final Set<Class<?>> ON_A_CONNECTION = Set.of(RecoveryWorker.class);
 
     private final Environment environment;
 
@@ -45,7 +46,7 @@ final class TransactionalModeFailureAnalyzer extends AbstractFailureAnalyzer<NoS
                 + ", but idempotency.store=" + store.value + " chose " + store.title + ", which serves lease mode only: a key kept"
                 + " outside the database cannot be recorded inside the database transaction of the business change, so the"
                 + " auto-configuration builds no transactional bean on it.";
-        String action = "Use lease mode on " + store.title + " (inject ManagedIdempotency<NoTransaction>: lease, phases), or set"
+        String action = "Use lease mode on " + store.title + " (inject LeasedIdempotency<NoTransaction>: lease, phases), or set"
                 + " idempotency.store=jdbc (or leave it unset, with one DataSource) for transactional mode on the JDBC store.";
         return new FailureAnalysis(description, action, cause);
     }
@@ -60,6 +61,9 @@ final class TransactionalModeFailureAnalyzer extends AbstractFailureAnalyzer<NoS
         }
         if (JDBC_ONLY.contains(raw)) {
             return true;
+        }
+        if (ENGINES_OF_A_TRANSACTIONAL_STORE.contains(raw)) {
+            return true; // whatever its transaction type: a lease-only store is no TransactionalStore
         }
         return ON_A_CONNECTION.contains(raw) && Connection.class.equals(type.getGeneric(0).resolve());
     }

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.idempotency.Idempotency;
 import dev.idempotency.IdempotencyKey;
 import dev.idempotency.IdempotentCall;
+import dev.idempotency.LeasedIdempotency;
 import dev.idempotency.ManagedIdempotency;
 import dev.idempotency.Outcome;
 import dev.idempotency.ResultCodec;
@@ -117,10 +118,10 @@ class DynamoDbStoreAutoConfigurationTest {
     }
 
     static class Payments {
-        private final ManagedIdempotency<NoTransaction> idempotency;
+        private final LeasedIdempotency<NoTransaction> idempotency;
         final AtomicInteger charges = new AtomicInteger();
 
-        Payments(ManagedIdempotency<NoTransaction> idempotency) {
+        Payments(LeasedIdempotency<NoTransaction> idempotency) {
             this.idempotency = idempotency;
         }
 
@@ -149,8 +150,8 @@ class DynamoDbStoreAutoConfigurationTest {
         String table = table();
         dynamoDbOnly.withBean(Payments.class).withUserConfiguration(ApplicationClient.class)
                 .withPropertyValues("idempotency.store=dynamodb", "idempotency.table=" + table).run(context -> {
-                    assertThat(context).hasNotFailed().hasSingleBean(DynamoDbLeasingStore.class).hasSingleBean(Idempotency.class)
-                            .hasSingleBean(ManagedIdempotency.class).doesNotHaveBean(JdbcIdempotencyStore.class)
+                    assertThat(context).hasNotFailed().hasSingleBean(DynamoDbLeasingStore.class).hasSingleBean(LeasedIdempotency.class).doesNotHaveBean(Idempotency.class)
+                            .doesNotHaveBean(ManagedIdempotency.class).doesNotHaveBean(JdbcIdempotencyStore.class)
                             .doesNotHaveBean(RedisLeasingStore.class).doesNotHaveBean(SpringIdempotency.class);
                     assertThat(client.describeTable(r -> r.tableName(table)).table().tableName()).isEqualTo(table);
                     leasesAndReplays(context);

@@ -7,6 +7,7 @@ import dev.idempotency.Idempotency;
 import dev.idempotency.IdempotencyKey;
 import dev.idempotency.IdempotencyStoreException;
 import dev.idempotency.IdempotentCall;
+import dev.idempotency.LeasedIdempotency;
 import dev.idempotency.ManagedIdempotency;
 import dev.idempotency.Outcome;
 import dev.idempotency.ResultCodec;
@@ -87,9 +88,9 @@ class RedisStoreAutoConfigurationTest {
 
     // tag::lease-bean[]
     static class Payments {
-        private final ManagedIdempotency<NoTransaction> idempotency;
+        private final LeasedIdempotency<NoTransaction> idempotency;
 
-        Payments(ManagedIdempotency<NoTransaction> idempotency) {
+        Payments(LeasedIdempotency<NoTransaction> idempotency) {
             this.idempotency = idempotency;
         }
 
@@ -99,15 +100,15 @@ class RedisStoreAutoConfigurationTest {
     }
     // end::lease-bean[]
 
-    @SuppressWarnings("unchecked") // the context's one ManagedIdempotency bean is on the Redis store
-    private static ManagedIdempotency<NoTransaction> managed(AssertableApplicationContext context) {
-        return context.getBean(ManagedIdempotency.class);
+    @SuppressWarnings("unchecked") // the context's one LeasedIdempotency bean is on the Redis store
+    private static LeasedIdempotency<NoTransaction> managed(AssertableApplicationContext context) {
+        return context.getBean(LeasedIdempotency.class);
     }
 
     /** Runs a lease call twice through a bean injected with the engine: the first runs, the second replays. */
     private static void leasesAndReplays(AssertableApplicationContext context) {
         IdempotencyKey key = IdempotencyKey.of("boot", UUID.randomUUID().toString());
-        Payments payments = context.getBean(Payments.class); // injected with ManagedIdempotency<NoTransaction>
+        Payments payments = context.getBean(Payments.class); // injected with LeasedIdempotency<NoTransaction>
         Outcome<String> first = payments.charge(key, "order-1");
         Outcome<String> second = payments.charge(key, "order-2");
         assertThat(first.isExecuted()).isTrue();
@@ -118,8 +119,8 @@ class RedisStoreAutoConfigurationTest {
     @Test
     void storeRedis_buildsLeaseModeOnRedis_fromTheUri() {
         redisOnly.withBean(Payments.class).withPropertyValues("idempotency.store=redis", "idempotency.redis.uri=" + uri).run(context -> {
-            assertThat(context).hasNotFailed().hasSingleBean(RedisLeasingStore.class).hasSingleBean(Idempotency.class)
-                    .hasSingleBean(ManagedIdempotency.class).doesNotHaveBean(JdbcIdempotencyStore.class)
+            assertThat(context).hasNotFailed().hasSingleBean(RedisLeasingStore.class).hasSingleBean(LeasedIdempotency.class).doesNotHaveBean(Idempotency.class)
+                    .doesNotHaveBean(ManagedIdempotency.class).doesNotHaveBean(JdbcIdempotencyStore.class)
                     .doesNotHaveBean(SpringIdempotency.class);
             leasesAndReplays(context);
         });
@@ -241,7 +242,7 @@ class RedisStoreAutoConfigurationTest {
                     assertThat(analysis).isNotNull();
                     assertThat(analysis.getDescription()).contains("SpringIdempotency")
                             .contains("idempotency.store=redis chose the Redis store, which serves lease mode only");
-                    assertThat(analysis.getAction()).contains("ManagedIdempotency<NoTransaction>").contains("idempotency.store=jdbc");
+                    assertThat(analysis.getAction()).contains("LeasedIdempotency<NoTransaction>").contains("idempotency.store=jdbc");
                 });
     }
 

@@ -1,0 +1,384 @@
+package dev.idempotency;
+
+import dev.idempotency.spi.IdempotencyStore;
+import dev.idempotency.spi.LeaseOnlyStore;
+import dev.idempotency.spi.LeasingStore;
+import dev.idempotency.spi.NoTransaction;
+import dev.idempotency.spi.RecoveringStore;
+import dev.idempotency.spi.TransactionRunner;
+import java.time.InstantSource;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The engine of lease mode, for work with effects outside the database: the key is claimed under a
+ * lease in a short transaction of the engine's own, the call runs outside any transaction, and its
+ * result is recorded fenced by the attempt's owner token. It takes a {@link LeasingStore}: a store
+ * without transactions ({@link #of(LeaseOnlyStore)}: Redis, DynamoDB), or a database store with
+ * the {@link TransactionRunner} that begins and ends its transactions
+ * ({@link #builder(LeasingStore, TransactionRunner)}: the JDBC store over a {@code DataSource}).
+ *
+ * <p>Protocol of lease mode ({@link #lease}, {@link #run}), for an operation in phases (see
+ * {@link Phases}):
+ * <ol>
+ *   <li>Validate the key; an invalid key throws {@link InvalidKeyException} before any access.</li>
+ *   <li>In a short transaction of the engine's own, claim the key under a lease with a fresh random
+ *       owner token (128 bits), judged by the store's clock ({@link LeasingStore#claimLease}). A
+ *       completed record replays (or is a mismatch); a live lease of another attempt gives
+ *       {@link Outcome.InProgress} with the lease's end and its remaining time by the store's clock,
+ *       after polling for up to
+ *       {@link LeasePolicy#waitForHolder()}; a lease that ended is taken over, counting one more
+ *       attempt. In the same transaction, run the <i>prepare</i> phase and record its value as the
+ *       recovery point; an attempt that resumes a committed prepare decodes its value instead and
+ *       does not run it again. Commit.</li>
+ *   <li>Run the <i>call</i> outside any transaction, with a {@link LeaseAttempt}: the attempt number,
+ *       the downstream key (the same on every attempt), the lease end, and a way to extend the
+ *       lease.</li>
+ *   <li>If the call throws a failure that the key policy declares final: in one transaction, run the
+ *       final-failure writes and record the failure, fenced by the owner token; return
+ *       {@link Outcome.Failed}, replayed to every retry. Any other failure: end the lease at once
+ *       ({@link LeasingStore#releaseLease}, keeping the recovery point) so that a retry resumes
+ *       without waiting, and rethrow it unchanged.</li>
+ *   <li>In one transaction, run the <i>finish</i> phase and record the result, fenced: if another
+ *       attempt took the key over meanwhile, the transaction rolls back and
+ *       {@link LeaseLostException} is thrown; nothing of this attempt is recorded. Otherwise return
+ *       {@link Outcome.Executed}. A finish that throws rolls back, and the lease is ended as in 4. A
+ *       result that cannot be recorded (over the policy's size limit, or one its codec fails to
+ *       encode) rolls back too, but the call has run: the operation is recorded as failed, fenced, and
+ *       {@link ResultTooLargeException} or {@link ResultCodecException} is thrown; every retry gets
+ *       {@link Outcome.Failed} back and the call is not run again.</li>
+ * </ol>
+ * A process that dies anywhere leaves at most a committed claim (and prepare) whose lease ends on
+ * its own; the next attempt after that takes it over and resumes. Every short transaction of the
+ * engine is retried on conflicts as in transactional mode.
+ *
+ * <p><b>A store without transactions</b> (a {@link dev.idempotency.spi.LeaseOnlyStore}: Redis,
+ * DynamoDB) runs lease mode over {@link dev.idempotency.spi.NoTransaction#runner()}, each primitive
+ * atomic on its server; the phases get {@link dev.idempotency.spi.NoTransaction#NONE} for a
+ * transaction: {@link #of(LeaseOnlyStore)}. Such a store is no
+ * {@link dev.idempotency.spi.TransactionalStore}, so it has no engine of the transactional modes,
+ * and this one has no method that such a store cannot serve.
+ *
+ * <p>Instances are immutable and thread-safe: build one and share it.
+ *
+ * @param <C> the transaction type
+ */
+public final class LeasedIdempotency<C> {
+
+    private final Kernel<C> kernel;
+    private final LeasingStore<C> store;
+    private final OwnTransactions<C> transactions;
+    private final LeasePolicy leases;
+    private final LeaseProtocol<C> leasing;
+
+    /** Lease mode over {@code store}, sharing {@code kernel} and {@code transactions} with the engine that made it. */
+    LeasedIdempotency(Kernel<C> kernel, LeasingStore<C> store, OwnTransactions<C> transactions, LeasePolicy leases,
+                      StoreUnavailablePolicy unavailableStore) {
+        this.kernel = kernel;
+        this.store = store;
+        this.transactions = transactions;
+        this.leases = leases;
+        this.leasing = new LeaseProtocol<>(kernel, store, transactions, leases, unavailableStore);
+    }
+
+    /**
+     * @param store a store without transactions, each primitive atomic on its server
+     * @return a builder over {@link NoTransaction#runner()}, with the default policies, the system
+     *     clock and no listener
+     */
+    public static Builder<NoTransaction> builder(LeaseOnlyStore store) {
+        return new Builder<>(store, NoTransaction.runner());
+    }
+
+    /**
+     * @param store a store without transactions, each primitive atomic on its server
+     * @return an engine over {@link NoTransaction#runner()}, with the default policies, the system
+     *     clock and no listener
+     */
+    public static LeasedIdempotency<NoTransaction> of(LeaseOnlyStore store) {
+        return builder(store).build();
+    }
+
+    /**
+     * For a store with transactions that keeps leases (the JDBC store, which is also a
+     * {@link dev.idempotency.spi.TransactionalStore}: the same store serves {@link Idempotency} too).
+     *
+     * @param store the store
+     * @param transactions begins and ends the engine's short transactions, in which the lease
+     *     primitives and the phases' own writes run
+     * @param <C> the transaction type
+     * @return a builder with the default policies, the system clock and no listener
+     */
+    public static <C> Builder<C> builder(LeasingStore<C> store, TransactionRunner<C> transactions) {
+        return new Builder<>(store, transactions);
+    }
+
+    /**
+     * @param store the store
+     * @param transactions begins and ends the engine's short transactions
+     * @param <C> the transaction type
+     * @return an engine with the default policies, the system clock and no listener
+     */
+    public static <C> LeasedIdempotency<C> of(LeasingStore<C> store, TransactionRunner<C> transactions) {
+        return builder(store, transactions).build();
+    }
+
+    /**
+     * Lease mode with a call only: runs {@code work} outside any transaction, at most once to
+     * completion for the call's key, and records its result fenced by the attempt's owner token,
+     * with the call's codec or one chosen by the result's type (see {@link IdempotentCall}).
+     *
+     * @param call the key, fingerprint and codec
+     * @param work the call, given its attempt
+     * @param <T> the result type
+     * @param <X> the call's checked exception
+     * @return the outcome; never {@code null}
+     * @throws X the call's own exception, unchanged (the lease was ended, so a retry runs at once)
+     * @throws InvalidKeyException if the policy refuses the key
+     * @throws LeaseLostException if the lease ended and another attempt took the key over
+     * @throws ResultCodecException if the result cannot be encoded (no built-in codec fits it): the
+     *     operation is recorded as failed, and no retry runs the call again; or if a replay cannot be decoded
+     * @throws ResultTooLargeException if the encoded result is over the policy's limit: the operation
+     *     is recorded as failed, and no retry runs the call again
+     * @throws IdempotencyStoreException if the store or the database fails
+     */
+    public <T, X extends Exception> Outcome<T> lease(IdempotentCall<T> call, LeasedWork<T, X> work) throws X {
+        Objects.requireNonNull(call, "call");
+        return leasedRun(call.key(), call.fingerprint(), null, Phases.<C, T, X>call(work).recorded(call.codecOrNull()));
+    }
+
+    /**
+     * The shortcut of {@link #lease(IdempotentCall, LeasedWork)} for {@code IdempotentCall.of(key)}:
+     * no fingerprint, a built-in codec chosen by the result's type.
+     *
+     * @param key the key
+     * @param work the call, given its attempt
+     * @param <T> the result type
+     * @param <X> the call's checked exception
+     * @return the outcome; never {@code null}
+     * @throws X the call's own exception, unchanged (the lease was ended, so a retry runs at once)
+     * @throws InvalidKeyException if the policy refuses the key
+     * @throws LeaseLostException if the lease ended and another attempt took the key over
+     * @throws ResultCodecException if no built-in codec fits the result (the operation is recorded as
+     *     failed, and no retry runs the call again), or a replay cannot be decoded
+     * @throws ResultTooLargeException if the encoded result is over the policy's limit: the operation
+     *     is recorded as failed, and no retry runs the call again
+     * @throws IdempotencyStoreException if the store or the database fails
+     */
+    public <T, X extends Exception> Outcome<T> lease(IdempotencyKey key, LeasedWork<T, X> work) throws X {
+        return leasedRun(key, Fingerprint.NONE, null, Phases.<C, T, X>call(work).recorded(null));
+    }
+
+    /**
+     * Runs an operation in phases under a lease (see {@link Phases} and the protocol above), with
+     * the call's key and fingerprint. The result's codec is the one the phases declare
+     * ({@code finish(..., codec)} or {@code result(codec)}): a call that names a codec of its own
+     * must name the same one.
+     *
+     * @param call the key and fingerprint (and, if any, the same codec as the phases')
+     * @param phases the operation
+     * @param <T> the result type
+     * @param <X> the phases' checked exception
+     * @return the outcome; never {@code null}
+     * @throws X a phase's own exception, unchanged
+     * @throws InvalidKeyException if the policy refuses the key
+     * @throws IllegalArgumentException if the call names another codec than the phases, before any access
+     * @throws LeaseLostException if the lease ended and another attempt took the key over
+     * @throws ResultCodecException if a value cannot be encoded (the result's: recorded as failed, as
+     *     below), or a recorded one decoded
+     * @throws ResultTooLargeException if an encoded value is over the policy's limit: the prepare's
+     *     value rolls the claim back (nothing recorded, the call not run), the result is recorded as
+     *     a failure (no retry runs the call again)
+     * @throws IdempotencyStoreException if the store or the database fails
+     */
+    public <T, X extends Exception> Outcome<T> run(IdempotentCall<T> call, Phases<C, T, X> phases) throws X {
+        Objects.requireNonNull(call, "call");
+        return leasedRun(call.key(), call.fingerprint(), call.codecOrNull(), phases);
+    }
+
+    /**
+     * The shortcut of {@link #run(IdempotentCall, Phases)} for {@code IdempotentCall.of(key)}: no
+     * fingerprint.
+     *
+     * @param key the key
+     * @param phases the operation
+     * @param <T> the result type
+     * @param <X> the phases' checked exception
+     * @return the outcome; never {@code null}
+     * @throws X a phase's own exception, unchanged
+     * @throws InvalidKeyException if the policy refuses the key
+     * @throws LeaseLostException if the lease ended and another attempt took the key over
+     * @throws ResultCodecException if a value cannot be encoded (the result's: recorded as failed, as
+     *     below), or a recorded one decoded
+     * @throws ResultTooLargeException if an encoded value is over the policy's limit (see
+     *     {@link #run(IdempotentCall, Phases)})
+     * @throws IdempotencyStoreException if the store or the database fails
+     */
+    public <T, X extends Exception> Outcome<T> run(IdempotencyKey key, Phases<C, T, X> phases) throws X {
+        return leasedRun(key, Fingerprint.NONE, null, phases);
+    }
+
+    /** Lease mode for a key, with the codec that the call names ({@code null} if none), which must be the phases' own. */
+    private <T, X extends Exception> Outcome<T> leasedRun(IdempotencyKey key, Fingerprint fingerprint, @Nullable ResultCodec<T> named,
+                                                          Phases<C, T, X> phases) throws X {
+        Objects.requireNonNull(key, "key");
+        return kernel.heard().single(key, () -> {
+            kernel.policy().validate(key);
+            Objects.requireNonNull(phases, "phases");
+            if (named != null && !named.name().equals(phases.codec.name())) {
+                throw new IllegalArgumentException("the call of key " + key + " names codec '" + named.name()
+                        + "' but its phases record the result with codec '" + phases.codec.name() + "': give the codec once,"
+                        + " to the phases (finish(..., codec) or result(codec)), and IdempotentCall.of(key, fingerprint) without"
+                        + " one. Nothing was read or written");
+            }
+            if (phases.operation != null && !supportsRecovery()) {
+                throw new UnsupportedOperationException("operation '" + phases.operation + "' is named, to be resumed by a"
+                        + " recovery worker, which needs a store that lists the named operations in progress (a RecoveringStore);"
+                        + " this engine was built over " + kernel.store() + ", which does not. Run the phases unnamed, or use"
+                        + " such a store. Nothing was read or written");
+            }
+            return leasing.run(key, fingerprint, phases);
+        });
+    }
+
+    /** @return whether named operations can be run and resumed: the store lists them ({@link RecoveringStore}) */
+    public boolean supportsRecovery() {
+        return store instanceof RecoveringStore<?>;
+    }
+
+    /** The lease protocol, for the recovery worker. */
+    LeaseProtocol<C> leaseProtocol() {
+        return leasing;
+    }
+
+    Kernel<C> kernel() {
+        return kernel;
+    }
+
+    OwnTransactions<C> ownTransactions() {
+        return transactions;
+    }
+
+    /**
+     * @return the store the engine uses: the one given to the builder as
+     *     {@link LeasingStore#heardBy} returned it for this engine's listener
+     */
+    public LeasingStore<C> store() {
+        return store;
+    }
+
+    /** @return the key policy */
+    public KeyPolicy keyPolicy() {
+        return kernel.policy();
+    }
+
+    /** @return what begins and ends this engine's transactions */
+    public TransactionRunner<C> transactions() {
+        return transactions.runner();
+    }
+
+    /** @return the retry policy of the engine's short transactions */
+    public RetryPolicy retryPolicy() {
+        return transactions.retryPolicy();
+    }
+
+    /** @return the lease policy */
+    public LeasePolicy leasePolicy() {
+        return leases;
+    }
+
+    @Override
+    public String toString() {
+        return "LeasedIdempotency[" + kernel + ", transactions=" + transactions.runner() + ", " + transactions.retryPolicy() + ", "
+                + leases + "]";
+    }
+
+    /**
+     * Builds a {@link LeasedIdempotency}. Not thread-safe; what it builds is.
+     *
+     * @param <C> the transaction type
+     */
+    public static final class Builder<C> {
+        private final LeasingStore<C> store;
+        private final TransactionRunner<C> transactions;
+        private KeyPolicy policy = KeyPolicy.ofDefaults();
+        private InstantSource clock = InstantSource.system();
+        private IdempotencyListener listener = IdempotencyListener.NONE;
+        private RetryPolicy retry = RetryPolicy.ofDefaults();
+        private LeasePolicy leases = LeasePolicy.ofDefaults();
+        private StoreUnavailablePolicy unavailableStore = StoreUnavailablePolicy.REFUSE;
+
+        private Builder(LeasingStore<C> store, TransactionRunner<C> transactions) {
+            this.store = Objects.requireNonNull(store, "store");
+            this.transactions = Objects.requireNonNull(transactions, "transactions");
+        }
+
+        /**
+         * @param policy key rules, retention, lock timeout, result size limit and final failures
+         * @return this builder
+         */
+        public Builder<C> keyPolicy(KeyPolicy policy) {
+            this.policy = Objects.requireNonNull(policy, "policy");
+            return this;
+        }
+
+        /**
+         * @param clock the engine's clock, for the timings the listener hears; leases follow the
+         *     store's clock, never this one
+         * @return this builder
+         */
+        public Builder<C> clock(InstantSource clock) {
+            this.clock = Objects.requireNonNull(clock, "clock");
+            return this;
+        }
+
+        /**
+         * @param listener told about every outcome and error, with timings (see {@link IdempotencyListener})
+         * @return this builder
+         */
+        public Builder<C> listener(IdempotencyListener listener) {
+            this.listener = Objects.requireNonNull(listener, "listener");
+            return this;
+        }
+
+        /**
+         * @param retry how conflicts of the engine's short transactions are retried
+         * @return this builder
+         */
+        public Builder<C> retryPolicy(RetryPolicy retry) {
+            this.retry = Objects.requireNonNull(retry, "retry");
+            return this;
+        }
+
+        /**
+         * @param leases the lease length and what an attempt does on a live lease
+         * @return this builder
+         */
+        public Builder<C> leasePolicy(LeasePolicy leases) {
+            this.leases = Objects.requireNonNull(leases, "leases");
+            return this;
+        }
+
+        /**
+         * What lease mode does when its claim finds the store unreachable
+         * ({@link StoreUnavailableException}): by default {@link StoreUnavailablePolicy#REFUSE}, the
+         * call refused with that exception; {@link StoreUnavailablePolicy#RUN_WITHOUT_DEDUPLICATION}
+         * runs it without deduplication and tells the listener.
+         *
+         * @param policy the policy
+         * @return this builder
+         */
+        public Builder<C> whenStoreUnavailable(StoreUnavailablePolicy policy) {
+            this.unavailableStore = Objects.requireNonNull(policy, "policy");
+            return this;
+        }
+
+        /** @return the engine */
+        public LeasedIdempotency<C> build() {
+            LeasingStore<C> heard = Objects.requireNonNull(store.heardBy(listener), "store.heardBy returned no store");
+            Kernel<C> kernel = new Kernel<>(heard, policy, clock, listener);
+            return new LeasedIdempotency<>(kernel, heard, new OwnTransactions<>(transactions, retry, kernel.heard()), leases,
+                    unavailableStore);
+        }
+    }
+}
