@@ -1,22 +1,11 @@
 package dev.idempotency.jdbc.dialect;
 
 import dev.idempotency.IdempotencyKey;
-import dev.idempotency.spi.Claim;
-import dev.idempotency.spi.ClaimRequest;
-import dev.idempotency.spi.Completion;
-import dev.idempotency.spi.StoredRecord;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.SQLException;
-import java.sql.SQLTimeoutException;
-import java.sql.Statement;
-import java.util.Collections;
-import java.util.Map;
+import java.util.List;
 import java.util.Optional;
-import java.util.WeakHashMap;
 import java.util.function.IntFunction;
 import org.jspecify.annotations.Nullable;
+
 
 /**
  * MariaDB 10.6 and later, and MySQL 8 (InnoDB).
@@ -60,7 +49,7 @@ import org.jspecify.annotations.Nullable;
  * two new claims would deadlock), so the claim is as above, and the waiters that lose reach the
  * caller as {@code TransactionConflictException} (retryable): the retry replays the winner's result,
  * or runs the work if no one holds the key. The transaction's level is read from the connection
- * ({@link Connection#getTransactionIsolation()}; MariaDB Connector/J 3 tracks it without a round trip).
+ * ({@code Connection.getTransactionIsolation()}; MariaDB Connector/J 3 tracks it without a round trip).
  *
  * <p>Isolation: under READ COMMITTED and REPEATABLE READ a concurrent duplicate replays the
  * winner (but see above). Under SERIALIZABLE, and under REPEATABLE READ with {@code innodb_snapshot_isolation=ON}
@@ -69,7 +58,7 @@ import org.jspecify.annotations.Nullable;
  * caller as {@code TransactionConflictException}; the retry replays.
  *
  * <p>MySQL 8 is served by the same statements; its drivers bound the wait by {@code KILL QUERY}
- * (1317, a {@link SQLTimeoutException}) instead, which this dialect also reads as a lock timeout
+ * (1317, a {@code SQLTimeoutException}) instead, which this dialect also reads as a lock timeout
  * (not run here: the test servers are PostgreSQL and MariaDB).
  *
  * <p>Errors: 1062 duplicate key; 1205, 1969, 1317, 3024 and SQLState 70100 lock timeouts; class 40
@@ -83,7 +72,7 @@ import org.jspecify.annotations.Nullable;
  * point) that would not fit is refused with {@code ResultOverPacketLimitException}, nothing sent,
  * the connection intact.
  *
- * <p>Thread-safe; it keeps each connection's {@code max_allowed_packet}, and nothing else.
+ * <p>Stateless and thread-safe; the executor keeps each connection's {@code max_allowed_packet}.
  */
 public class MariaDbDialect extends SqlDialect {
 
@@ -92,133 +81,71 @@ public class MariaDbDialect extends SqlDialect {
         return "MariaDB";
     }
 
+    /** Reads first, waiting in a locking read (see above). */
     @Override
-    protected boolean claimCountsDuplicates() {
+    public ClaimStrategy claimStrategy() {
+        return ClaimStrategy.LOCKING_READ_FIRST;
+    }
+
+    @Override
+    public String lockingRead(boolean exclusive) {
+        return exclusive ? " FOR UPDATE" : " LOCK IN SHARE MODE";
+    }
+
+    @Override
+    public boolean claimCountsDuplicates() {
         return true;
     }
 
     @Override
-    protected String currentTimeMillisQuery() {
+    public String currentTimeMillisQuery() {
         return "SELECT CAST(UNIX_TIMESTAMP(NOW(3)) * 1000 AS SIGNED)";
-    }
-
-    @Override
-    public Claim claim(Connection c, TableName table, ClaimRequest r) throws SQLException {
-        return ClaimRounds.busyOnLockTimeout(this, Claim.busy(), () ->
-                ClaimRounds.repeat("the key's record kept changing under concurrent claims", round -> {
-                    StoredRecord found = round > 0 ? read(c, table, r, " LOCK IN SHARE MODE") : read(c, table, r, "");
-                    if (round == 0 && found == null && waitsInALockingRead(c)) {
-                        found = read(c, table, r, " FOR UPDATE");
-                    }
-                    if (found != null && found.expiresAt().isAfter(r.now())) {
-                        return Claim.existing(found);
-                    }
-                    return (found == null ? insertClaim(c, table, r) : takeOver(c, table, r)) ? Claim.acquired() : null;
-                }));
-    }
-
-    /**
-     * The completed record is inserted first ({@link SqlDialect#writeLast}), with
-     * {@code INSERT ... ON DUPLICATE KEY UPDATE attempts = attempts + 1}, which counts 1 if it
-     * inserted and 2 if the key has a record; the claim then finds that record with a locking read,
-     * or takes it over if it has expired. Inserting first costs a write lock on a duplicate, which a
-     * claim avoids; here the duplicate's transaction is rolled back at once anyway.
-     */
-    @Override
-    String completedRecordInsertFirst(TableName table) {
-        return completedRecordInsert(table) + " ON DUPLICATE KEY UPDATE attempts = attempts + 1";
-    }
-
-    /**
-     * Under READ COMMITTED (or READ UNCOMMITTED) a locking read that finds no row takes no lock, and
-     * its wait for an open claim leaves no gap lock when that claim rolls back; under the stricter
-     * levels it would take gap locks, which make two new claims of one key deadlock.
-     */
-    private static boolean waitsInALockingRead(Connection c) throws SQLException {
-        int level = c.getTransactionIsolation();
-        return level == Connection.TRANSACTION_READ_COMMITTED || level == Connection.TRANSACTION_READ_UNCOMMITTED;
-    }
-
-    /**
-     * Each physical connection's {@code max_allowed_packet}, read once: its session value is read-only,
-     * set from the global value when the connection opens. Weak keys, so that closed connections go.
-     */
-    private final Map<Connection, Long> maxAllowedPacket = Collections.synchronizedMap(new WeakHashMap<>());
-
-    /**
-     * The completing {@code UPDATE} (or lease mode's checkpoint) as MariaDB Connector/J sends it by default (text protocol): each
-     * result byte once, and twice for the bytes it escapes ({@code NUL}, quotes, backslash); the
-     * key and codec at most twice; the statement's text, numbers and (in lease mode) owner token
-     * within 1,024 bytes. A statement over {@code max_allowed_packet} fails with error 1153 and the
-     * server drops the connection.
-     */
-    @Override
-    protected Optional<PacketOverflow> packetOverflow(Connection c, IdempotencyKey key, String codec, byte @Nullable [] result)
-            throws SQLException {
-        if (result == null) {
-            return Optional.empty();
-        }
-        long size = 1024L + 2L * (key.scope().length() + key.id().length() + codec.length()) + result.length;
-        for (byte b : result) {
-            if (b == 0 || b == '\'' || b == '"' || b == '\\') {
-                size++;
-            }
-        }
-        long limit = maxAllowedPacket(c);
-        return size > limit ? Optional.of(new PacketOverflow(size, limit, "max_allowed_packet")) : Optional.empty();
-    }
-
-    private long maxAllowedPacket(Connection c) throws SQLException {
-        Connection physical = physical(c);
-        Long known = maxAllowedPacket.get(physical);
-        if (known != null) {
-            return known;
-        }
-        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT @@max_allowed_packet")) {
-            rs.next();
-            long limit = rs.getLong(1);
-            maxAllowedPacket.put(physical, limit);
-            return limit;
-        }
-    }
-
-    /** @return the driver's own connection behind a pool's proxy, which lives as long as the session */
-    private static Connection physical(Connection c) {
-        try {
-            return c.isWrapperFor(Connection.class) ? c.unwrap(Connection.class) : c;
-        } catch (SQLException notAWrapper) {
-            return c;
-        }
-    }
-
-    private StoredRecord read(Connection c, TableName table, ClaimRequest r, String lock) throws SQLException {
-        try (PreparedStatement s = c.prepareStatement("SELECT " + COLUMNS + " FROM " + table + " WHERE scope = ? AND key_id = ?" + lock)) {
-            s.setString(1, r.key().scope());
-            s.setString(2, r.key().id());
-            try (ResultSet rs = withLockTimeout(s, r.lockTimeout(), s::executeQuery)) {
-                return rs.next() ? readRecord(rs, 1) : null;
-            }
-        }
     }
 
     /** A duplicate counts 2 (and one more attempt), never fails. */
     @Override
-    protected String claimInsert(TableName table) {
+    public String claimInsert(TableName table) {
         return multiRowClaimInsert(table, 1) + " ON DUPLICATE KEY UPDATE attempts = attempts + 1";
     }
 
     /**
-     * A chunk's outcomes are recorded in one multi-table {@code UPDATE} joined to a derived table of
-     * the results, per 500 keys and 4 MiB of results, instead of a batch of one {@code UPDATE} per
-     * key. The derived table is read first and each
-     * record reached through the primary key ({@code STRAIGHT_JOIN}, {@code FORCE INDEX}): left to
-     * itself, the optimizer scans a small table instead, and an {@code UPDATE} that scans locks every
-     * row it reads, so it would wait for any key another transaction holds, up to
-     * {@code innodb_lock_wait_timeout}. The count is of matched rows: Connector/J reports found rows,
-     * and a completed row changes anyway (its status does).
+     * The completed record is inserted first, counting 1 if it inserted and 2 if the key has a
+     * record; the claim then finds that record, or takes it over if it has expired.
      */
     @Override
-    IntFunction<String> completionRowSets(TableName table) {
+    public String completedRecordInsertFirst(TableName table) {
+        return completedRecordInsert(table) + " ON DUPLICATE KEY UPDATE attempts = attempts + 1";
+    }
+
+    @Override
+    public String statementLimitQuery() {
+        return "SELECT @@max_allowed_packet";
+    }
+
+    /**
+     * As MariaDB Connector/J sends it by default (text protocol): each byte once, and twice for the
+     * bytes it escapes ({@code NUL}, quotes, backslash); key and codec at most twice; the statement's
+     * text, numbers and owner token within 1,024 bytes. Over the limit fails with 1153 and the server
+     * drops the connection.
+     */
+    @Override
+    public long statementBytes(IdempotencyKey key, String codec, byte[] value) {
+        long size = super.statementBytes(key, codec, value);
+        for (byte b : value) {
+            if (b == 0 || b == '\'' || b == '"' || b == '\\') {
+                size++;
+            }
+        }
+        return size;
+    }
+
+    /**
+     * One multi-table {@code UPDATE} joined to a derived table of the results, read first and each
+     * record reached through the primary key ({@code STRAIGHT_JOIN}, {@code FORCE INDEX}): a scan
+     * would lock every row it reads. The count is of matched rows (Connector/J reports found rows).
+     */
+    @Override
+    public IntFunction<String> completionRowSets(TableName table) {
         return rows -> "UPDATE (SELECT ? AS scope, ? AS key_id, ? AS status,"
                 + " ? AS codec, ? AS result, ? AS completed_at, ? AS expires_at"
                 + " UNION ALL SELECT ?, ?, ?, ?, ?, ?, ?".repeat(rows - 1)
@@ -228,52 +155,52 @@ public class MariaDbDialect extends SqlDialect {
     }
 
     @Override
-    protected String purgeStatement(TableName table, int limit, String only) {
+    public String purgeStatement(TableName table, int limit, String only) {
         return "DELETE FROM " + table + " WHERE expires_at <= ?" + only + " ORDER BY expires_at LIMIT " + limit;
     }
 
     @Override
-    public boolean isDuplicateKey(SQLException e) {
-        return e.getErrorCode() == 1062 || super.isDuplicateKey(e);
+    public boolean isDuplicateKey(SqlError e) {
+        return e.vendorCode() == 1062 || super.isDuplicateKey(e);
     }
 
     @Override
-    public boolean isLockTimeout(SQLException e) {
-        int code = e.getErrorCode();
-        return code == 1205 || code == 1969 || code == 1317 || code == 3024 || "70100".equals(e.getSQLState())
-                || e instanceof SQLTimeoutException || super.isLockTimeout(e);
+    public boolean isLockTimeout(SqlError e) {
+        int code = e.vendorCode();
+        return code == 1205 || code == 1969 || code == 1317 || code == 3024 || e.hasState("70100") || e.driverTimeout()
+                || super.isLockTimeout(e);
     }
 
     @Override
-    public boolean isTransactionConflict(SQLException e) {
-        return e.getErrorCode() == 1020 || super.isTransactionConflict(e);
+    public boolean isTransactionConflict(SqlError e) {
+        return e.vendorCode() == 1020 || super.isTransactionConflict(e);
     }
 
     /** 1792 (ER_CANT_EXECUTE_IN_READ_ONLY_TRANSACTION) and 1290 with {@code --read-only} (ER_OPTION_PREVENTS_STATEMENT). */
     @Override
-    public boolean isReadOnly(SQLException e) {
-        return e.getErrorCode() == 1792 || e.getErrorCode() == 1290 && String.valueOf(e.getMessage()).contains("read-only")
-                || super.isReadOnly(e);
+    public boolean isReadOnly(SqlError e) {
+        return e.vendorCode() == 1792 || e.vendorCode() == 1290 && e.text().contains("read-only") || super.isReadOnly(e);
     }
 
     @Override
-    public boolean isMissingTable(SQLException e) {
-        return e.getErrorCode() == 1146 || super.isMissingTable(e);
+    public boolean isMissingTable(SqlError e) {
+        return e.vendorCode() == 1146 || super.isMissingTable(e);
     }
 
     @Override
-    protected boolean failedStatementAbortsTransaction() {
+    public boolean failedStatementAbortsTransaction() {
         return false;
     }
 
-    /**
-     * {@code innodb_flush_log_at_trx_commit} other than 1: InnoDB writes (0) or flushes (2) its log
-     * about once a second instead of at each commit, so a crash of the server (0) or of its machine
-     * (0, 2) loses up to a second of acknowledged commits.
-     */
     @Override
-    public Optional<String> nonDurableCommits(Connection c) throws SQLException {
-        String flush = queryText(c, "SELECT @@innodb_flush_log_at_trx_commit");
+    public List<String> durabilityQueries() {
+        return List.of("SELECT @@innodb_flush_log_at_trx_commit");
+    }
+
+    /** {@code innodb_flush_log_at_trx_commit} other than 1: the log is written (0) or flushed (2) about once a second. */
+    @Override
+    public Optional<String> nonDurableCommits(List<@Nullable String> answers) {
+        String flush = answers.get(0);
         if (flush == null || flush.strip().equals("1")) {
             return Optional.empty();
         }

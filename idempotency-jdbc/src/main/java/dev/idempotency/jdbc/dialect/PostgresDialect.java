@@ -1,11 +1,9 @@
 package dev.idempotency.jdbc.dialect;
 
-import dev.idempotency.spi.Claim;
-import dev.idempotency.spi.ClaimRequest;
-import java.sql.Connection;
-import java.sql.SQLException;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * PostgreSQL 12 and later.
@@ -66,16 +64,22 @@ public class PostgresDialect extends SqlDialect {
         return "PostgreSQL";
     }
 
+    /** Inserts and reads in one round trip (see above). */
     @Override
-    protected String currentTimeMillisQuery() {
+    public ClaimStrategy claimStrategy() {
+        return ClaimStrategy.ONE_ROUND_TRIP;
+    }
+
+    @Override
+    public String currentTimeMillisQuery() {
         return "SELECT CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000 AS BIGINT)";
     }
 
     /** The transaction-local setting that keeps the caller's {@code lock_timeout} while the claim's insert runs. */
-    static final String SAVED_LOCK_TIMEOUT = "idempotency.lock_timeout";
+    private static final String SAVED_LOCK_TIMEOUT = "idempotency.lock_timeout";
 
     @Override
-    String claimStatement(TableName table, Duration lockTimeout) {
+    public String claimStatement(TableName table, Duration lockTimeout) {
         // One round trip (pgjdbc sends the three with a single Sync): keep the caller's lock_timeout and set
         // the policy's; the plain insert, which waits for a concurrent claimer up to it; set the caller's
         // back, reading the record in the same statement (a statement of its own: under READ COMMITTED its
@@ -92,7 +96,7 @@ public class PostgresDialect extends SqlDialect {
      * @return it in whole milliseconds for {@code lock_timeout}: at least 1 (0 would mean no limit),
      *     at most {@link Integer#MAX_VALUE} (PostgreSQL's maximum)
      */
-    static long lockTimeoutMillis(Duration timeout) {
+    private static long lockTimeoutMillis(Duration timeout) {
         long millis = timeout.compareTo(Duration.ofMillis(Integer.MAX_VALUE)) >= 0 ? Integer.MAX_VALUE : timeout.toMillis();
         return Math.max(1, millis);
     }
@@ -108,25 +112,15 @@ public class PostgresDialect extends SqlDialect {
      * slice is then claimed key by key, each waiting as a single claim does.
      */
     @Override
-    ChunkClaims.Strategy chunkClaims() {
-        return multiRowClaims() ? ChunkClaims.Strategy.INSERT_FIRST : ChunkClaims.Strategy.KEY_BY_KEY;
+    public ChunkClaiming chunkClaiming() {
+        return ChunkClaiming.INSERT_FIRST;
     }
 
     @Override
-    String claimInsertReturningKeys(TableName table) {
+    public String claimInsertReturningKeys(TableName table) {
         return "INSERT INTO " + table + " (scope, key_id, fingerprint, status, created_at, expires_at) SELECT * FROM unnest("
                 + "CAST(? AS VARCHAR[]), CAST(? AS VARCHAR[]), CAST(? AS VARCHAR[]), CAST(? AS VARCHAR[]),"
                 + " CAST(? AS BIGINT[]), CAST(? AS BIGINT[])) ON CONFLICT (scope, key_id) DO NOTHING RETURNING scope, key_id";
-    }
-
-    /**
-     * The single claim of one key of a chunk, under a savepoint: a lock wait that runs out fails the
-     * statement, which aborts a PostgreSQL transaction, and the chunk's other keys must still be
-     * claimed. The key then answers {@link Claim.Busy} and the transaction goes on.
-     */
-    @Override
-    final Claim claimInChunk(Connection c, TableName table, ClaimRequest r) throws SQLException {
-        return Savepoints.undoingIf(c, true, () -> claim(c, table, r), claim -> claim instanceof Claim.Busy);
     }
 
     /**
@@ -136,7 +130,7 @@ public class PostgresDialect extends SqlDialect {
      * than the update of 100 keys).
      */
     @Override
-    String completionArrays(TableName table) {
+    public String completionArrays(TableName table) {
         return "UPDATE " + table + " t SET status = v.status, result_codec = v.codec,"
                 + " result = v.result, completed_at = v.completed_at, expires_at = v.expires_at FROM unnest("
                 + "CAST(? AS VARCHAR[]), CAST(? AS VARCHAR[]), CAST(? AS VARCHAR[]), CAST(? AS VARCHAR[]),"
@@ -147,7 +141,7 @@ public class PostgresDialect extends SqlDialect {
 
     /** pgjdbc's query timeout in milliseconds; the query timeout in seconds on another driver. */
     @Override
-    protected LockWait lockWait() {
+    public LockWait lockWait() {
         return LockWait.QUERY_TIMEOUT_MILLIS;
     }
 
@@ -164,7 +158,7 @@ public class PostgresDialect extends SqlDialect {
      * sends nothing, the transaction being over.
      */
     @Override
-    protected String completionWithCommit(TableName table) {
+    public String completionWithCommit(TableName table) {
         return "WITH done AS (UPDATE " + table + " SET status = ?, result_codec = ?,"
                 + " result = ?, completed_at = ?, expires_at = ? WHERE scope = ? AND key_id = ? RETURNING 1)"
                 + " SELECT 1 / CAST((SELECT count(*) FROM done) AS INTEGER); COMMIT";
@@ -188,7 +182,7 @@ public class PostgresDialect extends SqlDialect {
      * insert with 40001, a conflict: the retry finds it.
      */
     @Override
-    protected String lastWriteWithCommit(TableName table, Duration lockTimeout) {
+    public String lastWriteWithCommit(TableName table, Duration lockTimeout) {
         // SET LOCAL bounds this transaction's lock waits from here to its end, in the same round trip: no
         // cancelling timer, which could race the COMMIT, and nothing left in the session afterwards.
         return "SET LOCAL lock_timeout = " + lockTimeoutMillis(lockTimeout)
@@ -204,12 +198,12 @@ public class PostgresDialect extends SqlDialect {
      * write sent with it found an unexpired one.
      */
     @Override
-    public boolean isRecordMissing(SQLException e) {
-        return "22012".equals(e.getSQLState()) || super.isRecordMissing(e);
+    public boolean isRecordMissing(SqlError e) {
+        return e.hasState("22012") || super.isRecordMissing(e);
     }
 
     @Override
-    protected String purgeStatement(TableName table, int limit, String only) {
+    public String purgeStatement(TableName table, int limit, String only) {
         return "WITH batch AS MATERIALIZED (SELECT scope, key_id FROM " + table
                 + " WHERE expires_at <= ?" + only + " ORDER BY expires_at LIMIT " + limit + " FOR UPDATE SKIP LOCKED) DELETE FROM " + table
                 + " t USING batch WHERE t.scope = batch.scope AND t.key_id = batch.key_id AND t.expires_at <= ?";
@@ -220,12 +214,17 @@ public class PostgresDialect extends SqlDialect {
      * returns before its WAL is flushed): a crash of the server loses acknowledged commits.
      */
     @Override
-    public Optional<String> nonDurableCommits(Connection c) throws SQLException {
-        if ("off".equalsIgnoreCase(queryText(c, "SHOW fsync"))) {
+    public List<String> durabilityQueries() {
+        return List.of("SHOW fsync", "SHOW synchronous_commit");
+    }
+
+    @Override
+    public Optional<String> nonDurableCommits(List<@Nullable String> answers) {
+        if ("off".equalsIgnoreCase(answers.get(0))) {
             return Optional.of("PostgreSQL fsync=off: nothing is forced to the disk, so a crash of the server can lose"
                     + " committed transactions; set fsync=on");
         }
-        if ("off".equalsIgnoreCase(queryText(c, "SHOW synchronous_commit"))) {
+        if ("off".equalsIgnoreCase(answers.get(1))) {
             return Optional.of("PostgreSQL synchronous_commit=off: a commit returns before it is flushed, so a crash of the"
                     + " server loses the last ones; set synchronous_commit=on (or local, remote_write, remote_apply)");
         }

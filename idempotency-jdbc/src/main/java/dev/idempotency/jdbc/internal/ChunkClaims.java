@@ -1,6 +1,9 @@
-package dev.idempotency.jdbc.dialect;
+package dev.idempotency.jdbc.internal;
 
+import dev.idempotency.jdbc.dialect.TableName;
 import dev.idempotency.IdempotencyKey;
+import dev.idempotency.jdbc.dialect.ChunkClaiming;
+import dev.idempotency.jdbc.dialect.SqlDialect;
 import dev.idempotency.spi.Claim;
 import dev.idempotency.spi.ClaimRequest;
 import dev.idempotency.spi.StoredRecord;
@@ -16,33 +19,16 @@ import java.util.Set;
 
 /**
  * The claims of a batch job's chunk, written once for every dialect: the chunk is claimed in slices
- * of at most {@value SqlDialect#KEYS_PER_STATEMENT} keys, each slice as the dialect's
- * {@link Strategy} says, and a key that a slice's statements could not settle is claimed on its own,
- * as the dialect claims one key of a chunk ({@link SqlDialect#claimInChunk}).
+ * of at most {@value #KEYS_PER_STATEMENT} keys, each slice as the dialect's
+ * {@link SqlDialect#chunkClaiming()} says, and a key that a slice's statements could not settle is
+ * claimed on its own, as a single claim.
  *
- * <p>Not an API: the dialects' own helper. Stateless and thread-safe.
+ * <p>Part of the executor ({@link JdbcExecutor}). Stateless and thread-safe.
  */
 final class ChunkClaims {
 
-    /** How a dialect claims a slice of a chunk's keys. */
-    enum Strategy {
-        /** Key by key, each as the dialect claims one key of a chunk. */
-        KEY_BY_KEY,
-        /**
-         * One {@code SELECT} finds the existing records, one multi-row {@code INSERT} claims the
-         * absent keys; if that insert meets a concurrent claim (a duplicate, or a lock wait that runs
-         * out), nothing is inserted and the absent keys are claimed one by one. An expired record is
-         * taken over on its own. A slice of one key is claimed on its own.
-         */
-        READ_FIRST,
-        /**
-         * One {@code INSERT} of the keys as arrays that skips the keys that have a record and returns the keys it
-         * inserted ({@link SqlDialect#claimInsertReturningKeys}), then one {@code SELECT} of the
-         * others; an expired record is taken over on its own. If the insert's lock wait runs out,
-         * nothing is inserted and the slice is claimed key by key.
-         */
-        INSERT_FIRST
-    }
+    /** The most keys one chunk statement binds; a larger chunk is claimed in slices of this size. */
+    static final int KEYS_PER_STATEMENT = 500;
 
     private ChunkClaims() {
     }
@@ -55,27 +41,36 @@ final class ChunkClaims {
      * @return one claim per request, in order
      * @throws SQLException if a statement fails for another reason than a duplicate or a lock timeout
      */
-    static List<Claim> claimAll(SqlDialect d, Connection c, TableName table, List<ClaimRequest> requests) throws SQLException {
-        Strategy strategy = d.chunkClaims();
+    static List<Claim> claimAll(JdbcExecutor d, Connection c, TableName table, List<ClaimRequest> requests) throws SQLException {
+        ChunkClaiming strategy = d.dialect().chunkClaiming();
         List<Claim> claims = new ArrayList<>(requests.size());
-        for (int from = 0; from < requests.size(); from += SqlDialect.KEYS_PER_STATEMENT) {
-            List<ClaimRequest> slice = requests.subList(from, Math.min(requests.size(), from + SqlDialect.KEYS_PER_STATEMENT));
-            if (strategy == Strategy.READ_FIRST && slice.size() > 1) {
+        for (int from = 0; from < requests.size(); from += ChunkClaims.KEYS_PER_STATEMENT) {
+            List<ClaimRequest> slice = requests.subList(from, Math.min(requests.size(), from + ChunkClaims.KEYS_PER_STATEMENT));
+            if (strategy == ChunkClaiming.READ_FIRST && slice.size() > 1) {
                 readingFirst(d, c, table, slice, claims);
-            } else if (strategy == Strategy.INSERT_FIRST) {
+            } else if (strategy == ChunkClaiming.INSERT_FIRST) {
                 insertingFirst(d, c, table, slice, claims);
             } else {
                 for (ClaimRequest r : slice) {
-                    claims.add(d.claimInChunk(c, table, r));
+                    claims.add(claimOne(d, c, table, r));
                 }
             }
         }
         return claims;
     }
 
-    private static void readingFirst(SqlDialect d, Connection c, TableName table, List<ClaimRequest> slice, List<Claim> claims)
+    /**
+     * One key of a chunk, as a single claim; where a failed statement aborts the transaction, under a
+     * savepoint, so that a lock wait that runs out answers {@link Claim.Busy} and the transaction goes on.
+     */
+    private static Claim claimOne(JdbcExecutor d, Connection c, TableName table, ClaimRequest r) throws SQLException {
+        return Savepoints.undoingIf(c, d.dialect().failedStatementAbortsTransaction(), () -> d.claim(c, table, r),
+                claim -> claim instanceof Claim.Busy);
+    }
+
+    private static void readingFirst(JdbcExecutor d, Connection c, TableName table, List<ClaimRequest> slice, List<Claim> claims)
             throws SQLException {
-        Map<IdempotencyKey, StoredRecord> found = d.selectAll(c, table, slice);
+        Map<IdempotencyKey, StoredRecord> found = Records.selectAll(c, table, slice);
         Claim[] sliceClaims = new Claim[slice.size()];
         List<ClaimRequest> absent = new ArrayList<>();
         for (int i = 0; i < slice.size(); i++) {
@@ -86,24 +81,24 @@ final class ChunkClaims {
             } else if (record.expiresAt().isAfter(r.now())) {
                 sliceClaims[i] = Claim.existing(record);
             } else {
-                sliceClaims[i] = d.claimInChunk(c, table, r);
+                sliceClaims[i] = claimOne(d, c, table, r);
             }
         }
         boolean inserted = !absent.isEmpty() && insertAll(d, c, table, absent);
         for (int i = 0; i < slice.size(); i++) {
             if (sliceClaims[i] == null) {
-                sliceClaims[i] = inserted ? Claim.acquired() : d.claimInChunk(c, table, slice.get(i));
+                sliceClaims[i] = inserted ? Claim.acquired() : claimOne(d, c, table, slice.get(i));
             }
             claims.add(sliceClaims[i]);
         }
     }
 
     /** @return {@code true} if every row was inserted; {@code false} (nothing inserted) on a duplicate or a lock timeout */
-    private static boolean insertAll(SqlDialect d, Connection c, TableName table, List<ClaimRequest> absent) throws SQLException {
+    private static boolean insertAll(JdbcExecutor d, Connection c, TableName table, List<ClaimRequest> absent) throws SQLException {
         try {
-            return Savepoints.undoingFailure(c, d.failedStatementAbortsTransaction(), () -> {
+            return Savepoints.undoingFailure(c, d.dialect().failedStatementAbortsTransaction(), () -> {
                 try (PreparedStatement s = c.prepareStatement(SqlDialect.multiRowClaimInsert(table, absent.size()))) {
-                    SqlDialect.bindClaims(s, absent);
+                    Records.bindClaims(s, absent);
                     d.withLockTimeout(s, absent.get(0).lockTimeout(), s::executeUpdate);
                     return true;
                 }
@@ -116,17 +111,17 @@ final class ChunkClaims {
         }
     }
 
-    private static void insertingFirst(SqlDialect d, Connection c, TableName table, List<ClaimRequest> slice, List<Claim> claims)
+    private static void insertingFirst(JdbcExecutor d, Connection c, TableName table, List<ClaimRequest> slice, List<Claim> claims)
             throws SQLException {
         Set<IdempotencyKey> inserted = insertReturning(d, c, table, slice);
         if (inserted == null) {
             for (ClaimRequest r : slice) {
-                claims.add(d.claimInChunk(c, table, r));
+                claims.add(claimOne(d, c, table, r));
             }
             return;
         }
         List<ClaimRequest> rest = slice.stream().filter(r -> !inserted.contains(r.key())).toList();
-        Map<IdempotencyKey, StoredRecord> found = rest.isEmpty() ? Map.of() : d.selectAll(c, table, rest);
+        Map<IdempotencyKey, StoredRecord> found = rest.isEmpty() ? Map.of() : Records.selectAll(c, table, rest);
         for (ClaimRequest r : slice) {
             StoredRecord record = found.get(r.key());
             if (inserted.contains(r.key())) {
@@ -134,18 +129,18 @@ final class ChunkClaims {
             } else if (record != null && record.expiresAt().isAfter(r.now())) {
                 claims.add(Claim.existing(record));
             } else {
-                claims.add(d.claimInChunk(c, table, r));
+                claims.add(claimOne(d, c, table, r));
             }
         }
     }
 
     /** @return the keys the insert claimed, or {@code null} if a lock wait ran out (nothing inserted) */
-    private static Set<IdempotencyKey> insertReturning(SqlDialect d, Connection c, TableName table, List<ClaimRequest> slice)
+    private static Set<IdempotencyKey> insertReturning(JdbcExecutor d, Connection c, TableName table, List<ClaimRequest> slice)
             throws SQLException {
         try {
-            return Savepoints.undoingFailure(c, d.failedStatementAbortsTransaction(), () -> {
-                try (PreparedStatement s = c.prepareStatement(d.claimInsertReturningKeys(table))) {
-                    SqlDialect.bindClaimArrays(c, s, slice);
+            return Savepoints.undoingFailure(c, d.dialect().failedStatementAbortsTransaction(), () -> {
+                try (PreparedStatement s = c.prepareStatement(d.dialect().claimInsertReturningKeys(table))) {
+                    Records.bindClaimArrays(c, s, slice);
                     Set<IdempotencyKey> keys = new HashSet<>();
                     try (ResultSet rs = d.withLockTimeout(s, slice.get(0).lockTimeout(), s::executeQuery)) {
                         while (rs.next()) {
