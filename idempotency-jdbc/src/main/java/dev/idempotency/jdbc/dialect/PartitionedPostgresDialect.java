@@ -1,16 +1,11 @@
 package dev.idempotency.jdbc.dialect;
 
 import dev.idempotency.jdbc.internal.Partitions;
-import java.sql.Connection;
-import java.sql.SQLException;
-import java.time.Duration;
-import java.time.Instant;
-import java.util.List;
 
 /**
  * PostgreSQL 12 and later, with the record table partitioned by the UTC day of {@code expires_at}
  * (DDL {@code ddl/postgresql-partitioned.sql}), so that purging a day of records is dropping its
- * partition ({@link #dropExpiredPartitions}): no row-by-row {@code DELETE}, no dead rows, no
+ * partition ({@code PostgresPartitions.dropExpired}): no row-by-row {@code DELETE}, no dead rows, no
  * vacuum debt, and a table that holds only the retention window. The bounded
  * {@link #purgeExpired purge} still works, row by row, across partitions.
  *
@@ -33,10 +28,10 @@ import java.util.List;
  * Chunks are claimed key by key. Every other operation is {@link PostgresDialect}'s.
  *
  * <p><b>Partitions.</b> Create them ahead of time, for every day a new record can expire in (at
- * least the retention plus a day), with {@link #createPartitions}, from a daily job; a record whose
+ * least the retention plus a day), with {@code PostgresPartitions.create}, from a daily job; a record whose
  * day has no partition lands in the default partition, which should stay empty (a day partition
  * cannot be created over rows of the default one). Drop the days that have ended with
- * {@link #dropExpiredPartitions}. Both run DDL; each takes a short exclusive lock on the table, so
+ * {@code PostgresPartitions.dropExpired}. Both run DDL; each takes a short exclusive lock on the table, so
  * give their transaction a {@code lock_timeout} and run them again later if it runs out.
  *
  * <p>Stateless and thread-safe.
@@ -83,38 +78,5 @@ public class PartitionedPostgresDialect extends PostgresDialect {
     @Override
     public ChunkClaiming chunkClaiming() {
         return ChunkClaiming.KEY_BY_KEY;
-    }
-
-    /**
-     * Creates the day partitions that are missing, from the UTC day of {@code from} to that of
-     * {@code to}, both included. Run it daily, with {@code to} at least the retention plus one day
-     * ahead of now.
-     *
-     * @param c a connection (its transaction, if any, is the caller's to commit)
-     * @param table the record table, created with this dialect's DDL
-     * @param from the first day's instant
-     * @param to the last day's instant, not before {@code from}
-     * @return the partitions created
-     * @throws SQLException if a statement fails (a day partition over rows of the default partition, for one)
-     * @throws IllegalArgumentException if {@code to} is before {@code from}, or the range exceeds 3660 days
-     */
-    public static List<String> createPartitions(Connection c, TableName table, Instant from, Instant to) throws SQLException {
-        return Partitions.create(c, table, from, to);
-    }
-
-    /**
-     * Drops every day partition whose whole day lies before {@code now}. Each drop waits at most
-     * {@code lockTimeout} for the table's lock; if one waits longer, this stops there and returns
-     * what it dropped, and the transaction is aborted (roll it back, run it again later).
-     *
-     * @param c a connection in a transaction (the caller commits)
-     * @param table the record table, created with this dialect's DDL
-     * @param now the current time
-     * @param lockTimeout how long each drop may wait for the table's lock, at least one millisecond
-     * @return the partitions dropped
-     * @throws SQLException if a statement fails
-     */
-    public static List<String> dropExpiredPartitions(Connection c, TableName table, Instant now, Duration lockTimeout) throws SQLException {
-        return Partitions.dropExpired(c, table, now, lockTimeout);
     }
 }

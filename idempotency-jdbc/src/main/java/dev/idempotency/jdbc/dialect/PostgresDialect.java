@@ -8,50 +8,33 @@ import org.jspecify.annotations.Nullable;
 /**
  * PostgreSQL 12 and later.
  *
- * <p><b>Cost</b>, in round trips (counted by {@code PostgresIsolationTest} on the wire, and by a
- * counting connection): a first execution costs <b>2</b>, the claim and the completing
- * {@code UPDATE}; a replay or a mismatch costs <b>1</b>, the claim. Taking over an expired record
- * costs one more, the take-over {@code UPDATE} (3). In a transaction that {@code JdbcTransactions}
- * runs, the completing {@code UPDATE} travels with the {@code COMMIT} ({@link #completionWithCommit}):
- * a first execution there costs one round trip for the claim, the work's own, and one for the
- * result and the commit together.
+ * <p><b>Cost</b>, in round trips (counted on the wire and by a counting connection): a first
+ * execution costs <b>2</b>, the claim and the completing {@code UPDATE}; a replay or a mismatch
+ * <b>1</b>, the claim; taking over an expired record one more (3). In a transaction that
+ * {@code JdbcTransactions} runs, the completing {@code UPDATE} travels with the {@code COMMIT}.
  *
- * <p><b>The claim</b> is three statements sent in one round trip (pgjdbc sends them with a single
- * Sync): a {@code SELECT} that keeps the caller's {@code lock_timeout} in the transaction-local
- * setting {@code idempotency.lock_timeout} and sets the policy's ({@code set_config(..., true)}, as
- * {@code SET LOCAL} does); a plain {@code INSERT ... ON CONFLICT DO NOTHING} (a duplicate is a row
- * count of 0, never an error, so the caller's transaction is never aborted by it); and a
- * {@code SELECT} that sets the caller's {@code lock_timeout} back and reads the key's record. The
- * caller's setting is so unchanged once the round trip returns, with no timer in the driver. The
- * read is a statement of its own, so under READ COMMITTED its snapshot sees a record that a
- * concurrent claimer committed while the insert waited: that claim replays at once. Only a record
- * found expired costs a second round trip, the take-over {@code UPDATE} ({@code WHERE expires_at <=
- * now}), bounded by the lock timeout as the other waiting statements are (below); if it updates
- * nothing (another claimer took the record over first), the claim runs once more. The claim
- * deliberately does not use {@code ON CONFLICT DO UPDATE ... WHERE expired}: that form row-locks
- * the record even when the {@code WHERE} is false, so every replay would hold a lock until its
- * transaction ends and concurrent replays of one key would queue behind each other. Here a replay
- * takes no lock.
+ * <p><b>The claim</b> ({@link ClaimStrategy#ONE_ROUND_TRIP}) is three statements that pgjdbc sends
+ * with a single Sync: a {@code SELECT} that keeps the caller's {@code lock_timeout} in the
+ * transaction-local setting {@code idempotency.lock_timeout} and sets the policy's; a plain
+ * {@code INSERT ... ON CONFLICT DO NOTHING} (a duplicate is a row count of 0, never an error); and a
+ * {@code SELECT} that sets the caller's {@code lock_timeout} back and reads the record. Being a
+ * statement of its own, under READ COMMITTED that read sees a record that a concurrent claimer
+ * committed while the insert waited: the claim replays at once. Only an expired record costs a
+ * second round trip, the take-over {@code UPDATE}. The claim does not use
+ * {@code ON CONFLICT DO UPDATE ... WHERE expired}: that form row-locks the record even when the
+ * {@code WHERE} is false, so concurrent replays of one key would queue behind each other.
  *
- * <p>A concurrent claim that is still open is waited for by the insert, bounded by the policy's
- * lock timeout to the millisecond. A wait that runs out gives {@code InProgress}, and <b>the
- * transaction is then aborted</b> (SQLState 55P03; the setting goes with the rollback): roll it
- * back. The other statements that can wait (the take-over, a chunk's insert, the lease operations)
- * bound their wait with pgjdbc's {@code PgStatement.setQueryTimeoutMs} (a cancelling timer; 57014),
- * or with {@link java.sql.Statement#setQueryTimeout}, whole seconds, on another driver. Under
- * REPEATABLE READ and SERIALIZABLE a claimer that committed while the insert waited makes
- * PostgreSQL report a serialization failure (40001), which reaches the caller as
- * {@code TransactionConflictException}: roll back and retry, and the retry replays.
+ * <p>A concurrent claim that is still open is waited for by the insert, up to the policy's lock
+ * timeout to the millisecond. A wait that runs out gives {@code InProgress}, and <b>the transaction
+ * is then aborted</b> (55P03): roll it back. The other statements that can wait bound their wait with
+ * pgjdbc's millisecond query timeout ({@link LockWait#QUERY_TIMEOUT_MILLIS}; 57014). Under REPEATABLE
+ * READ and SERIALIZABLE a claimer that committed while the insert waited makes PostgreSQL report a
+ * serialization failure (40001): {@code TransactionConflictException}, and the retry replays.
  *
- * <p>Errors: 23505 duplicate key, 57014 (query cancelled by the timeout) and 55P03
- * ({@code lock_timeout}) are lock timeouts, class 40 (40001, 40P01) conflicts, 42P01 a missing
- * table: the base class's classification, which is PostgreSQL's.
- *
- * <p>Purging deletes at most {@code limit} expired rows, chosen once in a materialized
- * {@code WITH} (a {@code LIMIT} subquery under {@code IN} may be rescanned, and with
- * {@code SKIP LOCKED} each rescan would pick further rows), skipping rows that another
- * transaction has locked (a take-over in progress): it never waits, and never deletes a record
- * that was taken over.
+ * <p>Errors: the base class's classification, which is PostgreSQL's. Purging deletes at most
+ * {@code limit} expired rows, chosen once in a materialized {@code WITH} (a {@code LIMIT} subquery
+ * under {@code IN} may be rescanned), skipping rows another transaction has locked (a take-over in
+ * progress): it never waits, and never deletes a record that was taken over.
  *
  * <p>Stateless and thread-safe.
  */
@@ -64,15 +47,17 @@ public class PostgresDialect extends SqlDialect {
         return "PostgreSQL";
     }
 
-    /** Inserts and reads in one round trip (see above). */
     @Override
     public ClaimStrategy claimStrategy() {
         return ClaimStrategy.ONE_ROUND_TRIP;
     }
 
+    /** The server's now, in epoch milliseconds. */
+    private static final String NOW = "CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000 AS BIGINT)";
+
     @Override
     public String currentTimeMillisQuery() {
-        return "SELECT CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000 AS BIGINT)";
+        return "SELECT " + NOW;
     }
 
     /** The transaction-local setting that keeps the caller's {@code lock_timeout} while the claim's insert runs. */
@@ -91,25 +76,16 @@ public class PostgresDialect extends SqlDialect {
                 + " FROM (VALUES (1)) AS one (x) LEFT JOIN " + table + " r ON r.scope = ? AND r.key_id = ?";
     }
 
-    /**
-     * @param timeout the policy's lock timeout
-     * @return it in whole milliseconds for {@code lock_timeout}: at least 1 (0 would mean no limit),
-     *     at most {@link Integer#MAX_VALUE} (PostgreSQL's maximum)
-     */
+    /** @return the lock timeout in milliseconds for {@code lock_timeout}: at least 1 (0 means none), at most PostgreSQL's maximum */
     private static long lockTimeoutMillis(Duration timeout) {
         long millis = timeout.compareTo(Duration.ofMillis(Integer.MAX_VALUE)) >= 0 ? Integer.MAX_VALUE : timeout.toMillis();
         return Math.max(1, millis);
     }
 
     /**
-     * A chunk is claimed writing first, as the single claim does: per 500 keys, one
-     * {@code INSERT ... SELECT FROM unnest(...) ON CONFLICT DO NOTHING RETURNING} (six array
-     * parameters, one statement text for every chunk size) claims every absent key and says which (a
-     * duplicate is a row not returned, never an error); only the keys it did not insert are then
-     * read, in one {@code SELECT}, and an expired one is taken over key by key. A first chunk of new
-     * keys so costs one statement to claim. The insert runs under a savepoint, so that a lock wait
-     * that runs out (a concurrent claimer of one of the keys) does not abort the transaction: the
-     * slice is then claimed key by key, each waiting as a single claim does.
+     * Writing first, as the single claim does: per 500 keys one {@code INSERT ... SELECT FROM unnest(...)
+     * ON CONFLICT DO NOTHING RETURNING} (one statement text for every size) claims the absent keys and
+     * says which; only the others are then read. A first chunk of new keys costs one statement.
      */
     @Override
     public ChunkClaiming chunkClaiming() {
@@ -124,10 +100,8 @@ public class PostgresDialect extends SqlDialect {
     }
 
     /**
-     * A chunk's outcomes are recorded in one {@code UPDATE ... FROM unnest(...)} of seven arrays,
-     * instead of a batch of one {@code UPDATE} per key (PostgreSQL runs each statement of a batch on
-     * its own) or a {@code VALUES} list of seven parameters per key (whose planning alone took longer
-     * than the update of 100 keys).
+     * One {@code UPDATE ... FROM unnest(...)} of seven arrays: a batch runs each statement on its own,
+     * and a {@code VALUES} list of seven parameters per key took longer to plan than 100 updates.
      */
     @Override
     public String completionArrays(TableName table) {
@@ -151,11 +125,9 @@ public class PostgresDialect extends SqlDialect {
     }
 
     /**
-     * The completing {@code UPDATE}, wrapped so that it divides by the number of rows it updated (a
-     * record not found fails it with 22012, division by zero, and the server then skips the rest up
-     * to the round trip's end, the {@code COMMIT} included), then {@code COMMIT}: pgjdbc sends the two
-     * statements of one prepared statement with a single Sync. Its own {@code commit()} afterwards
-     * sends nothing, the transaction being over.
+     * The completing {@code UPDATE}, divided by the rows it updated (a record not found fails it with
+     * 22012, and the server skips the rest of the round trip, the {@code COMMIT} included), then
+     * {@code COMMIT}, with a single Sync; the driver's {@code commit()} afterwards sends nothing.
      */
     @Override
     public String completionWithCommit(TableName table) {
@@ -170,16 +142,10 @@ public class PostgresDialect extends SqlDialect {
     }
 
     /**
-     * An {@code INSERT} of the completed record that, on a conflict, replaces the
-     * record only if it has expired ({@code ON CONFLICT DO UPDATE ... WHERE expires_at <= now}),
-     * wrapped so that it divides by the number of rows it wrote (an unexpired record fails it with
-     * 22012, and the server skips the rest of the round trip, the {@code COMMIT} included), then
-     * {@code COMMIT}, all after {@code SET LOCAL lock_timeout} to the policy's lock timeout, in
-     * milliseconds. The insert waits for a concurrent writer of the key that is still open, up to the
-     * lock timeout (55P03 then, and nothing committed); if that writer commits, its row is the
-     * conflict. After a refusal the transaction is rolled back here, and the record read in a fresh
-     * snapshot. Under REPEATABLE READ and SERIALIZABLE a record committed after the snapshot fails the
-     * insert with 40001, a conflict: the retry finds it.
+     * An {@code INSERT} of the completed record that replaces only an expired one
+     * ({@code ON CONFLICT DO UPDATE ... WHERE expires_at <= now}), divided by the rows it wrote (an
+     * unexpired record fails it with 22012), then {@code COMMIT}, after {@code SET LOCAL lock_timeout}:
+     * a concurrent writer still open is waited for up to the lock timeout (55P03, nothing committed).
      */
     @Override
     public String lastWriteWithCommit(TableName table, Duration lockTimeout) {
@@ -189,7 +155,9 @@ public class PostgresDialect extends SqlDialect {
                 + "; WITH w AS (" + completedRecordInsert(table)
                 + " ON CONFLICT (scope, key_id) DO UPDATE SET fingerprint = EXCLUDED.fingerprint, status = EXCLUDED.status,"
                 + " result_codec = EXCLUDED.result_codec, result = EXCLUDED.result, created_at = EXCLUDED.created_at,"
-                + " completed_at = EXCLUDED.completed_at, expires_at = EXCLUDED.expires_at WHERE " + table + ".expires_at <= ?"
+                + " completed_at = EXCLUDED.completed_at, expires_at = EXCLUDED.expires_at, owner_token = NULL, lease_until = NULL,"
+                + " phase = NULL WHERE " + table + ".owner_token IS NULL AND " + table + ".expires_at <= ? OR " + table
+                + ".owner_token IS NOT NULL AND " + table + ".expires_at <= " + NOW
                 + " RETURNING 1) SELECT 1 / CAST((SELECT count(*) FROM w) AS INTEGER); COMMIT";
     }
 
@@ -203,10 +171,10 @@ public class PostgresDialect extends SqlDialect {
     }
 
     @Override
-    public String purgeStatement(TableName table, int limit, String only) {
-        return "WITH batch AS MATERIALIZED (SELECT scope, key_id FROM " + table
-                + " WHERE expires_at <= ?" + only + " ORDER BY expires_at LIMIT " + limit + " FOR UPDATE SKIP LOCKED) DELETE FROM " + table
-                + " t USING batch WHERE t.scope = batch.scope AND t.key_id = batch.key_id AND t.expires_at <= ?";
+    public String purgeStatement(TableName table, int limit, String expired, String only) {
+        return "WITH batch AS MATERIALIZED (SELECT scope, key_id FROM " + table + " WHERE " + expired + only
+                + " ORDER BY expires_at LIMIT " + limit + " FOR UPDATE SKIP LOCKED) DELETE FROM " + table
+                + " t USING batch WHERE t.scope = batch.scope AND t.key_id = batch.key_id AND " + expired;
     }
 
     /**

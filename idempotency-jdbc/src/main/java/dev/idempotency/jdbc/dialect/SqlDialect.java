@@ -39,9 +39,12 @@ import org.jspecify.annotations.Nullable;
  */
 public abstract class SqlDialect {
 
-    /** The columns every dialect's table has, in the order a record is read. */
+    /**
+     * The columns every dialect's table has, in the order a record is read; the last,
+     * {@code owner_token}, tells a record that lease mode wrote, whose times are the database's.
+     */
     public static final String COLUMNS =
-            "scope, key_id, fingerprint, status, result_codec, result, created_at, completed_at, expires_at, lease_until";
+            "scope, key_id, fingerprint, status, result_codec, result, created_at, completed_at, expires_at, lease_until, owner_token";
 
     /** The default table name, as written in the DDL resources. */
     public static final String DEFAULT_TABLE = "idempotency_record";
@@ -271,8 +274,10 @@ public abstract class SqlDialect {
     /**
      * @param table the table
      * @return for {@link ClaimStrategy#UPSERT_FIRST}: an upsert that inserts the key, takes over its
-     *     expired record, or changes nothing (update count 1 if it claimed), taking the write lock in
-     *     every case; it binds the claim's columns (1 to 6) and now (7). Base: none
+     *     expired record (clearing {@code owner_token}, {@code lease_until} and {@code phase}), or
+     *     changes nothing (update count 1 if it claimed), taking the write lock in every case; it
+     *     binds the claim's columns (1 to 6) and now (7), by which a record without an owner token
+     *     has expired (one with a token, lease mode's, by the database's clock). Base: none
      */
     public @Nullable String claimUpsert(TableName table) {
         return null;
@@ -333,7 +338,8 @@ public abstract class SqlDialect {
      * @param table the table
      * @param lockTimeout the policy's lock timeout, which the statement bounds its own waits by
      * @return a statement that writes the completed record (replacing an expired one) and commits,
-     *     in one round trip, binding {@link #completedRecordInsert}'s parameters (1 to 9) and now (10);
+     *     in one round trip, binding {@link #completedRecordInsert}'s parameters (1 to 9) and now (10),
+     *     which judges a record without an owner token (one with a token by the database's clock);
      *     an unexpired record must fail it as {@link #isRecordMissing} recognises, a wait that runs
      *     out as {@link #isLockTimeout} does. Or {@code null} (the base): write last, then commit
      */
@@ -344,16 +350,19 @@ public abstract class SqlDialect {
     /**
      * @param table the table
      * @param limit the batch size
+     * @param expired the condition, on the row's own columns (unqualified), that a record has
+     *     expired by the clock that timed it (lease mode's records by the database's): its
+     *     parameters are the executor's; use it in the batch's selection, and again on the deleted
+     *     row, so that a record taken over while the delete waited survives
      * @param only a condition to add to the batch's selection, with its leading {@code " AND "}, or
      *     the empty string; it has no parameters
-     * @return a {@code DELETE} of at most {@code limit} expired records that meet {@code only}, each
-     *     of its parameters the current time in epoch milliseconds; it checks the expiry again on the
-     *     deleted row, so that a record taken over while the delete waited survives. Base: a
-     *     {@code FETCH FIRST} subquery on the expiry index
+     * @return a {@code DELETE} of at most {@code limit} expired records that meet {@code only}, with
+     *     no parameters but those of {@code expired}. Base: a {@code FETCH FIRST} subquery on the
+     *     expiry index
      */
-    public String purgeStatement(TableName table, int limit, String only) {
-        return "DELETE FROM " + table + " WHERE (scope, key_id) IN (SELECT scope, key_id FROM " + table + " WHERE expires_at <= ?"
-                + only + " ORDER BY expires_at FETCH FIRST " + limit + " ROWS ONLY) AND expires_at <= ?";
+    public String purgeStatement(TableName table, int limit, String expired, String only) {
+        return "DELETE FROM " + table + " WHERE (scope, key_id) IN (SELECT scope, key_id FROM " + table + " WHERE " + expired
+                + only + " ORDER BY expires_at FETCH FIRST " + limit + " ROWS ONLY) AND " + expired;
     }
 
     /** @return a statement that reads and writes nothing, for {@link LockWait#CANCEL}'s late cancel; base: {@code VALUES 0} */

@@ -50,9 +50,12 @@ public class SqliteDialect extends SqlDialect {
         return ClaimStrategy.UPSERT_FIRST;
     }
 
+    /** The database's now, in epoch milliseconds. */
+    private static final String NOW = "CAST(ROUND((julianday('now') - 2440587.5) * 86400000) AS INTEGER)";
+
     @Override
     public String currentTimeMillisQuery() {
-        return "SELECT CAST(ROUND((julianday('now') - 2440587.5) * 86400000) AS INTEGER)";
+        return "SELECT " + NOW;
     }
 
     /**
@@ -75,13 +78,14 @@ public class SqliteDialect extends SqlDialect {
         return "INSERT INTO " + table + " (scope, key_id, fingerprint, status, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)"
                 + " ON CONFLICT (scope, key_id) DO UPDATE SET fingerprint = excluded.fingerprint, status = excluded.status,"
                 + " result_codec = NULL, result = NULL, created_at = excluded.created_at, completed_at = NULL,"
-                + " expires_at = excluded.expires_at WHERE expires_at <= ?";
+                + " expires_at = excluded.expires_at, owner_token = NULL, lease_until = NULL, phase = NULL"
+                + " WHERE owner_token IS NULL AND expires_at <= ? OR owner_token IS NOT NULL AND expires_at <= " + NOW;
     }
 
     @Override
-    public String purgeStatement(TableName table, int limit, String only) {
+    public String purgeStatement(TableName table, int limit, String expired, String only) {
         return "DELETE FROM " + table + " WHERE (scope, key_id) IN (SELECT scope, key_id FROM "
-                + table + " WHERE expires_at <= ?" + only + " ORDER BY expires_at LIMIT " + limit + ")";
+                + table + " WHERE " + expired + only + " ORDER BY expires_at LIMIT " + limit + ")";
     }
 
     /**

@@ -6,7 +6,6 @@ import dev.idempotency.jdbc.dialect.ChunkClaiming;
 import dev.idempotency.jdbc.dialect.SqlDialect;
 import dev.idempotency.spi.Claim;
 import dev.idempotency.spi.ClaimRequest;
-import dev.idempotency.spi.StoredRecord;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -21,7 +20,8 @@ import java.util.Set;
  * The claims of a batch job's chunk, written once for every dialect: the chunk is claimed in slices
  * of at most {@value #KEYS_PER_STATEMENT} keys, each slice as the dialect's
  * {@link SqlDialect#chunkClaiming()} says, and a key that a slice's statements could not settle is
- * claimed on its own, as a single claim.
+ * claimed on its own, as a single claim; so is a key whose record lease mode wrote, which the
+ * single claim judges by the database's clock.
  *
  * <p>Part of the executor ({@link JdbcExecutor}). Stateless and thread-safe.
  */
@@ -70,16 +70,16 @@ final class ChunkClaims {
 
     private static void readingFirst(JdbcExecutor d, Connection c, TableName table, List<ClaimRequest> slice, List<Claim> claims)
             throws SQLException {
-        Map<IdempotencyKey, StoredRecord> found = Records.selectAll(c, table, slice);
+        Map<IdempotencyKey, Records.Row> found = Records.selectAll(c, table, slice);
         Claim[] sliceClaims = new Claim[slice.size()];
         List<ClaimRequest> absent = new ArrayList<>();
         for (int i = 0; i < slice.size(); i++) {
             ClaimRequest r = slice.get(i);
-            StoredRecord record = found.get(r.key());
+            Records.Row record = found.get(r.key());
             if (record == null) {
                 absent.add(r);
-            } else if (record.expiresAt().isAfter(r.now())) {
-                sliceClaims[i] = Claim.existing(record);
+            } else if (!record.leaseWritten() && record.record().expiresAt().isAfter(r.now())) {
+                sliceClaims[i] = Claim.existing(record.record());
             } else {
                 sliceClaims[i] = claimOne(d, c, table, r);
             }
@@ -121,13 +121,13 @@ final class ChunkClaims {
             return;
         }
         List<ClaimRequest> rest = slice.stream().filter(r -> !inserted.contains(r.key())).toList();
-        Map<IdempotencyKey, StoredRecord> found = rest.isEmpty() ? Map.of() : Records.selectAll(c, table, rest);
+        Map<IdempotencyKey, Records.Row> found = rest.isEmpty() ? Map.of() : Records.selectAll(c, table, rest);
         for (ClaimRequest r : slice) {
-            StoredRecord record = found.get(r.key());
+            Records.Row record = found.get(r.key());
             if (inserted.contains(r.key())) {
                 claims.add(Claim.acquired());
-            } else if (record != null && record.expiresAt().isAfter(r.now())) {
-                claims.add(Claim.existing(record));
+            } else if (record != null && !record.leaseWritten() && record.record().expiresAt().isAfter(r.now())) {
+                claims.add(Claim.existing(record.record()));
             } else {
                 claims.add(claimOne(d, c, table, r));
             }

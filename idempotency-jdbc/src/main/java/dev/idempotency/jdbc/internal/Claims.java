@@ -6,11 +6,11 @@ import dev.idempotency.jdbc.dialect.SqlDialect;
 import dev.idempotency.jdbc.dialect.TableName;
 import dev.idempotency.spi.Claim;
 import dev.idempotency.spi.ClaimRequest;
-import dev.idempotency.spi.StoredRecord;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Instant;
 import java.util.Locale;
 import org.jspecify.annotations.Nullable;
 
@@ -30,20 +30,20 @@ final class Claims {
     }
 
     /** @see JdbcExecutor#claim */
-    static Claim claim(JdbcExecutor d, Connection c, TableName table, ClaimRequest r) throws SQLException {
+    static Claim claim(JdbcExecutor d, Connection c, TableName table, ClaimRequest r, boolean databaseClock) throws SQLException {
         SqlDialect dialect = d.dialect();
         switch (dialect.claimStrategy()) {
             case ONE_ROUND_TRIP:
-                return inOneRoundTrip(d, c, table, required(dialect.claimStatement(table, r.lockTimeout()), "claimStatement"), r);
+                return inOneRoundTrip(d, c, table, required(dialect.claimStatement(table, r.lockTimeout()), "claimStatement"), r, databaseClock);
             case UPSERT_FIRST:
                 return upsertingFirst(d, c, table, required(dialect.claimUpsert(table), "claimUpsert"), r);
             case LOCKING_READ_FIRST:
-                return lockingReadFirst(d, c, table, r);
+                return lockingReadFirst(d, c, table, r, databaseClock);
             case KEY_LOCK_FIRST:
                 Claim busy = lockKey(d, c, required(dialect.keyLock(), "keyLock"), r);
-                return busy != null ? busy : readingFirst(d, c, table, r);
+                return busy != null ? busy : readingFirst(d, c, table, r, databaseClock);
             default:
-                return readingFirst(d, c, table, r);
+                return readingFirst(d, c, table, r, databaseClock);
         }
     }
 
@@ -55,37 +55,49 @@ final class Claims {
     }
 
     /** Read the record, then insert it or take it over; a duplicate on insert means read again. */
-    static Claim readingFirst(JdbcExecutor d, Connection c, TableName table, ClaimRequest r) throws SQLException {
+    static Claim readingFirst(JdbcExecutor d, Connection c, TableName table, ClaimRequest r, boolean databaseClock)
+            throws SQLException {
         return ClaimRounds.repeat("the key's record kept changing under concurrent claims; the transaction's snapshot"
                 + " cannot see the committed record", round -> {
-                    StoredRecord found = Records.select(c, table, r.key(), "");
-                    if (found != null && found.expiresAt().isAfter(r.now())) {
-                        return Claim.existing(found);
+                    Records.Row found = Records.select(c, table, r.key(), "");
+                    Instant leaseNow = found == null ? r.now() : d.judgedBy(c, found, r, databaseClock);
+                    if (found != null && found.record().expiresAt().isAfter(found.leaseWritten() ? leaseNow : r.now())) {
+                        return Claim.existing(found.record());
                     }
                     return ClaimRounds.busyOnLockTimeout(d, Claim.busy(), () ->
-                            (found == null ? d.insertClaim(c, table, r) : d.takeOver(c, table, r)) ? Claim.acquired() : null);
+                            (found == null ? d.insertClaim(c, table, r) : d.takeOver(c, table, r, leaseNow)) ? Claim.acquired() : null);
                 });
     }
 
     /**
-     * {@link ClaimStrategy#LOCKING_READ_FIRST}: under READ COMMITTED (or READ UNCOMMITTED) a locking
-     * read that finds no row takes no lock, and its wait for an open claim leaves no gap lock when
-     * that claim rolls back; under the stricter levels it would take gap locks, which make two new
-     * claims of one key deadlock, so there the first read stays plain. The level is read from the
-     * connection (MariaDB Connector/J 3 tracks it without a round trip).
+     * {@link ClaimStrategy#LOCKING_READ_FIRST} (MariaDB). A statement that waits for another
+     * transaction's uncommitted row keeps a lock on it; when that transaction rolls back, InnoDB
+     * turns the locks of the duplicate-key checks that waited on it (and, under REPEATABLE READ and
+     * SERIALIZABLE, of every locking read) into gap locks, which block each other's inserts: with two
+     * or more waiters, all but one would be chosen as deadlock victims. Under READ COMMITTED (or READ
+     * UNCOMMITTED) a locking read's exclusive lock is not turned into a gap lock, and a locking read
+     * that finds no row takes no lock, so there the claim waits in an exclusive locking read before it
+     * inserts: the waiters of a claim that rolls back wake with no lock, one claims the key, the
+     * others wait for it and replay. Under the stricter levels a locking read would take a gap lock
+     * on every new key (two new claims would deadlock), so the first read stays plain, and the
+     * waiters that lose reach the caller as a retryable conflict. The level is read from the
+     * connection (MariaDB Connector/J 3 tracks it without a round trip). A later round reads with a
+     * shared lock, which sees the committed record whatever the snapshot.
      */
-    private static Claim lockingReadFirst(JdbcExecutor d, Connection c, TableName table, ClaimRequest r) throws SQLException {
+    private static Claim lockingReadFirst(JdbcExecutor d, Connection c, TableName table, ClaimRequest r, boolean databaseClock)
+            throws SQLException {
         SqlDialect dialect = d.dialect();
         return ClaimRounds.busyOnLockTimeout(d, Claim.busy(), () ->
                 ClaimRounds.repeat("the key's record kept changing under concurrent claims", round -> {
-                    StoredRecord found = read(d, c, table, r, round > 0 ? dialect.lockingRead(false) : "");
+                    Records.Row found = read(d, c, table, r, round > 0 ? dialect.lockingRead(false) : "");
                     if (round == 0 && found == null && waitsInALockingRead(c)) {
                         found = read(d, c, table, r, dialect.lockingRead(true));
                     }
-                    if (found != null && found.expiresAt().isAfter(r.now())) {
-                        return Claim.existing(found);
+                    Instant leaseNow = found == null ? r.now() : d.judgedBy(c, found, r, databaseClock);
+                    if (found != null && found.record().expiresAt().isAfter(found.leaseWritten() ? leaseNow : r.now())) {
+                        return Claim.existing(found.record());
                     }
-                    return (found == null ? d.insertClaim(c, table, r) : d.takeOver(c, table, r)) ? Claim.acquired() : null;
+                    return (found == null ? d.insertClaim(c, table, r) : d.takeOver(c, table, r, leaseNow)) ? Claim.acquired() : null;
                 }));
     }
 
@@ -94,14 +106,14 @@ final class Claims {
         return level == Connection.TRANSACTION_READ_COMMITTED || level == Connection.TRANSACTION_READ_UNCOMMITTED;
     }
 
-    private static @Nullable StoredRecord read(JdbcExecutor d, Connection c, TableName table, ClaimRequest r, String lock)
+    private static Records.@Nullable Row read(JdbcExecutor d, Connection c, TableName table, ClaimRequest r, String lock)
             throws SQLException {
         try (PreparedStatement s = c.prepareStatement("SELECT " + SqlDialect.COLUMNS + " FROM " + table
                 + " WHERE scope = ? AND key_id = ?" + lock)) {
             s.setString(1, r.key().scope());
             s.setString(2, r.key().id());
             try (ResultSet rs = d.withLockTimeout(s, r.lockTimeout(), s::executeQuery)) {
-                return rs.next() ? Records.read(rs, 1) : null;
+                return rs.next() ? Records.row(rs, 1) : null;
             }
         }
     }
@@ -127,11 +139,11 @@ final class Claims {
         });
     }
 
-    private static Claim inOneRoundTrip(JdbcExecutor d, Connection c, TableName table, String sql, ClaimRequest r)
-            throws SQLException {
+    private static Claim inOneRoundTrip(JdbcExecutor d, Connection c, TableName table, String sql, ClaimRequest r,
+                                        boolean databaseClock) throws SQLException {
         return ClaimRounds.repeat("the key's record kept changing under concurrent claims", round ->
                 ClaimRounds.busyOnLockTimeout(d, Claim.busy(), () -> {
-                    StoredRecord found;
+                    Records.Row found;
                     try (PreparedStatement s = c.prepareStatement(sql)) {
                         Records.bindClaim(s, r);
                         s.setString(7, r.key().scope());
@@ -144,16 +156,17 @@ final class Claims {
                         s.getMoreResults();
                         try (ResultSet rs = s.getResultSet()) {
                             rs.next();
-                            found = rs.getString(2) == null ? null : Records.read(rs, 2);
+                            found = rs.getString(2) == null ? null : Records.row(rs, 2);
                         }
                     }
                     if (found == null) {
                         return null; // the record vanished after the insert found it (purged): look again
                     }
-                    if (found.expiresAt().isAfter(r.now())) {
-                        return Claim.existing(found);
+                    Instant leaseNow = d.judgedBy(c, found, r, databaseClock);
+                    if (found.record().expiresAt().isAfter(found.leaseWritten() ? leaseNow : r.now())) {
+                        return Claim.existing(found.record());
                     }
-                    return d.takeOver(c, table, r) ? Claim.acquired() : null;
+                    return d.takeOver(c, table, r, leaseNow) ? Claim.acquired() : null;
                 }));
     }
 
@@ -168,10 +181,10 @@ final class Claims {
             }
         }
         // This transaction holds the write lock: the unexpired record cannot change or vanish now.
-        StoredRecord found = Records.select(c, table, r.key(), "");
+        Records.Row found = Records.select(c, table, r.key(), "");
         if (found == null) {
             throw new SQLException("the key's record was neither claimable nor readable", "40001");
         }
-        return Claim.existing(found);
+        return Claim.existing(found.record());
     }
 }

@@ -5,7 +5,6 @@ import dev.idempotency.jdbc.dialect.TableName;
 import dev.idempotency.spi.Claim;
 import dev.idempotency.spi.ClaimRequest;
 import dev.idempotency.spi.Completion;
-import dev.idempotency.spi.StoredRecord;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -202,11 +201,11 @@ final class Completions {
             if (busy) {
                 return Claim.busy();
             }
-            StoredRecord found = Records.select(c, table, r.key(), "");
-            if (found == null || !found.expiresAt().isAfter(r.now())) {
+            Records.Row found = Records.select(c, table, r.key(), "");
+            if (found == null || !found.record().expiresAt().isAfter(d.judgedBy(c, found, r, false))) {
                 throw new SQLException("the key's record changed between the refused write and its read", "40001", e);
             }
-            return Claim.existing(found);
+            return Claim.existing(found.record());
         }
         c.commit();
         return Claim.acquired();

@@ -39,6 +39,13 @@ import org.jspecify.annotations.Nullable;
  */
 public final class JdbcExecutor {
 
+    /**
+     * Whether a row has expired, by the clock that timed it ({@link #judgedBy}): its parameters the
+     * later of the two clocks' nows (for the expiry index), the engine's now and the database's.
+     */
+    private static final String EXPIRED = "expires_at <= ? AND (owner_token IS NULL AND expires_at <= ?"
+            + " OR owner_token IS NOT NULL AND expires_at <= ?)";
+
     /** The records {@link #purgeExpiredAbandonedClaims} deletes, as a condition to add to the batch's selection. */
     private static final String ABANDONED_CLAIM = " AND status = '" + RecordStatus.IN_PROGRESS.name() + "' AND lease_until IS NULL";
 
@@ -113,11 +120,31 @@ public final class JdbcExecutor {
      * @throws SQLException if a statement fails for another reason than a duplicate or a lock timeout
      */
     public Claim claim(Connection c, TableName table, ClaimRequest request) throws SQLException {
+        return claim(c, table, request, false);
+    }
+
+    /** As {@link #claim}, for a request whose now is the database's clock (a lease claim's). */
+    Claim claimByDatabaseClock(Connection c, TableName table, ClaimRequest request) throws SQLException {
+        return claim(c, table, request, true);
+    }
+
+    private Claim claim(Connection c, TableName table, ClaimRequest request, boolean databaseClock) throws SQLException {
         Optional<String> refusal = dialect.keyRefusal(request.key());
         if (refusal.isPresent()) {
             throw new SQLException(refusal.get(), "22023");
         }
-        return Claims.claim(this, c, table, request);
+        return Claims.claim(this, c, table, request, databaseClock);
+    }
+
+    /**
+     * The clock rule: a record of the transactional modes was timed by the engine, and is judged by
+     * the request's now; a record that lease mode wrote was timed by the database, and is judged by
+     * the database's now (asked for only then, unless the request's now is the database's already).
+     *
+     * @return the instant by which {@code found}'s expiry is judged
+     */
+    Instant judgedBy(Connection c, Records.Row found, ClaimRequest r, boolean databaseClock) throws SQLException {
+        return found.leaseWritten() && !databaseClock ? databaseNow(c) : r.now();
     }
 
     /**
@@ -150,12 +177,18 @@ public final class JdbcExecutor {
         }
     }
 
-    /** Takes over an expired record; {@code false} if it is no longer expired. */
-    boolean takeOver(Connection c, TableName table, ClaimRequest r) throws SQLException {
+    /**
+     * Takes over an expired record, as a record of the transactional modes (no owner token, no
+     * lease); {@code false} if it is no longer expired. A record lease mode wrote is judged
+     * expired by {@code leaseNow}, the database's clock.
+     */
+    boolean takeOver(Connection c, TableName table, ClaimRequest r, Instant leaseNow) throws SQLException {
         try (PreparedStatement s = c.prepareStatement("UPDATE " + table + " SET fingerprint = ?, status = ?,"
-                + " result_codec = NULL, result = NULL, created_at = ?, completed_at = NULL, expires_at = ?"
-                + " WHERE scope = ? AND key_id = ? AND expires_at <= ?")) {
-            Records.bindTakeOver(s, 1, r);
+                + " result_codec = NULL, result = NULL, created_at = ?, completed_at = NULL, expires_at = ?,"
+                + " owner_token = NULL, lease_until = NULL, phase = NULL"
+                + " WHERE scope = ? AND key_id = ?"
+                + " AND (owner_token IS NULL AND expires_at <= ? OR owner_token IS NOT NULL AND expires_at <= ?)")) {
+            Records.bindTakeOver(s, 1, r, leaseNow);
             return withLockTimeout(s, r.lockTimeout(), s::executeUpdate) == 1;
         }
     }
@@ -182,7 +215,8 @@ public final class JdbcExecutor {
      * @throws SQLException if the query fails
      */
     public Optional<StoredRecord> find(Connection c, TableName table, IdempotencyKey key) throws SQLException {
-        return Optional.ofNullable(Records.select(c, table, key, ""));
+        Records.Row row = Records.select(c, table, key, "");
+        return Optional.ofNullable(row == null ? null : row.record());
     }
 
     // ---- completion, write-last, release, purge ------------------------------------------------------
@@ -271,11 +305,12 @@ public final class JdbcExecutor {
      * @param table the table
      * @param now the current time
      * @param limit the batch size
-     * @return the number of expired records deleted, at most {@code limit}
+     * @return the number of expired records deleted, at most {@code limit}, each judged by the clock
+     *     that timed it (lease mode's records by the database's)
      * @throws SQLException if the delete fails
      */
     public int purgeExpired(Connection c, TableName table, Instant now, int limit) throws SQLException {
-        return purge(c, dialect.purgeStatement(table, limit, ""), now);
+        return purge(c, dialect.purgeStatement(table, limit, EXPIRED, ""), now);
     }
 
     /**
@@ -287,14 +322,17 @@ public final class JdbcExecutor {
      * @throws SQLException if the delete fails
      */
     public int purgeExpiredAbandonedClaims(Connection c, TableName table, Instant now, int limit) throws SQLException {
-        return purge(c, dialect.purgeStatement(table, limit, ABANDONED_CLAIM), now);
+        return purge(c, dialect.purgeStatement(table, limit, EXPIRED, ABANDONED_CLAIM), now);
     }
 
-    private static int purge(Connection c, String sql, Instant now) throws SQLException {
+    private int purge(Connection c, String sql, Instant now) throws SQLException {
+        long engine = now.toEpochMilli();
+        long database = databaseNow(c).toEpochMilli();
+        long[] expired = {Math.max(engine, database), engine, database};
         int parameters = (int) sql.chars().filter(ch -> ch == '?').count();
         try (PreparedStatement s = c.prepareStatement(sql)) {
-            for (int p = 1; p <= parameters; p++) {
-                s.setLong(p, now.toEpochMilli());
+            for (int p = 0; p < parameters; p++) {
+                s.setLong(p + 1, expired[p % 3]);
             }
             return s.executeUpdate();
         }

@@ -40,7 +40,7 @@ final class Leases {
         ClaimRequest request = new ClaimRequest(r.key(), r.fingerprint(), now, now.plus(r.retention()), r.lockTimeout());
         return ClaimRounds.repeat("the key's lease kept changing under concurrent claims", round -> {
             // Where the claim counts a duplicate, undo that count: a lease counts attempts itself.
-            Claim claim = Savepoints.undoingIf(c, d.dialect().claimCountsDuplicates(), () -> d.claim(c, table, request),
+            Claim claim = Savepoints.undoingIf(c, d.dialect().claimCountsDuplicates(), () -> d.claimByDatabaseClock(c, table, request),
                     found -> found instanceof Claim.Existing);
             if (claim instanceof Claim.Busy) {
                 return LeaseClaim.busy();

@@ -69,10 +69,11 @@ final class Records {
     }
 
     /**
-     * Binds a take-over's seven parameters from {@code first} on: the new fingerprint, status, claim
-     * time and expiry, then the key and the instant at or before which its record has expired.
+     * Binds a take-over's eight parameters from {@code first} on: the new fingerprint, status, claim
+     * time and expiry, then the key and the instants at or before which its record has expired: the
+     * engine's now for a record of the transactional modes, {@code leaseNow} for one lease mode wrote.
      */
-    static void bindTakeOver(PreparedStatement s, int first, ClaimRequest r) throws SQLException {
+    static void bindTakeOver(PreparedStatement s, int first, ClaimRequest r, Instant leaseNow) throws SQLException {
         s.setString(first, r.fingerprint().value());
         s.setString(first + 1, RecordStatus.IN_PROGRESS.name());
         s.setLong(first + 2, r.now().toEpochMilli());
@@ -80,6 +81,7 @@ final class Records {
         s.setString(first + 4, r.key().scope());
         s.setString(first + 5, r.key().id());
         s.setLong(first + 6, r.now().toEpochMilli());
+        s.setLong(first + 7, leaseNow.toEpochMilli());
     }
 
     /** Binds status, codec, result, completed and expires, then scope and key id, from index 1. */
@@ -121,6 +123,21 @@ final class Records {
                 + " WHERE scope = ? AND key_id = ?";
     }
 
+    /**
+     * A record as read, and whether lease mode wrote it (its owner token is set): then its times are
+     * the database's clock, and whether it has expired is judged by that clock.
+     *
+     * @param record the record
+     * @param leaseWritten whether lease mode wrote it
+     */
+    record Row(StoredRecord record, boolean leaseWritten) {
+    }
+
+    /** Reads a row from column {@code first} in {@link SqlDialect#COLUMNS} order. */
+    static Row row(ResultSet rs, int first) throws SQLException {
+        return new Row(read(rs, first), rs.getString(first + 10) != null);
+    }
+
     /** Reads a record from the current row, from column {@code first} in {@link SqlDialect#COLUMNS} order. */
     static StoredRecord read(ResultSet rs, int first) throws SQLException {
         IdempotencyKey key = IdempotencyKey.of(rs.getString(first), rs.getString(first + 1));
@@ -134,19 +151,19 @@ final class Records {
     }
 
     /** @return the key's record as this transaction sees it, read with {@code suffix} (a locking read, or ""), or {@code null} */
-    static @Nullable StoredRecord select(Connection c, TableName table, IdempotencyKey key, String suffix) throws SQLException {
+    static @Nullable Row select(Connection c, TableName table, IdempotencyKey key, String suffix) throws SQLException {
         try (PreparedStatement s = c.prepareStatement("SELECT " + SqlDialect.COLUMNS + " FROM " + table
                 + " WHERE scope = ? AND key_id = ?" + suffix)) {
             s.setString(1, key.scope());
             s.setString(2, key.id());
             try (ResultSet rs = s.executeQuery()) {
-                return rs.next() ? read(rs, 1) : null;
+                return rs.next() ? row(rs, 1) : null;
             }
         }
     }
 
     /** Reads the records of a slice of keys (sorted, no key twice) in one {@code SELECT}; returns those found, by key. */
-    static Map<IdempotencyKey, StoredRecord> selectAll(Connection c, TableName table, List<ClaimRequest> slice) throws SQLException {
+    static Map<IdempotencyKey, Row> selectAll(Connection c, TableName table, List<ClaimRequest> slice) throws SQLException {
         // Keys grouped by scope (the slice is sorted): "scope = ? AND key_id IN (...)" lets every database
         // look the keys up in the primary key, where "(scope = ? AND key_id = ?) OR ..." makes some scan
         // every record of the scope.
@@ -164,7 +181,7 @@ final class Records {
             sql.append("))");
             firstScope = false;
         }
-        Map<IdempotencyKey, StoredRecord> found = new HashMap<>();
+        Map<IdempotencyKey, Row> found = new HashMap<>();
         try (PreparedStatement s = c.prepareStatement(sql.toString())) {
             int p = 1;
             for (Map.Entry<String, List<String>> scope : idsByScope.entrySet()) {
@@ -175,8 +192,8 @@ final class Records {
             }
             try (ResultSet rs = s.executeQuery()) {
                 while (rs.next()) {
-                    StoredRecord record = read(rs, 1);
-                    found.put(record.key(), record);
+                    Row row = row(rs, 1);
+                    found.put(row.record().key(), row);
                 }
             }
         }
