@@ -29,12 +29,8 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicBoolean;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -85,43 +81,11 @@ public final class JdbcIdempotencyStore implements RecoveringStore<Connection> {
     /** The executor of {@link #dialect}, if one is given. */
     private final @Nullable JdbcExecutor executor;
     private final DurabilityCheck durabilityCheck;
-    private final Durability durability;
+    private final Durabilities durability;
     /** Told once if commits are not durable: the engine's, given through {@link #heardBy}. */
     private final IdempotencyListener listener;
 
-    /**
-     * What each database answered about durability, asked and logged once per database for a store and
-     * its copies: keyed by the connection's JDBC URL, at most {@link #MAX_DATABASES} of them.
-     */
-    private static final class Durability {
-        /** Databases remembered; past it, one is forgotten (and asked again when next seen). */
-        static final int MAX_DATABASES = 64;
-        final Map<String, Answer> answers = new ConcurrentHashMap<>();
-
-        Answer forDatabase(String database) {
-            Answer known = answers.get(database);
-            if (known != null) {
-                return known;
-            }
-            if (answers.size() >= MAX_DATABASES) {
-                answers.keySet().stream().findAny().ifPresent(answers::remove);
-            }
-            return answers.computeIfAbsent(database, d -> new Answer());
-        }
-    }
-
-    /** One database's answer. */
-    private static final class Answer {
-        /** The answer: {@code null} until asked; empty if commits are durable. */
-        volatile @Nullable Optional<String> nonDurableCommits;
-        /** Whether the refusal applies to the answer; set before {@link #nonDurableCommits}. */
-        volatile boolean refused;
-        final AtomicBoolean logged = new AtomicBoolean();
-        /** The copies of the store (one per engine) that told their listener about this database. */
-        final Set<JdbcIdempotencyStore> told = ConcurrentHashMap.newKeySet();
-    }
-
-    private JdbcIdempotencyStore(TableName table, @Nullable SqlDialect dialect, DurabilityCheck durabilityCheck, Durability durability,
+    private JdbcIdempotencyStore(TableName table, @Nullable SqlDialect dialect, DurabilityCheck durabilityCheck, Durabilities durability,
             IdempotencyListener listener) {
         this.table = table;
         this.dialect = dialect;
@@ -548,56 +512,8 @@ public final class JdbcIdempotencyStore implements RecoveringStore<Connection> {
                 throw new IdempotencyStoreException(key, "could not read the database's metadata to choose a dialect", e);
             }
         }
-        checkDurability(c, d, key);
+        durability.check(c, d, key, this, listener);
         return d;
-    }
-
-    /**
-     * Asks each database once whether its commits are durable; warns once per database, tells the
-     * listener once per database, and refuses as the durability check says.
-     */
-    private void checkDurability(Connection c, JdbcExecutor d, IdempotencyKey key) {
-        Answer durable = durability.forDatabase(databaseOf(c));
-        Optional<String> answer = durable.nonDurableCommits;
-        if (answer == null) {
-            boolean lostWithTheApplication = false;
-            try {
-                answer = d.nonDurableCommits(c);
-                lostWithTheApplication = answer.isPresent() && d.nonDurableCommitsDieWithTheApplication(c);
-            } catch (SQLException e) {
-                log.warn("Could not ask {} whether it acknowledges commits before they are durable ({}); not asked again", d.dialect().name(),
-                        e.toString());
-                answer = Optional.empty();
-            }
-            durable.refused = answer.isPresent() && durabilityCheck.refuses(lostWithTheApplication);
-            durable.nonDurableCommits = answer;
-            if (answer.isPresent() && durable.logged.compareAndSet(false, true)) {
-                log.warn("Idempotency records in table '{}' are only as durable as the commit, and commits are not durable: {}{}",
-                        table, answer.get(), durable.refused ? "; this store refuses to run (DurabilityCheck." + durabilityCheck + ")" : "");
-            }
-        }
-        if (answer.isEmpty()) {
-            return;
-        }
-        if (durable.told.add(this)) {
-            try {
-                listener.onNonDurableCommits(d.dialect().name(), answer.get());
-            } catch (RuntimeException e) {
-                log.warn("IdempotencyListener.onNonDurableCommits threw; ignored", e);
-            }
-        }
-        if (durable.refused) {
-            throw new NonDurableCommitsException(key, answer.get(), durabilityCheck);
-        }
-    }
-
-    /** @return which database the connection is on: its JDBC URL, read from the driver's metadata */
-    private static String databaseOf(Connection c) {
-        try {
-            return String.valueOf(c.getMetaData().getURL());
-        } catch (SQLException e) {
-            return "(unknown)"; // the dialect's own query reports the connection's failure
-        }
     }
 
     private JdbcExecutor executorFor(Connection c) {
@@ -701,7 +617,7 @@ public final class JdbcIdempotencyStore implements RecoveringStore<Connection> {
 
         /** @return the store */
         public JdbcIdempotencyStore build() {
-            return new JdbcIdempotencyStore(table, dialect, durabilityCheck, new Durability(), IdempotencyListener.NONE);
+            return new JdbcIdempotencyStore(table, dialect, durabilityCheck, new Durabilities(table, durabilityCheck), IdempotencyListener.NONE);
         }
     }
 }

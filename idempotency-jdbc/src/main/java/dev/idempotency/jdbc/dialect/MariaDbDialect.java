@@ -25,21 +25,16 @@ import org.jspecify.annotations.Nullable;
  * silence truncation. The duplicate branch must change the row: with the drivers' default "found
  * rows" counting, a no-op such as {@code scope = scope} counts 1, the same as an insert.
  *
- * <p>A concurrent claim that is still open is waited for, bounded by the policy's lock timeout
- * through the query timeout (whole seconds): MariaDB Connector/J 3 sends
- * {@code SET STATEMENT max_statement_time=N FOR ...}, which leaves the session's settings
- * unchanged. A wait that runs out (1969, SQLState 70100; or {@code innodb_lock_wait_timeout}, 1205,
- * if shorter) gives {@code InProgress}, and <b>the transaction stays usable</b>. Under REPEATABLE
+ * <p>A concurrent claim that is still open is waited for up to the policy's lock timeout, in whole
+ * seconds (Connector/J 3 sends {@code SET STATEMENT max_statement_time=N FOR ...}); a wait that runs
+ * out (1969, 70100; or 1205) gives {@code InProgress}, and <b>the transaction stays usable</b>. Under REPEATABLE
  * READ and SERIALIZABLE, waiters of a claim that rolls back may be chosen as deadlock victims, and
  * with {@code innodb_snapshot_isolation=ON} a duplicate may fail with 1020: both reach the caller as
  * the retryable {@code TransactionConflictException}, and the retry replays. MySQL 8's drivers
  * bound the wait by {@code KILL QUERY} (1317, a driver timeout), also read as a lock timeout (MySQL
  * is not run here).
  *
- * <p>Errors: 1062 duplicate key; 1205, 1969, 1317, 3024 and SQLState 70100 lock timeouts; class 40
- * (1213) and 1020 conflicts; 1146 / 42S02 a missing table; 1792 and 1290 ({@code --read-only}) a
- * read-only transaction or server. Purging uses {@code DELETE ... ORDER BY expires_at LIMIT n}.
- * Results up to 16 MiB fit the column, but the statement recording one must fit the connection's
+ * <p>Results up to 16 MiB fit the column, but the statement recording one must fit the connection's
  * {@code max_allowed_packet} ({@link #statementLimitQuery()}): a result or recovery point that would
  * not is refused with {@code ResultOverPacketLimitException}, nothing sent, the connection intact.
  *
@@ -89,12 +84,7 @@ public class MariaDbDialect extends SqlDialect {
         return "SELECT @@max_allowed_packet";
     }
 
-    /**
-     * As MariaDB Connector/J sends it by default (text protocol): each byte once, and twice for the
-     * bytes it escapes ({@code NUL}, quotes, backslash); key and codec at most twice; the statement's
-     * text, numbers and owner token within 1,024 bytes. Over the limit fails with 1153 and the server
-     * drops the connection.
-     */
+    /** As Connector/J sends it (text protocol): the bytes it escapes ({@code NUL}, quotes, backslash) twice. */
     @Override
     public long statementBytes(IdempotencyKey key, String codec, byte[] value) {
         long size = super.statementBytes(key, codec, value);
@@ -106,11 +96,7 @@ public class MariaDbDialect extends SqlDialect {
         return size;
     }
 
-    /**
-     * One multi-table {@code UPDATE} joined to a derived table of the results, read first and each
-     * record reached through the primary key ({@code STRAIGHT_JOIN}, {@code FORCE INDEX}): a scan
-     * would lock every row it reads. The count is of matched rows (Connector/J reports found rows).
-     */
+    /** A multi-table {@code UPDATE} through the primary key ({@code FORCE INDEX}): a scan would lock every row it reads. */
     @Override
     public IntFunction<String> completionRowSets(TableName table) {
         return rows -> "UPDATE (SELECT ? AS scope, ? AS key_id, ? AS status,"

@@ -31,10 +31,7 @@ import org.jspecify.annotations.Nullable;
  * READ and SERIALIZABLE a claimer that committed while the insert waited makes PostgreSQL report a
  * serialization failure (40001): {@code TransactionConflictException}, and the retry replays.
  *
- * <p>Errors: the base class's classification, which is PostgreSQL's. Purging deletes at most
- * {@code limit} expired rows, chosen once in a materialized {@code WITH} (a {@code LIMIT} subquery
- * under {@code IN} may be rescanned), skipping rows another transaction has locked (a take-over in
- * progress): it never waits, and never deletes a record that was taken over.
+ * <p>Errors: the base class's classification, which is PostgreSQL's.
  *
  * <p>Stateless and thread-safe.
  */
@@ -65,10 +62,6 @@ public class PostgresDialect extends SqlDialect {
 
     @Override
     public String claimStatement(TableName table, Duration lockTimeout) {
-        // One round trip (pgjdbc sends the three with a single Sync): keep the caller's lock_timeout and set
-        // the policy's; the plain insert, which waits for a concurrent claimer up to it; set the caller's
-        // back, reading the record in the same statement (a statement of its own: under READ COMMITTED its
-        // snapshot sees a record a concurrent claimer committed while the insert waited).
         return "SELECT set_config('" + SAVED_LOCK_TIMEOUT + "', current_setting('lock_timeout'), true),"
                 + " set_config('lock_timeout', '" + lockTimeoutMillis(lockTimeout) + "', true); "
                 + multiRowClaimInsert(table, 1) + " ON CONFLICT (scope, key_id) DO NOTHING; "
@@ -82,11 +75,7 @@ public class PostgresDialect extends SqlDialect {
         return Math.max(1, millis);
     }
 
-    /**
-     * Writing first, as the single claim does: per 500 keys one {@code INSERT ... SELECT FROM unnest(...)
-     * ON CONFLICT DO NOTHING RETURNING} (one statement text for every size) claims the absent keys and
-     * says which; only the others are then read. A first chunk of new keys costs one statement.
-     */
+    /** Writing first: one {@code INSERT ... FROM unnest(...) ON CONFLICT DO NOTHING RETURNING} per 500 keys. */
     @Override
     public ChunkClaiming chunkClaiming() {
         return ChunkClaiming.INSERT_FIRST;
@@ -113,7 +102,6 @@ public class PostgresDialect extends SqlDialect {
                 + " WHERE t.scope = v.scope AND t.key_id = v.key_id";
     }
 
-    /** pgjdbc's query timeout in milliseconds; the query timeout in seconds on another driver. */
     @Override
     public LockWait lockWait() {
         return LockWait.QUERY_TIMEOUT_MILLIS;
@@ -161,15 +149,16 @@ public class PostgresDialect extends SqlDialect {
                 + " RETURNING 1) SELECT 1 / CAST((SELECT count(*) FROM w) AS INTEGER); COMMIT";
     }
 
-    /**
-     * 22012, division by zero: the completion sent with the {@code COMMIT} found no record, or the
-     * write sent with it found an unexpired one.
-     */
+    /** 22012, division by zero: the write sent with the {@code COMMIT} found no record (or an unexpired one). */
     @Override
     public boolean isRecordMissing(SqlError e) {
         return e.hasState("22012") || super.isRecordMissing(e);
     }
 
+    /**
+     * The batch is chosen once in a materialized {@code WITH} (a {@code LIMIT} subquery under
+     * {@code IN} may be rescanned), skipping rows another transaction has locked: it never waits.
+     */
     @Override
     public String purgeStatement(TableName table, int limit, String expired, String only) {
         return "WITH batch AS MATERIALIZED (SELECT scope, key_id FROM " + table + " WHERE " + expired + only
@@ -177,10 +166,7 @@ public class PostgresDialect extends SqlDialect {
                 + " t USING batch WHERE t.scope = batch.scope AND t.key_id = batch.key_id AND " + expired;
     }
 
-    /**
-     * {@code fsync=off} (nothing is forced to the disk) or {@code synchronous_commit=off} (a commit
-     * returns before its WAL is flushed): a crash of the server loses acknowledged commits.
-     */
+    /** {@code fsync=off} or {@code synchronous_commit=off}: a crash of the server loses acknowledged commits. */
     @Override
     public List<String> durabilityQueries() {
         return List.of("SHOW fsync", "SHOW synchronous_commit");

@@ -78,7 +78,10 @@ public abstract class SqlDialect {
 
     // ---- errors --------------------------------------------------------------------------------
 
-    /** @param e a failure of an insert @return whether it reports a duplicate primary key (base: 23505) */
+    /**
+     * @param e a failure of an insert
+     * @return whether it reports a duplicate primary key (base: 23505)
+     */
     public boolean isDuplicateKey(SqlError e) {
         return e.hasState("23505");
     }
@@ -91,17 +94,26 @@ public abstract class SqlDialect {
         return e.hasState("57014") || e.hasState("HYT00") || e.hasState("HYT01") || e.hasState("55P03");
     }
 
-    /** @param e any failure @return whether the database aborted the transaction to resolve a conflict (base: class 40) */
+    /**
+     * @param e any failure
+     * @return whether the database aborted the transaction to resolve a conflict (base: class 40)
+     */
     public boolean isTransactionConflict(SqlError e) {
         return e.sqlState() != null && e.sqlState().startsWith("40");
     }
 
-    /** @param e any failure @return whether it reports that the table does not exist (base: 42S02, 42P01) */
+    /**
+     * @param e any failure
+     * @return whether it reports that the table does not exist (base: 42S02, 42P01)
+     */
     public boolean isMissingTable(SqlError e) {
         return e.hasState("42S02") || e.hasState("42P01");
     }
 
-    /** @param e any failure @return whether nothing can be written: a read-only transaction or database, a standby (base: 25006) */
+    /**
+     * @param e any failure
+     * @return whether nothing can be written: a read-only transaction or database, a standby (base: 25006)
+     */
     public boolean isReadOnly(SqlError e) {
         return e.hasState("25006");
     }
@@ -152,10 +164,9 @@ public abstract class SqlDialect {
     }
 
     /**
-     * @param inProcessSession whether the executor found the connection to be a session of a
-     *     database inside this process (it can tell for H2's embedded sessions)
-     * @return whether non-durable commits die with the application's own process; the default
-     *     durability check refuses such a database. Base: {@code false}
+     * @param inProcessSession whether the connection is a session of a database inside this process
+     *     (the executor can tell for H2's embedded sessions)
+     * @return whether non-durable commits die with the application's process (refused by default). Base: no
      */
     public boolean nonDurableCommitsDieWithTheApplication(boolean inProcessSession) {
         return false;
@@ -169,16 +180,16 @@ public abstract class SqlDialect {
         return null;
     }
 
-    /** @return the server setting that sets the limit of {@link #statementLimitQuery()} */
+    /** @return the server setting that sets the limit of {@link #statementLimitQuery()}; base: {@code max_allowed_packet} */
     public String statementLimitSetting() {
         return "max_allowed_packet";
     }
 
     /**
      * @param key the key
-     * @param codec the codec's name
-     * @param value the encoded result or recovery point
-     * @return an upper bound of the size of the statement that records {@code value}, as the driver sends it
+     * @param codec the codec
+     * @param value the encoded value
+     * @return an upper bound of the statement's size
      */
     public long statementBytes(IdempotencyKey key, String codec, byte[] value) {
         return 1024L + 2L * (key.scope().length() + key.id().length() + codec.length()) + value.length;
@@ -215,18 +226,14 @@ public abstract class SqlDialect {
         return false;
     }
 
-    /**
-     * @return whether the claim writes to an existing record it only found (MariaDB counts a
-     *     duplicate in {@code attempts}); lease claims then undo that write to a savepoint. Base: no
-     */
+    /** @return whether the claim writes to a record it only found (MariaDB counts duplicates); lease claims undo it. Base: no */
     public boolean claimCountsDuplicates() {
         return false;
     }
 
     /**
-     * @param key a key about to be claimed
-     * @return why the database cannot keep this key apart from others, if it cannot (the claim is
-     *     then refused with SQLState 22023); base: empty
+     * @param key a key
+     * @return why the database cannot keep it apart from others, if so (refused, 22023); base: empty
      */
     public Optional<String> keyRefusal(IdempotencyKey key) {
         return Optional.empty();

@@ -11,14 +11,11 @@ import org.jspecify.annotations.Nullable;
  * <p>SQLite has one writer at a time, and a transaction that has read cannot wait for the write
  * lock: the busy handler is not called for a read-to-write upgrade, and once another writer has
  * committed, the reader's snapshot can never write ({@code SQLITE_BUSY_SNAPSHOT}). So the claim
- * writes first: one {@code INSERT ... ON CONFLICT DO UPDATE ... WHERE expires_at <= now} that
- * inserts the key, or takes over an expired record, or changes nothing (0 rows) if an unexpired
- * record exists. That statement takes the write lock, waiting for another writer up to the policy's
- * lock timeout (the driver turns the statement's query timeout into the busy timeout for that
- * statement, in whole seconds); then the record it found is read. Measured: a first execution costs
- * 2 statements (the upsert and the completing {@code UPDATE}), a replay 2 (the upsert that changes
- * nothing and a {@code SELECT}). A replay therefore takes the write lock too, for the rest of its
- * transaction.
+ * writes first ({@link ClaimStrategy#UPSERT_FIRST}): an {@code INSERT ... ON CONFLICT DO UPDATE ...
+ * WHERE expired} takes the write lock, waiting for another writer up to the policy's lock timeout
+ * (the driver's busy timeout, whole seconds); then the record it found is read. Measured: a first
+ * execution costs 2 statements (the upsert, the completing {@code UPDATE}), a replay 2 (the upsert
+ * that changes nothing, a {@code SELECT}), holding the write lock for the rest of its transaction.
  *
  * <p>What the caller should configure: WAL and a {@code busy_timeout} (URL
  * {@code jdbc:sqlite:file.db?journal_mode=WAL&busy_timeout=10000}) and either

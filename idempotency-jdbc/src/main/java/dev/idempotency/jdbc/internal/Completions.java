@@ -141,8 +141,9 @@ final class Completions {
     }
 
     /**
-     * @see JdbcExecutor#writeLast: the claim decides who wins a race, and waits as it does; a dialect
-     *     that inserts the completed record first costs one statement on a first execution
+     * The write-last record ({@link JdbcExecutor#writeLast}): the claim decides who wins a race, and
+     * waits as it does; a dialect that inserts the completed record first costs one statement on a
+     * first execution.
      */
     static Claim writeLast(JdbcExecutor d, Connection c, TableName table, ClaimRequest r, Completion done) throws SQLException {
         String insertFirst = d.dialect().completedRecordInsertFirst(table);

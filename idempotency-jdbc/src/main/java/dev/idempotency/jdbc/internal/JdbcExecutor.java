@@ -78,32 +78,50 @@ public final class JdbcExecutor {
         return new SqlError(e.getSQLState(), e.getErrorCode(), e.getMessage(), e instanceof SQLTimeoutException);
     }
 
-    /** @param e a failure @return {@link SqlDialect#isDuplicateKey} */
+    /**
+     * @param e a failure
+     * @return {@link SqlDialect#isDuplicateKey}
+     */
     public boolean isDuplicateKey(SQLException e) {
         return dialect.isDuplicateKey(error(e));
     }
 
-    /** @param e a failure @return {@link SqlDialect#isLockTimeout} */
+    /**
+     * @param e a failure
+     * @return {@link SqlDialect#isLockTimeout}
+     */
     public boolean isLockTimeout(SQLException e) {
         return dialect.isLockTimeout(error(e));
     }
 
-    /** @param e a failure @return {@link SqlDialect#isTransactionConflict} */
+    /**
+     * @param e a failure
+     * @return {@link SqlDialect#isTransactionConflict}
+     */
     public boolean isTransactionConflict(SQLException e) {
         return dialect.isTransactionConflict(error(e));
     }
 
-    /** @param e a failure @return {@link SqlDialect#isMissingTable} */
+    /**
+     * @param e a failure
+     * @return {@link SqlDialect#isMissingTable}
+     */
     public boolean isMissingTable(SQLException e) {
         return dialect.isMissingTable(error(e));
     }
 
-    /** @param e a failure @return {@link SqlDialect#isReadOnly} */
+    /**
+     * @param e a failure
+     * @return {@link SqlDialect#isReadOnly}
+     */
     public boolean isReadOnly(SQLException e) {
         return dialect.isReadOnly(error(e));
     }
 
-    /** @param e a failure @return {@link SqlDialect#isRecordMissing} */
+    /**
+     * @param e a failure
+     * @return {@link SqlDialect#isRecordMissing}
+     */
     public boolean isRecordMissing(SQLException e) {
         return dialect.isRecordMissing(error(e));
     }
@@ -196,6 +214,13 @@ public final class JdbcExecutor {
     /**
      * Runs a statement that may wait for another transaction's lock, bounded as
      * {@link SqlDialect#lockWait()} says.
+     *
+     * @param s the statement
+     * @param timeout the lock timeout
+     * @param execution runs it
+     * @param <T> its result
+     * @return what the execution returned
+     * @throws SQLException if it fails, a lock timeout included
      */
     public <T> T withLockTimeout(PreparedStatement s, Duration timeout, Execution<T> execution) throws SQLException {
         return LockWaits.run(this, s, timeout, execution);

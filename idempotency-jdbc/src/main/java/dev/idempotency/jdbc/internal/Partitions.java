@@ -124,7 +124,11 @@ public final class Partitions {
         return names;
     }
 
-    /** @return the partition's name, in the table's schema; table names are plain identifiers, never quoted */
+    /**
+     * @param table the record table
+     * @param suffix the partition's suffix
+     * @return the partition's name, in the table's schema; table names are plain identifiers, never quoted
+     */
     public static String partitionName(TableName table, String suffix) {
         String name = table.simpleName() + "_" + suffix;
         if (name.length() > 63) {
