@@ -4,8 +4,6 @@ import dev.idempotency.IdempotencyException;
 import dev.idempotency.IdempotencyKey;
 import dev.idempotency.IdempotencyListener;
 import dev.idempotency.IdempotencyStoreException;
-import dev.idempotency.MissingTableException;
-import dev.idempotency.TransactionConflictException;
 import dev.idempotency.TransactionRequiredException;
 import dev.idempotency.jdbc.dialect.Dialects;
 import dev.idempotency.jdbc.dialect.SqlDialect;
@@ -485,12 +483,7 @@ public final class JdbcIdempotencyStore implements RecoveringStore<Connection> {
 
     /** As {@link #translate}, for the table of named operations, which a store created before it lacks. */
     private IdempotencyException translatePending(JdbcExecutor d, Connection tx, IdempotencyKey key, String what, SQLException e) {
-        if (d.isMissingTable(e)) {
-            return new MissingTableException(key, table.pending().qualified(), "Named operations (Phases.named) and the recovery"
-                    + " worker need it: create it with the DDL in classpath resource '" + d.dialect().ddlResource() + "' (its last"
-                    + " statement), or call JdbcIdempotencyStore.createTableIfMissing once at startup.", e);
-        }
-        return translate(d, tx, key, what, e);
+        return StoreFailures.ofPending(table, d, tx, key, what, e);
     }
 
     @Override
@@ -525,25 +518,7 @@ public final class JdbcIdempotencyStore implements RecoveringStore<Connection> {
      *     a transaction of the library's own
      */
     private IdempotencyException translate(JdbcExecutor d, @Nullable Connection tx, IdempotencyKey key, String what, SQLException e) {
-        if (d.isReadOnly(e)) {
-            boolean libraryRuns = tx == null || OwnedTransaction.of(tx) != null;
-            TransactionRequiredException readOnly = new TransactionRequiredException(key, "the transaction is read-only (a"
-                    + " read-only transaction, a database opened read-only, or a standby server), so the library could not "
-                    + what + " in table '" + table + "' (" + d.dialect().name() + "; SQLState " + e.getSQLState() + "). Nothing was written"
-                    + (libraryRuns ? ", and the library rolled back the transaction it ran: give it a data source on a read-write primary"
-                            : ": roll back, and use a read-write transaction on the primary"));
-            readOnly.addSuppressed(e); // the exception takes no cause; the database's error stays attached
-            return readOnly;
-        }
-        if (d.isMissingTable(e)) {
-            return new MissingTableException(key, table.qualified(), "Create it with the DDL in classpath resource '" + d.dialect().ddlResource()
-                    + "' (for Flyway or Liquibase), or call JdbcIdempotencyStore.createTableIfMissing once at startup.", e);
-        }
-        if (d.isTransactionConflict(e)) {
-            return new TransactionConflictException(key, e);
-        }
-        return new IdempotencyStoreException(key, "could not " + what + " in table '" + table + "' (" + d.dialect().name()
-                + "; SQLState " + e.getSQLState() + ")", e);
+        return StoreFailures.of(table, d, tx, key, what, e);
     }
 
     private static String[] statements(String ddl) {
