@@ -4,12 +4,12 @@ import dev.idempotency.IdempotencyException;
 import dev.idempotency.IdempotencyKey;
 import dev.idempotency.IdempotencyListener;
 import dev.idempotency.IdempotencyStoreException;
-import dev.idempotency.MissingTableException;
-import dev.idempotency.TransactionConflictException;
 import dev.idempotency.TransactionRequiredException;
 import dev.idempotency.jdbc.dialect.Dialects;
 import dev.idempotency.jdbc.dialect.SqlDialect;
 import dev.idempotency.jdbc.dialect.TableName;
+import dev.idempotency.jdbc.internal.JdbcExecutor;
+import dev.idempotency.jdbc.internal.PacketOverflow;
 import dev.idempotency.spi.Claim;
 import dev.idempotency.spi.ClaimRequest;
 import dev.idempotency.spi.Completion;
@@ -27,12 +27,8 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicBoolean;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -56,7 +52,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>The record is only as durable as the caller's commit. On the first connection to each database,
  * the store asks the database whether it acknowledges commits before they are durable
- * ({@link SqlDialect#nonDurableCommits}: H2's {@code WRITE_DELAY}, SQLite's {@code synchronous=OFF},
+ * ({@link SqlDialect#durabilityQueries()}: H2's {@code WRITE_DELAY}, SQLite's {@code synchronous=OFF},
  * PostgreSQL's {@code fsync=off} or {@code synchronous_commit=off}, MariaDB's
  * {@code innodb_flush_log_at_trx_commit} other than 1). If it does, the store warns once through
  * SLF4J, and tells the engine's listener once ({@link IdempotencyListener#onNonDurableCommits}):
@@ -79,48 +75,19 @@ public final class JdbcIdempotencyStore implements TransactionalRecoveringStore<
     private static final Logger log = LoggerFactory.getLogger(JdbcIdempotencyStore.class);
 
     private final TableName table;
-    private final SqlDialect dialect;
+    private final @Nullable SqlDialect dialect;
+    /** The executor of {@link #dialect}, if one is given. */
+    private final @Nullable JdbcExecutor executor;
     private final DurabilityCheck durabilityCheck;
-    private final Durability durability;
+    private final Durabilities durability;
     /** Told once if commits are not durable: the engine's, given through {@link #heardBy}. */
     private final IdempotencyListener listener;
 
-    /**
-     * What each database answered about durability, asked and logged once per database for a store and
-     * its copies: keyed by the connection's JDBC URL, at most {@link #MAX_DATABASES} of them.
-     */
-    private static final class Durability {
-        /** Databases remembered; past it, one is forgotten (and asked again when next seen). */
-        static final int MAX_DATABASES = 64;
-        final Map<String, Answer> answers = new ConcurrentHashMap<>();
-
-        Answer forDatabase(String database) {
-            Answer known = answers.get(database);
-            if (known != null) {
-                return known;
-            }
-            if (answers.size() >= MAX_DATABASES) {
-                answers.keySet().stream().findAny().ifPresent(answers::remove);
-            }
-            return answers.computeIfAbsent(database, d -> new Answer());
-        }
-    }
-
-    /** One database's answer. */
-    private static final class Answer {
-        /** The answer: {@code null} until asked; empty if commits are durable. */
-        volatile @Nullable Optional<String> nonDurableCommits;
-        /** Whether the refusal applies to the answer; set before {@link #nonDurableCommits}. */
-        volatile boolean refused;
-        final AtomicBoolean logged = new AtomicBoolean();
-        /** The copies of the store (one per engine) that told their listener about this database. */
-        final Set<JdbcIdempotencyStore> told = ConcurrentHashMap.newKeySet();
-    }
-
-    private JdbcIdempotencyStore(TableName table, @Nullable SqlDialect dialect, DurabilityCheck durabilityCheck, Durability durability,
+    private JdbcIdempotencyStore(TableName table, @Nullable SqlDialect dialect, DurabilityCheck durabilityCheck, Durabilities durability,
             IdempotencyListener listener) {
         this.table = table;
         this.dialect = dialect;
+        this.executor = dialect == null ? null : JdbcExecutor.of(dialect);
         this.durabilityCheck = durabilityCheck;
         this.durability = durability;
         this.listener = listener;
@@ -157,7 +124,7 @@ public final class JdbcIdempotencyStore implements TransactionalRecoveringStore<
     public void createTableIfMissing(Connection connection) {
         Objects.requireNonNull(connection, "connection");
         try (Statement s = connection.createStatement()) {
-            for (String sql : statements(dialectFor(connection).ddl(table))) {
+            for (String sql : statements(executorFor(connection).dialect().ddl(table))) {
                 s.execute(sql);
             }
         } catch (SQLException e) {
@@ -188,7 +155,7 @@ public final class JdbcIdempotencyStore implements TransactionalRecoveringStore<
      * @return the DDL this store would run for that database
      */
     public String ddl(Connection connection) {
-        return dialectFor(connection).ddl(table);
+        return executorFor(connection).dialect().ddl(table);
     }
 
     /**
@@ -230,7 +197,7 @@ public final class JdbcIdempotencyStore implements TransactionalRecoveringStore<
 
     @Override
     public Claim claim(Connection tx, ClaimRequest request) {
-        SqlDialect d = dialectFor(tx, request.key());
+        JdbcExecutor d = executorFor(tx, request.key());
         try {
             sendPendingCompletion(tx);
             return d.claim(tx, table, request);
@@ -244,12 +211,12 @@ public final class JdbcIdempotencyStore implements TransactionalRecoveringStore<
 
     @Override
     public void complete(Connection tx, Completion completion) {
-        SqlDialect d = dialectFor(tx, completion.key());
+        JdbcExecutor d = executorFor(tx, completion.key());
         int rows;
         try {
             refuseOverPacketLimit(d, tx, completion);
             OwnedTransaction owned = OwnedTransaction.of(tx);
-            if (owned != null && !owned.hasPending() && d.completesWithCommit()) {
+            if (owned != null && !owned.hasPending() && d.dialect().completesWithCommit()) {
                 owned.defer(d, table, completion); // sent with the COMMIT, by JdbcTransactions
                 return;
             }
@@ -284,22 +251,22 @@ public final class JdbcIdempotencyStore implements TransactionalRecoveringStore<
     }
 
     /** Checks, before anything is sent, that the statement recording {@code completion} fits the server's packet limit. */
-    private static void refuseOverPacketLimit(SqlDialect d, Connection tx, Completion completion) throws SQLException {
-        refuseOverPacketLimit(d.packetOverflow(tx, completion), completion.key(), ResultOverPacketLimitException.RESULT,
+    private static void refuseOverPacketLimit(JdbcExecutor d, Connection tx, Completion completion) throws SQLException {
+        refuseOverPacketLimit(d.packetOverflow(tx, completion.key(), completion.codec(), completion.result()), completion.key(), ResultOverPacketLimitException.RESULT,
                 completion.result(), ResultOverPacketLimitException.RELEASED);
     }
 
     /** The same for lease mode's result: the engine records the operation as failed instead. */
-    private static void refuseOverPacketLimit(SqlDialect d, Connection tx, LeasedCompletion completion) throws SQLException {
-        refuseOverPacketLimit(d.packetOverflow(tx, completion), completion.key(), ResultOverPacketLimitException.RESULT,
+    private static void refuseOverPacketLimit(JdbcExecutor d, Connection tx, LeasedCompletion completion) throws SQLException {
+        refuseOverPacketLimit(d.packetOverflow(tx, completion.key(), completion.codec(), completion.result()), completion.key(), ResultOverPacketLimitException.RESULT,
                 completion.result(), ResultOverPacketLimitException.NOTHING_SENT);
     }
 
     /** Throws {@code overflow}, if there is one, for {@code value}: {@code what} names it, {@code aftermath} says what was done. */
-    private static void refuseOverPacketLimit(Optional<SqlDialect.PacketOverflow> overflow, IdempotencyKey key, String what,
+    private static void refuseOverPacketLimit(Optional<PacketOverflow> overflow, IdempotencyKey key, String what,
                                               byte[] value, String aftermath) {
         if (overflow.isPresent()) {
-            SqlDialect.PacketOverflow o = overflow.get();
+            PacketOverflow o = overflow.get();
             throw new ResultOverPacketLimitException(key, what, value.length, o.statementBytes(), o.limitBytes(), o.setting(),
                     aftermath);
         }
@@ -311,15 +278,15 @@ public final class JdbcIdempotencyStore implements TransactionalRecoveringStore<
      * ({@link SqlDialect#writesLastWithCommit()}: PostgreSQL), the write is left to the commit and
      * {@link Claim.Acquired} answered at once; the commit then throws
      * {@link dev.idempotency.spi.LastWriteRefusedException} if the key has a record. Otherwise the
-     * dialect writes it now ({@link SqlDialect#writeLast}).
+     * dialect writes it now (inserting the completed record first, or claiming and completing).
      */
     @Override
     public Claim writeLast(Connection tx, ClaimRequest request, Completion completion) {
-        SqlDialect d = dialectFor(tx, request.key());
+        JdbcExecutor d = executorFor(tx, request.key());
         try {
             refuseOverPacketLimit(d, tx, completion);
             OwnedTransaction owned = OwnedTransaction.of(tx);
-            if (owned != null && !owned.hasPending() && d.writesLastWithCommit()) {
+            if (owned != null && !owned.hasPending() && d.dialect().writesLastWithCommit()) {
                 owned.deferWriteLast(d, table, request, completion); // sent with the COMMIT, by JdbcTransactions
                 return Claim.acquired();
             }
@@ -342,7 +309,7 @@ public final class JdbcIdempotencyStore implements TransactionalRecoveringStore<
             return List.of();
         }
         IdempotencyKey first = requests.get(0).key();
-        SqlDialect d = dialectFor(tx, first);
+        JdbcExecutor d = executorFor(tx, first);
         try {
             sendPendingCompletion(tx);
             return d.claimAll(tx, table, requests);
@@ -360,7 +327,7 @@ public final class JdbcIdempotencyStore implements TransactionalRecoveringStore<
             return;
         }
         IdempotencyKey first = completions.get(0).key();
-        SqlDialect d = dialectFor(tx, first);
+        JdbcExecutor d = executorFor(tx, first);
         int missing;
         try {
             missing = d.completeAll(tx, table, completions);
@@ -375,7 +342,7 @@ public final class JdbcIdempotencyStore implements TransactionalRecoveringStore<
 
     @Override
     public void release(Connection tx, IdempotencyKey key) {
-        SqlDialect d = dialectFor(tx, key);
+        JdbcExecutor d = executorFor(tx, key);
         try {
             d.release(tx, table, key);
         } catch (SQLException e) {
@@ -414,7 +381,7 @@ public final class JdbcIdempotencyStore implements TransactionalRecoveringStore<
 
     @Override
     public int purgeExpired(Connection tx, Instant now, int limit) {
-        SqlDialect d = dialectFor(tx, null);
+        JdbcExecutor d = executorFor(tx, null);
         try {
             // the abandoned claims first, counted by their own delete; then the rest of the batch
             int abandoned = d.purgeExpiredAbandonedClaims(tx, table, now, limit);
@@ -439,7 +406,7 @@ public final class JdbcIdempotencyStore implements TransactionalRecoveringStore<
 
     @Override
     public LeaseClaim claimLease(Connection tx, LeaseRequest request) {
-        SqlDialect d = dialectFor(tx, request.key());
+        JdbcExecutor d = executorFor(tx, request.key());
         try {
             return d.claimLease(tx, table, request);
         } catch (SQLException e) {
@@ -452,7 +419,7 @@ public final class JdbcIdempotencyStore implements TransactionalRecoveringStore<
 
     @Override
     public Optional<Instant> extendLease(Connection tx, IdempotencyKey key, String ownerToken, Duration lease) {
-        SqlDialect d = dialectFor(tx, key);
+        JdbcExecutor d = executorFor(tx, key);
         try {
             return d.extendLease(tx, table, key, Objects.requireNonNull(ownerToken, "ownerToken"), lease);
         } catch (SQLException e) {
@@ -462,10 +429,10 @@ public final class JdbcIdempotencyStore implements TransactionalRecoveringStore<
 
     @Override
     public boolean checkpoint(Connection tx, IdempotencyKey key, String ownerToken, RecoveryPoint point) {
-        SqlDialect d = dialectFor(tx, key);
+        JdbcExecutor d = executorFor(tx, key);
         try {
             // the engine rolls the claim's transaction back: nothing of the key is recorded, and the call does not run
-            refuseOverPacketLimit(d.packetOverflow(tx, key, point), key, ResultOverPacketLimitException.RECOVERY_POINT, point.state(),
+            refuseOverPacketLimit(d.packetOverflow(tx, key, point.codec(), point.state()), key, ResultOverPacketLimitException.RECOVERY_POINT, point.state(),
                     ResultOverPacketLimitException.NOTHING_SENT);
             return d.checkpoint(tx, table, key, Objects.requireNonNull(ownerToken, "ownerToken"), point);
         } catch (SQLException e) {
@@ -475,7 +442,7 @@ public final class JdbcIdempotencyStore implements TransactionalRecoveringStore<
 
     @Override
     public Optional<Instant> completeLeased(Connection tx, String ownerToken, LeasedCompletion completion) {
-        SqlDialect d = dialectFor(tx, completion.key());
+        JdbcExecutor d = executorFor(tx, completion.key());
         try {
             refuseOverPacketLimit(d, tx, completion);
             return d.completeLeased(tx, table, Objects.requireNonNull(ownerToken, "ownerToken"), completion);
@@ -486,7 +453,7 @@ public final class JdbcIdempotencyStore implements TransactionalRecoveringStore<
 
     @Override
     public boolean enlist(Connection tx, IdempotencyKey key, String ownerToken, String operation) {
-        SqlDialect d = dialectFor(tx, key);
+        JdbcExecutor d = executorFor(tx, key);
         try {
             return d.enlist(tx, table, key, Objects.requireNonNull(ownerToken, "ownerToken"), Objects.requireNonNull(operation, "operation"));
         } catch (SQLException e) {
@@ -496,7 +463,7 @@ public final class JdbcIdempotencyStore implements TransactionalRecoveringStore<
 
     @Override
     public void delist(Connection tx, IdempotencyKey key) {
-        SqlDialect d = dialectFor(tx, key);
+        JdbcExecutor d = executorFor(tx, key);
         try {
             d.delist(tx, table, key);
         } catch (SQLException e) {
@@ -506,7 +473,7 @@ public final class JdbcIdempotencyStore implements TransactionalRecoveringStore<
 
     @Override
     public List<PendingOperation> pending(Connection tx, IdempotencyKey after, int limit) {
-        SqlDialect d = dialectFor(tx, after);
+        JdbcExecutor d = executorFor(tx, after);
         try {
             return d.pending(tx, table, after, limit);
         } catch (SQLException e) {
@@ -515,18 +482,13 @@ public final class JdbcIdempotencyStore implements TransactionalRecoveringStore<
     }
 
     /** As {@link #translate}, for the table of named operations, which a store created before it lacks. */
-    private IdempotencyException translatePending(SqlDialect d, Connection tx, IdempotencyKey key, String what, SQLException e) {
-        if (d.isMissingTable(e)) {
-            return new MissingTableException(key, table.pending().qualified(), "Named operations (Phases.named) and the recovery"
-                    + " worker need it: create it with the DDL in classpath resource '" + d.ddlResource() + "' (its last"
-                    + " statement), or call JdbcIdempotencyStore.createTableIfMissing once at startup.", e);
-        }
-        return translate(d, tx, key, what, e);
+    private IdempotencyException translatePending(JdbcExecutor d, Connection tx, IdempotencyKey key, String what, SQLException e) {
+        return StoreFailures.ofPending(table, d, tx, key, what, e);
     }
 
     @Override
     public boolean releaseLease(Connection tx, IdempotencyKey key, String ownerToken) {
-        SqlDialect d = dialectFor(tx, key);
+        JdbcExecutor d = executorFor(tx, key);
         try {
             return d.releaseLease(tx, table, key, Objects.requireNonNull(ownerToken, "ownerToken"));
         } catch (SQLException e) {
@@ -534,95 +496,29 @@ public final class JdbcIdempotencyStore implements TransactionalRecoveringStore<
         }
     }
 
-    private SqlDialect dialectFor(Connection c, IdempotencyKey key) {
-        SqlDialect d = dialect;
+    private JdbcExecutor executorFor(Connection c, @Nullable IdempotencyKey key) {
+        JdbcExecutor d = executor;
         if (d == null) {
             try {
-                d = Dialects.detect(c);
+                d = JdbcExecutor.of(Dialects.detect(c));
             } catch (SQLException e) {
                 throw new IdempotencyStoreException(key, "could not read the database's metadata to choose a dialect", e);
             }
         }
-        checkDurability(c, d, key);
+        durability.check(c, d, key, this, listener);
         return d;
     }
 
-    /**
-     * Asks each database once whether its commits are durable; warns once per database, tells the
-     * listener once per database, and refuses as the durability check says.
-     */
-    private void checkDurability(Connection c, SqlDialect d, IdempotencyKey key) {
-        Answer durable = durability.forDatabase(databaseOf(c));
-        Optional<String> answer = durable.nonDurableCommits;
-        if (answer == null) {
-            boolean lostWithTheApplication = false;
-            try {
-                answer = d.nonDurableCommits(c);
-                lostWithTheApplication = answer.isPresent() && d.nonDurableCommitsDieWithTheApplication(c);
-            } catch (SQLException e) {
-                log.warn("Could not ask {} whether it acknowledges commits before they are durable ({}); not asked again", d.name(),
-                        e.toString());
-                answer = Optional.empty();
-            }
-            durable.refused = answer.isPresent() && durabilityCheck.refuses(lostWithTheApplication);
-            durable.nonDurableCommits = answer;
-            if (answer.isPresent() && durable.logged.compareAndSet(false, true)) {
-                log.warn("Idempotency records in table '{}' are only as durable as the commit, and commits are not durable: {}{}",
-                        table, answer.get(), durable.refused ? "; this store refuses to run (DurabilityCheck." + durabilityCheck + ")" : "");
-            }
-        }
-        if (answer.isEmpty()) {
-            return;
-        }
-        if (durable.told.add(this)) {
-            try {
-                listener.onNonDurableCommits(d.name(), answer.get());
-            } catch (RuntimeException e) {
-                log.warn("IdempotencyListener.onNonDurableCommits threw; ignored", e);
-            }
-        }
-        if (durable.refused) {
-            throw new NonDurableCommitsException(key, answer.get(), durabilityCheck);
-        }
-    }
-
-    /** @return which database the connection is on: its JDBC URL, read from the driver's metadata */
-    private static String databaseOf(Connection c) {
-        try {
-            return String.valueOf(c.getMetaData().getURL());
-        } catch (SQLException e) {
-            return "(unknown)"; // the dialect's own query reports the connection's failure
-        }
-    }
-
-    private SqlDialect dialectFor(Connection c) {
-        return dialectFor(c, null);
+    private JdbcExecutor executorFor(Connection c) {
+        return executorFor(c, null);
     }
 
     /**
      * @param tx the caller's connection, or {@code null} for a lease primitive, which always runs in
      *     a transaction of the library's own
      */
-    private IdempotencyException translate(SqlDialect d, @Nullable Connection tx, IdempotencyKey key, String what, SQLException e) {
-        if (d.isReadOnly(e)) {
-            boolean libraryRuns = tx == null || OwnedTransaction.of(tx) != null;
-            TransactionRequiredException readOnly = new TransactionRequiredException(key, "the transaction is read-only (a"
-                    + " read-only transaction, a database opened read-only, or a standby server), so the library could not "
-                    + what + " in table '" + table + "' (" + d.name() + "; SQLState " + e.getSQLState() + "). Nothing was written"
-                    + (libraryRuns ? ", and the library rolled back the transaction it ran: give it a data source on a read-write primary"
-                            : ": roll back, and use a read-write transaction on the primary"));
-            readOnly.addSuppressed(e); // the exception takes no cause; the database's error stays attached
-            return readOnly;
-        }
-        if (d.isMissingTable(e)) {
-            return new MissingTableException(key, table.qualified(), "Create it with the DDL in classpath resource '" + d.ddlResource()
-                    + "' (for Flyway or Liquibase), or call JdbcIdempotencyStore.createTableIfMissing once at startup.", e);
-        }
-        if (d.isTransactionConflict(e)) {
-            return new TransactionConflictException(key, e);
-        }
-        return new IdempotencyStoreException(key, "could not " + what + " in table '" + table + "' (" + d.name()
-                + "; SQLState " + e.getSQLState() + ")", e);
+    private IdempotencyException translate(JdbcExecutor d, @Nullable Connection tx, IdempotencyKey key, String what, SQLException e) {
+        return StoreFailures.of(table, d, tx, key, what, e);
     }
 
     private static String[] statements(String ddl) {
@@ -696,7 +592,7 @@ public final class JdbcIdempotencyStore implements TransactionalRecoveringStore<
 
         /** @return the store */
         public JdbcIdempotencyStore build() {
-            return new JdbcIdempotencyStore(table, dialect, durabilityCheck, new Durability(), IdempotencyListener.NONE);
+            return new JdbcIdempotencyStore(table, dialect, durabilityCheck, new Durabilities(table, durabilityCheck), IdempotencyListener.NONE);
         }
     }
 }

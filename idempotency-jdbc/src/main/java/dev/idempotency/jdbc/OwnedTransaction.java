@@ -1,7 +1,7 @@
 package dev.idempotency.jdbc;
 
-import dev.idempotency.jdbc.dialect.SqlDialect;
 import dev.idempotency.jdbc.dialect.TableName;
+import dev.idempotency.jdbc.internal.JdbcExecutor;
 import dev.idempotency.spi.ClaimRequest;
 import dev.idempotency.spi.Completion;
 import java.lang.reflect.InvocationHandler;
@@ -31,7 +31,7 @@ final class OwnedTransaction implements InvocationHandler {
     private final Connection connection;
     private final Connection wrapper;
     private boolean open = true;
-    private @Nullable SqlDialect dialect;
+    private @Nullable JdbcExecutor dialect;
     private @Nullable TableName table;
     private @Nullable Completion completion;
     private @Nullable ClaimRequest writeLast;
@@ -77,7 +77,7 @@ final class OwnedTransaction implements InvocationHandler {
         return completion != null;
     }
 
-    SqlDialect dialect() {
+    JdbcExecutor dialect() {
         return dialect;
     }
 
@@ -94,7 +94,7 @@ final class OwnedTransaction implements InvocationHandler {
         return writeLast;
     }
 
-    void defer(SqlDialect d, TableName t, Completion c) {
+    void defer(JdbcExecutor d, TableName t, Completion c) {
         dialect = d;
         table = t;
         completion = c;
@@ -108,7 +108,7 @@ final class OwnedTransaction implements InvocationHandler {
         writeLast = null;
     }
 
-    void deferWriteLast(SqlDialect d, TableName t, ClaimRequest r, Completion c) {
+    void deferWriteLast(JdbcExecutor d, TableName t, ClaimRequest r, Completion c) {
         defer(d, t, c);
         writeLast = r;
     }

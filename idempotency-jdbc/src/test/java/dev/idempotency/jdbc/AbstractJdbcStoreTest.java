@@ -192,18 +192,18 @@ public abstract class AbstractJdbcStoreTest {
         assertThat(records()).isZero();
     }
 
-    /** {@code SqlDialect.find}, for dialect authors: the key's record as the connection sees it, or nothing. */
+    /** The executor's {@code find}, for dialect authors: the key's record as the connection sees it, or nothing. */
     @Test
     void theDialectFindsARecordAsTheConnectionSeesIt() throws Exception {
         IdempotencyKey key = key("found");
         Tx.commit(dataSource(), c -> idem.execute(key, c, () -> "v"));
         try (Connection c = dataSource().getConnection()) {
             dev.idempotency.jdbc.dialect.SqlDialect d = store.dialect().orElse(dev.idempotency.jdbc.dialect.Dialects.detect(c));
-            assertThat(d.find(c, store.table(), key)).hasValueSatisfying(r -> {
+            assertThat(dev.idempotency.jdbc.internal.JdbcExecutor.of(d).find(c, store.table(), key)).hasValueSatisfying(r -> {
                 assertThat(r.key()).isEqualTo(key);
                 assertThat(r.status()).isEqualTo(dev.idempotency.spi.RecordStatus.COMPLETED);
             });
-            assertThat(d.find(c, store.table(), key("absent"))).isEmpty();
+            assertThat(dev.idempotency.jdbc.internal.JdbcExecutor.of(d).find(c, store.table(), key("absent"))).isEmpty();
         }
     }
 

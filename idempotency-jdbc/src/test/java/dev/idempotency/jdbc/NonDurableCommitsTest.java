@@ -8,6 +8,7 @@ import dev.idempotency.Idempotency;
 import dev.idempotency.IdempotencyKey;
 import dev.idempotency.IdempotencyListener;
 import dev.idempotency.Outcome;
+import dev.idempotency.jdbc.internal.JdbcExecutor;
 import dev.idempotency.jdbc.dialect.MariaDbDialect;
 import dev.idempotency.jdbc.dialect.PostgresDialect;
 import dev.idempotency.testsupport.TestDatabases;
@@ -193,14 +194,14 @@ class NonDurableCommitsTest {
         try (HikariDataSource ds = TestDatabases.postgres(); Connection c = ds.getConnection()) {
             PostgresDialect dialect = new PostgresDialect();
             if (text(c, "SHOW fsync").equals("off")) {
-                assertThat(dialect.nonDurableCommits(c)).get().asString().startsWith("PostgreSQL fsync=off");
+                assertThat(JdbcExecutor.of(dialect).nonDurableCommits(c)).get().asString().startsWith("PostgreSQL fsync=off");
                 return;
             }
             try (Statement s = c.createStatement()) {
                 s.execute("SET synchronous_commit = off");
-                assertThat(dialect.nonDurableCommits(c)).get().asString().startsWith("PostgreSQL synchronous_commit=off");
+                assertThat(JdbcExecutor.of(dialect).nonDurableCommits(c)).get().asString().startsWith("PostgreSQL synchronous_commit=off");
                 s.execute("SET synchronous_commit = on");
-                assertThat(dialect.nonDurableCommits(c)).isEmpty();
+                assertThat(JdbcExecutor.of(dialect).nonDurableCommits(c)).isEmpty();
             }
         }
     }
@@ -208,7 +209,7 @@ class NonDurableCommitsTest {
     @Test
     void mariadbReportsALogNotFlushedAtEachCommit() throws Exception {
         try (HikariDataSource ds = TestDatabases.mariadb(); Connection c = ds.getConnection()) {
-            Optional<String> answer = new MariaDbDialect().nonDurableCommits(c);
+            Optional<String> answer = JdbcExecutor.of(new MariaDbDialect()).nonDurableCommits(c);
             String flush = text(c, "SELECT @@innodb_flush_log_at_trx_commit");
             if (flush.equals("1")) {
                 assertThat(answer).isEmpty();

@@ -68,7 +68,7 @@ class PartitionedPostgresTest {
         store = JdbcIdempotencyStore.builder().table(table).dialect(new PartitionedPostgresDialect()).build();
         store.createTableIfMissing(pool);
         try (Connection c = pool.getConnection()) { // auto-commit: each partition is created at once
-            PartitionedPostgresDialect.createPartitions(c, table, clock.instant(), clock.instant().plus(Duration.ofDays(3)));
+            PostgresPartitions.create(c, table, clock.instant(), clock.instant().plus(Duration.ofDays(3)));
         }
         // end::setup[]
         try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
@@ -167,13 +167,13 @@ class PartitionedPostgresTest {
 
         try (Connection c = pool.getConnection()) {
             c.setAutoCommit(false);
-            assertThat(PartitionedPostgresDialect.dropExpiredPartitions(c, table, start, Duration.ofSeconds(1)))
+            assertThat(PostgresPartitions.dropExpired(c, table, start, Duration.ofSeconds(1)))
                     .as("no day has ended yet").isEmpty();
             // The bounded purge, row by row, across partitions: the first day's records have expired 2 hours later.
             assertThat(store.purgeExpired(c, start.plus(Duration.ofHours(2)), 10)).isEqualTo(10);
             c.commit();
             // tag::drop[]
-            List<String> dropped = PartitionedPostgresDialect.dropExpiredPartitions(c, table,
+            List<String> dropped = PostgresPartitions.dropExpired(c, table,
                     start.truncatedTo(ChronoUnit.DAYS).plus(Duration.ofDays(1)), Duration.ofSeconds(1));
             c.commit();
             // end::drop[]
@@ -217,7 +217,7 @@ class PartitionedPostgresTest {
         sizedStore.createTableIfMissing(pool);
         int records = 2_000;
         try (Connection c = pool.getConnection()) {
-            PartitionedPostgresDialect.createPartitions(c, sized, clock.instant(), clock.instant().plus(Duration.ofDays(1)));
+            PostgresPartitions.create(c, sized, clock.instant(), clock.instant().plus(Duration.ofDays(1)));
             c.setAutoCommit(false);
             Idempotency<Connection> engine = Idempotency.builder(sizedStore).clock(clock).build();
             byte[] result = new byte[1024];
@@ -279,14 +279,14 @@ class PartitionedPostgresTest {
             }
             try (Connection c = pool.getConnection()) {
                 String first = days.simpleName() + "_p" + day.toString().substring(0, 10).replace("-", "");
-                assertThat(PartitionedPostgresDialect.createPartitions(c, days, day, day.plus(Duration.ofDays(2))))
+                assertThat(PostgresPartitions.create(c, days, day, day.plus(Duration.ofDays(2))))
                         .hasSize(3).startsWith(first);
-                assertThat(PartitionedPostgresDialect.createPartitions(c, days, day, day.plus(Duration.ofDays(2))))
+                assertThat(PostgresPartitions.create(c, days, day, day.plus(Duration.ofDays(2))))
                         .as("every day exists already").isEmpty();
-                assertThat(PartitionedPostgresDialect.createPartitions(c, longest, day, day)).as("a name of 63 characters").hasSize(1);
-                assertThatThrownBy(() -> PartitionedPostgresDialect.createPartitions(c, tooLong, day, day))
+                assertThat(PostgresPartitions.create(c, longest, day, day)).as("a name of 63 characters").hasSize(1);
+                assertThatThrownBy(() -> PostgresPartitions.create(c, tooLong, day, day))
                         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("63");
-                assertThatThrownBy(() -> PartitionedPostgresDialect.createPartitions(c, days, day, day.minus(Duration.ofDays(1))))
+                assertThatThrownBy(() -> PostgresPartitions.create(c, days, day, day.minus(Duration.ofDays(1))))
                         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("within 3660 days after 'from'");
             }
             JdbcIdempotencyStore daysStore = JdbcIdempotencyStore.builder().table(days).dialect(new PartitionedPostgresDialect()).build();
@@ -297,13 +297,13 @@ class PartitionedPostgresTest {
                 holder.setAutoCommit(false);
                 c.setAutoCommit(false);
                 engine.execute(IdempotencyKey.of("pm", "held"), holder, () -> "v"); // uses the first day's partition, uncommitted
-                assertThat(PartitionedPostgresDialect.dropExpiredPartitions(c, days, later, Duration.ofMillis(1)))
+                assertThat(PostgresPartitions.dropExpired(c, days, later, Duration.ofMillis(1)))
                         .as("the first drop waits for the holder, and stops there").isEmpty();
                 c.rollback();
                 holder.rollback();
-                assertThatThrownBy(() -> PartitionedPostgresDialect.dropExpiredPartitions(c, days, later, Duration.ZERO))
+                assertThatThrownBy(() -> PostgresPartitions.dropExpired(c, days, later, Duration.ZERO))
                         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("at least 1 ms");
-                assertThat(PartitionedPostgresDialect.dropExpiredPartitions(c, days, later, Duration.ofMillis(1)))
+                assertThat(PostgresPartitions.dropExpired(c, days, later, Duration.ofMillis(1)))
                         .as("with nobody holding the table, every ended day").hasSize(3);
                 c.commit();
             }

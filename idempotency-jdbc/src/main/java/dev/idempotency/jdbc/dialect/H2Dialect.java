@@ -1,8 +1,8 @@
 package dev.idempotency.jdbc.dialect;
 
-import java.sql.Connection;
-import java.sql.SQLException;
+import java.util.List;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * H2 2.x. Uses the standard claim of {@link SqlDialect}: a first execution costs a {@code SELECT},
@@ -34,7 +34,7 @@ public class H2Dialect extends SqlDialect {
     }
 
     @Override
-    protected String currentTimeMillisQuery() {
+    public String currentTimeMillisQuery() {
         return "SELECT CAST(EXTRACT(EPOCH FROM CURRENT_TIMESTAMP(3)) * 1000 AS BIGINT)";
     }
 
@@ -45,40 +45,39 @@ public class H2Dialect extends SqlDialect {
      * 24 s and 4 s key by key).
      */
     @Override
-    protected boolean multiRowClaims() {
-        return false;
+    public ChunkClaiming chunkClaiming() {
+        return ChunkClaiming.KEY_BY_KEY;
     }
 
     @Override
-    protected boolean failedStatementAbortsTransaction() {
+    public boolean failedStatementAbortsTransaction() {
         return false;
     }
 
     /**
      * The completed record is inserted first, a plain {@code INSERT}: a duplicate (23505) fails that
-     * statement alone, and the claim then runs ({@link SqlDialect#writeLast}).
+     * statement alone, and the claim then runs.
      */
     @Override
-    String completedRecordInsertFirst(TableName table) {
+    public String completedRecordInsertFirst(TableName table) {
         return completedRecordInsert(table);
     }
 
     /** On an embedded database, the session's lock timeout, to the millisecond; else the query timeout. */
     @Override
-    protected LockWait lockWait() {
+    public LockWait lockWait() {
         return LockWait.SESSION_LOCK_TIMEOUT;
     }
 
     @Override
-    public boolean isMissingTable(SQLException e) {
-        String state = e.getSQLState();
-        return "42S03".equals(state) || "42S04".equals(state) || super.isMissingTable(e);
+    public boolean isMissingTable(SqlError e) {
+        return e.hasState("42S03") || e.hasState("42S04") || super.isMissingTable(e);
     }
 
     /** 90097: the database was opened read-only ({@code ACCESS_MODE_DATA=r}). */
     @Override
-    public boolean isReadOnly(SQLException e) {
-        return e.getErrorCode() == 90097 || super.isReadOnly(e);
+    public boolean isReadOnly(SqlError e) {
+        return e.vendorCode() == 90097 || super.isReadOnly(e);
     }
 
     /**
@@ -86,8 +85,8 @@ public class H2Dialect extends SqlDialect {
      * pool in front of it; over H2's TCP server the commits wait in the server's process instead.
      */
     @Override
-    public boolean nonDurableCommitsDieWithTheApplication(Connection c) throws SQLException {
-        return LockWaits.isEmbeddedH2(c);
+    public boolean nonDurableCommitsDieWithTheApplication(boolean inProcessSession) {
+        return inProcessSession;
     }
 
     /**
@@ -96,8 +95,13 @@ public class H2Dialect extends SqlDialect {
      * last moments. An in-memory database reports 0.
      */
     @Override
-    public Optional<String> nonDurableCommits(Connection c) throws SQLException {
-        String delay = queryText(c, "SELECT SETTING_VALUE FROM INFORMATION_SCHEMA.SETTINGS WHERE SETTING_NAME = 'WRITE_DELAY'");
+    public List<String> durabilityQueries() {
+        return List.of("SELECT SETTING_VALUE FROM INFORMATION_SCHEMA.SETTINGS WHERE SETTING_NAME = 'WRITE_DELAY'");
+    }
+
+    @Override
+    public Optional<String> nonDurableCommits(List<@Nullable String> answers) {
+        String delay = answers.get(0);
         if (delay == null || delay.strip().equals("0")) {
             return Optional.empty();
         }

@@ -1,9 +1,7 @@
 package dev.idempotency.jdbc.dialect;
 
-import dev.idempotency.spi.Claim;
-import dev.idempotency.spi.ClaimRequest;
-import java.sql.Connection;
-import java.sql.SQLException;
+import dev.idempotency.IdempotencyKey;
+import java.util.Optional;
 
 /**
  * HSQLDB 2.7 in MVCC mode ({@code hsqldb.tx=mvcc} in the URL; the default {@code LOCKS} mode locks
@@ -41,34 +39,33 @@ public class HsqldbDialect extends SqlDialect {
     }
 
     @Override
-    protected String currentTimeMillisQuery() {
+    public String currentTimeMillisQuery() {
         return "VALUES (UNIX_MILLIS())";
     }
 
     /** HSQLDB claims through {@code MERGE}, one key per statement; a chunk is claimed key by key. */
     @Override
-    protected boolean multiRowClaims() {
-        return false;
+    public ChunkClaiming chunkClaiming() {
+        return ChunkClaiming.KEY_BY_KEY;
     }
 
     /** HSQLDB undoes a failed statement alone; a serialization failure rolls the transaction back whole. */
     @Override
-    protected boolean failedStatementAbortsTransaction() {
+    public boolean failedStatementAbortsTransaction() {
         return false;
     }
 
     @Override
-    public Claim claim(Connection c, TableName table, ClaimRequest request) throws SQLException {
-        if (request.key().scope().endsWith(" ") || request.key().id().endsWith(" ")) {
-            throw new SQLException("HSQLDB compares text with PAD SPACE, so a key ending in a space would match the same key"
-                    + " without that space; such keys are refused", "22023");
-        }
-        return super.claim(c, table, request);
+    public Optional<String> keyRefusal(IdempotencyKey key) {
+        return key.scope().endsWith(" ") || key.id().endsWith(" ")
+                ? Optional.of("HSQLDB compares text with PAD SPACE, so a key ending in a space would match the same key"
+                        + " without that space; such keys are refused")
+                : Optional.empty();
     }
 
     /** A key that exists is 0 rows, never a duplicate-key failure (not seen in READ COMMITTED). */
     @Override
-    protected String claimInsert(TableName table) {
+    public String claimInsert(TableName table) {
         return "MERGE INTO " + table + " t USING (VALUES (?, ?, ?, ?, CAST(? AS BIGINT),"
                 + " CAST(? AS BIGINT))) AS n (scope, key_id, fingerprint, status, created_at, expires_at)"
                 + " ON t.scope = n.scope AND t.key_id = n.key_id WHEN NOT MATCHED THEN INSERT"
@@ -78,23 +75,23 @@ public class HsqldbDialect extends SqlDialect {
 
     /** HSQLDB ignores the query timeout while a statement waits: the statement is cancelled. */
     @Override
-    protected LockWait lockWait() {
+    public LockWait lockWait() {
         return LockWait.CANCEL;
     }
 
     /** 40502: the statement was cancelled ("statement execution aborted"); the transaction goes on. */
     @Override
-    public boolean isLockTimeout(SQLException e) {
-        return "40502".equals(e.getSQLState());
+    public boolean isLockTimeout(SqlError e) {
+        return e.hasState("40502");
     }
 
     @Override
-    public boolean isTransactionConflict(SQLException e) {
+    public boolean isTransactionConflict(SqlError e) {
         return super.isTransactionConflict(e) && !isLockTimeout(e);
     }
 
     @Override
-    public boolean isMissingTable(SQLException e) {
-        return "42501".equals(e.getSQLState());
+    public boolean isMissingTable(SqlError e) {
+        return e.hasState("42501");
     }
 }

@@ -1,89 +1,44 @@
 package dev.idempotency.jdbc.dialect;
 
 import dev.idempotency.IdempotencyKey;
-import dev.idempotency.spi.Claim;
-import dev.idempotency.spi.ClaimRequest;
-import dev.idempotency.spi.Completion;
-import dev.idempotency.spi.StoredRecord;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.SQLException;
-import java.sql.SQLTimeoutException;
-import java.sql.Statement;
-import java.util.Collections;
-import java.util.Map;
+import java.util.List;
 import java.util.Optional;
-import java.util.WeakHashMap;
 import java.util.function.IntFunction;
 import org.jspecify.annotations.Nullable;
+
 
 /**
  * MariaDB 10.6 and later, and MySQL 8 (InnoDB).
  *
- * <p><b>Cost</b>, each statement one round trip (counted by {@code MariaDbIsolationTest}, with a
- * counting connection and with the server's {@code Questions} counter): a first execution costs
- * <b>3</b> statements, a {@code SELECT} that finds nothing, the {@code INSERT} and the completing
- * {@code UPDATE}; a replay or a mismatch costs <b>1</b>, a {@code SELECT} that takes no lock.
- * Taking over an expired record costs 3 ({@code SELECT}, take-over {@code UPDATE}, completing
- * {@code UPDATE}); a duplicate that raced the insert, 3 ({@code SELECT}, {@code INSERT}, locking
- * {@code SELECT}). Under READ COMMITTED a first execution costs <b>4</b>: a locking
- * {@code SELECT ... FOR UPDATE} comes between the first {@code SELECT} and the {@code INSERT}
- * (below). Inserting first would save a first execution one round trip, but make every replay a
- * locking write, queueing concurrent replays of one key behind each other.
+ * <p><b>Cost</b>, each statement one round trip (counted by {@code MariaDbTest}, with a counting
+ * connection and with the server's {@code Questions} counter): a first execution costs <b>3</b>
+ * statements, a {@code SELECT} that finds nothing, the {@code INSERT} and the completing
+ * {@code UPDATE}; a replay or a mismatch costs <b>1</b>, a {@code SELECT} that takes no lock. Taking
+ * over an expired record costs 3; a duplicate that raced the insert, 3 ({@code SELECT},
+ * {@code INSERT}, locking {@code SELECT}). Under READ COMMITTED a first execution costs <b>4</b>: a
+ * {@code SELECT ... FOR UPDATE} waits for an open claimer before the {@code INSERT}
+ * ({@link ClaimStrategy#LOCKING_READ_FIRST}, whose Javadoc in the executor says why: InnoDB's gap
+ * locks). Inserting first would save a round trip, but make every replay a locking write.
  *
  * <p><b>The insert</b> is {@code INSERT ... ON DUPLICATE KEY UPDATE attempts = attempts + 1}: a
- * duplicate (a concurrent claim that committed) is a row count of 2, never an error, and never
- * {@code INSERT IGNORE}, which would also silence truncation. The duplicate branch must change
- * the row: with the drivers' default "found rows" counting, a no-op such as {@code scope = scope}
- * counts 1, the same as an insert. The row is then read with a locking read, which sees the
- * committed record whatever this transaction's snapshot.
+ * duplicate is a row count of 2, never an error, and never {@code INSERT IGNORE}, which would also
+ * silence truncation. The duplicate branch must change the row: with the drivers' default "found
+ * rows" counting, a no-op such as {@code scope = scope} counts 1, the same as an insert.
  *
- * <p>A concurrent claim that is still open is waited for, bounded by the policy's lock timeout
- * through {@link java.sql.Statement#setQueryTimeout} (whole seconds): MariaDB Connector/J 3 sends
- * the statement as {@code SET STATEMENT max_statement_time=N FOR ...}, which leaves the session's
- * settings unchanged. A wait that runs out (error 1969, SQLState 70100; or InnoDB's own
- * {@code innodb_lock_wait_timeout}, error 1205, if shorter) gives {@code InProgress}, and only the
- * waiting statement is rolled back: <b>the transaction stays usable</b>.
+ * <p>A concurrent claim that is still open is waited for up to the policy's lock timeout, in whole
+ * seconds (Connector/J 3 sends {@code SET STATEMENT max_statement_time=N FOR ...}); a wait that runs
+ * out (1969, 70100; or 1205) gives {@code InProgress}, and <b>the transaction stays usable</b>. Under REPEATABLE
+ * READ and SERIALIZABLE, waiters of a claim that rolls back may be chosen as deadlock victims, and
+ * with {@code innodb_snapshot_isolation=ON} a duplicate may fail with 1020: both reach the caller as
+ * the retryable {@code TransactionConflictException}, and the retry replays. MySQL 8's drivers
+ * bound the wait by {@code KILL QUERY} (1317, a driver timeout), also read as a lock timeout (MySQL
+ * is not run here).
  *
- * <p><b>A claim that rolls back under several waiters.</b> A statement that waits for another
- * transaction's uncommitted row keeps a lock on it; when that transaction rolls back, the row is
- * removed and InnoDB turns the locks of the duplicate-key checks that waited on it (and, under
- * REPEATABLE READ and SERIALIZABLE, of every locking read) into gap locks, which block each
- * other's inserts: with two or more waiters, all but one would then be chosen as deadlock victims
- * (1213). Under READ COMMITTED a locking read's exclusive lock is not turned into a gap lock, and a
- * locking read that finds no row takes no lock, so there the claim waits in a
- * {@code SELECT ... FOR UPDATE} before it inserts: the waiters of a claim that rolls back wake with
- * no lock, one of them claims the key, and the others wait for it and replay (only duplicates that
- * race to the insert at the same instant still wait in it). Under REPEATABLE READ and SERIALIZABLE
- * no form of the claim avoids it (a locking read would also take a gap lock on every new key, and
- * two new claims would deadlock), so the claim is as above, and the waiters that lose reach the
- * caller as {@code TransactionConflictException} (retryable): the retry replays the winner's result,
- * or runs the work if no one holds the key. The transaction's level is read from the connection
- * ({@link Connection#getTransactionIsolation()}; MariaDB Connector/J 3 tracks it without a round trip).
+ * <p>Results up to 16 MiB fit the column, but the statement recording one must fit the connection's
+ * {@code max_allowed_packet} ({@link #statementLimitQuery()}): a result or recovery point that would
+ * not is refused with {@code ResultOverPacketLimitException}, nothing sent, the connection intact.
  *
- * <p>Isolation: under READ COMMITTED and REPEATABLE READ a concurrent duplicate replays the
- * winner (but see above). Under SERIALIZABLE, and under REPEATABLE READ with {@code innodb_snapshot_isolation=ON}
- * (MariaDB 10.6.18 and later; on by default in recent releases), the database may instead roll the transaction back
- * (deadlock 1213 / SQLState 40001, or "record has changed since last read" 1020): that reaches the
- * caller as {@code TransactionConflictException}; the retry replays.
- *
- * <p>MySQL 8 is served by the same statements; its drivers bound the wait by {@code KILL QUERY}
- * (1317, a {@link SQLTimeoutException}) instead, which this dialect also reads as a lock timeout
- * (not run here: the test servers are PostgreSQL and MariaDB).
- *
- * <p>Errors: 1062 duplicate key; 1205, 1969, 1317, 3024 and SQLState 70100 lock timeouts; class 40
- * (1213) and 1020 conflicts; 1146 / 42S02 a missing table; 1792 and 1290 ({@code --read-only}) a read-only
- * transaction or server. Purging deletes at most {@code limit}
- * rows with {@code DELETE ... ORDER BY expires_at LIMIT n} (the table cannot be named in a
- * subquery of its own {@code DELETE}). Results up to 16 MiB fit the column, but the server's
- * {@code max_allowed_packet} must be larger than the statement that records the largest result:
- * before it is sent, that statement's size is checked against the connection's
- * {@code max_allowed_packet} (read once per connection), and a result (or lease mode's recovery
- * point) that would not fit is refused with {@code ResultOverPacketLimitException}, nothing sent,
- * the connection intact.
- *
- * <p>Thread-safe; it keeps each connection's {@code max_allowed_packet}, and nothing else.
+ * <p>Stateless and thread-safe; the executor keeps each connection's {@code max_allowed_packet}.
  */
 public class MariaDbDialect extends SqlDialect {
 
@@ -93,132 +48,57 @@ public class MariaDbDialect extends SqlDialect {
     }
 
     @Override
-    protected boolean claimCountsDuplicates() {
+    public ClaimStrategy claimStrategy() {
+        return ClaimStrategy.LOCKING_READ_FIRST;
+    }
+
+    @Override
+    public String lockingRead(boolean exclusive) {
+        return exclusive ? " FOR UPDATE" : " LOCK IN SHARE MODE";
+    }
+
+    @Override
+    public boolean claimCountsDuplicates() {
         return true;
     }
 
     @Override
-    protected String currentTimeMillisQuery() {
+    public String currentTimeMillisQuery() {
         return "SELECT CAST(UNIX_TIMESTAMP(NOW(3)) * 1000 AS SIGNED)";
-    }
-
-    @Override
-    public Claim claim(Connection c, TableName table, ClaimRequest r) throws SQLException {
-        return ClaimRounds.busyOnLockTimeout(this, Claim.busy(), () ->
-                ClaimRounds.repeat("the key's record kept changing under concurrent claims", round -> {
-                    StoredRecord found = round > 0 ? read(c, table, r, " LOCK IN SHARE MODE") : read(c, table, r, "");
-                    if (round == 0 && found == null && waitsInALockingRead(c)) {
-                        found = read(c, table, r, " FOR UPDATE");
-                    }
-                    if (found != null && found.expiresAt().isAfter(r.now())) {
-                        return Claim.existing(found);
-                    }
-                    return (found == null ? insertClaim(c, table, r) : takeOver(c, table, r)) ? Claim.acquired() : null;
-                }));
-    }
-
-    /**
-     * The completed record is inserted first ({@link SqlDialect#writeLast}), with
-     * {@code INSERT ... ON DUPLICATE KEY UPDATE attempts = attempts + 1}, which counts 1 if it
-     * inserted and 2 if the key has a record; the claim then finds that record with a locking read,
-     * or takes it over if it has expired. Inserting first costs a write lock on a duplicate, which a
-     * claim avoids; here the duplicate's transaction is rolled back at once anyway.
-     */
-    @Override
-    String completedRecordInsertFirst(TableName table) {
-        return completedRecordInsert(table) + " ON DUPLICATE KEY UPDATE attempts = attempts + 1";
-    }
-
-    /**
-     * Under READ COMMITTED (or READ UNCOMMITTED) a locking read that finds no row takes no lock, and
-     * its wait for an open claim leaves no gap lock when that claim rolls back; under the stricter
-     * levels it would take gap locks, which make two new claims of one key deadlock.
-     */
-    private static boolean waitsInALockingRead(Connection c) throws SQLException {
-        int level = c.getTransactionIsolation();
-        return level == Connection.TRANSACTION_READ_COMMITTED || level == Connection.TRANSACTION_READ_UNCOMMITTED;
-    }
-
-    /**
-     * Each physical connection's {@code max_allowed_packet}, read once: its session value is read-only,
-     * set from the global value when the connection opens. Weak keys, so that closed connections go.
-     */
-    private final Map<Connection, Long> maxAllowedPacket = Collections.synchronizedMap(new WeakHashMap<>());
-
-    /**
-     * The completing {@code UPDATE} (or lease mode's checkpoint) as MariaDB Connector/J sends it by default (text protocol): each
-     * result byte once, and twice for the bytes it escapes ({@code NUL}, quotes, backslash); the
-     * key and codec at most twice; the statement's text, numbers and (in lease mode) owner token
-     * within 1,024 bytes. A statement over {@code max_allowed_packet} fails with error 1153 and the
-     * server drops the connection.
-     */
-    @Override
-    protected Optional<PacketOverflow> packetOverflow(Connection c, IdempotencyKey key, String codec, byte @Nullable [] result)
-            throws SQLException {
-        if (result == null) {
-            return Optional.empty();
-        }
-        long size = 1024L + 2L * (key.scope().length() + key.id().length() + codec.length()) + result.length;
-        for (byte b : result) {
-            if (b == 0 || b == '\'' || b == '"' || b == '\\') {
-                size++;
-            }
-        }
-        long limit = maxAllowedPacket(c);
-        return size > limit ? Optional.of(new PacketOverflow(size, limit, "max_allowed_packet")) : Optional.empty();
-    }
-
-    private long maxAllowedPacket(Connection c) throws SQLException {
-        Connection physical = physical(c);
-        Long known = maxAllowedPacket.get(physical);
-        if (known != null) {
-            return known;
-        }
-        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT @@max_allowed_packet")) {
-            rs.next();
-            long limit = rs.getLong(1);
-            maxAllowedPacket.put(physical, limit);
-            return limit;
-        }
-    }
-
-    /** @return the driver's own connection behind a pool's proxy, which lives as long as the session */
-    private static Connection physical(Connection c) {
-        try {
-            return c.isWrapperFor(Connection.class) ? c.unwrap(Connection.class) : c;
-        } catch (SQLException notAWrapper) {
-            return c;
-        }
-    }
-
-    private StoredRecord read(Connection c, TableName table, ClaimRequest r, String lock) throws SQLException {
-        try (PreparedStatement s = c.prepareStatement("SELECT " + COLUMNS + " FROM " + table + " WHERE scope = ? AND key_id = ?" + lock)) {
-            s.setString(1, r.key().scope());
-            s.setString(2, r.key().id());
-            try (ResultSet rs = withLockTimeout(s, r.lockTimeout(), s::executeQuery)) {
-                return rs.next() ? readRecord(rs, 1) : null;
-            }
-        }
     }
 
     /** A duplicate counts 2 (and one more attempt), never fails. */
     @Override
-    protected String claimInsert(TableName table) {
+    public String claimInsert(TableName table) {
         return multiRowClaimInsert(table, 1) + " ON DUPLICATE KEY UPDATE attempts = attempts + 1";
     }
 
-    /**
-     * A chunk's outcomes are recorded in one multi-table {@code UPDATE} joined to a derived table of
-     * the results, per 500 keys and 4 MiB of results, instead of a batch of one {@code UPDATE} per
-     * key. The derived table is read first and each
-     * record reached through the primary key ({@code STRAIGHT_JOIN}, {@code FORCE INDEX}): left to
-     * itself, the optimizer scans a small table instead, and an {@code UPDATE} that scans locks every
-     * row it reads, so it would wait for any key another transaction holds, up to
-     * {@code innodb_lock_wait_timeout}. The count is of matched rows: Connector/J reports found rows,
-     * and a completed row changes anyway (its status does).
-     */
+    /** The completed record is inserted first: 1 if it inserted, 2 if the key has a record (then claimed as usual). */
     @Override
-    IntFunction<String> completionRowSets(TableName table) {
+    public String completedRecordInsertFirst(TableName table) {
+        return completedRecordInsert(table) + " ON DUPLICATE KEY UPDATE attempts = attempts + 1";
+    }
+
+    @Override
+    public String statementLimitQuery() {
+        return "SELECT @@max_allowed_packet";
+    }
+
+    /** As Connector/J sends it (text protocol): the bytes it escapes ({@code NUL}, quotes, backslash) twice. */
+    @Override
+    public long statementBytes(IdempotencyKey key, String codec, byte[] value) {
+        long size = super.statementBytes(key, codec, value);
+        for (byte b : value) {
+            if (b == 0 || b == '\'' || b == '"' || b == '\\') {
+                size++;
+            }
+        }
+        return size;
+    }
+
+    /** A multi-table {@code UPDATE} through the primary key ({@code FORCE INDEX}): a scan would lock every row it reads. */
+    @Override
+    public IntFunction<String> completionRowSets(TableName table) {
         return rows -> "UPDATE (SELECT ? AS scope, ? AS key_id, ? AS status,"
                 + " ? AS codec, ? AS result, ? AS completed_at, ? AS expires_at"
                 + " UNION ALL SELECT ?, ?, ?, ?, ?, ?, ?".repeat(rows - 1)
@@ -228,52 +108,52 @@ public class MariaDbDialect extends SqlDialect {
     }
 
     @Override
-    protected String purgeStatement(TableName table, int limit, String only) {
-        return "DELETE FROM " + table + " WHERE expires_at <= ?" + only + " ORDER BY expires_at LIMIT " + limit;
+    public String purgeStatement(TableName table, int limit, String expired, String only) {
+        return "DELETE FROM " + table + " WHERE " + expired + only + " ORDER BY expires_at LIMIT " + limit;
     }
 
     @Override
-    public boolean isDuplicateKey(SQLException e) {
-        return e.getErrorCode() == 1062 || super.isDuplicateKey(e);
+    public boolean isDuplicateKey(SqlError e) {
+        return e.vendorCode() == 1062 || super.isDuplicateKey(e);
     }
 
     @Override
-    public boolean isLockTimeout(SQLException e) {
-        int code = e.getErrorCode();
-        return code == 1205 || code == 1969 || code == 1317 || code == 3024 || "70100".equals(e.getSQLState())
-                || e instanceof SQLTimeoutException || super.isLockTimeout(e);
+    public boolean isLockTimeout(SqlError e) {
+        int code = e.vendorCode();
+        return code == 1205 || code == 1969 || code == 1317 || code == 3024 || e.hasState("70100") || e.driverTimeout()
+                || super.isLockTimeout(e);
     }
 
     @Override
-    public boolean isTransactionConflict(SQLException e) {
-        return e.getErrorCode() == 1020 || super.isTransactionConflict(e);
+    public boolean isTransactionConflict(SqlError e) {
+        return e.vendorCode() == 1020 || super.isTransactionConflict(e);
     }
 
     /** 1792 (ER_CANT_EXECUTE_IN_READ_ONLY_TRANSACTION) and 1290 with {@code --read-only} (ER_OPTION_PREVENTS_STATEMENT). */
     @Override
-    public boolean isReadOnly(SQLException e) {
-        return e.getErrorCode() == 1792 || e.getErrorCode() == 1290 && String.valueOf(e.getMessage()).contains("read-only")
-                || super.isReadOnly(e);
+    public boolean isReadOnly(SqlError e) {
+        return e.vendorCode() == 1792 || e.vendorCode() == 1290 && e.text().contains("read-only") || super.isReadOnly(e);
     }
 
     @Override
-    public boolean isMissingTable(SQLException e) {
-        return e.getErrorCode() == 1146 || super.isMissingTable(e);
+    public boolean isMissingTable(SqlError e) {
+        return e.vendorCode() == 1146 || super.isMissingTable(e);
     }
 
     @Override
-    protected boolean failedStatementAbortsTransaction() {
+    public boolean failedStatementAbortsTransaction() {
         return false;
     }
 
-    /**
-     * {@code innodb_flush_log_at_trx_commit} other than 1: InnoDB writes (0) or flushes (2) its log
-     * about once a second instead of at each commit, so a crash of the server (0) or of its machine
-     * (0, 2) loses up to a second of acknowledged commits.
-     */
     @Override
-    public Optional<String> nonDurableCommits(Connection c) throws SQLException {
-        String flush = queryText(c, "SELECT @@innodb_flush_log_at_trx_commit");
+    public List<String> durabilityQueries() {
+        return List.of("SELECT @@innodb_flush_log_at_trx_commit");
+    }
+
+    /** {@code innodb_flush_log_at_trx_commit} other than 1: the log is written (0) or flushed (2) about once a second. */
+    @Override
+    public Optional<String> nonDurableCommits(List<@Nullable String> answers) {
+        String flush = answers.get(0);
         if (flush == null || flush.strip().equals("1")) {
             return Optional.empty();
         }

@@ -1,10 +1,8 @@
 package dev.idempotency.jdbc.dialect;
 
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.SQLException;
+import java.util.List;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * SQLite 3.35 or later, through the xerial {@code sqlite-jdbc} driver, on a file in write-ahead-log
@@ -13,14 +11,11 @@ import java.util.Optional;
  * <p>SQLite has one writer at a time, and a transaction that has read cannot wait for the write
  * lock: the busy handler is not called for a read-to-write upgrade, and once another writer has
  * committed, the reader's snapshot can never write ({@code SQLITE_BUSY_SNAPSHOT}). So the claim
- * writes first: one {@code INSERT ... ON CONFLICT DO UPDATE ... WHERE expires_at <= now} that
- * inserts the key, or takes over an expired record, or changes nothing (0 rows) if an unexpired
- * record exists. That statement takes the write lock, waiting for another writer up to the policy's
- * lock timeout (the driver turns the statement's query timeout into the busy timeout for that
- * statement, in whole seconds); then the record it found is read. Measured: a first execution costs
- * 2 statements (the upsert and the completing {@code UPDATE}), a replay 2 (the upsert that changes
- * nothing and a {@code SELECT}). A replay therefore takes the write lock too, for the rest of its
- * transaction.
+ * writes first ({@link ClaimStrategy#UPSERT_FIRST}): an {@code INSERT ... ON CONFLICT DO UPDATE ...
+ * WHERE expired} takes the write lock, waiting for another writer up to the policy's lock timeout
+ * (the driver's busy timeout, whole seconds); then the record it found is read. Measured: a first
+ * execution costs 2 statements (the upsert, the completing {@code UPDATE}), a replay 2 (the upsert
+ * that changes nothing, a {@code SELECT}), holding the write lock for the rest of its transaction.
  *
  * <p>What the caller should configure: WAL and a {@code busy_timeout} (URL
  * {@code jdbc:sqlite:file.db?journal_mode=WAL&busy_timeout=10000}) and either
@@ -46,9 +41,18 @@ public class SqliteDialect extends SqlDialect {
         return "SQLite";
     }
 
+    /** Writes first: a reader cannot wait for the write lock. */
     @Override
-    protected String currentTimeMillisQuery() {
-        return "SELECT CAST(ROUND((julianday('now') - 2440587.5) * 86400000) AS INTEGER)";
+    public ClaimStrategy claimStrategy() {
+        return ClaimStrategy.UPSERT_FIRST;
+    }
+
+    /** The database's now, in epoch milliseconds. */
+    private static final String NOW = "CAST(ROUND((julianday('now') - 2440587.5) * 86400000) AS INTEGER)";
+
+    @Override
+    public String currentTimeMillisQuery() {
+        return "SELECT " + NOW;
     }
 
     /**
@@ -67,17 +71,18 @@ public class SqliteDialect extends SqlDialect {
     }
 
     @Override
-    protected String claimUpsert(TableName table) {
+    public String claimUpsert(TableName table) {
         return "INSERT INTO " + table + " (scope, key_id, fingerprint, status, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)"
                 + " ON CONFLICT (scope, key_id) DO UPDATE SET fingerprint = excluded.fingerprint, status = excluded.status,"
                 + " result_codec = NULL, result = NULL, created_at = excluded.created_at, completed_at = NULL,"
-                + " expires_at = excluded.expires_at WHERE expires_at <= ?";
+                + " expires_at = excluded.expires_at, owner_token = NULL, lease_until = NULL, phase = NULL"
+                + " WHERE owner_token IS NULL AND expires_at <= ? OR owner_token IS NOT NULL AND expires_at <= " + NOW;
     }
 
     @Override
-    protected String purgeStatement(TableName table, int limit, String only) {
+    public String purgeStatement(TableName table, int limit, String expired, String only) {
         return "DELETE FROM " + table + " WHERE (scope, key_id) IN (SELECT scope, key_id FROM "
-                + table + " WHERE expires_at <= ?" + only + " ORDER BY expires_at LIMIT " + limit + ")";
+                + table + " WHERE " + expired + only + " ORDER BY expires_at LIMIT " + limit + ")";
     }
 
     /**
@@ -87,43 +92,43 @@ public class SqliteDialect extends SqlDialect {
      * one n upserts and n {@code SELECT}s.
      */
     @Override
-    protected boolean multiRowClaims() {
-        return false;
+    public ChunkClaiming chunkClaiming() {
+        return ChunkClaiming.KEY_BY_KEY;
     }
 
     @Override
-    public boolean isDuplicateKey(SQLException e) {
+    public boolean isDuplicateKey(SqlError e) {
         String code = resultCode(e);
         return code.equals("SQLITE_CONSTRAINT_PRIMARYKEY") || code.equals("SQLITE_CONSTRAINT_UNIQUE");
     }
 
     /** {@code SQLITE_BUSY} or {@code SQLITE_LOCKED} (and their extended codes), but not a stale snapshot. */
     @Override
-    public boolean isLockTimeout(SQLException e) {
+    public boolean isLockTimeout(SqlError e) {
         String code = resultCode(e);
         return (code.startsWith("SQLITE_BUSY") || code.startsWith("SQLITE_LOCKED")) && !isTransactionConflict(e);
     }
 
     /** {@code SQLITE_BUSY_SNAPSHOT}: another writer committed after this transaction's snapshot. */
     @Override
-    public boolean isTransactionConflict(SQLException e) {
+    public boolean isTransactionConflict(SqlError e) {
         return resultCode(e).equals("SQLITE_BUSY_SNAPSHOT") || super.isTransactionConflict(e);
     }
 
     /** {@code SQLITE_READONLY} (and its extended codes): a database opened read-only, or a file it cannot write. */
     @Override
-    public boolean isReadOnly(SQLException e) {
+    public boolean isReadOnly(SqlError e) {
         return resultCode(e).startsWith("SQLITE_READONLY");
     }
 
     @Override
-    public boolean isMissingTable(SQLException e) {
-        return resultCode(e).equals("SQLITE_ERROR") && String.valueOf(e.getMessage()).contains("no such table");
+    public boolean isMissingTable(SqlError e) {
+        return resultCode(e).equals("SQLITE_ERROR") && e.text().contains("no such table");
     }
 
     /** @return the extended result code's name that sqlite-jdbc puts first in its messages, or "" */
-    private static String resultCode(SQLException e) {
-        String m = e.getMessage();
+    private static String resultCode(SqlError e) {
+        String m = e.message();
         int end = m == null || !m.startsWith("[") ? -1 : m.indexOf(']');
         return end < 0 ? "" : m.substring(1, end);
     }
@@ -133,17 +138,16 @@ public class SqliteDialect extends SqlDialect {
      * system without waiting for it to reach the disk, so a crash of the machine loses it.
      */
     @Override
-    public Optional<String> nonDurableCommits(Connection c) throws SQLException {
-        String synchronous = queryText(c, "PRAGMA synchronous");
-        if (!"0".equals(synchronous)) {
+    public List<String> durabilityQueries() {
+        return List.of("PRAGMA synchronous", "SELECT file FROM pragma_database_list WHERE name = 'main'");
+    }
+
+    /** An in-memory database promises nothing: only a file's commits are judged. */
+    @Override
+    public Optional<String> nonDurableCommits(List<@Nullable String> answers) {
+        String file = answers.get(1);
+        if (!"0".equals(answers.get(0)) || file == null || file.isEmpty()) {
             return Optional.empty();
-        }
-        String file;
-        try (PreparedStatement s = c.prepareStatement("PRAGMA database_list"); ResultSet rs = s.executeQuery()) {
-            file = rs.next() ? rs.getString(3) : null;
-        }
-        if (file == null || file.isEmpty()) {
-            return Optional.empty(); // in memory: nothing is durable, nothing is promised
         }
         return Optional.of("SQLite synchronous=OFF: a commit returns before it reaches the disk, so a crash of the machine"
                 + " loses it; use synchronous=NORMAL (with journal_mode=WAL) or FULL");

@@ -1,19 +1,15 @@
 /**
- * SQL dialects: a {@link dev.idempotency.jdbc.dialect.SqlDialect} says how its database does each
- * thing, and the JDBC that does it is written once, in package-private executors that every dialect
- * shares (the claim's shapes and rounds, the chunk claims, the lease statements, the bounded lock
- * waits, the writes sent with the {@code COMMIT}, the savepoints). The base class answers in
- * standard SQL; each database's subclass answers only what differs.
+ * SQL dialects: a {@link dev.idempotency.jdbc.dialect.SqlDialect} is a description of its database
+ * (SQL texts, error classification over {@link dev.idempotency.jdbc.dialect.SqlError}, the clock
+ * query, the durability questions, strategy values such as
+ * {@link dev.idempotency.jdbc.dialect.ClaimStrategy}, {@link dev.idempotency.jdbc.dialect.ChunkClaiming}
+ * and {@link dev.idempotency.jdbc.dialect.LockWait}), and runs nothing: the store's one executor,
+ * in a package that is not exported, runs every algorithm for every database, reading it. The base
+ * class answers in standard SQL; each database's subclass answers only what differs.
  *
- * <p>Stable, for a dialect of one's own: the protected and public questions a subclass answers:
- * the name and DDL, the classification of errors, the durability check, the clock query, the SQL
- * text of the claim's insert ({@code claimInsert}), of a claiming upsert ({@code claimUpsert}), of
- * the purge, and of the writes sent with the commit ({@code completionWithCommit},
- * {@code lastWriteWithCommit}), the {@link dev.idempotency.jdbc.dialect.LockWait} its statements
- * use, and the claim's traits. The public operations the store calls ({@code claimAll},
- * {@code complete}, the lease operations, ...) are final: they run the executors. {@code claim} can
- * still be overridden, for a claim no question describes, but such an override is not stable and
- * may need changes between minor releases.
+ * <p>Stable, for a dialect of one's own (a database this library does not ship, from one's own
+ * project): every public member of {@code SqlDialect} and of the types it describes with. None
+ * names a {@code java.sql} type.
  *
  * <p>Nullness: {@code @NullMarked} (JSpecify), so a type without {@code @Nullable} excludes
  * {@code null}. The annotations are an optional dependency: code that uses this package compiles

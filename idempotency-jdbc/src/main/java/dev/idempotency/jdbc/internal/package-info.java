@@ -1,2 +1,6 @@
-/** Implementation details of the JDBC store. Not an API: anything here may change in any release. */
+/**
+ * Implementation details of the JDBC store, chief among them its one executor
+ * ({@link dev.idempotency.jdbc.internal.JdbcExecutor}), which runs every algorithm as a dialect
+ * describes it. Not an API: anything here may change in any release.
+ */
 package dev.idempotency.jdbc.internal;

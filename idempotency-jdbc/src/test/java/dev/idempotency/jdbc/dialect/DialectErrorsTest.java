@@ -4,6 +4,7 @@ import static dev.idempotency.jdbc.dialect.DialectsTest.failure;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.zaxxer.hikari.HikariDataSource;
+import dev.idempotency.jdbc.internal.JdbcExecutor;
 import dev.idempotency.testsupport.TestDatabases;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -77,12 +78,13 @@ class DialectErrorsTest {
     }
 
     /** Asserts that the dialect takes {@code e} for {@code kind} and for no other kind ({@code null}: for none). */
-    private static void assertOnly(SqlDialect dialect, SQLException e, Kind kind) {
-        String what = e.getMessage() + " (SQLState " + e.getSQLState() + ", code " + e.getErrorCode() + ")";
-        assertThat(dialect.isDuplicateKey(e)).as("duplicate key: %s", what).isEqualTo(kind == Kind.DUPLICATE_KEY);
-        assertThat(dialect.isTransactionConflict(e)).as("transaction conflict: %s", what).isEqualTo(kind == Kind.CONFLICT);
-        assertThat(dialect.isReadOnly(e)).as("read-only: %s", what).isEqualTo(kind == Kind.READ_ONLY);
-        assertThat(dialect.isMissingTable(e)).as("missing table: %s", what).isEqualTo(kind == Kind.MISSING_TABLE);
-        assertThat(dialect.isLockTimeout(e)).as("lock timeout: %s", what).isFalse();
+    private static void assertOnly(SqlDialect dialect, SQLException failure, Kind kind) {
+        SqlError error = JdbcExecutor.error(failure);
+        String what = failure.getMessage() + " (SQLState " + failure.getSQLState() + ", code " + failure.getErrorCode() + ")";
+        assertThat(dialect.isDuplicateKey(error)).as("duplicate key: %s", what).isEqualTo(kind == Kind.DUPLICATE_KEY);
+        assertThat(dialect.isTransactionConflict(error)).as("transaction conflict: %s", what).isEqualTo(kind == Kind.CONFLICT);
+        assertThat(dialect.isReadOnly(error)).as("read-only: %s", what).isEqualTo(kind == Kind.READ_ONLY);
+        assertThat(dialect.isMissingTable(error)).as("missing table: %s", what).isEqualTo(kind == Kind.MISSING_TABLE);
+        assertThat(dialect.isLockTimeout(error)).as("lock timeout: %s", what).isFalse();
     }
 }

@@ -1,7 +1,10 @@
 package dev.idempotency.jdbc.dialect;
 
+import static dev.idempotency.jdbc.internal.JdbcExecutor.error;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.idempotency.jdbc.internal.JdbcExecutor;
 
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -64,7 +67,7 @@ class DialectsTest {
     }
 
     private static int queryTimeoutWhileRunning(SqlDialect dialect, PreparedStatement s, Duration timeout) throws SQLException {
-        int during = dialect.withLockTimeout(s, timeout, s::getQueryTimeout);
+        int during = JdbcExecutor.of(dialect).withLockTimeout(s, timeout, s::getQueryTimeout);
         assertThat(s.getQueryTimeout()).as("restored after %s", timeout).isEqualTo(7);
         return during;
     }
@@ -78,21 +81,21 @@ class DialectsTest {
     void hsqldbTellsLockTimeoutsConflictsAndOtherFailuresApart() throws SQLException {
         HsqldbDialect dialect = new HsqldbDialect();
         SQLException cancelled = new SQLException("statement execution aborted", "40502");
-        assertThat(dialect.isLockTimeout(cancelled)).isTrue();
-        assertThat(dialect.isTransactionConflict(cancelled)).isFalse();
+        assertThat(dialect.isLockTimeout(error(cancelled))).isTrue();
+        assertThat(dialect.isTransactionConflict(error(cancelled))).isFalse();
         SQLException serialization = new SQLException("transaction rollback: serialization failure", "40001");
-        assertThat(dialect.isTransactionConflict(serialization)).isTrue();
-        assertThat(dialect.isLockTimeout(serialization)).isFalse();
+        assertThat(dialect.isTransactionConflict(error(serialization))).isTrue();
+        assertThat(dialect.isLockTimeout(error(serialization))).isFalse();
         try (Connection c = DriverManager.getConnection("jdbc:hsqldb:mem:dialects-errors-" + java.util.UUID.randomUUID(), "SA", ""); Statement s = c.createStatement()) {
             s.execute("CREATE TABLE t (k INT PRIMARY KEY)");
             s.execute("INSERT INTO t VALUES 1");
             SQLException duplicate = failure(() -> s.execute("INSERT INTO t VALUES 1"));
-            assertThat(dialect.isDuplicateKey(duplicate)).isTrue();
-            assertThat(dialect.isTransactionConflict(duplicate)).isFalse();
-            assertThat(dialect.isLockTimeout(duplicate)).isFalse();
+            assertThat(dialect.isDuplicateKey(error(duplicate))).isTrue();
+            assertThat(dialect.isTransactionConflict(error(duplicate))).isFalse();
+            assertThat(dialect.isLockTimeout(error(duplicate))).isFalse();
             SQLException missing = failure(() -> s.execute("SELECT * FROM no_such_table"));
-            assertThat(dialect.isMissingTable(missing)).isTrue();
-            assertThat(dialect.isTransactionConflict(missing)).isFalse();
+            assertThat(dialect.isMissingTable(error(missing))).isTrue();
+            assertThat(dialect.isTransactionConflict(error(missing))).isFalse();
         }
     }
 

@@ -51,16 +51,6 @@ public abstract class JdbcStoreContract extends IdempotencyStoreContract<Connect
         return store;
     }
 
-    /**
-     * The JDBC store judges every record by the engine's {@code now} in its transactional claims and
-     * purges, the records that lease mode timed by the database's clock included; until it judges
-     * those by the database's clock, it opts out of the test of that rule.
-     */
-    @Override
-    protected java.util.Optional<String> clockRuleNotKeptYet() {
-        return java.util.Optional.of("the clock rule (a record is judged by the clock that timed it): the JDBC store's"
-                + " transactional claim and purge still judge lease-written rows by the engine's now, not the database's clock");
-    }
 
     @Override
     protected IdempotencyStore<Connection> createStore(InstantSource clock) throws Exception {

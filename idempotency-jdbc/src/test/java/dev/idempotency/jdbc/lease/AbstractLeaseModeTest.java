@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.idempotency.Idempotency;
+import dev.idempotency.Fingerprint;
 import dev.idempotency.IdempotencyKey;
 import dev.idempotency.IdempotentCall;
 import dev.idempotency.IdempotencyListener;
@@ -20,6 +21,12 @@ import dev.idempotency.ResultTooLargeException;
 import dev.idempotency.RetryPolicy;
 import dev.idempotency.jdbc.JdbcIdempotencyStore;
 import dev.idempotency.jdbc.JdbcTransactions;
+import dev.idempotency.spi.Claim;
+import dev.idempotency.spi.ClaimRequest;
+import dev.idempotency.spi.LeaseClaim;
+import dev.idempotency.spi.LeaseRequest;
+import dev.idempotency.spi.LeasedCompletion;
+import dev.idempotency.spi.RecordStatus;
 import dev.idempotency.testsupport.LazyPool;
 import dev.idempotency.testsupport.TestDatabase;
 import java.io.IOException;
@@ -105,6 +112,58 @@ public abstract class AbstractLeaseModeTest {
     @AfterAll
     void close() {
         pool.close();
+    }
+
+    /**
+     * The clock rule on one table: lease mode times its records by the database's clock, so a
+     * transactional claim and the purge judge a record that lease mode wrote by that clock too,
+     * whatever the engine's. An engine an hour ahead of the database neither takes such a record over
+     * nor purges it before it has expired; one an hour behind takes over and purges it once it has.
+     */
+    @Test
+    void aRecordLeaseModeWroteIsJudgedByTheDatabasesClockWhateverTheEngines() throws Exception {
+        IdempotencyKey kept = IdempotencyKey.of("clock", "kept");
+        IdempotencyKey gone = IdempotencyKey.of("clock", "gone");
+        Fingerprint fingerprint = Fingerprint.of("request");
+        Instant databaseNow = completeLeased(kept, fingerprint, Duration.ofMinutes(10));
+        completeLeased(gone, fingerprint, Duration.ofMillis(1));
+        Thread.sleep(50); // "gone" has expired by the database's clock
+        Instant ahead = databaseNow.plus(Duration.ofHours(1));
+        try (Connection c = dataSource().getConnection()) {
+            c.setAutoCommit(false);
+            assertThat(store.claim(c, new ClaimRequest(kept, fingerprint, ahead, ahead.plus(Duration.ofDays(1)), Duration.ofSeconds(1))))
+                    .as("an engine an hour ahead replays the record, unexpired by the database's clock")
+                    .isInstanceOf(Claim.Existing.class);
+            assertThat(store.purgeExpired(c, ahead, 100)).as("and its purge deletes only what expired by that clock").isEqualTo(1);
+            c.rollback();
+        }
+        Instant behind = databaseNow.minus(Duration.ofHours(1));
+        try (Connection c = dataSource().getConnection()) {
+            c.setAutoCommit(false);
+            assertThat(store.claim(c, new ClaimRequest(gone, fingerprint, behind, behind.plus(Duration.ofDays(1)), Duration.ofSeconds(1))))
+                    .as("an engine an hour behind takes over the record expired by the database's clock")
+                    .isInstanceOf(Claim.Acquired.class);
+            c.rollback();
+        }
+        try (Connection c = dataSource().getConnection()) {
+            c.setAutoCommit(false);
+            assertThat(store.purgeExpired(c, behind, 100)).as("an engine an hour behind purges it too").isEqualTo(1);
+            c.rollback();
+        }
+    }
+
+    /** Completes {@code key} through lease mode's primitives, expiring {@code retention} later; returns the database's now. */
+    private Instant completeLeased(IdempotencyKey key, Fingerprint fingerprint, Duration retention) throws SQLException {
+        try (Connection c = dataSource().getConnection()) {
+            c.setAutoCommit(false);
+            LeaseClaim claim = store.claimLease(c, new LeaseRequest(key, fingerprint, "owner", Duration.ofSeconds(30), retention,
+                    Duration.ofSeconds(1)));
+            assertThat(claim).isInstanceOf(LeaseClaim.Acquired.class);
+            assertThat(store.completeLeased(c, "owner", new LeasedCompletion(key, RecordStatus.COMPLETED, "string",
+                    "done".getBytes(java.nio.charset.StandardCharsets.UTF_8), retention))).isPresent();
+            c.commit();
+            return ((LeaseClaim.Acquired) claim).now();
+        }
     }
 
     ManagedIdempotency<Connection> managed(InstantSource clock, LeasePolicy leases, IdempotencyListener listener) {

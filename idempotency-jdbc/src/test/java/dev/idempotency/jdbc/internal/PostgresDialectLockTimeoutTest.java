@@ -1,8 +1,9 @@
-package dev.idempotency.jdbc.dialect;
+package dev.idempotency.jdbc.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.zaxxer.hikari.HikariDataSource;
+import dev.idempotency.jdbc.dialect.PostgresDialect;
 import dev.idempotency.testsupport.TestDatabases;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -19,9 +20,11 @@ import org.postgresql.jdbc.PgStatement;
 class PostgresDialectLockTimeoutTest {
 
     /** Reads the statement's query timeout, in milliseconds, from inside a run under a given lock timeout. */
-    private static final class Probe extends PostgresDialect {
+    private static final class Probe {
+        private final JdbcExecutor executor = JdbcExecutor.of(new PostgresDialect());
+
         long queryTimeoutMsDuring(PreparedStatement s, Duration timeout) throws SQLException {
-            return withLockTimeout(s, timeout, () -> s.unwrap(PgStatement.class).getQueryTimeoutMs());
+            return executor.withLockTimeout(s, timeout, () -> s.unwrap(PgStatement.class).getQueryTimeoutMs());
         }
     }
 

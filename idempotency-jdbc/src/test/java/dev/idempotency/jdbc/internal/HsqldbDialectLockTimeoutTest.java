@@ -1,9 +1,11 @@
-package dev.idempotency.jdbc.dialect;
+package dev.idempotency.jdbc.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.zaxxer.hikari.HikariDataSource;
+import dev.idempotency.jdbc.dialect.HsqldbDialect;
+import dev.idempotency.jdbc.dialect.LockWait;
 import dev.idempotency.testsupport.TestDatabases;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -37,9 +39,11 @@ class HsqldbDialectLockTimeoutTest {
     }
 
     /** Reaches the dialect's bounded execution, to place a cancel after the statement's end. */
-    private static final class LateCancelProbe extends HsqldbDialect {
+    private static final class LateCancelProbe {
+        private final JdbcExecutor executor = JdbcExecutor.of(new HsqldbDialect());
+
         int runThenIdle(PreparedStatement s, Duration timeout, long idleMillis) throws SQLException {
-            return withLockTimeout(s, timeout, () -> {
+            return executor.withLockTimeout(s, timeout, () -> {
                 int rows = s.executeUpdate();
                 try {
                     Thread.sleep(idleMillis);

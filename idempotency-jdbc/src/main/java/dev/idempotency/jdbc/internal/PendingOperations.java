@@ -1,7 +1,8 @@
-package dev.idempotency.jdbc.dialect;
+package dev.idempotency.jdbc.internal;
 
 import dev.idempotency.Fingerprint;
 import dev.idempotency.IdempotencyKey;
+import dev.idempotency.jdbc.dialect.TableName;
 import dev.idempotency.spi.PendingOperation;
 import dev.idempotency.spi.RecordStatus;
 import java.sql.Connection;

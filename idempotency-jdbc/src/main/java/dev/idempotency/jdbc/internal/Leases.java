@@ -1,7 +1,8 @@
-package dev.idempotency.jdbc.dialect;
+package dev.idempotency.jdbc.internal;
 
 import dev.idempotency.Fingerprint;
 import dev.idempotency.IdempotencyKey;
+import dev.idempotency.jdbc.dialect.TableName;
 import dev.idempotency.spi.Claim;
 import dev.idempotency.spi.ClaimRequest;
 import dev.idempotency.spi.LeaseClaim;
@@ -20,26 +21,26 @@ import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The statements of lease mode, written once for every dialect, as {@link SqlDialect}'s lease
+ * The statements of lease mode, written once for every dialect, as the executor's lease
  * operations describe them: the lease claim, in the claim's rounds ({@link ClaimRounds}) on top of
  * the dialect's own claim, and the writes fenced by the owner token. Every time is the database
- * server's ({@link SqlDialect#databaseNow}).
+ * server's ({@link JdbcExecutor#databaseNow}).
  *
- * <p>Not an API: the dialects' own helper. Stateless and thread-safe.
+ * <p>Part of the executor ({@link JdbcExecutor}). Stateless and thread-safe.
  */
 final class Leases {
 
     private Leases() {
     }
 
-    /** @see SqlDialect#claimLease */
-    static LeaseClaim claim(SqlDialect d, Connection c, TableName table, LeaseRequest r) throws SQLException {
+    /** @see JdbcExecutor#claimLease */
+    static LeaseClaim claim(JdbcExecutor d, Connection c, TableName table, LeaseRequest r) throws SQLException {
         Instant now = d.databaseNow(c);
         Instant leaseUntil = now.plus(r.lease());
         ClaimRequest request = new ClaimRequest(r.key(), r.fingerprint(), now, now.plus(r.retention()), r.lockTimeout());
         return ClaimRounds.repeat("the key's lease kept changing under concurrent claims", round -> {
             // Where the claim counts a duplicate, undo that count: a lease counts attempts itself.
-            Claim claim = Savepoints.undoingIf(c, d.claimCountsDuplicates(), () -> d.claim(c, table, request),
+            Claim claim = Savepoints.undoingIf(c, d.dialect().claimCountsDuplicates(), () -> d.claimByDatabaseClock(c, table, request),
                     found -> found instanceof Claim.Existing);
             if (claim instanceof Claim.Busy) {
                 return LeaseClaim.busy();
@@ -88,7 +89,7 @@ final class Leases {
         }
     }
 
-    private static boolean takeOver(SqlDialect d, Connection c, TableName table, LeaseRequest r, Instant now, Instant leaseUntil, LeaseRow seen)
+    private static boolean takeOver(JdbcExecutor d, Connection c, TableName table, LeaseRequest r, Instant now, Instant leaseUntil, LeaseRow seen)
             throws SQLException {
         try (PreparedStatement s = c.prepareStatement("UPDATE " + table + " SET owner_token = ?, lease_until = ?, attempts = attempts + 1"
                 + " WHERE scope = ? AND key_id = ? AND status = ? AND fingerprint = ? AND attempts = ?"
@@ -108,40 +109,40 @@ final class Leases {
         }
     }
 
-    /** @see SqlDialect#extendLease */
-    static Optional<Instant> extend(SqlDialect d, Connection c, TableName table, IdempotencyKey key, String ownerToken, Duration lease)
+    /** @see JdbcExecutor#extendLease */
+    static Optional<Instant> extend(JdbcExecutor d, Connection c, TableName table, IdempotencyKey key, String ownerToken, Duration lease)
             throws SQLException {
         Instant until = d.databaseNow(c).plus(lease);
         int rows = leaseUpdate(c, table, key, "lease_until = ?", ownerToken, s -> s.setLong(1, until.toEpochMilli()));
         return rows == 1 ? Optional.of(until) : Optional.empty();
     }
 
-    /** @see SqlDialect#checkpoint */
-    static boolean checkpoint(SqlDialect d, Connection c, TableName table, IdempotencyKey key, String ownerToken, RecoveryPoint point)
+    /** @see JdbcExecutor#checkpoint */
+    static boolean checkpoint(Connection c, TableName table, IdempotencyKey key, String ownerToken, RecoveryPoint point)
             throws SQLException {
         return leaseUpdate(c, table, key, "phase = ?, result_codec = ?, result = ?", ownerToken, s -> {
             s.setString(1, RecoveryPoint.PREPARED);
             s.setString(2, point.codec());
-            d.bindResult(s, 3, point.state());
+            Records.bindResult(s, 3, point.state());
         }) == 1;
     }
 
-    /** @see SqlDialect#completeLeased */
-    static Optional<Instant> complete(SqlDialect d, Connection c, TableName table, String ownerToken, LeasedCompletion done)
+    /** @see JdbcExecutor#completeLeased */
+    static Optional<Instant> complete(JdbcExecutor d, Connection c, TableName table, String ownerToken, LeasedCompletion done)
             throws SQLException {
         Instant now = d.databaseNow(c);
         int rows = leaseUpdate(c, table, done.key(), "status = ?, result_codec = ?, result = ?, completed_at = ?, expires_at = ?,"
                 + " lease_until = NULL, phase = NULL", ownerToken, s -> {
                     s.setString(1, done.status().name());
                     s.setString(2, done.codec());
-                    d.bindResult(s, 3, done.result());
+                    Records.bindResult(s, 3, done.result());
                     s.setLong(4, now.toEpochMilli());
                     s.setLong(5, now.plus(done.retention()).toEpochMilli());
                 });
         return rows == 1 ? Optional.of(now) : Optional.empty();
     }
 
-    /** @see SqlDialect#releaseLease */
+    /** @see JdbcExecutor#releaseLease */
     static boolean release(Connection c, TableName table, IdempotencyKey key, String ownerToken) throws SQLException {
         return leaseUpdate(c, table, key, "lease_until = 0", ownerToken, s -> {
         }) == 1;

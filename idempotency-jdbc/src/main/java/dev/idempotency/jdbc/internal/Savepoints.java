@@ -1,4 +1,4 @@
-package dev.idempotency.jdbc.dialect;
+package dev.idempotency.jdbc.internal;
 
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -11,7 +11,7 @@ import java.util.function.Predicate;
  * lock wait that runs out runs under a savepoint, and the transaction is rolled back to it, so that
  * the caller's transaction stays usable.
  *
- * <p>Not an API: the dialects' own helper. Stateless and thread-safe.
+ * <p>Part of the executor ({@link JdbcExecutor}). Stateless and thread-safe.
  */
 final class Savepoints {
 
@@ -29,7 +29,7 @@ final class Savepoints {
      * @return what the step returned
      * @throws SQLException if the step fails, after the rollback to the savepoint
      */
-    static <T> T undoingFailure(Connection c, boolean use, SqlDialect.Execution<T> step) throws SQLException {
+    static <T> T undoingFailure(Connection c, boolean use, Execution<T> step) throws SQLException {
         Savepoint savepoint = use ? c.setSavepoint() : null;
         try {
             return step.run();
@@ -40,7 +40,7 @@ final class Savepoints {
             throw e;
         } finally {
             if (savepoint != null) {
-                SqlDialect.releaseQuietly(c, savepoint);
+                Savepoints.releaseQuietly(c, savepoint);
             }
         }
     }
@@ -57,15 +57,24 @@ final class Savepoints {
      * @return what the step returned
      * @throws SQLException if the step fails
      */
-    static <T> T undoingIf(Connection c, boolean use, SqlDialect.Execution<T> step, Predicate<? super T> undo) throws SQLException {
+    static <T> T undoingIf(Connection c, boolean use, Execution<T> step, Predicate<? super T> undo) throws SQLException {
         Savepoint savepoint = use ? c.setSavepoint() : null;
         T result = step.run();
         if (savepoint != null) {
             if (undo.test(result)) {
                 c.rollback(savepoint);
             }
-            SqlDialect.releaseQuietly(c, savepoint);
+            Savepoints.releaseQuietly(c, savepoint);
         }
         return result;
+    }
+
+    /** Releases a savepoint; failures are ignored (some drivers do not support it). */
+    static void releaseQuietly(Connection c, Savepoint savepoint) {
+        try {
+            c.releaseSavepoint(savepoint);
+        } catch (SQLException | UnsupportedOperationException ignored) {
+            // Releasing is an optimisation; the savepoint ends with the transaction anyway.
+        }
     }
 }

@@ -1,7 +1,8 @@
-package dev.idempotency.jdbc.dialect;
+package dev.idempotency.jdbc.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.idempotency.jdbc.dialect.H2Dialect;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -18,10 +19,12 @@ import org.junit.jupiter.api.Test;
 class H2DialectLockTimeoutTest {
 
     /** Reads the session's lock timeout from inside a statement run under a given lock timeout. */
-    private static final class Probe extends H2Dialect {
+    private static final class Probe {
+        private final JdbcExecutor executor = JdbcExecutor.of(new H2Dialect());
+
         int lockTimeoutDuring(Connection c, Duration timeout) throws SQLException {
             try (PreparedStatement s = c.prepareStatement("SELECT LOCK_TIMEOUT()")) {
-                return withLockTimeout(s, timeout, () -> {
+                return executor.withLockTimeout(s, timeout, () -> {
                     try (ResultSet rs = s.executeQuery()) {
                         rs.next();
                         return rs.getInt(1);

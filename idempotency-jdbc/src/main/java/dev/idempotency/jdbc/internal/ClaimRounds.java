@@ -1,4 +1,4 @@
-package dev.idempotency.jdbc.dialect;
+package dev.idempotency.jdbc.internal;
 
 import java.sql.SQLException;
 import org.jspecify.annotations.Nullable;
@@ -12,7 +12,7 @@ import org.jspecify.annotations.Nullable;
  * the caller retries whole. A lock wait that runs out decides the claim as busy
  * ({@link #busyOnLockTimeout}), by the dialect's classification of the failure.
  *
- * <p>Not an API: the dialects' own helper. Stateless and thread-safe.
+ * <p>Part of the executor ({@link JdbcExecutor}). Stateless and thread-safe.
  */
 final class ClaimRounds {
 
@@ -60,14 +60,14 @@ final class ClaimRounds {
      * Runs a step that may wait for another transaction's lock, and answers {@code busy} if the wait
      * runs out.
      *
-     * @param dialect tells a lock timeout ({@link SqlDialect#isLockTimeout})
+     * @param dialect tells a lock timeout ({@link JdbcExecutor#isLockTimeout})
      * @param busy the answer when the wait runs out
      * @param step the step
      * @param <T> its result
      * @return what the step returned, or {@code busy}
      * @throws SQLException if the step fails otherwise
      */
-    static <T> @Nullable T busyOnLockTimeout(SqlDialect dialect, T busy, SqlDialect.Execution<@Nullable T> step) throws SQLException {
+    static <T> @Nullable T busyOnLockTimeout(JdbcExecutor dialect, T busy, Execution<@Nullable T> step) throws SQLException {
         try {
             return step.run();
         } catch (SQLException e) {

@@ -1,5 +1,6 @@
-package dev.idempotency.jdbc.dialect;
+package dev.idempotency.jdbc.internal;
 
+import dev.idempotency.jdbc.dialect.LockWait;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
@@ -29,7 +30,7 @@ final class LockWaits {
     /**
      * Runs a statement that may wait for another transaction's lock, bounded by the lock timeout.
      *
-     * @param d the dialect: its {@link SqlDialect#lockWait()}, and its classification of a lock timeout
+     * @param d the dialect: its {@link dev.idempotency.jdbc.dialect.SqlDialect#lockWait()}, and its classification of a lock timeout
      * @param s the statement
      * @param timeout the lock timeout
      * @param execution runs it
@@ -37,8 +38,8 @@ final class LockWaits {
      * @return what the execution returned
      * @throws SQLException if it fails, a lock timeout included
      */
-    static <T> T run(SqlDialect d, PreparedStatement s, Duration timeout, SqlDialect.Execution<T> execution) throws SQLException {
-        switch (d.lockWait()) {
+    static <T> T run(JdbcExecutor d, PreparedStatement s, Duration timeout, Execution<T> execution) throws SQLException {
+        switch (d.dialect().lockWait()) {
             case QUERY_TIMEOUT_MILLIS:
                 return withMillisecondQueryTimeout(s, timeout, execution);
             case SESSION_LOCK_TIMEOUT:
@@ -50,7 +51,7 @@ final class LockWaits {
         }
     }
 
-    private static <T> T withQueryTimeout(PreparedStatement s, Duration timeout, SqlDialect.Execution<T> execution)
+    private static <T> T withQueryTimeout(PreparedStatement s, Duration timeout, Execution<T> execution)
             throws SQLException {
         long millis = timeout.toMillis();
         int seconds = (int) Math.max(1, Math.min(Integer.MAX_VALUE, (millis + 999) / 1000));
@@ -65,7 +66,7 @@ final class LockWaits {
 
     // ---- QUERY_TIMEOUT_MILLIS: pgjdbc ------------------------------------------------------------
 
-    private static <T> T withMillisecondQueryTimeout(PreparedStatement s, Duration timeout, SqlDialect.Execution<T> execution)
+    private static <T> T withMillisecondQueryTimeout(PreparedStatement s, Duration timeout, Execution<T> execution)
             throws SQLException {
         PreparedStatement physical = s.isWrapperFor(PreparedStatement.class) ? s.unwrap(PreparedStatement.class) : s;
         MillisecondTimeout ms = MILLISECONDS.get(physical.getClass());
@@ -142,7 +143,7 @@ final class LockWaits {
 
     // ---- SESSION_LOCK_TIMEOUT: H2's embedded session ---------------------------------------------
 
-    private static <T> T withSessionLockTimeout(PreparedStatement s, Duration timeout, SqlDialect.Execution<T> execution)
+    private static <T> T withSessionLockTimeout(PreparedStatement s, Duration timeout, Execution<T> execution)
             throws SQLException {
         Connection physical = physical(s.getConnection());
         EmbeddedSession session = EMBEDDED.get(physical.getClass());
@@ -263,7 +264,7 @@ final class LockWaits {
 
     // ---- CANCEL: a timer ---------------------------------------------------------------------------
 
-    private static <T> T cancelling(SqlDialect d, PreparedStatement s, Duration timeout, SqlDialect.Execution<T> execution)
+    private static <T> T cancelling(JdbcExecutor d, PreparedStatement s, Duration timeout, Execution<T> execution)
             throws SQLException {
         Canceller canceller = new Canceller(s);
         ScheduledFuture<?> timer = Timer.INSTANCE.schedule(canceller, Math.max(1000, timeout.toMillis()), TimeUnit.MILLISECONDS);
@@ -277,7 +278,7 @@ final class LockWaits {
             timer.cancel(false);
             if (canceller.stop() && !cancelHit) {
                 try (Statement absorb = s.getConnection().createStatement()) {
-                    absorb.execute(d.noOpStatement());
+                    absorb.execute(d.dialect().noOpStatement());
                 } catch (SQLException ignored) {
                     // normally the dialect's lock timeout: the late cancel is spent on it
                 }
