@@ -379,12 +379,6 @@ pred leaseExclusive { always all k: Key | lone (Store.leased & key.k) }
 pred callsEndWithinRetention { always all a: Attempt | extend[a] implies a.key not in Store.expired }
 assert LeaseExclusive { callsEndWithinRetention implies leaseExclusive }
 
-/** All of the above at once: one check for the build's small bounds. */
-assert Safety {
-  atMostOneCompletion and staleNeverRecords and prepareNeverRepeats and workerRunsOnlyWhatItHolds and answersMatchRecord
-  and (callsEndWithinRetention implies leaseExclusive)
-}
-
 -- ---------------------------------------------------------------- liveness
 
 /**

@@ -5,4 +5,4 @@ open protocol
 
 fact theVariant { Bug = NoGiveUp }
 
-smallEveryOperationEndsFinal: check EveryOperationEndsFinal for 1 Key, 1 ClientAttempt, exactly 3 WorkerAttempt, 1 Int, 8..8 steps
+smallEveryOperationEndsFinal: check EveryOperationEndsFinal for 1 Key, 1 ClientAttempt, exactly 2 WorkerAttempt, 1 Int, 8..8 steps
