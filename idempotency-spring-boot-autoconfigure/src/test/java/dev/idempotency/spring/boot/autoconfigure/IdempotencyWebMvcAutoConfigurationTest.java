@@ -2,6 +2,7 @@ package dev.idempotency.spring.boot.autoconfigure;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.idempotency.LeasedIdempotency;
 import dev.idempotency.ManagedIdempotency;
 import dev.idempotency.http.HttpIdempotency;
 import dev.idempotency.spring.webmvc.IdempotencyFilter;
@@ -80,8 +81,8 @@ class IdempotencyWebMvcAutoConfigurationTest {
                 + " `env_lines=\"$(scripts/redis.sh start single)\" && eval \"$env_lines\"` (scripts/test does it)").strip();
         web.withConfiguration(AutoConfigurations.of(IdempotencyRedisAutoConfiguration.class, IdempotencyLeaseModeAutoConfiguration.class))
                 .withPropertyValues("idempotency.store=redis", "idempotency.redis.uri=" + uri)
-                .run(context -> assertThat(context).hasNotFailed().hasSingleBean(ManagedIdempotency.class)
-                        .doesNotHaveBean(HttpIdempotency.class).doesNotHaveBean(IdempotencyFilter.class));
+                .run(context -> assertThat(context).hasNotFailed().hasSingleBean(LeasedIdempotency.class)
+                        .doesNotHaveBean(ManagedIdempotency.class).doesNotHaveBean(HttpIdempotency.class).doesNotHaveBean(IdempotencyFilter.class));
     }
 
     @Test
