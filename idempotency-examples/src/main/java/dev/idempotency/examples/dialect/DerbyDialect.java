@@ -44,15 +44,16 @@ public final class DerbyDialect extends SqlDialect {
         return "VALUES idempotency_now_millis()";
     }
 
-    /** A duplicate fails its statement alone; 40XL1 and 40001 roll back the whole transaction. */
-    @Override
-    public boolean failedStatementAbortsTransaction() {
-        return false;
-    }
-
     /** Derby's lock timeout ends the transaction: never an {@code InProgress} that goes on in it. */
     @Override
     public boolean isLockTimeout(SqlError e) {
+        return false;
+    }
+    // end::derby[]
+
+    /** A duplicate fails its statement alone; 40XL1 and 40001 roll back the whole transaction. */
+    @Override
+    public boolean failedStatementAbortsTransaction() {
         return false;
     }
 
@@ -63,7 +64,6 @@ public final class DerbyDialect extends SqlDialect {
                 + expired + only + " ORDER BY expires_at FETCH FIRST " + limit + " ROWS ONLY) b"
                 + " WHERE b.scope = " + table + ".scope AND b.key_id = " + table + ".key_id) AND " + expired;
     }
-    // end::derby[]
 
     /** 42X05: the table does not exist. */
     @Override
