@@ -12,7 +12,6 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Types;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -108,13 +107,13 @@ final class Records {
         s.setLong(9, done.expiresAt().toEpochMilli());
     }
 
-    /** Binds an encoded value, or SQL NULL. */
+    /**
+     * Binds an encoded value, or SQL NULL: {@code setBytes} with a Java {@code null}, which JDBC sets
+     * to SQL NULL of the parameter's own type. ({@code setNull(index, Types.VARBINARY)} names a type,
+     * which Derby refuses for a {@code BLOB} column: 22005.)
+     */
     static void bindResult(PreparedStatement s, int index, byte @Nullable [] result) throws SQLException {
-        if (result == null) {
-            s.setNull(index, Types.VARBINARY);
-        } else {
-            s.setBytes(index, result);
-        }
+        s.setBytes(index, result);
     }
 
     /** @return the completing {@code UPDATE}, whose parameters {@link #bindCompletion} binds */
