@@ -73,6 +73,7 @@ public final class Idempotent {
      * @param <X> the work's checked exception
      * @return the outcome; never {@code null}
      * @throws X the work's own exception, unchanged
+     * @throws NullPointerException if {@code call}, {@code tx} or {@code work} is {@code null}, before the store is used
      * @throws dev.idempotency.InvalidKeyException if the policy refuses the key
      * @throws dev.idempotency.TransactionRequiredException if {@code tx} cannot carry the record atomically
      * @throws dev.idempotency.ResultCodecException if the result cannot be encoded, or a replay cannot be decoded
@@ -98,6 +99,7 @@ public final class Idempotent {
      * @param <X> the work's checked exception
      * @return the outcome; never {@code null}
      * @throws X the work's own exception, unchanged
+     * @throws NullPointerException if {@code key}, {@code tx} or {@code work} is {@code null}, before the store is used
      * @throws dev.idempotency.InvalidKeyException if the policy refuses the key
      * @throws dev.idempotency.TransactionRequiredException if {@code tx} cannot carry the record atomically
      * @throws dev.idempotency.ResultCodecException if the result cannot be encoded, or a replay cannot be decoded
