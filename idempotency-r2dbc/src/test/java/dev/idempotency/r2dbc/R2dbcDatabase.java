@@ -11,6 +11,7 @@ import io.r2dbc.spi.ConnectionFactories;
 import io.r2dbc.spi.ConnectionFactory;
 import io.r2dbc.spi.ConnectionFactoryOptions;
 import java.time.Duration;
+import java.util.List;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import reactor.core.publisher.Flux;
@@ -76,7 +77,8 @@ enum R2dbcDatabase {
     synchronized ConnectionFactory factory() {
         if (factory == null) {
             ConnectionFactory opened = opener.get();
-            Mono.usingWhen(opened.create(), c -> Flux.fromIterable(java.util.Arrays.asList(dialect.ddl(TABLE).split(";")))
+            List<String> ddl = List.of(dialect.ddl(TABLE).split(";")); // read here: a resource read blocks
+            Mono.usingWhen(opened.create(), c -> Flux.fromIterable(ddl)
                     .map(R2dbcDatabase::withoutComments)
                     .filter(sql -> !sql.isBlank())
                     .concatMap(sql -> Flux.from(c.createStatement(sql).execute()).concatMap(r -> r.getRowsUpdated()))

@@ -1,0 +1,18 @@
+package dev.idempotency.r2dbc;
+
+import reactor.blockhound.BlockHound;
+import reactor.blockhound.integration.BlockHoundIntegration;
+
+/**
+ * The blocking calls that BlockHound allows in this module's tests: only the drivers' own, when a
+ * connection is opened (never the engine's): r2dbc-postgresql's SCRAM login draws its nonce from
+ * {@code SecureRandom}, which reads {@code /dev/urandom}. Loaded by BlockHound's service loader when
+ * its JUnit platform integration installs it for every test.
+ */
+public final class DriverSetupBlocking implements BlockHoundIntegration {
+
+    @Override
+    public void applyTo(BlockHound.Builder builder) {
+        builder.allowBlockingCallsInside("com.ongres.scram.common.ScramFunctions", "nonce");
+    }
+}
