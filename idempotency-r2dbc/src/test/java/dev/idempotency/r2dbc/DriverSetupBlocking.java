@@ -6,7 +6,9 @@ import reactor.blockhound.integration.BlockHoundIntegration;
 /**
  * The blocking calls that BlockHound allows in this module's tests: only the drivers' own, when a
  * connection is opened (never the engine's): r2dbc-postgresql's SCRAM login draws its nonce from
- * {@code SecureRandom}, which reads {@code /dev/urandom}. Loaded by BlockHound's service loader when
+ * {@code SecureRandom}, which reads {@code /dev/urandom}; r2dbc-mariadb's login finds its
+ * authentication plugin with a {@code ServiceLoader}, which reads the jars, and its version from a
+ * resource, once. Loaded by BlockHound's service loader when
  * its JUnit platform integration installs it for every test.
  */
 public final class DriverSetupBlocking implements BlockHoundIntegration {
@@ -14,5 +16,7 @@ public final class DriverSetupBlocking implements BlockHoundIntegration {
     @Override
     public void applyTo(BlockHound.Builder builder) {
         builder.allowBlockingCallsInside("com.ongres.scram.common.ScramFunctions", "nonce");
+        builder.allowBlockingCallsInside("org.mariadb.r2dbc.authentication.AuthenticationFlowPluginLoader", "get");
+        builder.allowBlockingCallsInside("org.mariadb.r2dbc.util.VersionFactory", "getInstance");
     }
 }
