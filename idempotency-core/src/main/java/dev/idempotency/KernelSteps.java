@@ -21,7 +21,8 @@ final class KernelSteps implements TransactionalSteps {
     private final Kernel<Void> kernel;
 
     private KernelSteps(KeyPolicy policy, InstantSource clock, IdempotencyListener listener) {
-        // No store of the core's: the engine that asks for these steps does the I/O itself.
+        // No store of the core's: the engine that asks for these steps does the I/O itself, and no
+        // step taken here reads the kernel's store.
         this.kernel = new Kernel<>(null, policy, clock, listener);
     }
 

@@ -162,9 +162,15 @@ public interface TransactionalSteps {
         /**
          * Installs the core's factory; only the first call counts.
          *
-         * @param f the factory
+         * @param f the factory: the core's own
+         * @throws IllegalArgumentException if it is not the core's implementation
          */
         public static synchronized void install(Factory f) {
+            Class<?> type = f.getClass();
+            if (type.getModule() != TransactionalSteps.class.getModule() || !type.getName().startsWith(IMPLEMENTATION)) {
+                throw new IllegalArgumentException("only the core's " + IMPLEMENTATION + " installs the transactional steps, not "
+                        + type.getName());
+            }
             if (factory == null) {
                 factory = f;
             }
