@@ -1,5 +1,6 @@
 package dev.idempotency.r2dbc;
 
+import dev.idempotency.AbandonedClaimException;
 import dev.idempotency.Fingerprint;
 import dev.idempotency.IdempotencyKey;
 import dev.idempotency.IdempotencyListener;
@@ -16,6 +17,7 @@ import dev.idempotency.spi.Claim;
 import io.r2dbc.spi.Connection;
 import io.r2dbc.spi.R2dbcException;
 import java.time.InstantSource;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -226,7 +228,7 @@ public final class R2dbcIdempotency {
             Mono<Void> unmark = savepoint ? Mono.from(c.releaseSavepoint(WORK_SAVEPOINT)) : Mono.empty();
             return store(key, "record the result", unmark.then(executor.complete(c, executed.completion())))
                     .thenReturn(executed.outcome());
-        }).onErrorResume(e -> e instanceof dev.idempotency.AbandonedClaimException ? Mono.error(e) : releasing(c, key, e));
+        }).onErrorResume(e -> e instanceof AbandonedClaimException ? Mono.error(e) : releasing(c, key, e));
     }
 
     private <T> Mono<Outcome<T>> failed(IdempotencyKey key, Connection c, boolean savepoint, Throwable failure) {
@@ -278,7 +280,7 @@ public final class R2dbcIdempotency {
 
     private static Context running(Context context, Connection c, IdempotencyKey key) {
         List<Running> running = context.<List<Running>>getOrEmpty(RUNNING).orElse(List.of());
-        List<Running> more = new java.util.ArrayList<>(running);
+        List<Running> more = new ArrayList<>(running);
         more.add(new Running(c, key));
         return context.put(RUNNING, List.copyOf(more));
     }

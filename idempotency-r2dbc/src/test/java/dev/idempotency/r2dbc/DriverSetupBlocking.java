@@ -8,7 +8,9 @@ import reactor.blockhound.integration.BlockHoundIntegration;
  * connection is opened (never the engine's): r2dbc-postgresql's SCRAM login draws its nonce from
  * {@code SecureRandom}, which reads {@code /dev/urandom}; r2dbc-mariadb's login finds its
  * authentication plugin with a {@code ServiceLoader}, which reads the jars, and its version from a
- * resource, once. Loaded by BlockHound's service loader when
+ * resource, once. And r2dbc-mariadb's lock of one connection, which a command's emission on the
+ * event loop takes while the thread that subscribed to the command may still hold it: a short wait
+ * inside the driver, between two threads of one connection. Loaded by BlockHound's service loader when
  * its JUnit platform integration installs it for every test.
  */
 public final class DriverSetupBlocking implements BlockHoundIntegration {
@@ -18,5 +20,6 @@ public final class DriverSetupBlocking implements BlockHoundIntegration {
         builder.allowBlockingCallsInside("com.ongres.scram.common.ScramFunctions", "nonce");
         builder.allowBlockingCallsInside("org.mariadb.r2dbc.authentication.AuthenticationFlowPluginLoader", "get");
         builder.allowBlockingCallsInside("org.mariadb.r2dbc.util.VersionFactory", "getInstance");
+        builder.allowBlockingCallsInside("org.mariadb.r2dbc.client.Exchange", "emit");
     }
 }
