@@ -17,6 +17,8 @@ import dev.idempotency.TransactionRequiredException;
 import dev.idempotency.jdbc.dialect.TableName;
 import io.r2dbc.spi.Connection;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -24,6 +26,7 @@ import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
@@ -122,6 +125,24 @@ abstract class R2dbcEngineContract {
         assertThat(rolledBack).isInstanceOf(Outcome.Executed.class);
         assertThat(next).isInstanceOf(Outcome.Executed.class);
         assertThat(next.value()).isEqualTo("second");
+    }
+
+    @Test
+    void anExpiredRecordIsTakenOverAndTheWorkRunsAgain() {
+        Instant t0 = Instant.now().truncatedTo(ChronoUnit.MILLIS);
+        AtomicReference<Instant> now = new AtomicReference<>(t0);
+        KeyPolicy policy = KeyPolicy.builder().retention(Duration.ofMinutes(1)).build();
+        R2dbcIdempotency engine = R2dbcIdempotency.builder(database().dialect()).table(R2dbcDatabase.TABLE).keyPolicy(policy)
+                .clock(now::get).build();
+        IdempotentCall<String> call = IdempotentCall.of(newKey(), Fingerprint.of("first"));
+        once(engine, call, () -> Mono.just("first"));
+        now.set(t0.plus(Duration.ofMinutes(1)).minusMillis(1));
+        assertThat(once(engine, call, () -> Mono.just("early"))).isInstanceOf(Outcome.Replayed.class);
+        now.set(t0.plus(Duration.ofMinutes(1)));
+        IdempotentCall<String> other = IdempotentCall.of(call.key(), Fingerprint.of("second"));
+        Outcome<String> taken = once(engine, other, () -> Mono.just("second"));
+        assertThat(taken).isInstanceOf(Outcome.Executed.class);
+        assertThat(once(engine, other, () -> Mono.just("third")).value()).isEqualTo("second");
     }
 
     @Test
