@@ -116,6 +116,23 @@ abstract class R2dbcEngineContract {
     }
 
     @Test
+    void aWorkThatEmitsNothingRecordsANullResult_andOneThatEmitsTwoIsRefused() {
+        R2dbcIdempotency engine = engine();
+        IdempotencyKey key = newKey();
+        Outcome<String> first = once(engine, IdempotentCall.of(key), Mono::empty);
+        Outcome<String> again = once(engine, IdempotentCall.of(key), () -> Mono.just("not null"));
+        assertThat(first).isInstanceOf(Outcome.Executed.class);
+        assertThat(again).isInstanceOf(Outcome.Replayed.class);
+        assertThat(again.value()).isNull();
+        IdempotencyKey twice = newKey();
+        assertThatThrownBy(() -> database().<Outcome<String>>inTransaction(
+                c -> engine.<String>execute(twice, c, () -> Flux.just("a", "b")), o -> true).block(WAIT))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("emitted 2 elements");
+        assertThat(once(engine, IdempotentCall.of(twice), () -> Mono.just("one"))).isInstanceOf(Outcome.Executed.class);
+    }
+
+    @Test
     void aRolledBackAttemptLeavesNothingAndTheNextRuns() {
         R2dbcIdempotency engine = engine();
         IdempotencyKey key = newKey();
