@@ -1,6 +1,7 @@
 /**
  * The API and engine: {@code dev.idempotency} for applications, {@code dev.idempotency.spi} for
- * store and transaction adapters. The {@code internal} package is not exported.
+ * store and transaction adapters. The {@code internal} package is exported only to the R2DBC
+ * module, whose engine takes the transactional mode's steps from it ({@code TransactionalSteps}).
  */
 module dev.idempotency {
     requires org.slf4j;
@@ -8,4 +9,5 @@ module dev.idempotency {
 
     exports dev.idempotency;
     exports dev.idempotency.spi;
+    exports dev.idempotency.internal to dev.idempotency.r2dbc;
 }

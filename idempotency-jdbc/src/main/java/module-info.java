@@ -10,6 +10,8 @@ module dev.idempotency.jdbc {
 
     exports dev.idempotency.jdbc;
     exports dev.idempotency.jdbc.dialect;
+    // The statements, claim rounds and failures that the R2DBC executor shares with the JDBC one.
+    exports dev.idempotency.jdbc.internal to dev.idempotency.r2dbc;
     // The DDL files, for a migration tool (Flyway, Liquibase) that reads them by the class path.
     opens dev.idempotency.jdbc.ddl;
 }

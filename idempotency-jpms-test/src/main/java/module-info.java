@@ -13,6 +13,7 @@ module dev.idempotency.jpms.test {
     // Without the Jakarta APIs, which a container supplies: the module still resolves.
     requires dev.idempotency.jakarta;
     requires dev.idempotency.testkit;
+    requires dev.idempotency.r2dbc;
     requires dev.idempotency.redis;
     requires dev.idempotency.dynamodb;
     requires dev.idempotency.kafka;

@@ -38,16 +38,25 @@ final class ListenerCalls {
     <T, X extends Exception> Outcome<T> single(IdempotencyKey key, Answer<Outcome<T>, X> answer) throws X {
         long started = System.nanoTime();
         try {
-            Outcome<T> outcome = answer.get();
-            if (listener != IdempotencyListener.NONE) {
-                Duration elapsed = since(started);
-                tell("onOutcome", key, () -> listener.onOutcome(key, outcome.status(), elapsed));
-            }
-            return outcome;
+            return outcome(key, answer.get(), started);
         } catch (Throwable t) {
             error(key, t, started);
             throw t;
         }
+    }
+
+    /**
+     * Reports the final outcome of {@code key}, for a mode that computes it later than it starts (the
+     * reactive one): as {@link #single} does, timed from {@code started} ({@link System#nanoTime()}).
+     *
+     * @return {@code outcome}
+     */
+    <T> Outcome<T> outcome(IdempotencyKey key, Outcome<T> outcome, long started) {
+        if (listener != IdempotencyListener.NONE) {
+            Duration elapsed = since(started);
+            tell("onOutcome", key, () -> listener.onOutcome(key, outcome.status(), elapsed));
+        }
+        return outcome;
     }
 
     /**
@@ -85,7 +94,8 @@ final class ListenerCalls {
         }
     }
 
-    private void error(@Nullable IdempotencyKey key, Throwable failure, long started) {
+    /** Reports the exception that reaches the caller of {@code key}, timed from {@code started} ({@link System#nanoTime()}). */
+    void error(@Nullable IdempotencyKey key, Throwable failure, long started) {
         if (listener != IdempotencyListener.NONE) {
             Duration elapsed = since(started);
             tell("onError", key, () -> listener.onError(key, failure, elapsed));

@@ -65,14 +65,24 @@ final class TransactionalProtocol<C> {
         if (claim instanceof Claim.Acquired) {
             return runClaimed(key, tx, codec, work, aftermath);
         }
-        if (claim instanceof Claim.Existing existing) {
-            StoredRecord record = existing.record();
-            if (record.status() == RecordStatus.IN_PROGRESS && record.leaseUntil() == null && record.fingerprint().equals(fingerprint)
-                    && runsIn(tx, key)) {
-                throw new NestedKeyException(key); // its claim is this transaction's own: it would look committed and abandoned
-            }
+        if (mayBeOwnClaim(claim, fingerprint) && runsIn(tx, key)) {
+            throw new NestedKeyException(key); // its claim is this transaction's own: it would look committed and abandoned
         }
         return kernel.outcomeOf(key, fingerprint, codec, claim);
+    }
+
+    /**
+     * @return whether {@code claim} found a record that the key's own running work may have claimed
+     *     in the same transaction (in progress, no lease, the same fingerprint): then, if that work
+     *     runs now, the call is nested ({@link NestedKeyException}), else the claim is abandoned
+     */
+    static boolean mayBeOwnClaim(Claim claim, Fingerprint fingerprint) {
+        if (claim instanceof Claim.Existing existing) {
+            StoredRecord record = existing.record();
+            return record.status() == RecordStatus.IN_PROGRESS && record.leaseUntil() == null
+                    && record.fingerprint().equals(fingerprint);
+        }
+        return false;
     }
 
     /** Runs the work for a claimed key and records its result. */
@@ -133,13 +143,18 @@ final class TransactionalProtocol<C> {
         try {
             store.checkTransaction(tx, key);
         } catch (TransactionRequiredException ended) {
-            throw new AbandonedClaimException(key, "when the work returned, its transaction could no longer carry the result"
-                    + " (auto-commit on, the connection closed, or the transaction ended: see the cause), so the result was"
-                    + " not recorded and the claim was left as it is", ended);
+            throw abandonedByWork(key, ended);
         } catch (RuntimeException e) {
             release(store, tx, key, e);
             throw e;
         }
+    }
+
+    /** @return the refusal of a result whose work ended its transaction, as {@code checkTransaction} found it {@code ended} */
+    static AbandonedClaimException abandonedByWork(IdempotencyKey key, TransactionRequiredException ended) {
+        return new AbandonedClaimException(key, "when the work returned, its transaction could no longer carry the result"
+                + " (auto-commit on, the connection closed, or the transaction ended: see the cause), so the result was"
+                + " not recorded and the claim was left as it is", ended);
     }
 
     /** @return whether the key's own work runs now on this thread, in {@code tx} */

@@ -8,6 +8,7 @@ import dev.idempotency.TransactionRequiredException;
 import dev.idempotency.jdbc.dialect.Dialects;
 import dev.idempotency.jdbc.dialect.SqlDialect;
 import dev.idempotency.jdbc.dialect.TableName;
+import dev.idempotency.jdbc.internal.Failures;
 import dev.idempotency.jdbc.internal.JdbcExecutor;
 import dev.idempotency.jdbc.internal.PacketOverflow;
 import dev.idempotency.spi.Claim;
@@ -245,8 +246,7 @@ public final class JdbcIdempotencyStore implements TransactionalRecoveringStore<
 
     private void requireOneRecord(Completion completion, int rows) {
         if (rows != 1) {
-            throw new IdempotencyStoreException(completion.key(), "the claimed record was not found when recording the result ("
-                    + rows + " rows updated in table '" + table + "'); was it deleted concurrently?", null);
+            throw Failures.recordMissing(table, completion.key(), rows);
         }
     }
 

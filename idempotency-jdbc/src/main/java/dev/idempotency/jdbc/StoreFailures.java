@@ -2,11 +2,9 @@ package dev.idempotency.jdbc;
 
 import dev.idempotency.IdempotencyException;
 import dev.idempotency.IdempotencyKey;
-import dev.idempotency.IdempotencyStoreException;
 import dev.idempotency.MissingTableException;
-import dev.idempotency.TransactionConflictException;
-import dev.idempotency.TransactionRequiredException;
 import dev.idempotency.jdbc.dialect.TableName;
+import dev.idempotency.jdbc.internal.Failures;
 import dev.idempotency.jdbc.internal.JdbcExecutor;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -32,25 +30,8 @@ final class StoreFailures {
      */
     static IdempotencyException of(TableName table, JdbcExecutor d, @Nullable Connection tx, @Nullable IdempotencyKey key, String what,
             SQLException e) {
-        if (d.isReadOnly(e)) {
-            boolean libraryRuns = tx == null || OwnedTransaction.of(tx) != null;
-            TransactionRequiredException readOnly = new TransactionRequiredException(key, "the transaction is read-only (a"
-                    + " read-only transaction, a database opened read-only, or a standby server), so the library could not "
-                    + what + " in table '" + table + "' (" + d.dialect().name() + "; SQLState " + e.getSQLState() + "). Nothing was written"
-                    + (libraryRuns ? ", and the library rolled back the transaction it ran: give it a data source on a read-write primary"
-                            : ": roll back, and use a read-write transaction on the primary"));
-            readOnly.addSuppressed(e); // the exception takes no cause; the database's error stays attached
-            return readOnly;
-        }
-        if (d.isMissingTable(e)) {
-            return new MissingTableException(key, table.qualified(), "Create it with the DDL in classpath resource '" + d.dialect().ddlResource()
-                    + "' (for Flyway or Liquibase), or call JdbcIdempotencyStore.createTableIfMissing once at startup.", e);
-        }
-        if (d.isTransactionConflict(e)) {
-            return new TransactionConflictException(key, e);
-        }
-        return new IdempotencyStoreException(key, "could not " + what + " in table '" + table + "' (" + d.dialect().name()
-                + "; SQLState " + e.getSQLState() + ")", e);
+        return Failures.of(table, d.dialect(), tx == null || OwnedTransaction.of(tx) != null,
+                ", or call JdbcIdempotencyStore.createTableIfMissing once at startup.", key, what, JdbcExecutor.error(e), e);
     }
 
     /** As {@link #of}, for the table of named operations, which a store created before it lacks. */

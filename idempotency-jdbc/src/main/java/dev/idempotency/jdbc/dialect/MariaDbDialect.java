@@ -1,7 +1,9 @@
 package dev.idempotency.jdbc.dialect;
 
 import dev.idempotency.IdempotencyKey;
+import java.time.Duration;
 import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
 import java.util.function.IntFunction;
 import org.jspecify.annotations.Nullable;
@@ -77,6 +79,18 @@ public class MariaDbDialect extends SqlDialect {
     @Override
     public String completedRecordInsertFirst(TableName table) {
         return completedRecordInsert(table) + " ON DUPLICATE KEY UPDATE attempts = attempts + 1";
+    }
+
+    /**
+     * {@code SET STATEMENT max_statement_time=S FOR ...}, in seconds to the millisecond (at least
+     * 0.001: zero would mean no limit); a wait that runs out fails with 1969 (70100). MariaDB's
+     * syntax: MySQL has no {@code SET STATEMENT}, and its R2DBC executor is not run here.
+     */
+    @Override
+    public String boundedLockWait(String statement, Duration lockTimeout) {
+        long millis = Math.max(1, lockTimeout.compareTo(Duration.ofDays(365)) > 0 ? Duration.ofDays(365).toMillis() : lockTimeout.toMillis());
+        return "SET STATEMENT max_statement_time=" + millis / 1000 + "." + String.format(Locale.ROOT, "%03d", millis % 1000)
+                + " FOR " + statement;
     }
 
     @Override

@@ -195,6 +195,21 @@ public abstract class SqlDialect {
         return 1024L + 2L * (key.scope().length() + key.id().length() + codec.length()) + value.length;
     }
 
+    /**
+     * A statement that may wait for another transaction's lock, with its wait bounded in its own
+     * text, for an executor that has no per-statement timeout (the R2DBC one, whose drivers offer
+     * none; {@link #lockWait()} is the JDBC executor's). A wait that runs out must fail the statement
+     * as {@link #isLockTimeout} recognises.
+     *
+     * @param statement the statement, with its {@code ?} parameters
+     * @param lockTimeout the policy's lock timeout
+     * @return the statement, bounded; or {@code null} (the base) if the database cannot bound one
+     *     statement's wait in its text, and the database's own lock timeout then bounds it
+     */
+    public @Nullable String boundedLockWait(String statement, Duration lockTimeout) {
+        return null;
+    }
+
     // ---- strategies ------------------------------------------------------------------------------
 
     /** @return the shape of the single claim; base: {@link ClaimStrategy#READ_FIRST} */

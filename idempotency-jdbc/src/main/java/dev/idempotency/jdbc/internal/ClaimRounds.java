@@ -14,10 +14,17 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Part of the executor ({@link JdbcExecutor}). Stateless and thread-safe.
  */
-final class ClaimRounds {
+public final class ClaimRounds {
 
     /** The most rounds of one claim. */
-    static final int ROUNDS = 3;
+    public static final int ROUNDS = 3;
+
+    /** What a claim that no round decided says (SQLState 40001). */
+    public static final String KEPT_CHANGING = "the key's record kept changing under concurrent claims";
+
+    /** What a read-first claim that no round decided says (SQLState 40001). */
+    public static final String KEPT_CHANGING_IN_SNAPSHOT = KEPT_CHANGING + "; the transaction's snapshot cannot see the committed"
+            + " record";
 
     private ClaimRounds() {
     }

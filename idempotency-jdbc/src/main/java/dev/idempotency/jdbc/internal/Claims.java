@@ -57,8 +57,7 @@ final class Claims {
     /** Read the record, then insert it or take it over; a duplicate on insert means read again. */
     static Claim readingFirst(JdbcExecutor d, Connection c, TableName table, ClaimRequest r, boolean databaseClock)
             throws SQLException {
-        return ClaimRounds.repeat("the key's record kept changing under concurrent claims; the transaction's snapshot"
-                + " cannot see the committed record", round -> {
+        return ClaimRounds.repeat(ClaimRounds.KEPT_CHANGING_IN_SNAPSHOT, round -> {
                     Records.Row found = Records.select(c, table, r.key(), "");
                     Instant leaseNow = found == null ? r.now() : d.judgedBy(c, found, r, databaseClock);
                     if (found != null && found.record().expiresAt().isAfter(found.leaseWritten() ? leaseNow : r.now())) {
@@ -88,7 +87,7 @@ final class Claims {
             throws SQLException {
         SqlDialect dialect = d.dialect();
         return ClaimRounds.busyOnLockTimeout(d, Claim.busy(), () ->
-                ClaimRounds.repeat("the key's record kept changing under concurrent claims", round -> {
+                ClaimRounds.repeat(ClaimRounds.KEPT_CHANGING, round -> {
                     Records.Row found = read(d, c, table, r, round > 0 ? dialect.lockingRead(false) : "");
                     if (round == 0 && found == null && waitsInALockingRead(c)) {
                         found = read(d, c, table, r, dialect.lockingRead(true));
@@ -108,8 +107,7 @@ final class Claims {
 
     private static Records.@Nullable Row read(JdbcExecutor d, Connection c, TableName table, ClaimRequest r, String lock)
             throws SQLException {
-        try (PreparedStatement s = c.prepareStatement("SELECT " + SqlDialect.COLUMNS + " FROM " + table
-                + " WHERE scope = ? AND key_id = ?" + lock)) {
+        try (PreparedStatement s = c.prepareStatement(Statements.select(table, lock))) {
             s.setString(1, r.key().scope());
             s.setString(2, r.key().id());
             try (ResultSet rs = d.withLockTimeout(s, r.lockTimeout(), s::executeQuery)) {
@@ -141,7 +139,7 @@ final class Claims {
 
     private static Claim inOneRoundTrip(JdbcExecutor d, Connection c, TableName table, String sql, ClaimRequest r,
                                         boolean databaseClock) throws SQLException {
-        return ClaimRounds.repeat("the key's record kept changing under concurrent claims", round ->
+        return ClaimRounds.repeat(ClaimRounds.KEPT_CHANGING, round ->
                 ClaimRounds.busyOnLockTimeout(d, Claim.busy(), () -> {
                     Records.Row found;
                     try (PreparedStatement s = c.prepareStatement(sql)) {

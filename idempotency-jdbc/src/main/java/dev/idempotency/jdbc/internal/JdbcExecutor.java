@@ -201,11 +201,7 @@ public final class JdbcExecutor {
      * expired by {@code leaseNow}, the database's clock.
      */
     boolean takeOver(Connection c, TableName table, ClaimRequest r, Instant leaseNow) throws SQLException {
-        try (PreparedStatement s = c.prepareStatement("UPDATE " + table + " SET fingerprint = ?, status = ?,"
-                + " result_codec = NULL, result = NULL, created_at = ?, completed_at = NULL, expires_at = ?,"
-                + " owner_token = NULL, lease_until = NULL, phase = NULL"
-                + " WHERE scope = ? AND key_id = ?"
-                + " AND (owner_token IS NULL AND expires_at <= ? OR owner_token IS NOT NULL AND expires_at <= ?)")) {
+        try (PreparedStatement s = c.prepareStatement(Statements.takeOver(table))) {
             Records.bindTakeOver(s, 1, r, leaseNow);
             return withLockTimeout(s, r.lockTimeout(), s::executeUpdate) == 1;
         }
@@ -317,7 +313,7 @@ public final class JdbcExecutor {
      * @throws SQLException if the delete fails
      */
     public void release(Connection c, TableName table, IdempotencyKey key) throws SQLException {
-        try (PreparedStatement s = c.prepareStatement("DELETE FROM " + table + " WHERE scope = ? AND key_id = ? AND status = ?")) {
+        try (PreparedStatement s = c.prepareStatement(Statements.release(table))) {
             s.setString(1, key.scope());
             s.setString(2, key.id());
             s.setString(3, RecordStatus.IN_PROGRESS.name());

@@ -118,8 +118,7 @@ final class Records {
 
     /** @return the completing {@code UPDATE}, whose parameters {@link #bindCompletion} binds */
     static String completionUpdate(TableName table) {
-        return "UPDATE " + table + " SET status = ?, result_codec = ?, result = ?, completed_at = ?, expires_at = ?"
-                + " WHERE scope = ? AND key_id = ?";
+        return Statements.completion(table);
     }
 
     /**
@@ -151,8 +150,7 @@ final class Records {
 
     /** @return the key's record as this transaction sees it, read with {@code suffix} (a locking read, or ""), or {@code null} */
     static @Nullable Row select(Connection c, TableName table, IdempotencyKey key, String suffix) throws SQLException {
-        try (PreparedStatement s = c.prepareStatement("SELECT " + SqlDialect.COLUMNS + " FROM " + table
-                + " WHERE scope = ? AND key_id = ?" + suffix)) {
+        try (PreparedStatement s = c.prepareStatement(Statements.select(table, suffix))) {
             s.setString(1, key.scope());
             s.setString(2, key.id());
             try (ResultSet rs = s.executeQuery()) {

@@ -9,6 +9,7 @@ import dev.idempotency.jdbc.JdbcIdempotencyStore;
 import dev.idempotency.dynamodb.DynamoDbLeasingStore;
 import dev.idempotency.jdbi.JdbiIdempotency;
 import dev.idempotency.kafka.IdempotentConsumer;
+import dev.idempotency.r2dbc.R2dbcIdempotency;
 import dev.idempotency.redis.RedisLeasingStore;
 import dev.idempotency.spring.SpringIdempotency;
 import dev.idempotency.spring.boot.autoconfigure.IdempotencyProperties;
@@ -82,6 +83,10 @@ public final class ModulePathCheck {
         expectOnlyPackage(RedisLeasingStore.class, "dev.idempotency.redis");
         expectOnlyPackage(DynamoDbLeasingStore.class, "dev.idempotency.dynamodb");
         expectOnlyPackage(IdempotentConsumer.class, "dev.idempotency.kafka");
+        expectOnlyPackage(R2dbcIdempotency.class, "dev.idempotency.r2dbc");
+        // Its engine takes the core's steps through the core's export to it alone, and the JDBC module's dialects.
+        R2dbcIdempotency reactive = R2dbcIdempotency.builder(new dev.idempotency.jdbc.dialect.H2Dialect()).build();
+        expect(reactive.toString().contains("H2"), "the R2DBC engine: " + reactive);
         expectOnlyPackage(SpringIdempotency.class, "dev.idempotency.spring");
         expectOnlyPackage(SpringKafkaIdempotency.class, "dev.idempotency.spring.kafka");
         // Its filter is a servlet Filter, and the Servlet API is the container's, absent here: the
@@ -161,7 +166,7 @@ public final class ModulePathCheck {
     }
 
     /** The jars of idempotency-bom, each a module. */
-    private static final int PUBLISHED_MODULES = 13;
+    private static final int PUBLISHED_MODULES = 14;
 
     /**
      * The auto-configurations of ours that Spring Boot finds: it reads every copy of the imports

@@ -1,0 +1,61 @@
+package dev.idempotency.jdbc.internal;
+
+import dev.idempotency.jdbc.dialect.SqlDialect;
+import dev.idempotency.jdbc.dialect.TableName;
+import dev.idempotency.spi.RecordStatus;
+
+/**
+ * The statements of the transactional mode that every dialect shares, in standard SQL with
+ * {@code ?} parameters, written once for every executor: the JDBC one, and the R2DBC one, which
+ * translates the placeholders to its driver's. The dialect's own statements
+ * ({@link SqlDialect#claimInsert}, {@link SqlDialect#claimStatement}, ...) complete them. Stateless
+ * and thread-safe.
+ */
+public final class Statements {
+
+    private Statements() {
+    }
+
+    /**
+     * @param table the table
+     * @param suffix a locking read ({@link SqlDialect#lockingRead}), or the empty string
+     * @return the read of one record in {@link SqlDialect#COLUMNS} order, binding scope (1) and key id (2)
+     */
+    public static String select(TableName table, String suffix) {
+        return "SELECT " + SqlDialect.COLUMNS + " FROM " + table + " WHERE scope = ? AND key_id = ?" + suffix;
+    }
+
+    /**
+     * @param table the table
+     * @return the take-over of an expired record as a claim of the transactional modes, binding the
+     *     new fingerprint, status, claim time and expiry, then scope and key id, then the instants at
+     *     or before which the record has expired: the engine's now for a record of the transactional
+     *     modes, the database's for one lease mode wrote (1 to 8); update count 1 if it took over
+     */
+    public static String takeOver(TableName table) {
+        return "UPDATE " + table + " SET fingerprint = ?, status = ?,"
+                + " result_codec = NULL, result = NULL, created_at = ?, completed_at = NULL, expires_at = ?,"
+                + " owner_token = NULL, lease_until = NULL, phase = NULL"
+                + " WHERE scope = ? AND key_id = ?"
+                + " AND (owner_token IS NULL AND expires_at <= ? OR owner_token IS NOT NULL AND expires_at <= ?)";
+    }
+
+    /**
+     * @param table the table
+     * @return the completing {@code UPDATE}, binding status, codec, result, completed and expires, then
+     *     scope and key id (1 to 7); update count 1, or 0 if the claimed record is gone
+     */
+    public static String completion(TableName table) {
+        return "UPDATE " + table + " SET status = ?, result_codec = ?, result = ?, completed_at = ?, expires_at = ?"
+                + " WHERE scope = ? AND key_id = ?";
+    }
+
+    /**
+     * @param table the table
+     * @return the release of a claim: the {@code DELETE} of the key's in-progress record, binding
+     *     scope, key id and the in-progress status ({@link RecordStatus#IN_PROGRESS}'s name; 1 to 3)
+     */
+    public static String release(TableName table) {
+        return "DELETE FROM " + table + " WHERE scope = ? AND key_id = ? AND status = ?";
+    }
+}
