@@ -15,7 +15,6 @@ import dev.idempotency.jdbc.lease.AbstractLeaseModeTest;
 import dev.idempotency.jdbc.lease.AbstractRecoveryWorkerTest;
 import dev.idempotency.testsupport.TestDatabase;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -348,33 +347,14 @@ class MariaDbTest {
             assertThat(cost[1]).isEqualTo(DB.statements().replay());
         }
 
-        /**
-         * A connection whose level was never set: Connector/J does not know it and would ask the server
-         * for it ({@code SELECT @@session.tx_isolation}, a round trip of its own) on every first
-         * execution; the claim reads it in its first {@code SELECT} instead.
-         */
-        @Test
-        void aConnectionWhoseLevelWasNeverSetCostsNoStatementMore() throws Exception {
-            long[] cost = serverCount(-1, "questions-default");
-            assertThat(cost[0]).isEqualTo(DB.statements().firstExecution());
-            assertThat(cost[1]).isEqualTo(DB.statements().replay());
-        }
-
-        /**
-         * @param isolation the level to set on the connection, or -1 to leave the server's default unset
-         * @return the statements of a first execution and of a replay at {@code isolation}, by the server's count
-         */
+        /** @return the statements of a first execution and of a replay at {@code isolation}, by the server's count */
         private long[] serverCount(int isolation, String id) throws Exception {
             Idempotency<Connection> engine = engine(KeyPolicy.ofDefaults());
             IdempotencyKey key = IdempotencyKey.of("iso", id);
-            // A new connection, not a pooled one: the pool sets the level of a connection it takes back.
-            Connection c = isolation >= 0 ? dataSource().getConnection()
-                    : DriverManager.getConnection(dataSource().getJdbcUrl(), dataSource().getUsername(), dataSource().getPassword());
+            Connection c = dataSource().getConnection();
             try {
                 c.setAutoCommit(false);
-                if (isolation >= 0) {
-                    c.setTransactionIsolation(isolation);
-                }
+                c.setTransactionIsolation(isolation);
                 engine.execute(IdempotencyKey.of("iso", "warm-up-" + id), c, () -> "w");
                 c.commit();
                 long before = questions(c);
@@ -388,9 +368,7 @@ class MariaDbTest {
                 return new long[] {first, replay};
             } finally {
                 c.close();
-                if (isolation >= 0) {
-                    dataSource().evictConnection(c);
-                }
+                dataSource().evictConnection(c);
             }
         }
 

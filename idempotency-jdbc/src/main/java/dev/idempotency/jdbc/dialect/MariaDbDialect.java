@@ -2,7 +2,6 @@ package dev.idempotency.jdbc.dialect;
 
 import dev.idempotency.IdempotencyKey;
 import java.util.List;
-import java.util.Locale;
 import java.util.Optional;
 import java.util.function.IntFunction;
 import org.jspecify.annotations.Nullable;
@@ -13,9 +12,8 @@ import org.jspecify.annotations.Nullable;
  *
  * <p><b>Cost</b>, each statement one round trip (counted by {@code MariaDbTest}, with a counting
  * connection and with the server's {@code Questions} counter): a first execution costs <b>3</b>
- * statements, a {@code SELECT} that finds nothing (and reads the session's isolation level,
- * {@link #isolationLevelExpression}, which Connector/J would otherwise ask the server for in a
- * round trip of its own), the {@code INSERT} and the completing {@code UPDATE}; a replay or a mismatch costs <b>1</b>, a {@code SELECT} that takes no lock. Taking
+ * statements, a {@code SELECT} that finds nothing, the {@code INSERT} and the completing
+ * {@code UPDATE}; a replay or a mismatch costs <b>1</b>, a {@code SELECT} that takes no lock. Taking
  * over an expired record costs 3; a duplicate that raced the insert, 3 ({@code SELECT},
  * {@code INSERT}, locking {@code SELECT}). Under READ COMMITTED a first execution costs <b>4</b>: a
  * {@code SELECT ... FOR UPDATE} waits for an open claimer before the {@code INSERT}
@@ -57,17 +55,6 @@ public class MariaDbDialect extends SqlDialect {
     @Override
     public String lockingRead(boolean exclusive) {
         return exclusive ? " FOR UPDATE" : " LOCK IN SHARE MODE";
-    }
-
-    /**
-     * The session's level, {@code @@SESSION.tx_isolation} on MariaDB (every version this dialect
-     * supports; an alias of {@code transaction_isolation} from 11.1), {@code @@SESSION.transaction_isolation}
-     * on MySQL (8 has no {@code tx_isolation}): Connector/J knows the level without a query only once
-     * it was set on the connection, and asks the server otherwise, a round trip on every first execution.
-     */
-    @Override
-    public String isolationLevelExpression(String productName) {
-        return productName.toLowerCase(Locale.ROOT).contains("mysql") ? "@@SESSION.transaction_isolation" : "@@SESSION.tx_isolation";
     }
 
     @Override

@@ -260,22 +260,6 @@ public abstract class SqlDialect {
         return exclusive ? " FOR UPDATE" : " FOR SHARE";
     }
 
-    /**
-     * For {@link ClaimStrategy#LOCKING_READ_FIRST}, which waits in a locking read only under READ
-     * COMMITTED and READ UNCOMMITTED: an expression whose value is the session's transaction
-     * isolation level ({@code READ-COMMITTED}, {@code REPEATABLE-READ}, ...; hyphens, underscores
-     * or spaces), read by the claim's first {@code SELECT} with the record, so that learning the
-     * level costs no round trip of its own. {@code null}, the base's: the claim asks the connection
-     * ({@link java.sql.Connection#getTransactionIsolation()}), which some drivers answer with a
-     * query of their own.
-     *
-     * @param productName the connection's {@link java.sql.DatabaseMetaData#getDatabaseProductName()}
-     * @return the expression, or {@code null} to ask the connection
-     */
-    public @Nullable String isolationLevelExpression(String productName) {
-        return null;
-    }
-
     /** @return the key lock of {@link ClaimStrategy#KEY_LOCK_FIRST}; base: none */
     public @Nullable KeyLock keyLock() {
         return null;

@@ -80,9 +80,8 @@ final class Claims {
      * inserts: the waiters of a claim that rolls back wake with no lock, one claims the key, the
      * others wait for it and replay. Under the stricter levels a locking read would take a gap lock
      * on every new key (two new claims would deadlock), so the first read stays plain, and the
-     * waiters that lose reach the caller as a retryable conflict. The level is read by the
-     * first read itself where the dialect names an expression for it (MariaDB, whose Connector/J asks
-     * the server unless the level was set on the connection), else from the connection. A later round reads with a
+     * waiters that lose reach the caller as a retryable conflict. The level is read from the
+     * connection (MariaDB Connector/J 3 tracks it without a round trip). A later round reads with a
      * shared lock, which sees the committed record whatever the snapshot.
      */
     private static Claim lockingReadFirst(JdbcExecutor d, Connection c, TableName table, ClaimRequest r, boolean databaseClock)
@@ -90,15 +89,9 @@ final class Claims {
         SqlDialect dialect = d.dialect();
         return ClaimRounds.busyOnLockTimeout(d, Claim.busy(), () ->
                 ClaimRounds.repeat("the key's record kept changing under concurrent claims", round -> {
-                    Records.Row found;
-                    if (round == 0) {
-                        FirstRead first = firstRead(d, c, table, r);
-                        found = first.found();
-                        if (found == null && first.waitsInALockingRead()) {
-                            found = read(d, c, table, r, dialect.lockingRead(true));
-                        }
-                    } else {
-                        found = read(d, c, table, r, dialect.lockingRead(false));
+                    Records.Row found = read(d, c, table, r, round > 0 ? dialect.lockingRead(false) : "");
+                    if (round == 0 && found == null && waitsInALockingRead(c)) {
+                        found = read(d, c, table, r, dialect.lockingRead(true));
                     }
                     Instant leaseNow = found == null ? r.now() : d.judgedBy(c, found, r, databaseClock);
                     if (found != null && found.record().expiresAt().isAfter(found.leaseWritten() ? leaseNow : r.now())) {
@@ -108,47 +101,10 @@ final class Claims {
                 }));
     }
 
-    /**
-     * The first read of {@link ClaimStrategy#LOCKING_READ_FIRST}, plain.
-     *
-     * @param found the record, or {@code null}
-     * @param waitsInALockingRead whether the transaction's level is READ COMMITTED or READ UNCOMMITTED
-     */
-    private record FirstRead(Records.@Nullable Row found, boolean waitsInALockingRead) {
+    private static boolean waitsInALockingRead(Connection c) throws SQLException {
+        int level = c.getTransactionIsolation();
+        return level == Connection.TRANSACTION_READ_COMMITTED || level == Connection.TRANSACTION_READ_UNCOMMITTED;
     }
-
-    /**
-     * The plain first read, with the session's isolation level in the same statement where the
-     * dialect names an expression for it ({@link SqlDialect#isolationLevelExpression}): MariaDB
-     * Connector/J answers {@link Connection#getTransactionIsolation()} with a query of its own unless
-     * the level was set on the connection.
-     */
-    private static FirstRead firstRead(JdbcExecutor d, Connection c, TableName table, ClaimRequest r) throws SQLException {
-        String level = d.dialect().isolationLevelExpression(c.getMetaData().getDatabaseProductName());
-        if (level == null) {
-            Records.Row found = read(d, c, table, r, "");
-            if (found != null) {
-                return new FirstRead(found, false);
-            }
-            int isolation = c.getTransactionIsolation();
-            return new FirstRead(null, isolation == Connection.TRANSACTION_READ_COMMITTED
-                    || isolation == Connection.TRANSACTION_READ_UNCOMMITTED);
-        }
-        try (PreparedStatement s = c.prepareStatement("SELECT " + level + ", " + R_COLUMNS + " FROM (SELECT 1 AS x) one LEFT JOIN "
-                + table + " r ON r.scope = ? AND r.key_id = ?")) {
-            s.setString(1, r.key().scope());
-            s.setString(2, r.key().id());
-            try (ResultSet rs = d.withLockTimeout(s, r.lockTimeout(), s::executeQuery)) {
-                rs.next();
-                String isolation = String.valueOf(rs.getString(1)).toUpperCase(Locale.ROOT).replace('-', ' ').replace('_', ' ');
-                boolean waits = isolation.equals("READ COMMITTED") || isolation.equals("READ UNCOMMITTED");
-                return new FirstRead(rs.getString(2) == null ? null : Records.row(rs, 2), waits);
-            }
-        }
-    }
-
-    /** {@link SqlDialect#COLUMNS} of the table aliased {@code r}. */
-    private static final String R_COLUMNS = SqlDialect.COLUMNS.replaceAll("(\\w+)", "r.$1");
 
     private static Records.@Nullable Row read(JdbcExecutor d, Connection c, TableName table, ClaimRequest r, String lock)
             throws SQLException {
