@@ -464,6 +464,10 @@ public final class BenchReport {
             case "springDuplicate" -> "Spring duplicate";
             case "camelFirst" -> "Camel first";
             case "camelDuplicate" -> "Camel duplicate";
+            case "springFirstInTx" -> "Spring first, in the business transaction";
+            case "camelFirstInTx" -> "Camel first, in the business transaction";
+            case "springFirstAutoCommit" -> "Spring first, auto-commit mark";
+            case "springDuplicateAutoCommit" -> "Spring duplicate, auto-commit";
             case "writeLastFirst" -> "write-last first";
             case "writeLastReplay" -> "write-last replay";
             default -> op;

@@ -1,5 +1,6 @@
 package dev.idempotency.benchmarks;
 
+import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.idempotency.Idempotency;
 import dev.idempotency.IdempotencyKey;
@@ -59,6 +60,8 @@ final class Fixture implements AutoCloseable {
 
     final Database database;
     final HikariDataSource pool;
+    /** A second pool on the same database with auto-commit on, for Spring Integration's cheapest use. */
+    private final HikariDataSource autoCommitPool;
     final OffsetClock clock = new OffsetClock();
     final Idempotency<Connection> engine;
     /** The same engine in the mode where it runs the transactions itself. */
@@ -74,11 +77,23 @@ final class Fixture implements AutoCloseable {
         this.database = database;
         this.dir = dir;
         this.pool = pool;
+        this.autoCommitPool = autoCommit(pool);
         this.dataSource = wrap.apply(pool);
         JdbcIdempotencyStore store = JdbcIdempotencyStore.builder().table(TABLE).build();
         this.engine = Idempotency.builder(store).clock(clock).build();
         this.managed = ManagedIdempotency.of(engine, JdbcTransactions.of(dataSource));
-        this.peers = new Peers(database, dataSource);
+        this.peers = new Peers(database, dataSource, wrap.apply(autoCommitPool));
+    }
+
+    /** @return a pool of two connections to the database of {@code pool} (the same URL), auto-commit on */
+    private static HikariDataSource autoCommit(HikariDataSource pool) {
+        HikariConfig config = new HikariConfig();
+        pool.copyStateTo(config);
+        config.setPoolName(pool.getPoolName() + "-autocommit");
+        config.setAutoCommit(true);
+        config.setMaximumPoolSize(2);
+        config.setMinimumIdle(0);
+        return new HikariDataSource(config);
     }
 
     /**
@@ -305,6 +320,56 @@ final class Fixture implements AutoCloseable {
             throw new IllegalStateException(peer + " found a fresh key already marked");
         }
         return baseline();
+    }
+
+    /**
+     * A peer's first execution in the business transaction: one Spring transaction in which the
+     * peer marks a fresh key and the baseline's insert runs, then commits.
+     *
+     * @param peer which peer
+     */
+    void peerFirstInTransaction(Peers.Peer peer) {
+        if (!peers.inTransaction(peer, freshKey().id(), this::insertOrder)) {
+            throw new IllegalStateException(peer + " found a fresh key already marked");
+        }
+    }
+
+    /**
+     * A peer's duplicate in the business transaction: the peer finds the key marked in a Spring
+     * transaction, and the business change does not run.
+     *
+     * @param peer which peer
+     * @param key a key marked by {@link #recordKeys(int)}
+     */
+    void peerDuplicateInTransaction(Peers.Peer peer, IdempotencyKey key) {
+        if (peers.inTransaction(peer, key.id(), this::insertOrder)) {
+            throw new IllegalStateException(peer + " did not find recorded key " + key);
+        }
+    }
+
+    /**
+     * Spring Integration's cheapest first execution: {@code putIfAbsent} as one auto-commit
+     * statement (no transaction bound), then the business transaction (the baseline's).
+     *
+     * @return the order's id
+     * @throws SQLException if it fails
+     */
+    long springAutoCommitFirst() throws SQLException {
+        if (!peers.markAutoCommit(freshKey().id())) {
+            throw new IllegalStateException("Spring Integration found a fresh key already marked");
+        }
+        return baseline();
+    }
+
+    /**
+     * Spring Integration's cheapest duplicate: {@code putIfAbsent} in auto-commit finds the key.
+     *
+     * @param key a key marked by {@link #recordKeys(int)}
+     */
+    void springAutoCommitDuplicate(IdempotencyKey key) {
+        if (peers.markAutoCommit(key.id())) {
+            throw new IllegalStateException("Spring Integration did not find recorded key " + key);
+        }
     }
 
     /**
@@ -607,6 +672,7 @@ final class Fixture implements AutoCloseable {
 
     @Override
     public void close() {
+        autoCommitPool.close();
         pool.close();
         try (Stream<Path> files = Files.walk(dir)) {
             files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());

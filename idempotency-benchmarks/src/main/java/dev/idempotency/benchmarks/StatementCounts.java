@@ -27,8 +27,8 @@ public final class StatementCounts {
 
     /** The operations {@link #count} counts, in order. */
     static final List<String> OPERATIONS = List.of("baseline", "firstExecution", "replay", "managedFirstExecution",
-            "reservationBaseline", "springFirst", "springDuplicate", "camelFirst", "camelDuplicate", "writeLastFirst", "writeLastReplay",
-            "purgeBatch");
+            "reservationBaseline", "springFirst", "springDuplicate", "camelFirst", "camelDuplicate", "springFirstInTx",
+            "camelFirstInTx", "springFirstAutoCommit", "springDuplicateAutoCommit", "writeLastFirst", "writeLastReplay", "purgeBatch");
 
     /** The first field of a line that gives a database's product and version. */
     static final String VERSION = "#version";
@@ -145,6 +145,13 @@ public final class StatementCounts {
             rows.add(count(database, "camelFirst", fixture, counter, ops, 0, (f, i) -> f.peerFirst(Peers.Peer.CAMEL)));
             rows.add(count(database, "camelDuplicate", fixture, counter, ops, 0,
                     (f, i) -> f.peerDuplicate(Peers.Peer.CAMEL, Fixture.recordedKey(i % recorded))));
+            rows.add(count(database, "springFirstInTx", fixture, counter, ops, 0,
+                    (f, i) -> f.peerFirstInTransaction(Peers.Peer.SPRING)));
+            rows.add(count(database, "camelFirstInTx", fixture, counter, ops, 0,
+                    (f, i) -> f.peerFirstInTransaction(Peers.Peer.CAMEL)));
+            rows.add(count(database, "springFirstAutoCommit", fixture, counter, ops, 0, (f, i) -> f.springAutoCommitFirst()));
+            rows.add(count(database, "springDuplicateAutoCommit", fixture, counter, ops, 0,
+                    (f, i) -> f.springAutoCommitDuplicate(Fixture.recordedKey(i % recorded))));
             rows.add(count(database, "writeLastFirst", fixture, counter, ops, 0, (f, i) -> f.writeLastFirst()));
             rows.add(count(database, "writeLastReplay", fixture, counter, ops, 0,
                     (f, i) -> f.writeLastReplay(Fixture.recordedKey(i % recorded))));

@@ -91,8 +91,13 @@ class BenchmarkSmokeTest {
                 .doesNotContain("failed");
 
         List<String> interleaved = Interleaved.run(Database.H2_MEM, 2, 2, 10);
-        assertThat(interleaved).hasSize(Interleaved.OPERATIONS.size())
+        assertThat(interleaved).hasSize(Interleaved.OPERATIONS.size() + Interleaved.COMPARISONS.size());
+        assertThat(interleaved.subList(0, Interleaved.OPERATIONS.size()))
                 .allSatisfy(line -> assertThat(Double.parseDouble(line.split("\t")[2])).isPositive());
+        assertThat(interleaved.subList(Interleaved.OPERATIONS.size(), interleaved.size()))
+                .extracting(line -> line.split("\t")[1]).containsExactlyElementsOf(Interleaved.COMPARISONS);
+        assertThat(interleaved.subList(Interleaved.OPERATIONS.size(), interleaved.size()))
+                .allSatisfy(line -> assertThat(Double.parseDouble(line.split("\t")[3])).isPositive());
 
         List<StatementCounts.Row> batch = StatementCounts.countBatch(Database.H2_MEM, 3, 100, new ArrayList<>());
         assertThat(batch).extracting(StatementCounts.Row::operation).containsExactlyElementsOf(StatementCounts.BATCH_OPERATIONS);
