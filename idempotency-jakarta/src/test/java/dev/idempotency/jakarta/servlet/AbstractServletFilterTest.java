@@ -5,16 +5,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.idempotency.RetryPolicy;
 import dev.idempotency.http.HttpIdempotency;
 import dev.idempotency.http.RetryingHttpClient;
+import static dev.idempotency.jakarta.testing.TestClient.body;
+import static dev.idempotency.jakarta.testing.TestClient.key;
+
 import dev.idempotency.jakarta.testing.Jta;
+import dev.idempotency.jakarta.testing.TestClient;
 import io.agroal.api.AgroalDataSource;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.HashSet;
-import java.util.List;
-import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -35,7 +34,7 @@ abstract class AbstractServletFilterTest {
 
     private AgroalDataSource dataSource;
     private JettyPayments server;
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private TestClient client;
 
     /** @return a pool on this run's database, managed by {@link Jta#transactionManager()} */
     abstract AgroalDataSource dataSource() throws Exception;
@@ -44,6 +43,7 @@ abstract class AbstractServletFilterTest {
     void start() throws Exception {
         dataSource = dataSource();
         server = new JettyPayments(dataSource);
+        client = new TestClient(server::uri);
     }
 
     @AfterAll
@@ -111,7 +111,7 @@ abstract class AbstractServletFilterTest {
     void aKeyStillInProgressIsAnswered409WithRetryAfterAndNotRecorded() throws Exception {
         String key = key();
         HttpRequest held = request("/quick/", "shop-a", key).POST(body("hold:" + key)).build();
-        CompletableFuture<HttpResponse<String>> first = http.sendAsync(held, HttpResponse.BodyHandlers.ofString());
+        CompletableFuture<HttpResponse<String>> first = client.http().sendAsync(held, HttpResponse.BodyHandlers.ofString());
         assertThat(server.hold(key).entered.await(30, TimeUnit.SECONDS)).isTrue();
 
         HttpResponse<String> duplicate = send(held);
@@ -245,65 +245,20 @@ abstract class AbstractServletFilterTest {
 
     @Test
     void concurrentDuplicatesExecuteOnce() throws Exception {
-        String key = key();
-        List<CompletableFuture<HttpResponse<String>>> all = new ArrayList<>();
-        for (int i = 0; i < 8; i++) {
-            all.add(http.sendAsync(request("/payments/", "shop-a", key).POST(body("pay")).build(), HttpResponse.BodyHandlers.ofString()));
-        }
-        List<String> bodies = new ArrayList<>();
-        for (CompletableFuture<HttpResponse<String>> f : all) {
-            HttpResponse<String> r = f.get(60, TimeUnit.SECONDS);
-            assertThat(r.statusCode()).as(r.body()).isIn(201, 409);
-            if (r.statusCode() == 201) {
-                bodies.add(r.body());
-            }
-        }
-        assertThat(bodies).isNotEmpty().allMatch(bodies.get(0)::equals);
-        assertThat(server.runs("shop-a", key)).isEqualTo(1);
-        assertThat(Jta.payments(dataSource, "shop-a", key)).isEqualTo(1);
+        client.concurrentDuplicatesExecuteOnce("/payments/", 201, server::runs, dataSource);
     }
 
     @Test
     void theRetryingClientDrives200OperationsThroughLostAnswersOneExecutionEach() throws Exception {
-        String client = "lossy-" + UUID.randomUUID().toString().substring(0, 8);
-        server.loseEvery = 3;
-        AtomicInteger sent = new AtomicInteger();
-        RetryingHttpClient retrying = RetryingHttpClient.builder(http)
-                .retryPolicy(RetryPolicy.builder().maxAttempts(5).backoff(Duration.ofMillis(5), Duration.ofMillis(20)).build())
-                .listener(new RetryingHttpClient.Listener() {
-                    @Override
-                    public void onSend(HttpRequest request, int attempt) {
-                        sent.incrementAndGet();
-                    }
-                })
-                .build();
-        Set<String> ids = new HashSet<>();
-        List<String> keys = new ArrayList<>();
-        try {
-            for (int i = 0; i < 200; i++) {
-                String key = key();
-                keys.add(key);
-                HttpResponse<String> response = retrying.send(request("/payments/", client, key).POST(body("pay " + i)).build(),
-                        HttpResponse.BodyHandlers.ofString());
-                assertThat(response.statusCode()).as(response.body()).isEqualTo(201);
-                ids.add(response.body());
-            }
-        } finally {
-            server.loseEvery = 0;
-        }
-        assertThat(ids).hasSize(200);
-        assertThat(sent.get()).as("answers were lost and retried").isGreaterThan(250);
-        for (String key : keys) {
-            assertThat(server.runs(client, key)).as("executions of %s", key).isEqualTo(1);
-            assertThat(Jta.payments(dataSource, client, key)).as("payments of %s", key).isEqualTo(1);
-        }
+        client.retryingClientDrives200OperationsThroughLostAnswers("/payments/", every -> server.lost.loseEvery = every, server::runs,
+                dataSource);
     }
 
     @Test
     void withoutTheFilterTheSameLostAnswersMakeAPaymentEach() throws Exception {
         String key = key();
-        server.losses.put("shop-a/" + key, new AtomicInteger(2));
-        RetryingHttpClient retrying = RetryingHttpClient.builder(http)
+        server.lost.losses.put("shop-a/" + key, new AtomicInteger(2));
+        RetryingHttpClient retrying = RetryingHttpClient.builder(client.http())
                 .retryPolicy(RetryPolicy.builder().maxAttempts(5).backoff(Duration.ofMillis(5), Duration.ofMillis(20)).build()).build();
 
         HttpResponse<String> response = retrying.send(request("/unprotected/", "shop-a", key).POST(body("pay")).build(),
@@ -314,19 +269,10 @@ abstract class AbstractServletFilterTest {
     }
 
     private HttpRequest.Builder request(String path, String client, String key) {
-        HttpRequest.Builder b = HttpRequest.newBuilder(server.uri(path)).timeout(Duration.ofSeconds(30)).header("X-Client", client);
-        return key == null ? b : b.header("Idempotency-Key", key);
-    }
-
-    private static HttpRequest.BodyPublisher body(String text) {
-        return HttpRequest.BodyPublishers.ofString(text);
+        return this.client.request(path, client, key);
     }
 
     private HttpResponse<String> send(HttpRequest request) throws Exception {
-        return http.send(request, HttpResponse.BodyHandlers.ofString());
-    }
-
-    private static String key() {
-        return UUID.randomUUID().toString();
+        return client.send(request);
     }
 }

@@ -19,11 +19,7 @@ import io.lettuce.core.codec.ByteArrayCodec;
 import dev.idempotency.jdbc.JdbcTransactions;
 import dev.idempotency.spi.TransactionRunner;
 import jakarta.servlet.DispatcherType;
-import jakarta.servlet.Filter;
-import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
-import jakarta.servlet.ServletRequest;
-import jakarta.servlet.ServletResponse;
 import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
@@ -42,7 +38,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
 import org.eclipse.jetty.ee10.servlet.FilterHolder;
 import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
-import org.eclipse.jetty.ee10.servlet.ServletContextRequest;
 import org.eclipse.jetty.ee10.servlet.ServletHolder;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
@@ -58,7 +53,7 @@ import org.eclipse.jetty.server.ServerConnector;
  * Paths: {@code /payments/} (waits up to 10 s for a key's holder), {@code /quick/} (300 ms),
  * {@code /final/} (JDBC transactions), {@code /leased/} (lease mode), {@code /unreachable/} (lease mode on a
  * store that cannot be reached), {@code /unprotected/} (no filter). A filter before the layer's loses answers
- * after the commit, closing the connection: {@link #loseEvery} of them, or those of {@link #losses}.
+ * after the commit, closing the connection ({@link LostAnswers}).
  */
 final class JettyPayments implements AutoCloseable {
 
@@ -83,11 +78,8 @@ final class JettyPayments implements AutoCloseable {
     /** Servlet runs per {@code scope/key}, rolled-back ones included. */
     final Map<String, AtomicInteger> runs = new ConcurrentHashMap<>();
     final Map<String, Hold> holds = new ConcurrentHashMap<>();
-    /** Answers to lose per {@code scope/key}, after the commit. */
-    final Map<String, AtomicInteger> losses = new ConcurrentHashMap<>();
-    /** With N above 0, every Nth answer of a scope that starts with {@code lossy-} is lost. */
-    volatile int loseEvery;
-    private final AtomicInteger answered = new AtomicInteger();
+    /** Loses answers after the commit. */
+    final LostAnswers lost = new LostAnswers();
     private final RedisClient redis;
 
     JettyPayments(DataSource dataSource) throws Exception {
@@ -104,7 +96,7 @@ final class JettyPayments implements AutoCloseable {
         server.addConnector(connector);
         ServletContextHandler context = new ServletContextHandler();
         context.addServlet(new ServletHolder(new PaymentsServlet()), "/*");
-        context.addFilter(new FilterHolder(new LoseAnswers()), "/*", EnumSet.of(DispatcherType.REQUEST));
+        context.addFilter(new FilterHolder(lost), "/*", EnumSet.of(DispatcherType.REQUEST));
         filter(context, "/payments/*", store, transactions, KeyPolicy.builder().lockTimeout(Duration.ofSeconds(10)).build(), 4096);
         filter(context, "/quick/*", store, transactions, KeyPolicy.builder().lockTimeout(Duration.ofMillis(300)).build(), 4096);
         // A final failure undoes the work to a savepoint, which Agroal refuses inside a JTA transaction: this path
@@ -233,33 +225,4 @@ final class JettyPayments implements AutoCloseable {
         }
     }
     // end::servlet[]
-
-    /** Sets a header, as an earlier filter would; loses answers after the commit, closing the connection instead of answering. */
-    private final class LoseAnswers implements Filter {
-        @Override
-        public void doFilter(ServletRequest req, ServletResponse res, FilterChain chain) throws IOException, ServletException {
-            HttpServletRequest request = (HttpServletRequest) req;
-            CapturedResponse held = new CapturedResponse((HttpServletResponse) res);
-            held.setHeader("X-Earlier-Filter", "kept"); // as a CORS or security filter would
-            chain.doFilter(request, held);
-            if (lose(request)) {
-                ServletContextRequest.getServletContextRequest(request).getConnectionMetaData().getConnection().getEndPoint().close();
-                return;
-            }
-            held.copyBodyToResponse();
-        }
-
-        private boolean lose(HttpServletRequest request) {
-            if (!"POST".equals(request.getMethod())) {
-                return false;
-            }
-            String scope = String.valueOf(request.getHeader("X-Client"));
-            AtomicInteger left = losses.get(scope + "/" + request.getHeader("Idempotency-Key"));
-            if (left != null && left.getAndDecrement() > 0) {
-                return true;
-            }
-            int every = loseEvery;
-            return every > 0 && scope.startsWith("lossy-") && answered.incrementAndGet() % every == 0;
-        }
-    }
 }
