@@ -50,10 +50,10 @@ public final class IdempotencyRestFeature implements Feature {
     /** The largest request body read by default, in bytes: 1 MiB. */
     public static final int DEFAULT_MAX_REQUEST_BYTES = 1 << 20;
 
-    private final RestFilter filter;
+    private final IdempotencyRestFilters filter;
 
     private IdempotencyRestFeature(Builder b) {
-        this.filter = new RestFilter(b.layer, b.transactions, b.scope, b.maxRequestBytes);
+        this.filter = new IdempotencyRestFilters(b.layer, b.transactions, b.scope, b.maxRequestBytes);
     }
 
     /**
@@ -65,6 +65,14 @@ public final class IdempotencyRestFeature implements Feature {
      */
     public static Builder builder(HttpIdempotency<Connection> layer, JtaTransactions transactions) {
         return new Builder(layer, transactions);
+    }
+
+    /**
+     * @return the filters that {@link #configure} registers, for a runtime that discovers providers
+     *     as classes (Quarkus REST), whose own class, bound by {@link Idempotent}, delegates to them
+     */
+    public IdempotencyRestFilters filters() {
+        return filter;
     }
 
     @Override

@@ -16,17 +16,22 @@ import org.slf4j.LoggerFactory;
  * response, else an empty 500, the exception logged), so that the response filter runs and rolls
  * back the request's transaction: an unmapped exception reaches the container past every response
  * filter. Before every request, it rolls back a transaction left open on the thread all the same.
- * Stateless and thread-safe.
+ * Registered by {@link IdempotencyRestFeature}; a runtime that discovers providers as classes
+ * (Quarkus REST) registers classes of its own that delegate to one. Stateless and thread-safe.
  */
 @PreMatching
 @Priority(Priorities.USER * 2) // after the application's own mappers of the same type
-final class ResourceFailures implements ExceptionMapper<Throwable>, ContainerRequestFilter {
+public final class ResourceFailures implements ExceptionMapper<Throwable>, ContainerRequestFilter {
+
+    /** A mapper and pre-matching filter; it keeps no state. */
+    public ResourceFailures() {
+    }
 
     private static final Logger log = LoggerFactory.getLogger(ResourceFailures.class);
 
     @Override
     public Response toResponse(Throwable failure) {
-        boolean open = RestFilter.failOpen();
+        boolean open = IdempotencyRestFilters.failOpen();
         if (failure instanceof WebApplicationException wae) {
             return wae.getResponse();
         }
@@ -36,6 +41,6 @@ final class ResourceFailures implements ExceptionMapper<Throwable>, ContainerReq
 
     @Override
     public void filter(ContainerRequestContext request) {
-        RestFilter.rollBackLeaked();
+        IdempotencyRestFilters.rollBackLeaked();
     }
 }

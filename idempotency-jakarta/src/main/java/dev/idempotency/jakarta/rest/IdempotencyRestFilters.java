@@ -35,18 +35,21 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The filters of {@link IdempotencyRestFeature}: the request filter begins the request's JTA
- * transaction and judges the request in it ({@link HttpIdempotency#beginIn}); the response filter,
- * or the writer interceptor when there is a body, records the response and commits. Thread-safe:
- * a request's state is its own property.
+ * The filters of {@link IdempotencyRestFeature} (see there): the request filter begins the
+ * request's JTA transaction and judges the request in it ({@link HttpIdempotency#beginIn}); the
+ * response filter, or the writer interceptor when there is a body, records the response and
+ * commits. Registered by the feature; a runtime that discovers providers as classes instead (Quarkus
+ * REST) registers a class of its own, bound by {@link Idempotent}, that delegates to
+ * {@link IdempotencyRestFeature#filters()}, with {@link ResourceFailures}. Thread-safe: a request's
+ * state is its own property, and its thread's.
  */
 @Idempotent
 @Priority(Priorities.USER)
-final class RestFilter implements ContainerRequestFilter, ContainerResponseFilter, WriterInterceptor {
+public final class IdempotencyRestFilters implements ContainerRequestFilter, ContainerResponseFilter, WriterInterceptor {
 
     /** The request property holding a request's open state. */
     static final String STATE = "dev.idempotency.jakarta.rest.state";
-    private static final Logger log = LoggerFactory.getLogger(RestFilter.class);
+    private static final Logger log = LoggerFactory.getLogger(IdempotencyRestFilters.class);
     /** The state open on this thread, between the request filter and the end of its transaction. */
     private static final ThreadLocal<State> OPEN = new ThreadLocal<>();
 
@@ -55,7 +58,7 @@ final class RestFilter implements ContainerRequestFilter, ContainerResponseFilte
     private final RestScope scope;
     private final int maxRequestBytes;
 
-    RestFilter(HttpIdempotency<Connection> layer, JtaTransactions transactions, RestScope scope, int maxRequestBytes) {
+    IdempotencyRestFilters(HttpIdempotency<Connection> layer, JtaTransactions transactions, RestScope scope, int maxRequestBytes) {
         this.layer = layer;
         this.transactions = transactions;
         this.scope = scope;
@@ -237,6 +240,11 @@ final class RestFilter implements ContainerRequestFilter, ContainerResponseFilte
         }
     }
 
+    @Override
+    public String toString() {
+        return "IdempotencyRestFilters[" + layer + ", " + transactions + ", maxRequestBytes=" + maxRequestBytes + "]";
+    }
+
     /** One request's open transaction, its connection and its pending response. Used on the request's thread only. */
     private static final class State {
         final JtaTransactions.Span span;
@@ -258,7 +266,7 @@ final class RestFilter implements ContainerRequestFilter, ContainerResponseFilte
                 answer = pending.complete(response);
             } catch (RuntimeException | Error e) {
                 end();
-                RestFilter.rollback(span, e);
+                IdempotencyRestFilters.rollback(span, e);
                 throw e;
             }
             end();
