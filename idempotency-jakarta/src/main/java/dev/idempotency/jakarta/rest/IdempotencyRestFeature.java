@@ -1,6 +1,7 @@
 package dev.idempotency.jakarta.rest;
 
 import dev.idempotency.http.HttpIdempotency;
+import dev.idempotency.jakarta.servlet.internal.Refusals;
 import dev.idempotency.jakarta.transaction.JtaTransactions;
 import jakarta.ws.rs.core.Feature;
 import jakarta.ws.rs.core.FeatureContext;
@@ -114,10 +115,7 @@ public final class IdempotencyRestFeature implements Feature {
          * @throws IllegalArgumentException if less than 1
          */
         public Builder maxRequestBytes(int maxRequestBytes) {
-            if (maxRequestBytes < 1) {
-                throw new IllegalArgumentException("maxRequestBytes must be at least 1, was " + maxRequestBytes);
-            }
-            this.maxRequestBytes = maxRequestBytes;
+            this.maxRequestBytes = Refusals.maxRequestBytes(maxRequestBytes);
             return this;
         }
 

@@ -4,6 +4,8 @@ import dev.idempotency.Idempotency;
 import dev.idempotency.KeyPolicy;
 import dev.idempotency.http.HttpIdempotency;
 import dev.idempotency.jakarta.servlet.LostAnswers;
+import dev.idempotency.jakarta.testing.AbstractPaymentsTest;
+import dev.idempotency.jakarta.testing.AbstractPaymentsTest.Hold;
 import dev.idempotency.jakarta.testing.Jta;
 import dev.idempotency.jakarta.transaction.JtaTransactions;
 import dev.idempotency.jdbc.JdbcIdempotencyStore;
@@ -29,7 +31,6 @@ import java.time.Duration;
 import java.util.EnumSet;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
@@ -54,13 +55,7 @@ import org.glassfish.jersey.servlet.ServletContainer;
  * {@code /quick/} (300 ms), {@code /unprotected/} (no feature). {@link LostAnswers} before them loses
  * answers after the commit.
  */
-final class JerseyPayments implements AutoCloseable {
-
-    /** A resource method that waits inside its transaction until released. */
-    static final class Hold {
-        final CountDownLatch entered = new CountDownLatch(1);
-        final CountDownLatch release = new CountDownLatch(1);
-    }
+final class JerseyPayments implements AbstractPaymentsTest.PaymentsServer {
 
     private final Server server;
     private final ServerConnector connector;
@@ -106,17 +101,25 @@ final class JerseyPayments implements AutoCloseable {
         context.addServlet(new ServletHolder(new ServletContainer(app)), path);
     }
 
-    URI uri(String path) {
+    @Override
+    public URI uri(String path) {
         return URI.create("http://127.0.0.1:" + connector.getLocalPort() + path);
     }
 
-    int runs(String scope, String key) {
+    @Override
+    public int runs(String scope, String key) {
         AtomicInteger n = runs.get(scope + "/" + key);
         return n == null ? 0 : n.get();
     }
 
-    Hold hold(String name) {
+    @Override
+    public Hold hold(String name) {
         return holds.computeIfAbsent(name, n -> new Hold());
+    }
+
+    @Override
+    public LostAnswers lost() {
+        return lost;
     }
 
     @Override

@@ -6,6 +6,8 @@ import dev.idempotency.LeasedIdempotency;
 import dev.idempotency.ManagedIdempotency;
 import dev.idempotency.RetryPolicy;
 import dev.idempotency.http.HttpIdempotency;
+import dev.idempotency.jakarta.testing.AbstractPaymentsTest;
+import dev.idempotency.jakarta.testing.AbstractPaymentsTest.Hold;
 import dev.idempotency.jakarta.testing.Jta;
 import dev.idempotency.jakarta.transaction.JtaTransactions;
 import dev.idempotency.LeaseAttempt;
@@ -32,7 +34,6 @@ import java.time.Duration;
 import java.util.EnumSet;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
@@ -55,7 +56,7 @@ import org.eclipse.jetty.server.ServerConnector;
  * store that cannot be reached), {@code /unprotected/} (no filter). A filter before the layer's loses answers
  * after the commit, closing the connection ({@link LostAnswers}).
  */
-final class JettyPayments implements AutoCloseable {
+final class JettyPayments implements AbstractPaymentsTest.PaymentsServer {
 
     /** A failure that the key policy of {@code /final/} declares final. */
     static final class Declined extends RuntimeException {
@@ -64,12 +65,6 @@ final class JettyPayments implements AutoCloseable {
         Declined() {
             super("the card was declined");
         }
-    }
-
-    /** A servlet that waits inside its transaction until released. */
-    static final class Hold {
-        final CountDownLatch entered = new CountDownLatch(1);
-        final CountDownLatch release = new CountDownLatch(1);
     }
 
     private final DataSource dataSource;
@@ -133,17 +128,25 @@ final class JettyPayments implements AutoCloseable {
         // end::filter[]
     }
 
-    URI uri(String path) {
+    @Override
+    public URI uri(String path) {
         return URI.create("http://127.0.0.1:" + connector.getLocalPort() + path);
     }
 
-    int runs(String scope, String key) {
+    @Override
+    public int runs(String scope, String key) {
         AtomicInteger n = runs.get(scope + "/" + key);
         return n == null ? 0 : n.get();
     }
 
-    Hold hold(String name) {
+    @Override
+    public Hold hold(String name) {
         return holds.computeIfAbsent(name, n -> new Hold());
+    }
+
+    @Override
+    public LostAnswers lost() {
+        return lost;
     }
 
     @Override

@@ -40,4 +40,15 @@ public final class Refusals {
                 "The request body is larger than " + maxRequestBytes + " bytes.", key);
     }
 
+    /**
+     * @param maxRequestBytes a filter's largest body read, in bytes
+     * @return it, checked
+     * @throws IllegalArgumentException if less than 1
+     */
+    public static int maxRequestBytes(int maxRequestBytes) {
+        if (maxRequestBytes < 1) {
+            throw new IllegalArgumentException("maxRequestBytes must be at least 1, was " + maxRequestBytes);
+        }
+        return maxRequestBytes;
+    }
 }

@@ -2,7 +2,6 @@ package dev.idempotency.jakarta.servlet.internal;
 
 import dev.idempotency.http.HttpIdempotency;
 import dev.idempotency.http.Response;
-import dev.idempotency.http.internal.Problems;
 import dev.idempotency.jakarta.servlet.ServletScope;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
@@ -12,7 +11,6 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import org.jspecify.annotations.Nullable;
 
 /**
