@@ -3,14 +3,13 @@ package dev.idempotency.jakarta.rest;
 import dev.idempotency.Idempotency;
 import dev.idempotency.KeyPolicy;
 import dev.idempotency.http.HttpIdempotency;
+import dev.idempotency.jakarta.servlet.JettyServer;
 import dev.idempotency.jakarta.servlet.LostAnswers;
-import dev.idempotency.jakarta.testing.AbstractPaymentsTest;
 import dev.idempotency.jakarta.testing.AbstractPaymentsTest.Hold;
 import dev.idempotency.jakarta.testing.Jta;
 import dev.idempotency.jakarta.transaction.JtaTransactions;
 import dev.idempotency.jdbc.JdbcIdempotencyStore;
 import jakarta.annotation.Priority;
-import jakarta.servlet.DispatcherType;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.HeaderParam;
 import jakarta.ws.rs.POST;
@@ -23,22 +22,14 @@ import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.SecurityContext;
 import jakarta.ws.rs.core.UriInfo;
-import java.net.URI;
 import java.security.Principal;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
-import java.util.EnumSet;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
-import org.eclipse.jetty.ee10.servlet.FilterHolder;
 import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
 import org.eclipse.jetty.ee10.servlet.ServletHolder;
-import org.eclipse.jetty.server.Server;
-import org.eclipse.jetty.server.ServerConnector;
 import org.glassfish.jersey.server.ResourceConfig;
 import org.glassfish.jersey.servlet.ServletContainer;
 
@@ -55,31 +46,16 @@ import org.glassfish.jersey.servlet.ServletContainer;
  * {@code /quick/} (300 ms), {@code /unprotected/} (no feature). {@link LostAnswers} before them loses
  * answers after the commit.
  */
-final class JerseyPayments implements AbstractPaymentsTest.PaymentsServer {
+final class JerseyPayments extends JettyServer {
 
-    private final Server server;
-    private final ServerConnector connector;
-    /** Resource method runs per {@code scope/key}, rolled-back ones included. */
-    private final Map<String, AtomicInteger> runs = new ConcurrentHashMap<>();
-    private final Map<String, Hold> holds = new ConcurrentHashMap<>();
-    /** Loses answers after the commit. */
-    final LostAnswers lost = new LostAnswers();
 
     JerseyPayments(DataSource dataSource) throws Exception {
         JdbcIdempotencyStore store = JdbcIdempotencyStore.ofDefaults();
         JtaTransactions transactions = JtaTransactions.of(Jta.transactionManager(), dataSource);
-        server = new Server();
-        connector = new ServerConnector(server);
-        connector.setHost("127.0.0.1");
-        connector.setPort(0);
-        server.addConnector(connector);
-        ServletContextHandler context = new ServletContextHandler();
-        context.addFilter(new FilterHolder(lost), "/*", EnumSet.of(DispatcherType.REQUEST));
         app(context, "/payments/*", dataSource, feature(store, transactions, Duration.ofSeconds(10)));
         app(context, "/quick/*", dataSource, feature(store, transactions, Duration.ofMillis(300)));
         app(context, "/unprotected/*", dataSource, null);
-        server.setHandler(context);
-        server.start();
+        start();
     }
 
     private static IdempotencyRestFeature feature(JdbcIdempotencyStore store, JtaTransactions transactions, Duration lockTimeout) {
@@ -99,33 +75,6 @@ final class JerseyPayments implements AbstractPaymentsTest.PaymentsServer {
             app.register(feature);
         }
         context.addServlet(new ServletHolder(new ServletContainer(app)), path);
-    }
-
-    @Override
-    public URI uri(String path) {
-        return URI.create("http://127.0.0.1:" + connector.getLocalPort() + path);
-    }
-
-    @Override
-    public int runs(String scope, String key) {
-        AtomicInteger n = runs.get(scope + "/" + key);
-        return n == null ? 0 : n.get();
-    }
-
-    @Override
-    public Hold hold(String name) {
-        return holds.computeIfAbsent(name, n -> new Hold());
-    }
-
-    @Override
-    public LostAnswers lost() {
-        return lost;
-    }
-
-    @Override
-    public void close() throws Exception {
-        holds.values().forEach(h -> h.release.countDown());
-        server.stop();
     }
 
     /** Authenticates the client named in {@code X-Client}, as an application's own authentication would. */
@@ -181,7 +130,7 @@ final class JerseyPayments implements AbstractPaymentsTest.PaymentsServer {
         @Idempotent
         public Response pay(String body, @HeaderParam("X-Client") String client, @HeaderParam("Idempotency-Key") String key,
                             @Context UriInfo uri) throws SQLException, InterruptedException {
-            runs.computeIfAbsent(client + "/" + key, k -> new AtomicInteger()).incrementAndGet();
+            ran(client, key);
             String word = body.split("\\s", 2)[0];
             if (word.startsWith("hold:")) {
                 Hold hold = hold(word.substring(5));

@@ -6,7 +6,6 @@ import dev.idempotency.LeasedIdempotency;
 import dev.idempotency.ManagedIdempotency;
 import dev.idempotency.RetryPolicy;
 import dev.idempotency.http.HttpIdempotency;
-import dev.idempotency.jakarta.testing.AbstractPaymentsTest;
 import dev.idempotency.jakarta.testing.AbstractPaymentsTest.Hold;
 import dev.idempotency.jakarta.testing.Jta;
 import dev.idempotency.jakarta.transaction.JtaTransactions;
@@ -26,22 +25,16 @@ import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
-import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.EnumSet;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
 import org.eclipse.jetty.ee10.servlet.FilterHolder;
 import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
 import org.eclipse.jetty.ee10.servlet.ServletHolder;
-import org.eclipse.jetty.server.Server;
-import org.eclipse.jetty.server.ServerConnector;
 
 /**
  * A payments API on embedded Jetty 12 (ee10) on 127.0.0.1, for the tests: a plain servlet that
@@ -56,7 +49,7 @@ import org.eclipse.jetty.server.ServerConnector;
  * store that cannot be reached), {@code /unprotected/} (no filter). A filter before the layer's loses answers
  * after the commit, closing the connection ({@link LostAnswers}).
  */
-final class JettyPayments implements AbstractPaymentsTest.PaymentsServer {
+final class JettyPayments extends JettyServer {
 
     /** A failure that the key policy of {@code /final/} declares final. */
     static final class Declined extends RuntimeException {
@@ -68,13 +61,6 @@ final class JettyPayments implements AbstractPaymentsTest.PaymentsServer {
     }
 
     private final DataSource dataSource;
-    private final Server server;
-    private final ServerConnector connector;
-    /** Servlet runs per {@code scope/key}, rolled-back ones included. */
-    final Map<String, AtomicInteger> runs = new ConcurrentHashMap<>();
-    final Map<String, Hold> holds = new ConcurrentHashMap<>();
-    /** Loses answers after the commit. */
-    final LostAnswers lost = new LostAnswers();
     private final RedisClient redis;
 
     JettyPayments(DataSource dataSource) throws Exception {
@@ -84,14 +70,7 @@ final class JettyPayments implements AbstractPaymentsTest.PaymentsServer {
         JtaTransactions transactions = JtaTransactions.of(Jta.transactionManager(), dataSource); // dataSource: managed by it
         // end::transactions[]
 
-        server = new Server();
-        connector = new ServerConnector(server);
-        connector.setHost("127.0.0.1");
-        connector.setPort(0);
-        server.addConnector(connector);
-        ServletContextHandler context = new ServletContextHandler();
         context.addServlet(new ServletHolder(new PaymentsServlet()), "/*");
-        context.addFilter(new FilterHolder(lost), "/*", EnumSet.of(DispatcherType.REQUEST));
         filter(context, "/payments/*", store, transactions, KeyPolicy.builder().lockTimeout(Duration.ofSeconds(10)).build(), 4096);
         filter(context, "/quick/*", store, transactions, KeyPolicy.builder().lockTimeout(Duration.ofMillis(300)).build(), 4096);
         // A final failure undoes the work to a savepoint, which Agroal refuses inside a JTA transaction: this path
@@ -110,8 +89,7 @@ final class JettyPayments implements AbstractPaymentsTest.PaymentsServer {
         LeasedIdempotency<NoTransaction> unreachable = LeasedIdempotency.of(RedisLeasingStore.builder(closed).build());
         context.addFilter(new FilterHolder(IdempotencyServletFilter.builder(HttpIdempotency.builder(unreachable).build())
                 .scope(request -> request.getHeader("X-Client")).leased().build()), "/unreachable/*", EnumSet.of(DispatcherType.REQUEST));
-        server.setHandler(context);
-        server.start();
+        start();
     }
 
     private static void filter(ServletContextHandler context, String path, JdbcIdempotencyStore store,
@@ -129,30 +107,8 @@ final class JettyPayments implements AbstractPaymentsTest.PaymentsServer {
     }
 
     @Override
-    public URI uri(String path) {
-        return URI.create("http://127.0.0.1:" + connector.getLocalPort() + path);
-    }
-
-    @Override
-    public int runs(String scope, String key) {
-        AtomicInteger n = runs.get(scope + "/" + key);
-        return n == null ? 0 : n.get();
-    }
-
-    @Override
-    public Hold hold(String name) {
-        return holds.computeIfAbsent(name, n -> new Hold());
-    }
-
-    @Override
-    public LostAnswers lost() {
-        return lost;
-    }
-
-    @Override
     public void close() throws Exception {
-        holds.values().forEach(h -> h.release.countDown());
-        server.stop();
+        super.close();
         redis.shutdown();
     }
 
@@ -171,7 +127,7 @@ final class JettyPayments implements AbstractPaymentsTest.PaymentsServer {
         protected void doPost(HttpServletRequest request, HttpServletResponse response) throws IOException, ServletException {
             String scope = request.getHeader("X-Client");
             String key = request.getHeader("Idempotency-Key");
-            runs.computeIfAbsent(scope + "/" + key, k -> new AtomicInteger()).incrementAndGet();
+            ran(scope, key);
             String body = new String(request.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             String word = body.split("\\s", 2)[0];
             if (word.startsWith("hold:")) {
