@@ -122,6 +122,31 @@ public final class Idempotency<C> {
     }
 
     /**
+     * The first steps of {@link #execute(IdempotentCall, Object, Work)} in the caller's open
+     * transaction {@code tx}, for a caller that runs the work itself between two steps (see
+     * {@link PendingCall}): validate the key, check the transaction, claim the key. A record found
+     * answers as {@code execute} would ({@link PendingCall#answer()}); a claimed key waits for the
+     * caller's work and its {@link PendingCall#complete}, in the same transaction. No final failure
+     * is recorded in this form: a work that fails is rolled back with the claim.
+     *
+     * @param call the key, fingerprint and codec
+     * @param tx the caller's open transaction, which must stay open until {@code complete}
+     * @param <T> the result type
+     * @return the pending call; never {@code null}
+     * @throws InvalidKeyException if the policy refuses the key
+     * @throws TransactionRequiredException if {@code tx} cannot carry the record atomically
+     * @throws AbandonedClaimException if an earlier work left the key's claim committed without its result
+     * @throws ResultCodecException if a replay cannot be decoded
+     * @throws IdempotencyStoreException if the store fails
+     */
+    public <T> PendingCall<T> begin(IdempotentCall<T> call, C tx) {
+        Objects.requireNonNull(call, "call");
+        Objects.requireNonNull(tx, "tx");
+        kernel.policy().validate(call.key());
+        return transactional.begin(call.key(), call.fingerprint(), tx, call.codecOrNull());
+    }
+
+    /**
      * The shortcut of {@link #execute(IdempotentCall, Object, Work)} for
      * {@code IdempotentCall.of(key)}: no fingerprint, a built-in codec chosen by the result's type.
      *

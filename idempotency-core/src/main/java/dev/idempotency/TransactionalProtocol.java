@@ -85,6 +85,31 @@ final class TransactionalProtocol<C> {
         return false;
     }
 
+    /**
+     * The protocol's first steps for {@code key} in {@code tx}, without the work: the claim, or the
+     * answer of a record found ({@link PendingCall}). The result is recorded by the call's
+     * {@code complete}, which releases the claim if it cannot.
+     */
+    <T> PendingCall<T> begin(IdempotencyKey key, Fingerprint fingerprint, C tx, @Nullable ResultCodec<T> codec) {
+        store.checkTransaction(tx, key);
+        Claim claim = store.claim(tx, kernel.claimRequest(key, fingerprint, kernel.now()));
+        if (!(claim instanceof Claim.Acquired)) {
+            Outcome<T> answer = kernel.heard().single(key, () -> kernel.outcomeOf(key, fingerprint, codec, claim));
+            return new PendingCall<>(kernel, key, answer, value -> answer, () -> { });
+        }
+        return new PendingCall<>(kernel, key, null, value -> {
+            requireTransactionAfterWork(key, tx);
+            try {
+                Kernel.Recorded<T> executed = kernel.executed(key, codec, value, Kernel.CLAIM_RELEASED);
+                store.complete(tx, executed.completion());
+                return executed.outcome();
+            } catch (RuntimeException e) {
+                release(store, tx, key, e);
+                throw e;
+            }
+        }, () -> store.release(tx, key));
+    }
+
     /** Runs the work for a claimed key and records its result. */
     private <T, X extends Exception> Outcome<T> runClaimed(IdempotencyKey key, C tx, ResultCodec<T> codec, Work<T, X> work,
                                                            String aftermath) throws X {

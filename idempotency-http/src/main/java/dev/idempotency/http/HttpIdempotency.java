@@ -10,6 +10,7 @@ import dev.idempotency.LeaseLostException;
 import dev.idempotency.LeasedIdempotency;
 import dev.idempotency.ManagedIdempotency;
 import dev.idempotency.Outcome;
+import dev.idempotency.PendingCall;
 import dev.idempotency.ResultCodec;
 import dev.idempotency.ResultTooLargeException;
 import dev.idempotency.StoreUnavailableException;
@@ -288,6 +289,40 @@ public final class HttpIdempotency<C> {
                     + " HttpIdempotency.builder(Idempotency) or builder(ManagedIdempotency), over a transactional store");
         }
         return answer(engine.execute(call(keyed.key, request), tx, () -> run(handler, request, tx)));
+    }
+
+    /**
+     * Mode 2 in two steps, for a framework that runs the handler itself between a filter before it
+     * and one after it (see {@link PendingResponse}): judges the request in the server's open
+     * transaction now, by the table above (the refusals, a replay, 409, 422, a recorded failure), and
+     * claims its key there; the handler's response is recorded later by
+     * {@link PendingResponse#complete}, in the same transaction, which the server then commits. A
+     * handler that throws is rolled back with the claim.
+     *
+     * @param tx the server's open transaction, which must stay open until {@code complete}
+     * @param request the request
+     * @param scope the authenticated client (or tenant)
+     * @return the pending response; never {@code null}
+     * @throws IllegalStateException if this layer was built for lease mode only
+     * @throws dev.idempotency.TransactionRequiredException if {@code tx} cannot carry the record atomically
+     * @throws dev.idempotency.IdempotencyException if the store fails: roll back
+     */
+    public PendingResponse beginIn(C tx, Request request, String scope) {
+        Objects.requireNonNull(tx, "tx");
+        Keyed keyed = keyOf(request, scope);
+        if (keyed.refusal != null) {
+            return new PendingResponse(keyed.refusal, null, this::answer);
+        }
+        if (keyed.key == null) {
+            return new PendingResponse(null, null, this::answer);
+        }
+        if (engine == null) {
+            throw new IllegalStateException("beginIn records the key in the server's transaction: build the layer with"
+                    + " HttpIdempotency.builder(Idempotency) or builder(ManagedIdempotency), over a transactional store");
+        }
+        PendingCall<Response> pending = engine.begin(call(keyed.key, request), tx);
+        return pending.claimed() ? new PendingResponse(null, pending, this::answer) : new PendingResponse(answer(pending.answer()), null,
+                this::answer);
     }
 
     /**

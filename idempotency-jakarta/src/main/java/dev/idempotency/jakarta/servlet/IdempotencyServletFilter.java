@@ -6,6 +6,7 @@ import dev.idempotency.http.HttpIdempotency;
 import dev.idempotency.http.Request;
 import dev.idempotency.http.Response;
 import dev.idempotency.jakarta.servlet.internal.CachedBodyRequest;
+import dev.idempotency.jakarta.servlet.internal.Refusals;
 import dev.idempotency.jakarta.servlet.internal.ServletExchanges;
 import jakarta.servlet.Filter;
 import jakarta.servlet.FilterChain;
@@ -239,10 +240,7 @@ public final class IdempotencyServletFilter implements Filter {
          * @throws IllegalArgumentException if less than 1
          */
         public Builder maxRequestBytes(int maxRequestBytes) {
-            if (maxRequestBytes < 1) {
-                throw new IllegalArgumentException("maxRequestBytes must be at least 1, was " + maxRequestBytes);
-            }
-            this.maxRequestBytes = maxRequestBytes;
+            this.maxRequestBytes = Refusals.maxRequestBytes(maxRequestBytes);
             return this;
         }
 

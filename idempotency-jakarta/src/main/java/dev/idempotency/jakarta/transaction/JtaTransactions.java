@@ -85,7 +85,7 @@ public final class JtaTransactions implements TransactionRunner<Connection> {
         Objects.requireNonNull(work, "work");
         Transaction suspended = suspendEnclosing();
         try {
-            begin();
+            begin0();
             T result;
             try {
                 result = runOnConnection(work);
@@ -98,6 +98,138 @@ public final class JtaTransactions implements TransactionRunner<Connection> {
         } finally {
             resume(suspended);
         }
+    }
+
+    /**
+     * Begins a JTA transaction on the calling thread that the caller ends later, for work it cannot
+     * wrap in {@link #inTransaction} (the Jakarta REST filters, which claim a key before the
+     * resource method and record its response after it): code that runs on this thread meanwhile
+     * (a resource method, {@code @Transactional} with {@code REQUIRED} or {@code MANDATORY}) joins
+     * it. A transaction the thread is in is suspended, as {@code inTransaction} does, and resumed
+     * when the span ends.
+     *
+     * @return the open transaction, to be committed or rolled back on this same thread
+     * @throws IllegalStateException if built on a {@link UserTransaction} and a transaction is on this thread
+     * @throws IdempotencyStoreException if the transaction manager cannot begin one
+     */
+    public Span begin() {
+        Transaction suspended = suspendEnclosing();
+        try {
+            begin0();
+        } catch (RuntimeException e) {
+            try {
+                resume(suspended);
+            } catch (RuntimeException resuming) {
+                e.addSuppressed(resuming);
+            }
+            throw e;
+        }
+        return new Span(suspended, Thread.currentThread());
+    }
+
+    /**
+     * A JTA transaction that {@link #begin()} opened on a thread, ended by {@link #commit()} or
+     * {@link #rollback()} on that thread. Not thread-safe: it belongs to its thread, as JTA
+     * associates it.
+     */
+    public final class Span {
+        private final @Nullable Transaction suspended;
+        private final Thread thread;
+        private boolean ended;
+
+        private Span(@Nullable Transaction suspended, Thread thread) {
+            this.suspended = suspended;
+            this.thread = thread;
+        }
+
+        /**
+         * @return a connection of the data source, enlisted in this transaction; close it when done
+         *     (the transaction keeps the connection until it ends)
+         * @throws IdempotencyStoreException if the data source fails
+         */
+        public Connection connection() {
+            requireOwnThread("connection");
+            try {
+                return dataSource.getConnection();
+            } catch (SQLException e) {
+                throw new IdempotencyStoreException(null, "could not get a connection of the JTA transaction from the data source", e);
+            }
+        }
+
+        /** @return whether the transaction can no longer commit: marked for rollback (or already ended) */
+        public boolean rollbackOnly() {
+            requireOwnThread("rollbackOnly");
+            try {
+                return ended || status() != Status.STATUS_ACTIVE;
+            } catch (SystemException e) {
+                throw new IdempotencyStoreException(null, "could not read the status of the JTA transaction", e);
+            }
+        }
+
+        /** @return whether {@link #commit()} or {@link #rollback()} ended it */
+        public boolean ended() {
+            return ended;
+        }
+
+        /**
+         * Commits, then resumes the transaction that {@code begin} suspended.
+         *
+         * @throws TransactionConflictException if the database reports a conflict: nothing was kept
+         * @throws IdempotencyStoreException if the commit fails otherwise
+         * @throws IllegalStateException if called on another thread than {@code begin}'s, or the span has ended
+         */
+        public void commit() {
+            end("commit");
+            try {
+                JtaTransactions.this.commit();
+            } finally {
+                resume(suspended);
+            }
+        }
+
+        /**
+         * Rolls back, then resumes the transaction that {@code begin} suspended; a failure to roll
+         * back is logged by the transaction manager, whose timeout ends the transaction then.
+         *
+         * @throws IllegalStateException if called on another thread than {@code begin}'s, or the span has ended
+         */
+        public void rollback() {
+            end("rollback");
+            IllegalStateException failures = new IllegalStateException("rollback");
+            try {
+                JtaTransactions.this.rollback(failures);
+            } finally {
+                resume(suspended);
+            }
+            if (failures.getSuppressed().length > 0) {
+                throw new IdempotencyStoreException(null, "the JTA rollback failed", failures.getSuppressed()[0]);
+            }
+        }
+
+        private void end(String what) {
+            requireOwnThread(what);
+            if (ended) {
+                throw new IllegalStateException("the transaction that JtaTransactions.begin() opened has ended already; " + what
+                        + " cannot end it again");
+            }
+            ended = true;
+        }
+
+        private void requireOwnThread(String what) {
+            if (Thread.currentThread() != thread) {
+                throw new IllegalStateException(what + " on thread " + Thread.currentThread().getName() + ", but the JTA transaction"
+                        + " belongs to thread " + thread.getName() + ", which began it: JTA associates a transaction with one thread");
+            }
+        }
+
+        @Override
+        public String toString() {
+            return "JtaTransactions.Span[" + (ended ? "ended" : "open") + " on " + thread.getName() + "]";
+        }
+    }
+
+    private int status() throws SystemException {
+        return transactionManager != null ? transactionManager.getStatus() : Objects.requireNonNull(userTransaction).getStatus();
     }
 
     private <T, X extends Exception> T runOnConnection(TxWork<Connection, T, X> work) throws X {
@@ -152,7 +284,7 @@ public final class JtaTransactions implements TransactionRunner<Connection> {
         }
     }
 
-    private void begin() {
+    private void begin0() {
         try {
             if (transactionManager != null) {
                 transactionManager.begin();

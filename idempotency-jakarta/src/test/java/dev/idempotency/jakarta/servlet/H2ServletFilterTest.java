@@ -8,7 +8,7 @@ import io.agroal.api.AgroalDataSource;
 class H2ServletFilterTest extends AbstractServletFilterTest {
 
     @Override
-    AgroalDataSource dataSource() throws Exception {
+    protected AgroalDataSource dataSource() throws Exception {
         return Jta.dataSource(TestDatabases.h2Url("jakarta-servlet"), null, null, 24);
     }
 }

@@ -6,6 +6,7 @@ import dev.idempotency.LeasedIdempotency;
 import dev.idempotency.ManagedIdempotency;
 import dev.idempotency.RetryPolicy;
 import dev.idempotency.http.HttpIdempotency;
+import dev.idempotency.jakarta.testing.AbstractPaymentsTest.Hold;
 import dev.idempotency.jakarta.testing.Jta;
 import dev.idempotency.jakarta.transaction.JtaTransactions;
 import dev.idempotency.LeaseAttempt;
@@ -19,33 +20,21 @@ import io.lettuce.core.codec.ByteArrayCodec;
 import dev.idempotency.jdbc.JdbcTransactions;
 import dev.idempotency.spi.TransactionRunner;
 import jakarta.servlet.DispatcherType;
-import jakarta.servlet.Filter;
-import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
-import jakarta.servlet.ServletRequest;
-import jakarta.servlet.ServletResponse;
 import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
-import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.EnumSet;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
 import org.eclipse.jetty.ee10.servlet.FilterHolder;
 import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
-import org.eclipse.jetty.ee10.servlet.ServletContextRequest;
 import org.eclipse.jetty.ee10.servlet.ServletHolder;
-import org.eclipse.jetty.server.Server;
-import org.eclipse.jetty.server.ServerConnector;
 
 /**
  * A payments API on embedded Jetty 12 (ee10) on 127.0.0.1, for the tests: a plain servlet that
@@ -58,9 +47,9 @@ import org.eclipse.jetty.server.ServerConnector;
  * Paths: {@code /payments/} (waits up to 10 s for a key's holder), {@code /quick/} (300 ms),
  * {@code /final/} (JDBC transactions), {@code /leased/} (lease mode), {@code /unreachable/} (lease mode on a
  * store that cannot be reached), {@code /unprotected/} (no filter). A filter before the layer's loses answers
- * after the commit, closing the connection: {@link #loseEvery} of them, or those of {@link #losses}.
+ * after the commit, closing the connection ({@link LostAnswers}).
  */
-final class JettyPayments implements AutoCloseable {
+final class JettyPayments extends JettyServer {
 
     /** A failure that the key policy of {@code /final/} declares final. */
     static final class Declined extends RuntimeException {
@@ -71,23 +60,7 @@ final class JettyPayments implements AutoCloseable {
         }
     }
 
-    /** A servlet that waits inside its transaction until released. */
-    static final class Hold {
-        final CountDownLatch entered = new CountDownLatch(1);
-        final CountDownLatch release = new CountDownLatch(1);
-    }
-
     private final DataSource dataSource;
-    private final Server server;
-    private final ServerConnector connector;
-    /** Servlet runs per {@code scope/key}, rolled-back ones included. */
-    final Map<String, AtomicInteger> runs = new ConcurrentHashMap<>();
-    final Map<String, Hold> holds = new ConcurrentHashMap<>();
-    /** Answers to lose per {@code scope/key}, after the commit. */
-    final Map<String, AtomicInteger> losses = new ConcurrentHashMap<>();
-    /** With N above 0, every Nth answer of a scope that starts with {@code lossy-} is lost. */
-    volatile int loseEvery;
-    private final AtomicInteger answered = new AtomicInteger();
     private final RedisClient redis;
 
     JettyPayments(DataSource dataSource) throws Exception {
@@ -97,14 +70,7 @@ final class JettyPayments implements AutoCloseable {
         JtaTransactions transactions = JtaTransactions.of(Jta.transactionManager(), dataSource); // dataSource: managed by it
         // end::transactions[]
 
-        server = new Server();
-        connector = new ServerConnector(server);
-        connector.setHost("127.0.0.1");
-        connector.setPort(0);
-        server.addConnector(connector);
-        ServletContextHandler context = new ServletContextHandler();
         context.addServlet(new ServletHolder(new PaymentsServlet()), "/*");
-        context.addFilter(new FilterHolder(new LoseAnswers()), "/*", EnumSet.of(DispatcherType.REQUEST));
         filter(context, "/payments/*", store, transactions, KeyPolicy.builder().lockTimeout(Duration.ofSeconds(10)).build(), 4096);
         filter(context, "/quick/*", store, transactions, KeyPolicy.builder().lockTimeout(Duration.ofMillis(300)).build(), 4096);
         // A final failure undoes the work to a savepoint, which Agroal refuses inside a JTA transaction: this path
@@ -123,8 +89,7 @@ final class JettyPayments implements AutoCloseable {
         LeasedIdempotency<NoTransaction> unreachable = LeasedIdempotency.of(RedisLeasingStore.builder(closed).build());
         context.addFilter(new FilterHolder(IdempotencyServletFilter.builder(HttpIdempotency.builder(unreachable).build())
                 .scope(request -> request.getHeader("X-Client")).leased().build()), "/unreachable/*", EnumSet.of(DispatcherType.REQUEST));
-        server.setHandler(context);
-        server.start();
+        start();
     }
 
     private static void filter(ServletContextHandler context, String path, JdbcIdempotencyStore store,
@@ -141,23 +106,9 @@ final class JettyPayments implements AutoCloseable {
         // end::filter[]
     }
 
-    URI uri(String path) {
-        return URI.create("http://127.0.0.1:" + connector.getLocalPort() + path);
-    }
-
-    int runs(String scope, String key) {
-        AtomicInteger n = runs.get(scope + "/" + key);
-        return n == null ? 0 : n.get();
-    }
-
-    Hold hold(String name) {
-        return holds.computeIfAbsent(name, n -> new Hold());
-    }
-
     @Override
     public void close() throws Exception {
-        holds.values().forEach(h -> h.release.countDown());
-        server.stop();
+        super.close();
         redis.shutdown();
     }
 
@@ -176,7 +127,7 @@ final class JettyPayments implements AutoCloseable {
         protected void doPost(HttpServletRequest request, HttpServletResponse response) throws IOException, ServletException {
             String scope = request.getHeader("X-Client");
             String key = request.getHeader("Idempotency-Key");
-            runs.computeIfAbsent(scope + "/" + key, k -> new AtomicInteger()).incrementAndGet();
+            ran(scope, key);
             String body = new String(request.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             String word = body.split("\\s", 2)[0];
             if (word.startsWith("hold:")) {
@@ -233,33 +184,4 @@ final class JettyPayments implements AutoCloseable {
         }
     }
     // end::servlet[]
-
-    /** Sets a header, as an earlier filter would; loses answers after the commit, closing the connection instead of answering. */
-    private final class LoseAnswers implements Filter {
-        @Override
-        public void doFilter(ServletRequest req, ServletResponse res, FilterChain chain) throws IOException, ServletException {
-            HttpServletRequest request = (HttpServletRequest) req;
-            CapturedResponse held = new CapturedResponse((HttpServletResponse) res);
-            held.setHeader("X-Earlier-Filter", "kept"); // as a CORS or security filter would
-            chain.doFilter(request, held);
-            if (lose(request)) {
-                ServletContextRequest.getServletContextRequest(request).getConnectionMetaData().getConnection().getEndPoint().close();
-                return;
-            }
-            held.copyBodyToResponse();
-        }
-
-        private boolean lose(HttpServletRequest request) {
-            if (!"POST".equals(request.getMethod())) {
-                return false;
-            }
-            String scope = String.valueOf(request.getHeader("X-Client"));
-            AtomicInteger left = losses.get(scope + "/" + request.getHeader("Idempotency-Key"));
-            if (left != null && left.getAndDecrement() > 0) {
-                return true;
-            }
-            int every = loseEvery;
-            return every > 0 && scope.startsWith("lossy-") && answered.incrementAndGet() % every == 0;
-        }
-    }
 }

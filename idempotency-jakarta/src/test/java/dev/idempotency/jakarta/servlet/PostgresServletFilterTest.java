@@ -12,7 +12,7 @@ import io.agroal.api.AgroalDataSource;
 class PostgresServletFilterTest extends AbstractServletFilterTest {
 
     @Override
-    AgroalDataSource dataSource() throws Exception {
+    protected AgroalDataSource dataSource() throws Exception {
         DatabaseServer pg = DatabaseServer.postgres();
         return Jta.dataSource(pg.url(), pg.user(), pg.password(), 24);
     }

@@ -2,7 +2,6 @@ package dev.idempotency.jakarta.servlet.internal;
 
 import dev.idempotency.http.HttpIdempotency;
 import dev.idempotency.http.Response;
-import dev.idempotency.http.internal.Problems;
 import dev.idempotency.jakarta.servlet.ServletScope;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
@@ -12,7 +11,6 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -21,9 +19,6 @@ import org.jspecify.annotations.Nullable;
  * write an answer. Stateless and thread-safe.
  */
 public final class ServletExchanges {
-
-    /** The methods that change nothing: their requests pass through, the key means nothing for them. */
-    private static final Set<String> SAFE_METHODS = Set.of("GET", "HEAD", "OPTIONS", "TRACE");
 
     private ServletExchanges() {
     }
@@ -39,8 +34,10 @@ public final class ServletExchanges {
 
     /** @param request the request @return whether its method changes nothing, so that it passes through */
     public static boolean isSafe(HttpServletRequest request) {
-        return SAFE_METHODS.contains(request.getMethod());
+        return Refusals.isSafe(request.getMethod());
     }
+
+
 
     /**
      * What every filter does before the HTTP layer sees an unsafe request: it answers 401 to a
@@ -58,32 +55,16 @@ public final class ServletExchanges {
             int maxRequestBytes) throws IOException {
         String client = scope.scopeOf(request);
         if (client == null) {
-            write(response, unauthenticated());
+            write(response, Refusals.unauthenticated());
             return null;
         }
         byte[] body = readBody(request, maxRequestBytes);
         if (body == null) {
             response.setHeader("Connection", "close");
-            write(response, requestTooLarge(request, maxRequestBytes));
+            write(response, Refusals.requestTooLarge(maxRequestBytes, request.getHeader(HttpIdempotency.DEFAULT_KEY_HEADER)));
             return null;
         }
         return new Admitted(client, body);
-    }
-
-    /** @return the 401 answer, problem {@code unauthenticated}, to a request without an authenticated client */
-    private static Response unauthenticated() {
-        return Problems.of(401, HttpIdempotency.PROBLEM_TYPES + "unauthenticated", "Unauthenticated",
-                "This endpoint takes idempotency keys per authenticated client; the request has none.", null);
-    }
-
-    /**
-     * @param request the request
-     * @param maxRequestBytes the limit its body is over
-     * @return the 413 answer, problem {@code request-too-large}
-     */
-    private static Response requestTooLarge(HttpServletRequest request, int maxRequestBytes) {
-        return Problems.of(413, HttpIdempotency.PROBLEM_TYPES + "request-too-large", "Request too large",
-                "The request body is larger than " + maxRequestBytes + " bytes.", request.getHeader(HttpIdempotency.DEFAULT_KEY_HEADER));
     }
 
     /**

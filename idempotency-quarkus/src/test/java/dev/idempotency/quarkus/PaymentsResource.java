@@ -1,0 +1,107 @@
+package dev.idempotency.quarkus;
+
+import dev.idempotency.jakarta.rest.IdempotentResource;
+import io.quarkus.runtime.StartupEvent;
+import jakarta.enterprise.event.Observes;
+import jakarta.inject.Inject;
+import jakarta.transaction.Transactional;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.HeaderParam;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.core.Response;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import javax.sql.DataSource;
+
+/**
+ * The test application's resource: a {@code @Transactional} method under {@link IdempotentResource}, its
+ * writes on the default datasource. The body's first word says what it does: {@code pay} inserts a
+ * payment and answers 201, {@code fail} inserts one and throws, {@code hold:NAME} waits until
+ * {@code NAME} is released.
+ */
+@Path("/payments")
+public class PaymentsResource {
+
+    /** Runs per {@code client/key}, rolled-back ones included. */
+    static final Map<String, AtomicInteger> RUNS = new ConcurrentHashMap<>();
+    static final Map<String, CountDownLatch[]> HOLDS = new ConcurrentHashMap<>();
+
+    @Inject
+    DataSource dataSource;
+
+    void createTable(@Observes StartupEvent start) throws SQLException {
+        try (Connection c = dataSource.getConnection(); Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE IF NOT EXISTS quarkus_payment (id VARCHAR(36) PRIMARY KEY, client VARCHAR(64) NOT NULL,"
+                    + " idem_key VARCHAR(300), body VARCHAR(1000) NOT NULL)");
+        }
+    }
+
+    static CountDownLatch[] hold(String name) {
+        return HOLDS.computeIfAbsent(name, n -> new CountDownLatch[] {new CountDownLatch(1), new CountDownLatch(1)});
+    }
+
+    @GET
+    public String run() {
+        return "run " + System.nanoTime();
+    }
+
+    // tag::resource[]
+    @POST
+    @IdempotentResource
+    @Transactional
+    public Response pay(String body, @HeaderParam("X-Client") String client, @HeaderParam("Idempotency-Key") String key)
+            throws SQLException, InterruptedException {
+        RUNS.computeIfAbsent(client + "/" + key, k -> new AtomicInteger()).incrementAndGet();
+        String word = body.split("\\s", 2)[0];
+        if (word.startsWith("hold:")) {
+            CountDownLatch[] hold = hold(word.substring(5));
+            hold[0].countDown();
+            hold[1].await(30, TimeUnit.SECONDS);
+        }
+        String id = UUID.randomUUID().toString();
+        try (Connection c = dataSource.getConnection();
+             PreparedStatement insert = c.prepareStatement("INSERT INTO quarkus_payment (id, client, idem_key, body) VALUES (?, ?, ?, ?)")) {
+            insert.setString(1, id);
+            insert.setString(2, client);
+            insert.setString(3, key);
+            insert.setString(4, body);
+            insert.executeUpdate();
+        }
+        if (word.equals("fail")) {
+            throw new IllegalStateException("the resource method failed after its write");
+        }
+        return Response.status(201).type("application/json").entity("{\"id\":\"" + id + "\"}").build();
+    }
+    // end::resource[]
+
+    /** @return the payments committed for the client's key */
+    int payments(String client, String key) throws SQLException {
+        return count("SELECT COUNT(*) FROM quarkus_payment WHERE client = ? AND idem_key = ?", client, key);
+    }
+
+    /** @return whether the key has a committed record */
+    boolean recorded(String client, String key) throws SQLException {
+        return count("SELECT COUNT(*) FROM idempotency_record WHERE scope = ? AND key_id = ?", client, key) > 0;
+    }
+
+    private int count(String sql, String client, String key) throws SQLException {
+        try (Connection c = dataSource.getConnection(); PreparedStatement count = c.prepareStatement(sql)) {
+            count.setString(1, client);
+            count.setString(2, key);
+            try (ResultSet rs = count.executeQuery()) {
+                rs.next();
+                return rs.getInt(1);
+            }
+        }
+    }
+}
