@@ -16,7 +16,8 @@ import org.jspecify.annotations.Nullable;
  *   <li>lease mode: the lease is ended, so that the next attempt takes the key over at once (the
  *       record stays in progress, without a result, until then).</li>
  * </ul>
- * The next attempt with the key runs the work again.
+ * The next attempt with the key runs the work again. Listeners hear it as any failure of the work
+ * ({@link IdempotencyListener#onError}), its message saying why the key was released.
  *
  * <p>The answer is carried as it is, neither copied nor serialized. Immutable once thrown; its
  * answer is as thread-safe as the object given.
