@@ -120,7 +120,7 @@ final class Kernel<C> {
             }
             log.debug("Key {} is held by another attempt; lease until {}, {} from the store's now", key, held.leaseUntil(),
                     held.remaining());
-            return new Outcome.InProgress<>(key, held.leaseUntil(), held.remaining());
+            return new Outcome.InProgress<>(key, held.leaseUntil(), held.remaining(), held.expiresAt());
         }
         if (claim instanceof LeaseClaim.Busy) {
             log.debug("Key {} is held by another transaction past the lock timeout of {}", key, policy.lockTimeout());
@@ -144,7 +144,7 @@ final class Kernel<C> {
                 return new Outcome.Failed<>(key, failure.type(), failure.message(), recordedAt, true);
             case COMPLETED:
             default:
-                return new Outcome.Replayed<>(key, decode(key, codec, record), recordedAt);
+                return new Outcome.Replayed<>(key, decode(key, codec, record), recordedAt, record.expiresAt());
         }
     }
 
@@ -158,7 +158,7 @@ final class Kernel<C> {
     private static <T> Outcome<T> fromInProgressRecord(IdempotencyKey key, StoredRecord record) {
         if (record.leaseUntil() != null) {
             log.debug("Key {} is held in lease mode until {}", key, record.leaseUntil());
-            return new Outcome.InProgress<>(key, record.leaseUntil());
+            return new Outcome.InProgress<>(key, record.leaseUntil(), null, record.expiresAt());
         }
         log.warn("Key {} has a committed record still in progress, claimed at {}: a work ended its caller's transaction", key,
                 record.createdAt());

@@ -176,12 +176,17 @@ public final class KeyPolicy {
 
     /**
      * Whether a failure of the work is final: recorded and replayed to every retry, instead of
-     * passing through unrecorded. Only exceptions can be final; errors always pass through.
+     * passing through unrecorded. Only exceptions can be final; errors always pass through, and so
+     * does a {@link ReleaseKeyException}, whatever the declared types and predicate say: it asks for
+     * nothing of the key to be recorded.
      *
      * @param failure what the work threw
      * @return whether it is declared final
      */
     public boolean isFinalFailure(Throwable failure) {
+        if (failure instanceof ReleaseKeyException) {
+            return false;
+        }
         for (Class<? extends Exception> type : finalFailureTypes) {
             if (type.isInstance(failure)) {
                 return true;

@@ -120,18 +120,22 @@ public sealed interface Outcome<T>
      * @param key the key
      * @param value the recorded result
      * @param recordedAt when the result was recorded, in whole milliseconds
+     * @param expiresAt until when the record answers retries, by the store's clock, in whole
+     *     milliseconds: after it the key counts as new (contract 15.2)
      * @param <T> the result type
      */
-    record Replayed<T>(IdempotencyKey key, T value, Instant recordedAt) implements Outcome<T> {
+    record Replayed<T>(IdempotencyKey key, T value, Instant recordedAt, Instant expiresAt) implements Outcome<T> {
         /**
          * @param key the key
          * @param value the recorded result
          * @param recordedAt when the result was recorded
-         * @throws NullPointerException if {@code key} or {@code recordedAt} is null
+         * @param expiresAt until when the record answers retries
+         * @throws NullPointerException if {@code key}, {@code recordedAt} or {@code expiresAt} is null
          */
         public Replayed {
             Objects.requireNonNull(key, "key");
             Objects.requireNonNull(recordedAt, "recordedAt");
+            Objects.requireNonNull(expiresAt, "expiresAt");
         }
 
         @Override
@@ -153,13 +157,20 @@ public sealed interface Outcome<T>
      *     transaction): what a {@code Retry-After} should count, since this node's clock may differ
      *     from the store's. {@code null} where the store did not measure it: in transactional mode,
      *     and for a lease-mode key that transactional mode meets
+     * @param expiresAt until when the key's record in progress is kept, by the store's clock, if the
+     *     store said: the record's expiry, not its lease's end ({@code leaseUntil}). A completion
+     *     sets a new expiry, counted from its own time. {@code null} where no record was read: in
+     *     transactional mode the holder's claim is not committed yet, and a lease-mode store may not
+     *     report it (contract 15.2)
      * @param <T> the result type
      */
-    record InProgress<T>(IdempotencyKey key, @Nullable Instant leaseUntil, @Nullable Duration leaseRemaining) implements Outcome<T> {
+    record InProgress<T>(IdempotencyKey key, @Nullable Instant leaseUntil, @Nullable Duration leaseRemaining,
+                         @Nullable Instant expiresAt) implements Outcome<T> {
         /**
          * @param key the key
          * @param leaseUntil when the holder's lease ends, or {@code null}
          * @param leaseRemaining how long the holder's lease still ran, by the store's clock, or {@code null}
+         * @param expiresAt until when the key's record in progress is kept, or {@code null}
          * @throws NullPointerException if {@code key} is null
          * @throws IllegalArgumentException if {@code leaseRemaining} is negative
          */
@@ -171,6 +182,19 @@ public sealed interface Outcome<T>
         }
 
         /**
+         * An attempt held under a lease, the record's expiry not reported.
+         *
+         * @param key the key
+         * @param leaseUntil when the holder's lease ends, or {@code null}
+         * @param leaseRemaining how long the holder's lease still ran, by the store's clock, or {@code null}
+         * @throws NullPointerException if {@code key} is null
+         * @throws IllegalArgumentException if {@code leaseRemaining} is negative
+         */
+        public InProgress(IdempotencyKey key, @Nullable Instant leaseUntil, @Nullable Duration leaseRemaining) {
+            this(key, leaseUntil, leaseRemaining, null);
+        }
+
+        /**
          * An attempt held under a lease whose remaining time the store did not measure.
          *
          * @param key the key
@@ -178,17 +202,17 @@ public sealed interface Outcome<T>
          * @throws NullPointerException if {@code key} is null
          */
         public InProgress(IdempotencyKey key, @Nullable Instant leaseUntil) {
-            this(key, leaseUntil, null);
+            this(key, leaseUntil, null, null);
         }
 
         /**
-         * An attempt held by an open transaction (transactional mode): no lease end.
+         * An attempt held by an open transaction (transactional mode): no lease end, no expiry.
          *
          * @param key the key
          * @throws NullPointerException if {@code key} is null
          */
         public InProgress(IdempotencyKey key) {
-            this(key, null, null);
+            this(key, null, null, null);
         }
 
         @Override

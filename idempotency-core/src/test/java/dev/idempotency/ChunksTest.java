@@ -10,6 +10,7 @@ import dev.idempotency.spi.ClaimRequest;
 import dev.idempotency.spi.RecordStatus;
 import dev.idempotency.spi.StoredRecord;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -143,7 +144,7 @@ class ChunksTest {
                     ran.add(item);
                     return item;
                 });
-        assertThat(outcomes).containsExactly(new Outcome.Replayed<>(keyOf.apply("a1"), "old", T0),
+        assertThat(outcomes).containsExactly(new Outcome.Replayed<>(keyOf.apply("a1"), "old", T0, T0.plus(Duration.ofDays(1))),
                 new Outcome.Mismatch<>(keyOf.apply("a2")),
                 new Outcome.InProgress<>(keyOf.apply("a3")), new Outcome.Executed<>(keyOf.apply("a4"), "a4"));
         assertThat(ran).containsExactly("a4");

@@ -48,7 +48,7 @@ class IdempotencyEngineTest {
         Outcome<String> first = committed(engine, () -> "r" + runs.incrementAndGet());
         Outcome<String> second = committed(engine, () -> "r" + runs.incrementAndGet());
         assertThat(first).isEqualTo(new Outcome.Executed<>(KEY, "r1"));
-        assertThat(second).isEqualTo(new Outcome.Replayed<>(KEY, "r1", T0_MS));
+        assertThat(second).isEqualTo(new Outcome.Replayed<>(KEY, "r1", T0_MS, T0_MS.plus(KeyPolicy.DEFAULT_RETENTION)));
         assertThat(runs).hasValue(1);
         StoredRecord record = store.committed(KEY).orElseThrow();
         assertThat(record.status()).isEqualTo(RecordStatus.COMPLETED);
@@ -85,7 +85,7 @@ class IdempotencyEngineTest {
         assertThat(committed(engine, () -> null)).isEqualTo(new Outcome.Executed<>(KEY, null));
         assertThat(store.committed(KEY).orElseThrow().codec()).isEqualTo("none");
         assertThat(store.committed(KEY).orElseThrow().result()).isNull();
-        assertThat(committed(engine, () -> "x")).isEqualTo(new Outcome.Replayed<>(KEY, null, T0_MS));
+        assertThat(committed(engine, () -> "x")).isEqualTo(new Outcome.Replayed<>(KEY, null, T0_MS, T0_MS.plus(KeyPolicy.DEFAULT_RETENTION)));
     }
 
     @Test
@@ -100,7 +100,7 @@ class IdempotencyEngineTest {
         assertThat(engine.execute(KEY, store.begin(), () -> "x")).isEqualTo(new Outcome.Mismatch<>(KEY));
         assertThat(engine.execute(IdempotentCall.of(KEY, ResultCodec.string()).withFingerprint(Fingerprint.of("a")), store.begin(),
                 () -> "x"))
-                .isEqualTo(new Outcome.Replayed<>(KEY, "r", T0_MS));
+                .isEqualTo(new Outcome.Replayed<>(KEY, "r", T0_MS, T0_MS.plus(KeyPolicy.DEFAULT_RETENTION)));
     }
 
     @Test
@@ -355,7 +355,7 @@ class IdempotencyEngineTest {
     void aRecordInProgressUnderALeaseIsInProgressUntilItsLeaseEnds() {
         Instant until = T0.plusSeconds(30);
         store.put(new StoredRecord(KEY, Fingerprint.NONE, RecordStatus.IN_PROGRESS, null, null, T0, null, T0.plusSeconds(3600), until));
-        assertThat(engine().execute(KEY, store.begin(), () -> "r")).isEqualTo(new Outcome.InProgress<>(KEY, until));
+        assertThat(engine().execute(KEY, store.begin(), () -> "r")).isEqualTo(new Outcome.InProgress<>(KEY, until, null, T0.plusSeconds(3600)));
     }
 
     @Test
@@ -366,7 +366,7 @@ class IdempotencyEngineTest {
         engine.execute(IdempotentCall.of(KEY, upper), tx, () -> "abc");
         store.commit(tx);
         assertThat(engine.execute(IdempotentCall.of(KEY, upper), store.begin(), () -> "x")).isEqualTo(new Outcome.Replayed<>(KEY,
-                "ABC!", T0_MS));
+                "ABC!", T0_MS, T0_MS.plus(KeyPolicy.DEFAULT_RETENTION)));
         assertThatThrownBy(() -> engine.execute(IdempotentCall.of(KEY, ResultCodec.string()), store.begin(), () -> "x"))
                 .isInstanceOf(ResultCodecException.class).hasMessageContaining("upper-v1");
         assertThatThrownBy(() -> engine.execute(KEY, store.begin(), () -> "x"))
@@ -437,10 +437,10 @@ class IdempotencyEngineTest {
         Instant created = T0_MS.minusSeconds(60);
         store.put(new StoredRecord(KEY, Fingerprint.NONE, RecordStatus.COMPLETED, "string", "r".getBytes(StandardCharsets.UTF_8),
                 created, T0_MS, T0_MS.plusSeconds(60)));
-        assertThat(engine().execute(KEY, store.begin(), () -> "x")).isEqualTo(new Outcome.Replayed<>(KEY, "r", T0_MS));
+        assertThat(engine().execute(KEY, store.begin(), () -> "x")).isEqualTo(new Outcome.Replayed<>(KEY, "r", T0_MS, T0_MS.plusSeconds(60)));
         store.put(new StoredRecord(KEY, Fingerprint.NONE, RecordStatus.COMPLETED, "string", "r".getBytes(StandardCharsets.UTF_8),
                 created, null, T0_MS.plusSeconds(60)));
-        assertThat(engine().execute(KEY, store.begin(), () -> "x")).isEqualTo(new Outcome.Replayed<>(KEY, "r", created));
+        assertThat(engine().execute(KEY, store.begin(), () -> "x")).isEqualTo(new Outcome.Replayed<>(KEY, "r", created, T0_MS.plusSeconds(60)));
     }
     @Test
     void aWorkThatRunsItsOwnKeyAgainInItsOwnTransactionIsRefusedAsNestedNotAsCommitted() {

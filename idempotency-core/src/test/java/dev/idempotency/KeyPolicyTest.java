@@ -21,6 +21,13 @@ class KeyPolicyTest {
     }
 
     @Test
+    void aReleaseOfTheKeyIsNeverFinalWhateverThePolicyDeclares() {
+        KeyPolicy everything = KeyPolicy.builder().finalFailures(RuntimeException.class).finalFailureIf(e -> true).build();
+        assertThat(everything.isFinalFailure(new IllegalStateException("x"))).isTrue();
+        assertThat(everything.isFinalFailure(new ReleaseKeyException("a 503", "answer"))).isFalse();
+    }
+
+    @Test
     void acceptsEveryPrintableAsciiCharacterUpToTheLimit() {
         StringBuilder all = new StringBuilder();
         for (char c = '!'; c <= '~'; c++) {

@@ -120,7 +120,7 @@ class ManagedIdempotencyTest {
         assertThat(attempts.get(0).key()).isEqualTo(KEY);
         assertThat(attempts.get(0).leaseUntil()).isEqualTo(store.storeNow.plus(LeasePolicy.DEFAULT_LEASE));
         Outcome<String> second = managed().lease(IdempotentCall.of(KEY, ResultCodec.string()), attempt -> "r" + runs.incrementAndGet());
-        assertThat(second).isEqualTo(new Outcome.Replayed<>(KEY, "r1", store.storeNow));
+        assertThat(second).isEqualTo(new Outcome.Replayed<>(KEY, "r1", store.storeNow, store.storeNow.plus(KeyPolicy.DEFAULT_RETENTION)));
         assertThat(runs).hasValue(1);
         assertThat(store.committed(KEY).orElseThrow().expiresAt()).isEqualTo(store.storeNow.plus(KeyPolicy.DEFAULT_RETENTION));
         assertThat(events).containsExactly("outcome EXECUTED", "outcome REPLAYED");
@@ -505,7 +505,7 @@ class ManagedIdempotencyTest {
         ManagedIdempotency<FakeTx> managed = ManagedIdempotency.builder(Idempotency.of(store), runner).retryPolicy(NO_PAUSE)
                 .leasePolicy(LeasePolicy.builder().waitForHolder(Duration.ofMinutes(10)).pollInterval(Duration.ofMillis(1)).build()).build();
         assertThat(managed.lease(IdempotentCall.of(KEY, ResultCodec.string()), a -> "mine")).isEqualTo(new Outcome.Replayed<>(KEY,
-                "theirs", store.storeNow));
+                "theirs", store.storeNow, store.storeNow.plus(Duration.ofDays(1))));
         assertThat(polls).hasValue(3);
     }
 

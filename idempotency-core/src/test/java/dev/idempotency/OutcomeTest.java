@@ -13,7 +13,7 @@ class OutcomeTest {
     @Test
     void valueIsReturnedOrATypedExceptionNamesTheKeyAndReason() {
         assertThat(new Outcome.Executed<>(key, "v").value()).isEqualTo("v");
-        assertThat(new Outcome.Replayed<>(key, "v", Instant.EPOCH).value()).isEqualTo("v");
+        assertThat(new Outcome.Replayed<>(key, "v", Instant.EPOCH, Instant.EPOCH).value()).isEqualTo("v");
         assertThatThrownBy(() -> new Outcome.InProgress<String>(key).value()).isInstanceOf(KeyInProgressException.class)
                 .hasMessageContaining("tenant-7").hasMessageContaining("k-9")
                 .satisfies(e -> assertThat(((IdempotencyException) e).isRetryable()).isTrue());
@@ -27,14 +27,14 @@ class OutcomeTest {
     @Test
     void statusAndReplayFlagsAreConsistent() {
         assertThat(new Outcome.Executed<>(key, 1).isReplay()).isFalse();
-        assertThat(new Outcome.Replayed<>(key, 1, Instant.EPOCH).isReplay()).isTrue();
+        assertThat(new Outcome.Replayed<>(key, 1, Instant.EPOCH, Instant.EPOCH).isReplay()).isTrue();
         assertThat(new Outcome.Failed<Integer>(key, "T", null, Instant.EPOCH, false).isReplay()).isFalse();
         assertThat(new Outcome.Failed<Integer>(key, "T", null, Instant.EPOCH, true).isReplay()).isTrue();
         assertThat(new Outcome.Mismatch<Integer>(key).valueOr(-1)).isEqualTo(-1);
         assertThat(new Outcome.Mismatch<Integer>(key).hasValue()).isFalse();
         assertThat(new Outcome.Executed<Integer>(key, null).hasValue()).isTrue();
         assertThat(new Outcome.Executed<>(key, 1).isExecuted()).isTrue();
-        assertThat(new Outcome.Replayed<>(key, 1, Instant.EPOCH).isExecuted()).isFalse();
+        assertThat(new Outcome.Replayed<>(key, 1, Instant.EPOCH, Instant.EPOCH).isExecuted()).isFalse();
         assertThat(new Outcome.Failed<Integer>(key, "T", null, Instant.EPOCH, false).isExecuted()).isFalse();
         assertThat(new Outcome.Mismatch<Integer>(key).isExecuted()).isFalse();
     }
@@ -43,7 +43,7 @@ class OutcomeTest {
     @Test
     void theJavadocExampleAnswersEveryStatusWithoutThrowing() {
         assertThat(javadocExample(new Outcome.Executed<>(key, "r-1"))).isEqualTo("200 r-1");
-        assertThat(javadocExample(new Outcome.Replayed<>(key, "r-1", Instant.EPOCH))).isEqualTo("200 r-1");
+        assertThat(javadocExample(new Outcome.Replayed<>(key, "r-1", Instant.EPOCH, Instant.EPOCH))).isEqualTo("200 r-1");
         assertThat(javadocExample(new Outcome.InProgress<>(key))).isEqualTo("409 retry later");
         assertThat(javadocExample(new Outcome.Mismatch<>(key))).isEqualTo("422 key reused for another request");
         assertThat(javadocExample(new Outcome.Failed<>(key, "com.shop.Declined", "no funds", Instant.EPOCH, true)))

@@ -74,19 +74,36 @@ public sealed interface LeaseClaim permits LeaseClaim.Acquired, LeaseClaim.Exist
      * @param now the store's current time when it found the lease, read by the same clock (for a
      *     database, in the same transaction) that judged the lease live: {@link #remaining()} is
      *     measured by that one clock
+     * @param expiresAt until when the record in progress is kept (its {@link StoredRecord#expiresAt()}),
+     *     or {@code null} if the store does not report it; reaches {@code Outcome.InProgress.expiresAt}
      */
-    record Held(Fingerprint fingerprint, Instant leaseUntil, int attempts, Instant now) implements LeaseClaim {
+    record Held(Fingerprint fingerprint, Instant leaseUntil, int attempts, Instant now, @Nullable Instant expiresAt)
+            implements LeaseClaim {
         /**
+         * @param fingerprint the fingerprint of the request that holds it
+         * @param leaseUntil the end of its lease
+         * @param attempts how many attempts have claimed the key so far
+         * @param now the store's current time when it found the lease
+         * @param expiresAt until when the record in progress is kept, or {@code null}
+         * @throws NullPointerException if a component but {@code expiresAt} is null
+         */
+        public Held {
+            Objects.requireNonNull(fingerprint, "fingerprint");
+            Objects.requireNonNull(leaseUntil, "leaseUntil");
+            Objects.requireNonNull(now, "now");
+        }
+
+        /**
+         * A lease found without the record's expiry.
+         *
          * @param fingerprint the fingerprint of the request that holds it
          * @param leaseUntil the end of its lease
          * @param attempts how many attempts have claimed the key so far
          * @param now the store's current time when it found the lease
          * @throws NullPointerException if a component is null
          */
-        public Held {
-            Objects.requireNonNull(fingerprint, "fingerprint");
-            Objects.requireNonNull(leaseUntil, "leaseUntil");
-            Objects.requireNonNull(now, "now");
+        public Held(Fingerprint fingerprint, Instant leaseUntil, int attempts, Instant now) {
+            this(fingerprint, leaseUntil, attempts, now, null);
         }
 
         /** @return how long the lease still runs from {@link #now()}, by the store's clock; zero if it has ended */

@@ -30,6 +30,12 @@ public record HttpAnswer(Response response, Kind kind) {
          * handler's response over the result size limit, answered 500 {@code response-too-large}.
          */
         FAILED,
+        /**
+         * The handler's 5xx response, sent but not recorded ({@link ServerErrors#RELEASE}): the key was
+         * released, the handler's writes rolled back (see {@link #rollbackRequired()}), and the next
+         * retry with the key runs the handler again.
+         */
+        RELEASED,
         /** The handler ran without a key (a safe method, or no key where none is required); nothing recorded. */
         UNKEYED,
         /**
@@ -51,9 +57,10 @@ public record HttpAnswer(Response response, Kind kind) {
     /**
      * @return whether a transaction the server handed to the layer must be rolled back rather than
      *     committed: after {@link Kind#IN_PROGRESS}, the database may have aborted it while it waited
-     *     for the key (PostgreSQL does). Every other answer leaves it usable.
+     *     for the key (PostgreSQL does); after {@link Kind#RELEASED}, the key's claim was released and
+     *     the handler's writes must not commit without it. Every other answer leaves it usable.
      */
     public boolean rollbackRequired() {
-        return kind == Kind.IN_PROGRESS;
+        return kind == Kind.IN_PROGRESS || kind == Kind.RELEASED;
     }
 }

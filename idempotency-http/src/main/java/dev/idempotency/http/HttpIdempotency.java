@@ -19,8 +19,13 @@ import dev.idempotency.http.internal.ResponseCodec;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import dev.idempotency.ReleaseKeyException;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
 import java.util.Base64;
+import java.util.Locale;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -50,8 +55,11 @@ import org.slf4j.LoggerFactory;
  *   <tr><td>same key, different request (fingerprint)</td><td>422, problem</td><td>no</td></tr>
  *   <tr><td>same key and request, completed</td><td>the first response: status, body, the headers chosen for replay,
  *       plus {@code Idempotent-Replayed: true}</td><td>(already)</td></tr>
- *   <tr><td>the handler returns a response, any status (a 5xx too: throw for a failure that a retry
- *       may mend)</td><td>that response</td><td>yes</td></tr>
+ *   <tr><td>the handler returns a response, any status (a 5xx too, by default: throw for a failure that a
+ *       retry may mend)</td><td>that response</td><td>yes</td></tr>
+ *   <tr><td>the handler returns a 5xx response and the layer releases server errors
+ *       ({@link Builder#serverErrors}, {@link ServerErrors#RELEASE})</td><td>that response; the next retry runs
+ *       the handler again</td><td>no: rolled back or released</td></tr>
  *   <tr><td>the handler's response over the key policy's result size limit, encoded</td><td>500,
  *       {@code response-too-large} problem naming the size and the limit, replayed: the handler does not run
  *       again ({@link #handle}: its writes rolled back, the problem recorded in a short transaction of its own;
@@ -113,6 +121,14 @@ public final class HttpIdempotency<C> {
             "Location", "ETag", "Last-Modified");
     /** The {@code Retry-After} of a 409 for a key held by an open transaction: 1 second. */
     public static final Duration DEFAULT_RETRY_AFTER = Duration.ofSeconds(1);
+    /**
+     * The response header that {@link Builder#expiresHeader} names by default for the record's expiry
+     * on replays and 409s: {@code Idempotency-Key-Expires}, an HTTP-date. No standard names one.
+     */
+    public static final String EXPIRES_HEADER = "Idempotency-Key-Expires";
+    /** The IMF-fixdate form of an HTTP-date (RFC 9110, section 5.6.7), always in GMT. */
+    private static final DateTimeFormatter HTTP_DATE = DateTimeFormatter.ofPattern("EEE, dd MMM yyyy HH:mm:ss 'GMT'", Locale.ENGLISH)
+            .withZone(ZoneOffset.UTC);
     /** Where the problem types are described; a type is this followed by its name. */
     public static final String PROBLEM_TYPES = "https://github.com/idempotency/idempotency-java/blob/main/docs/http.md#";
 
@@ -136,6 +152,24 @@ public final class HttpIdempotency<C> {
     private final Duration retryAfter;
     private final Function<Outcome.Failed<Response>, Response> failureResponse;
     private final ResultCodec<Response> recorded;
+    private final ServerErrors serverErrors;
+    private final @Nullable String expiresHeader;
+
+    private HttpIdempotency(HttpIdempotency<C> layer, ServerErrors serverErrors) {
+        this.engine = layer.engine;
+        this.managed = layer.managed;
+        this.leased = layer.leased;
+        this.keyPolicy = layer.keyPolicy;
+        this.keyHeader = layer.keyHeader;
+        this.keyRequired = layer.keyRequired;
+        this.fingerprint = layer.fingerprint;
+        this.replayedHeaders = layer.replayedHeaders;
+        this.retryAfter = layer.retryAfter;
+        this.failureResponse = layer.failureResponse;
+        this.recorded = layer.recorded;
+        this.serverErrors = serverErrors;
+        this.expiresHeader = layer.expiresHeader;
+    }
 
     private HttpIdempotency(Builder<C> b) {
         this.engine = b.engine;
@@ -149,6 +183,26 @@ public final class HttpIdempotency<C> {
         this.retryAfter = b.retryAfter;
         this.failureResponse = b.failureResponse;
         this.recorded = new RecordedResponses(replayedHeaders);
+        this.serverErrors = b.serverErrors;
+        this.expiresHeader = b.expiresHeader;
+    }
+
+    /**
+     * This layer with another choice for a handler's 5xx responses, for the endpoints that differ
+     * (an adapter's per-handler setting): the same engine, key rules and headers, so that the two
+     * share their records.
+     *
+     * @param serverErrors what the returned layer does with a handler's 5xx response
+     * @return this layer if it already does so, else a copy that does
+     */
+    public HttpIdempotency<C> withServerErrors(ServerErrors serverErrors) {
+        Objects.requireNonNull(serverErrors, "serverErrors");
+        return serverErrors == this.serverErrors ? this : new HttpIdempotency<>(this, serverErrors);
+    }
+
+    /** @return what this layer does with a handler's 5xx response ({@link ServerErrors#RECORD} by default) */
+    public ServerErrors serverErrors() {
+        return serverErrors;
     }
 
     /**
@@ -216,9 +270,11 @@ public final class HttpIdempotency<C> {
         }
         Outcome<Response> outcome;
         try {
-            outcome = transactions.execute(call(keyed.key, request), tx -> run(handler, request, tx));
+            outcome = transactions.execute(call(keyed.key, request), tx -> released(run(handler, request, tx)));
         } catch (ResultTooLargeException tooLarge) { // rolled back, the handler's writes with it: nothing of the key is kept
             return recordTooLarge(transactions, keyed.key, request, tooLarge);
+        } catch (ReleaseKeyException released) { // rolled back, the claim with the handler's writes
+            return releasedAnswer(keyed.key, released, "its transaction was rolled back, the handler's writes with the key's claim");
         }
         return answer(outcome);
     }
@@ -288,7 +344,11 @@ public final class HttpIdempotency<C> {
             throw new IllegalStateException("handleIn records the key in the server's transaction: build the layer with"
                     + " HttpIdempotency.builder(Idempotency) or builder(ManagedIdempotency), over a transactional store");
         }
-        return answer(engine.execute(call(keyed.key, request), tx, () -> run(handler, request, tx)));
+        try {
+            return answer(engine.execute(call(keyed.key, request), tx, () -> released(run(handler, request, tx))));
+        } catch (ReleaseKeyException released) { // the claim released in tx: the server rolls tx back (rollbackRequired)
+            return releasedAnswer(keyed.key, released, "the key's claim was released; the server's transaction must roll back");
+        }
     }
 
     /**
@@ -352,7 +412,9 @@ public final class HttpIdempotency<C> {
             return new HttpAnswer(nonNull(handler.handle(request, null)), HttpAnswer.Kind.UNKEYED);
         }
         try {
-            return answer(leases.lease(call(keyed.key, request), attempt -> nonNull(handler.handle(request, attempt))));
+            return answer(leases.lease(call(keyed.key, request), attempt -> released(nonNull(handler.handle(request, attempt)))));
+        } catch (ReleaseKeyException released) { // the engine ended the lease: the retry takes the key over at once
+            return releasedAnswer(keyed.key, released, "the lease was ended, so that a retry takes the key over at once");
         } catch (StoreUnavailableException unavailable) {
             log.warn("Key {}: the store is unreachable; answering 503: {}", keyed.key, unavailable.getMessage());
             Response problem = Problems.of(503, PROBLEM_TYPES + "store-unavailable", "Idempotency store unavailable",
@@ -437,6 +499,27 @@ public final class HttpIdempotency<C> {
         return managed;
     }
 
+    /**
+     * The handler's response, to be recorded; a 5xx when this layer releases server errors is thrown
+     * instead, in a {@link ReleaseKeyException} that the engine never records (not even as a final
+     * failure) and rethrows once it has rolled back, released the claim or ended the lease.
+     */
+    private Response released(Response response) {
+        if (serverErrors == ServerErrors.RELEASE && response.status() >= 500 && response.status() <= 599) {
+            throw new ReleaseKeyException("the handler answered " + response.status() + " and server errors are released", response);
+        }
+        return response;
+    }
+
+    /** The answer to a released 5xx, which the engine carried out of the attempt; {@code how} says what became of the key. */
+    private static HttpAnswer releasedAnswer(IdempotencyKey key, ReleaseKeyException released, String how) {
+        if (!(released.answer() instanceof Response response)) {
+            throw released; // not this layer's: the handler's own exception
+        }
+        log.debug("Key {}: the handler answered {}, not recorded: {}", key, response.status(), how);
+        return new HttpAnswer(response, HttpAnswer.Kind.RELEASED);
+    }
+
     private static <C, X extends Exception> Response run(TxHandler<C, X> handler, Request request, C tx) throws X {
         return nonNull(handler.handle(request, tx));
     }
@@ -512,10 +595,13 @@ public final class HttpIdempotency<C> {
             case EXECUTED:
                 return new HttpAnswer(outcome.value(), HttpAnswer.Kind.EXECUTED);
             case REPLAYED:
-                return new HttpAnswer(outcome.value().withHeader(REPLAYED_HEADER, "true"), HttpAnswer.Kind.REPLAYED);
+                return new HttpAnswer(expiring(outcome.value().withHeader(REPLAYED_HEADER, "true"),
+                        ((Outcome.Replayed<Response>) outcome).expiresAt()), HttpAnswer.Kind.REPLAYED);
             case IN_PROGRESS:
-                return inProgress(key, ((Outcome.InProgress<Response>) outcome).leaseRemaining(),
+                Outcome.InProgress<Response> held = (Outcome.InProgress<Response>) outcome;
+                HttpAnswer busy = inProgress(key, held.leaseRemaining(),
                         "A request with this key is still being processed. Retry with the same key after the Retry-After delay.");
+                return new HttpAnswer(expiring(busy.response(), held.expiresAt()), busy.kind());
             case MISMATCH:
                 return new HttpAnswer(Problems.of(422, PROBLEM_TYPES + "key-reused", "Idempotency-Key reused",
                         "This key was first used for a different request (another method, target or body). Send a new key for a"
@@ -534,6 +620,15 @@ public final class HttpIdempotency<C> {
         Matcher sizes = RECORDED_SIZES.matcher(String.valueOf(failed.errorMessage()));
         return sizes.find() ? tooLarge(failed.key(), Long.parseLong(sizes.group(1)), Long.parseLong(sizes.group(2)), LEASED_AFTERMATH, true)
                 : tooLarge(failed.key(), -1, -1, LEASED_AFTERMATH, true);
+    }
+
+    /**
+     * The response with the record's expiry in the header {@link Builder#expiresHeader} names, as an
+     * HTTP-date rounded down to the second (the record may answer a little longer, never shorter);
+     * unchanged if the header is off or the expiry unknown.
+     */
+    private Response expiring(Response response, @Nullable Instant expiresAt) {
+        return expiresHeader == null || expiresAt == null ? response : response.withHeader(expiresHeader, HTTP_DATE.format(expiresAt));
     }
 
     private HttpAnswer inProgress(IdempotencyKey key, @Nullable Duration leaseRemaining, String detail) {
@@ -562,7 +657,8 @@ public final class HttpIdempotency<C> {
     @Override
     public String toString() {
         return "HttpIdempotency[" + (managed != null ? managed : engine != null ? engine : leased) + ", keyHeader=" + keyHeader + ", keyRequired=" + keyRequired
-                + ", replayedHeaders=" + replayedHeaders + "]";
+                + ", replayedHeaders=" + replayedHeaders + ", serverErrors=" + serverErrors
+                + (expiresHeader == null ? "" : ", expiresHeader=" + expiresHeader) + "]";
     }
 
     /** Records the status, the body and the headers chosen for replay. */
@@ -611,6 +707,8 @@ public final class HttpIdempotency<C> {
         private Set<String> replayedHeaders = caseless(DEFAULT_REPLAYED_HEADERS);
         private Duration retryAfter = DEFAULT_RETRY_AFTER;
         private Function<Outcome.Failed<Response>, Response> failureResponse = HttpIdempotency::defaultFailureResponse;
+        private ServerErrors serverErrors = ServerErrors.RECORD;
+        private @Nullable String expiresHeader;
 
         private Builder(@Nullable Idempotency<C> engine, @Nullable ManagedIdempotency<C> managed, @Nullable LeasedIdempotency<C> leased,
                         KeyPolicy keyPolicy) {
@@ -697,6 +795,38 @@ public final class HttpIdempotency<C> {
          */
         public Builder<C> failureResponse(Function<Outcome.Failed<Response>, Response> failureResponse) {
             this.failureResponse = Objects.requireNonNull(failureResponse, "failureResponse");
+            return this;
+        }
+
+        /**
+         * What the layer does with a 5xx response that a keyed request's handler returns:
+         * {@link ServerErrors#RECORD} (the default) records and replays it like any other status, so
+         * that it is final for the key; {@link ServerErrors#RELEASE} records nothing of the key, rolls
+         * the handler's writes back (or ends the lease), sends the 5xx as {@link HttpAnswer.Kind#RELEASED},
+         * and the next retry with the key runs the handler again. {@link #withServerErrors} gives a
+         * layer's other choice to the endpoints that differ.
+         *
+         * @param serverErrors what to do with a handler's 5xx response
+         * @return this builder
+         */
+        public Builder<C> serverErrors(ServerErrors serverErrors) {
+            this.serverErrors = Objects.requireNonNull(serverErrors, "serverErrors");
+            return this;
+        }
+
+        /**
+         * Advertises until when the key's record answers retries, in a response header of this name on
+         * every replay and on a 409 whose record the store reported (a lease-mode key held by another
+         * attempt): the record's expiry ({@code Outcome.Replayed.expiresAt}) as an HTTP-date in GMT,
+         * rounded down to the second, for example
+         * {@code Idempotency-Key-Expires: Thu, 03 Dec 2026 09:15:00 GMT}. Off by default.
+         *
+         * @param name the header's name ({@link #EXPIRES_HEADER}, say), or {@code null} to send none
+         * @return this builder
+         * @throws IllegalArgumentException if the name is empty or holds a character not allowed in a header name
+         */
+        public Builder<C> expiresHeader(@Nullable String name) {
+            this.expiresHeader = name == null ? null : dev.idempotency.http.internal.HeaderMaps.checkName(name);
             return this;
         }
 

@@ -580,6 +580,88 @@ abstract class AbstractHttpTest {
         assertThat(server.payments("shop-a", key)).as("once, though no answer arrived").isEqualTo(1);
     }
 
+    // ---- contract 15: a handler's 5xx released; the record's expiry ---------------------------------
+
+    @Test
+    void aReleased5xxRollsBackTheHandlersWritesRecordsNothingAndTheRetryRunsItAgain() throws Exception {
+        String key = key();
+        HttpResponse<String> failed = send(request("/release/payments", "shop-a", key).POST(body("bad-gateway-once")).build());
+
+        assertThat(failed.statusCode()).isEqualTo(502);
+        assertThat(failed.body()).as("the handler's own answer, sent").contains("provider_unavailable");
+        assertThat(server.recorded("shop-a", key)).as("nothing of the key recorded").isFalse();
+        assertThat(server.payments("shop-a", key)).as("the handler's write rolled back with the claim").isZero();
+
+        HttpResponse<String> retry = send(request("/release/payments", "shop-a", key).POST(body("bad-gateway-once")).build());
+        assertThat(retry.statusCode()).as("the retry ran the handler again").isEqualTo(201);
+        assertThat(retry.headers().firstValue("Idempotent-Replayed")).isEmpty();
+        assertThat(send(request("/release/payments", "shop-a", key).POST(body("bad-gateway-once")).build()).body())
+                .as("and its answer is the key's").isEqualTo(retry.body());
+        assertThat(server.runs("shop-a", key)).isEqualTo(2);
+        assertThat(server.payments("shop-a", key)).isEqualTo(1);
+    }
+
+    @Test
+    void aReleased5xxInTheServersOwnTransactionAsksForItsRollbackAndTheRetryRunsItAgain() throws Exception {
+        String key = key();
+        HttpResponse<String> failed = send(request("/release/server-tx/payments", "shop-a", key).POST(body("bad-gateway-once")).build());
+
+        assertThat(failed.statusCode()).isEqualTo(502);
+        assertThat(server.recorded("shop-a", key)).as("the claim released").isFalse();
+        assertThat(server.payments("shop-a", key)).as("rolled back, as rollbackRequired() said").isZero();
+        HttpResponse<String> retry = send(request("/release/server-tx/payments", "shop-a", key).POST(body("bad-gateway-once")).build());
+        assertThat(retry.statusCode()).isEqualTo(201);
+        assertThat(server.runs("shop-a", key)).isEqualTo(2);
+        assertThat(server.payments("shop-a", key)).isEqualTo(1);
+    }
+
+    @Test
+    void aReleased5xxInLeaseModeEndsTheLeaseAndTheRetryTakesTheKeyOverAtOnce() throws Exception {
+        String key = key();
+        HttpResponse<String> failed = send(request("/release/leased/payments", "shop-a", key).POST(body("bad-gateway-once")).build());
+        HttpResponse<String> retry = send(request("/release/leased/payments", "shop-a", key).POST(body("bad-gateway-once")).build());
+
+        assertThat(failed.statusCode()).isEqualTo(502);
+        assertThat(retry.statusCode()).as("not 409: the lease of 3 seconds was ended, not left to run out").isEqualTo(201);
+        assertThat(retry.headers().firstValue("Idempotent-Replayed")).isEmpty();
+        assertThat(server.runs("shop-a", key)).isEqualTo(2);
+        assertThat(server.payments("shop-a", key)).as("each run's own commit stands, outside the layer's transactions").isEqualTo(2);
+    }
+
+    @Test
+    void aReplayAdvertisesTheRecordsExpiryAsAnHttpDateWhereTheLayerIsAskedTo() throws Exception {
+        String key = key();
+        HttpResponse<String> first = send(request("/release/payments", "shop-a", key).POST(body("pay")).build());
+        HttpResponse<String> replay = send(request("/release/payments", "shop-a", key).POST(body("pay")).build());
+
+        assertThat(first.headers().firstValue(HttpIdempotency.EXPIRES_HEADER)).as("the first answer has no record yet").isEmpty();
+        assertThat(replay.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+        java.time.Instant expiresAt = server.expiresAt("shop-a", key);
+        assertThat(replay.headers().firstValue(HttpIdempotency.EXPIRES_HEADER).map(PaymentsServerDates::parse))
+                .as("the record's expiry, down to the second").hasValue(expiresAt.truncatedTo(java.time.temporal.ChronoUnit.SECONDS));
+
+        String other = key();
+        send(request("/payments", "shop-a", other).POST(body("pay")).build());
+        assertThat(send(request("/payments", "shop-a", other).POST(body("pay")).build()).headers()
+                .firstValue(HttpIdempotency.EXPIRES_HEADER)).as("off by default").isEmpty();
+    }
+
+    @Test
+    void aLeasedKeyInProgressAdvertisesItsRecordsExpiryBesideTheRetryAfterOfItsLease() throws Exception {
+        String key = key();
+        Held held = holdFirst("/release/leased/payments", key);
+        HttpResponse<String> duplicate = send(held.request);
+        java.time.Instant inProgressExpiry = server.expiresAt("shop-a", key);
+        assertThat(held.release().statusCode()).isEqualTo(201);
+
+        assertThat(duplicate.statusCode()).isEqualTo(409);
+        assertThat(duplicate.headers().firstValue("Retry-After").map(Integer::parseInt)).as("the lease's end: 3 seconds at most")
+                .hasValueSatisfying(seconds -> assertThat(seconds).isBetween(1, 3));
+        assertThat(duplicate.headers().firstValue(HttpIdempotency.EXPIRES_HEADER).map(PaymentsServerDates::parse))
+                .as("the record's expiry, a day away, not the lease's end")
+                .hasValue(inProgressExpiry.truncatedTo(java.time.temporal.ChronoUnit.SECONDS));
+    }
+
     // ---- helpers -------------------------------------------------------------------------------------
 
     static dev.idempotency.RetryPolicy fastRetries(int attempts) {

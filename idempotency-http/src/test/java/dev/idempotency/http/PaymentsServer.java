@@ -36,7 +36,9 @@ import javax.sql.DataSource;
  * answers 201, {@code decline} inserts one and answers 402, {@code bad-gateway} inserts one and answers 502, {@code large} inserts one and answers
  * 201 with a body over 1 MiB, {@code fail} throws, {@code fail-once}
  * throws the first time for a key, {@code hold:NAME} waits until the test releases {@code NAME} ({@code hold-first:NAME} only in the key's first
- * run), {@code declined-final} throws a failure that {@code /final/payments} declares final.
+ * run), {@code declined-final} throws a failure that {@code /final/payments} declares final, {@code bad-gateway-once} inserts one and
+ * answers 502 in the key's first run, 201 in the others. The {@code /release/...} endpoints release a handler's 5xx instead of
+ * recording it, and send the record's expiry in {@code Idempotency-Key-Expires}.
  */
 final class PaymentsServer implements AutoCloseable {
 
@@ -122,6 +124,22 @@ final class PaymentsServer implements AutoCloseable {
                 }));
         HttpIdempotency<Connection> serverTx = HttpIdempotency.builder(waiting.engine()).build();
         server.createContext("/server-tx/payments", exchange -> serverTransaction(exchange, serverTx));
+        // tag::release-server-errors[]
+        HttpIdempotency<Connection> releasing = HttpIdempotency.builder(waiting)
+                .serverErrors(ServerErrors.RELEASE)                // a handler's 5xx: nothing recorded, the retry runs it again
+                .expiresHeader(HttpIdempotency.EXPIRES_HEADER)     // Idempotency-Key-Expires on replays and 409s
+                .build();
+        // end::release-server-errors[]
+        server.createContext("/release/payments", JdkHttpHandler.builder(releasing, PaymentsServer::client).transactional(this::pay));
+        server.createContext("/release/server-tx/payments", exchange -> serverTransaction(exchange,
+                HttpIdempotency.builder(waiting.engine()).serverErrors(ServerErrors.RELEASE).build()));
+        server.createContext("/release/leased/payments", JdkHttpHandler.builder(HttpIdempotency.builder(leased)
+                .serverErrors(ServerErrors.RELEASE).expiresHeader(HttpIdempotency.EXPIRES_HEADER).build(), PaymentsServer::client)
+                .leased((request, attempt) -> {
+                    try (Connection c = dataSource.getConnection()) { // its own commit: an effect outside the layer's transactions
+                        return pay(request, c);
+                    }
+                }));
         server.createContext("/unprotected/payments", exchange -> unprotected(exchange));
         server.start();
     }
@@ -171,6 +189,9 @@ final class PaymentsServer implements AutoCloseable {
             throw new IllegalStateException("the handler fails");
         }
         String id = insert(tx, client, key, body);
+        if (body.equals("bad-gateway-once") && run == 1) { // the handler's own 5xx, once: released where the layer says so
+            return Response.of(502).withBody("application/json", "{\"error\":\"provider_unavailable\",\"payment\":\"" + id + "\"}");
+        }
         if (body.equals("bad-gateway")) { // the handler's own 5xx: the operation's answer, recorded
             return Response.of(502).withBody("application/json", "{\"error\":\"provider_unavailable\",\"payment\":\"" + id + "\"}");
         }
@@ -268,6 +289,21 @@ final class PaymentsServer implements AutoCloseable {
             try (ResultSet rs = count.executeQuery()) {
                 rs.next();
                 return rs.getInt(1) > 0;
+            }
+        }
+    }
+
+    /** @return the expiry of a client's key's record, as the store wrote it */
+    java.time.Instant expiresAt(String client, String key) throws SQLException {
+        try (Connection c = dataSource.getConnection();
+             PreparedStatement read = c.prepareStatement("SELECT expires_at FROM idempotency_record WHERE scope = ? AND key_id = ?")) {
+            read.setString(1, client);
+            read.setString(2, key);
+            try (ResultSet rs = read.executeQuery()) {
+                if (!rs.next()) {
+                    throw new IllegalStateException("no record for " + client + "/" + key);
+                }
+                return java.time.Instant.ofEpochMilli(rs.getLong(1));
             }
         }
     }

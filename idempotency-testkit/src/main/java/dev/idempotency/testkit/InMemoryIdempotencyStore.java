@@ -315,7 +315,7 @@ public class InMemoryIdempotencyStore implements TransactionalRecoveringStore<In
             }
             Instant heldUntil = row.leaseUntil != null ? row.leaseUntil : row.record.expiresAt();
             if (!row.record.fingerprint().equals(request.fingerprint()) || heldUntil.isAfter(now)) {
-                return new LeaseClaim.Held(row.record.fingerprint(), heldUntil, row.attempts, now);
+                return new LeaseClaim.Held(row.record.fingerprint(), heldUntil, row.attempts, now, row.record.expiresAt());
             }
             StoredRecord r = row.record;
             int attempt = row.attempts + 1;

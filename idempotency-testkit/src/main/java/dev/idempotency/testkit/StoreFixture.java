@@ -704,7 +704,8 @@ public abstract class StoreFixture<C> implements ContractPart<C> {
 
     static void held(Promise p, LeaseClaim claim, Fingerprint fp, Instant leaseUntil, int attempts) {
         Instant storeNow = claim instanceof LeaseClaim.Held h ? h.now() : leaseUntil; // the store's own, not compared here
-        LeaseClaim.Held expected = new LeaseClaim.Held(fp, leaseUntil, attempts, storeNow);
+        Instant expiresAt = claim instanceof LeaseClaim.Held h ? h.expiresAt() : null; // optional, not compared here
+        LeaseClaim.Held expected = new LeaseClaim.Held(fp, leaseUntil, attempts, storeNow, expiresAt);
         assertThat(claim).as(p.broken("Expected " + expected + ", got " + claim)).isEqualTo(expected);
     }
 

@@ -5,6 +5,7 @@ import dev.idempotency.http.HttpAnswer;
 import dev.idempotency.http.HttpIdempotency;
 import dev.idempotency.http.Request;
 import dev.idempotency.http.Response;
+import dev.idempotency.http.ServerErrors;
 import dev.idempotency.jakarta.servlet.internal.CachedBodyRequest;
 import dev.idempotency.jakarta.servlet.internal.Refusals;
 import dev.idempotency.jakarta.servlet.internal.ServletExchanges;
@@ -17,6 +18,7 @@ import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The {@code Idempotency-Key} header on any Jakarta Servlet 6 container, without Spring: a
@@ -55,7 +57,11 @@ import java.util.Objects;
  *       response the chain writes;</li>
  *   <li>a chain that throws records nothing: the transaction rolls back with the chain's writes,
  *       the exception reaches the container (which answers 500), and the client's retry with the
- *       same key runs the chain again.</li>
+ *       same key runs the chain again;</li>
+ *   <li>a 5xx the chain writes is recorded and replayed like any status, unless the filter (or its
+ *       layer) releases server errors ({@link Builder#serverErrors}): then the transaction rolls back
+ *       with the chain's writes (in lease mode, the lease is ended), the 5xx is sent as the chain
+ *       wrote it, and the retry runs the chain again.</li>
  * </ol>
  * A transaction the database aborts is not run again inside the request, since a servlet request
  * cannot be dispatched twice: build the layer on a {@code ManagedIdempotency} without retries
@@ -82,7 +88,7 @@ public final class IdempotencyServletFilter implements Filter {
     private final boolean leased;
 
     private IdempotencyServletFilter(Builder b) {
-        this.layer = b.layer;
+        this.layer = b.serverErrors == null ? b.layer : b.layer.withServerErrors(b.serverErrors);
         this.scope = b.scope;
         this.maxRequestBytes = b.maxRequestBytes;
         this.leased = b.leased;
@@ -166,7 +172,8 @@ public final class IdempotencyServletFilter implements Filter {
             }
             throw new ServletException(e);
         }
-        if (answer.kind() == HttpAnswer.Kind.EXECUTED || answer.kind() == HttpAnswer.Kind.UNKEYED) {
+        if (answer.kind() == HttpAnswer.Kind.EXECUTED || answer.kind() == HttpAnswer.Kind.UNKEYED
+                || answer.kind() == HttpAnswer.Kind.RELEASED) {
             capture.copyBodyToResponse(); // as the chain wrote it: status and headers are on the response already
             return;
         }
@@ -220,6 +227,7 @@ public final class IdempotencyServletFilter implements Filter {
         private ServletScope scope = ServletScope.userPrincipal();
         private int maxRequestBytes = DEFAULT_MAX_REQUEST_BYTES;
         private boolean leased;
+        private @Nullable ServerErrors serverErrors;
 
         private Builder(HttpIdempotency<?> layer) {
             this.layer = Objects.requireNonNull(layer, "layer");
@@ -253,6 +261,21 @@ public final class IdempotencyServletFilter implements Filter {
         /** @return this builder, in lease mode ({@link HttpIdempotency#handleLeased}) */
         public Builder leased() {
             this.leased = true;
+            return this;
+        }
+
+        /**
+         * What this filter does with a 5xx the chain writes, in place of its layer's choice
+         * ({@link HttpIdempotency#serverErrors()}, {@link ServerErrors#RECORD} unless the layer was
+         * built otherwise): {@link ServerErrors#RELEASE} records nothing of the key, rolls the
+         * chain's writes back (or ends the lease), sends the 5xx, and lets the retry run the chain
+         * again. The records are the layer's either way.
+         *
+         * @param serverErrors what to do with the chain's 5xx
+         * @return this builder
+         */
+        public Builder serverErrors(ServerErrors serverErrors) {
+            this.serverErrors = Objects.requireNonNull(serverErrors, "serverErrors");
             return this;
         }
 

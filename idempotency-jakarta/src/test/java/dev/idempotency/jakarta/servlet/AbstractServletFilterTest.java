@@ -24,6 +24,23 @@ abstract class AbstractServletFilterTest extends AbstractPaymentsTest {
     }
 
     @Test
+    void aServletsOwn5xxReleasedByTheFilterRollsBackItsWritesAndTheRetryRunsItAgain() throws Exception {
+        String key = key();
+        HttpResponse<String> failed = send(request("/release/payments", "shop-a", key).POST(body("bad-gateway-once")).build());
+
+        assertThat(failed.statusCode()).isEqualTo(502);
+        assertThat(failed.headers().firstValue("Location")).as("the servlet's own answer, sent").isPresent();
+        assertThat(Jta.recorded(dataSource, "shop-a", key)).as("nothing of the key recorded").isFalse();
+        assertThat(Jta.payments(dataSource, "shop-a", key)).as("its write rolled back with the claim").isZero();
+
+        HttpResponse<String> retry = send(request("/release/payments", "shop-a", key).POST(body("bad-gateway-once")).build());
+        assertThat(retry.statusCode()).isEqualTo(201);
+        assertThat(retry.headers().firstValue("Idempotent-Replayed")).isEmpty();
+        assertThat(server.runs("shop-a", key)).isEqualTo(2);
+        assertThat(Jta.payments(dataSource, "shop-a", key)).isEqualTo(1);
+    }
+
+    @Test
     void aFinalFailureIsRecordedAnswered500AndReplayed() throws Exception {
         String key = key();
         HttpResponse<String> first = send(request("/final/", "shop-a", key).POST(body("declined-final")).build());

@@ -6,6 +6,7 @@ import dev.idempotency.LeasedIdempotency;
 import dev.idempotency.ManagedIdempotency;
 import dev.idempotency.RetryPolicy;
 import dev.idempotency.http.HttpIdempotency;
+import dev.idempotency.http.ServerErrors;
 import dev.idempotency.jakarta.testing.AbstractPaymentsTest.Hold;
 import dev.idempotency.jakarta.testing.Jta;
 import dev.idempotency.jakarta.transaction.JtaTransactions;
@@ -41,7 +42,7 @@ import org.eclipse.jetty.ee10.servlet.ServletHolder;
  * takes its own connections of a JTA-managed pool, behind {@link IdempotencyServletFilter} on
  * {@link JtaTransactions}. The scope is the {@code X-Client} header. What the servlet does is chosen
  * by the body's first word: {@code pay} inserts a payment and answers 201, {@code bad-gateway}
- * inserts one and answers 502, {@code large} inserts one and answers 201 with a body over 1 MiB,
+ * inserts one and answers 502 ({@code bad-gateway-once}: in the key's first run only), {@code large} inserts one and answers 201 with a body over 1 MiB,
  * {@code fail} inserts one and throws, {@code declined-final} throws a failure that
  * {@code /final/} declares final, {@code hold:NAME} waits until the test releases {@code NAME}.
  * Paths: {@code /payments/} (waits up to 10 s for a key's holder), {@code /quick/} (300 ms),
@@ -78,6 +79,13 @@ final class JettyPayments extends JettyServer {
         // filter's connection (the request attribute), the other way the filter hands its transaction on.
         filter(context, "/final/*", store, JdbcTransactions.of(dataSource), KeyPolicy.builder().finalFailures(Declined.class).build(),
                 4096);
+        // A servlet's 5xx released, not recorded: the JTA transaction rolls back with its writes, the retry runs it again.
+        ManagedIdempotency<Connection> releasing = ManagedIdempotency.builder(Idempotency.builder(store)
+                .keyPolicy(KeyPolicy.builder().lockTimeout(Duration.ofSeconds(10)).build()).build(), transactions)
+                .retryPolicy(RetryPolicy.none()).build();
+        context.addFilter(new FilterHolder(IdempotencyServletFilter.builder(HttpIdempotency.builder(releasing).build())
+                .scope(request -> request.getHeader("X-Client")).serverErrors(ServerErrors.RELEASE).build()), "/release/*",
+                EnumSet.of(DispatcherType.REQUEST));
         // Lease mode: the JDBC store's leases, the servlet outside any transaction (its own commit).
         ManagedIdempotency<Connection> leases = ManagedIdempotency.of(Idempotency.of(store), JdbcTransactions.of(dataSource));
         context.addFilter(new FilterHolder(IdempotencyServletFilter.builder(HttpIdempotency.builder(leases).build())
@@ -127,7 +135,7 @@ final class JettyPayments extends JettyServer {
         protected void doPost(HttpServletRequest request, HttpServletResponse response) throws IOException, ServletException {
             String scope = request.getHeader("X-Client");
             String key = request.getHeader("Idempotency-Key");
-            ran(scope, key);
+            int run = ran(scope, key);
             String body = new String(request.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             String word = body.split("\\s", 2)[0];
             if (word.startsWith("hold:")) {
@@ -158,7 +166,7 @@ final class JettyPayments extends JettyServer {
             if (word.equals("fail")) {
                 throw new ServletException("the servlet failed after its write");
             }
-            response.setStatus(word.equals("bad-gateway") ? 502 : 201);
+            response.setStatus(word.equals("bad-gateway") || word.equals("bad-gateway-once") && run == 1 ? 502 : 201);
             response.setContentType("application/json");
             response.setHeader("Location", "/payments/" + id);
             response.setHeader("X-Trace", "trace-" + System.nanoTime()); // not replayed

@@ -44,8 +44,8 @@ public abstract class JettyServer implements AbstractPaymentsTest.PaymentsServer
     }
 
     /** Counts a run of the handler for the scope and key. */
-    protected final void ran(String scope, String key) {
-        runs.computeIfAbsent(scope + "/" + key, k -> new AtomicInteger()).incrementAndGet();
+    protected final int ran(String scope, String key) {
+        return runs.computeIfAbsent(scope + "/" + key, k -> new AtomicInteger()).incrementAndGet();
     }
 
     @Override

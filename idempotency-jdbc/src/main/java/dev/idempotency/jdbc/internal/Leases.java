@@ -63,7 +63,7 @@ final class Leases {
             boolean live = row.leaseUntil != null && row.leaseUntil > now.toEpochMilli();
             if (live || !row.fingerprint.equals(r.fingerprint())) {
                 return new LeaseClaim.Held(row.fingerprint, Instant.ofEpochMilli(row.leaseUntil == null ? now.toEpochMilli() : row.leaseUntil),
-                        row.attempts, now);
+                        row.attempts, now, record.expiresAt());
             }
             return ClaimRounds.busyOnLockTimeout(d, LeaseClaim.busy(), () -> takeOver(d, c, table, r, now, leaseUntil, row)
                     ? new LeaseClaim.Acquired(row.attempts + 1, now, leaseUntil, row.recoveryPoint) : null);

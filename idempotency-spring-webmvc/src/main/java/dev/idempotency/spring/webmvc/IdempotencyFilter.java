@@ -4,6 +4,7 @@ import dev.idempotency.http.HttpAnswer;
 import dev.idempotency.http.HttpIdempotency;
 import dev.idempotency.http.Request;
 import dev.idempotency.http.Response;
+import dev.idempotency.http.ServerErrors;
 import dev.idempotency.jakarta.servlet.internal.CachedBodyRequest;
 import dev.idempotency.jakarta.servlet.internal.ServletExchanges;
 import jakarta.servlet.FilterChain;
@@ -60,7 +61,10 @@ import org.springframework.web.util.ContentCachingResponseWrapper;
  *       MVC resolved into an error response ({@code @ExceptionHandler}, {@code ResponseStatusException})
  *       rolls back as well, and that error response is sent, not recorded; an exception left
  *       unresolved reaches the container. The client's retry with the same key runs the handler
- *       again. The engine and its listeners (the metrics' {@code error} tag) see the handler's own
+ *       again. A 5xx the handler answers is recorded like any status, unless its annotation or the
+ *       layer releases server errors ({@link IdempotentEndpoint#serverErrors()}): then the
+ *       transaction rolls back with the handler's writes, the 5xx is sent, and the retry runs the
+ *       handler again. The engine and its listeners (the metrics' {@code error} tag) see the handler's own
  *       exception: the resolved one, or the unresolved one out of the {@code ServletException} Spring
  *       MVC wraps it in, which is what the container gets.</li>
  * </ol>
@@ -85,6 +89,8 @@ public class IdempotencyFilter extends OncePerRequestFilter implements Ordered {
     private static final Logger log = LoggerFactory.getLogger(IdempotencyFilter.class);
 
     private final HttpIdempotency<?> layer;
+    /** The layer with each choice for a handler's 5xx, for the handlers whose annotation decides. */
+    private final Map<ServerErrors, HttpIdempotency<?>> layers = new java.util.EnumMap<>(ServerErrors.class);
     private final IdempotencyScope scope;
     private final Supplier<? extends List<? extends HandlerMapping>> mappings;
     private final int maxRequestBytes;
@@ -102,6 +108,9 @@ public class IdempotencyFilter extends OncePerRequestFilter implements Ordered {
     public IdempotencyFilter(HttpIdempotency<?> layer, IdempotencyScope scope,
             Supplier<? extends List<? extends HandlerMapping>> mappings, int maxRequestBytes, int order) {
         this.layer = Objects.requireNonNull(layer, "layer");
+        for (ServerErrors choice : ServerErrors.values()) {
+            layers.put(choice, layer.withServerErrors(choice));
+        }
         this.scope = Objects.requireNonNull(scope, "scope");
         this.mappings = Objects.requireNonNull(mappings, "mappings");
         if (maxRequestBytes < 1) {
@@ -123,6 +132,11 @@ public class IdempotencyFilter extends OncePerRequestFilter implements Ordered {
     }
 
     private boolean isIdempotent(HttpServletRequest request) {
+        return endpoint(request) != null;
+    }
+
+    /** @return the annotation of the request's handler method (else of its controller), or {@code null} if neither has one */
+    private @Nullable IdempotentEndpoint endpoint(HttpServletRequest request) {
         HttpServletRequest lookup = new AttributeOverlayRequest(request);
         for (HandlerMapping mapping : mappings.get()) {
             HandlerExecutionChain chain;
@@ -130,15 +144,28 @@ public class IdempotencyFilter extends OncePerRequestFilter implements Ordered {
                 chain = mapping.getHandler(lookup);
             } catch (Exception e) { // no match for the method or media type: the DispatcherServlet answers it
                 log.trace("No handler for {} {}: {}", request.getMethod(), request.getRequestURI(), e.toString());
-                return false;
+                return null;
             }
             if (chain != null) {
-                return chain.getHandler() instanceof HandlerMethod method
-                        && (method.hasMethodAnnotation(IdempotentEndpoint.class)
-                                || AnnotatedElementUtils.hasAnnotation(method.getBeanType(), IdempotentEndpoint.class));
+                if (!(chain.getHandler() instanceof HandlerMethod method)) {
+                    return null;
+                }
+                IdempotentEndpoint own = method.getMethodAnnotation(IdempotentEndpoint.class);
+                return own != null ? own : AnnotatedElementUtils.findMergedAnnotation(method.getBeanType(), IdempotentEndpoint.class);
             }
         }
-        return false;
+        return null;
+    }
+
+    /** The layer for the request's handler: the annotation's choice for a 5xx, else the layer's own. */
+    private HttpIdempotency<?> layerFor(HttpServletRequest request) {
+        IdempotentEndpoint endpoint = endpoint(request);
+        ServerErrors[] choice = endpoint == null ? new ServerErrors[0] : endpoint.serverErrors();
+        if (choice.length > 1) {
+            throw new IllegalStateException("@IdempotentEndpoint on the handler of " + request.getMethod() + " " + request.getRequestURI()
+                    + " names " + choice.length + " serverErrors choices; name one (RECORD or RELEASE), or none for the layer's");
+        }
+        return choice.length == 0 ? layer : layers.get(choice[0]);
     }
 
     @Override
@@ -148,6 +175,7 @@ public class IdempotencyFilter extends OncePerRequestFilter implements Ordered {
             chain.doFilter(request, response);
             return;
         }
+        HttpIdempotency<?> chosen = layerFor(request);
         ServletExchanges.Admitted admitted = ServletExchanges.admit(request, response, scope, maxRequestBytes);
         if (admitted == null) {
             return;
@@ -158,7 +186,7 @@ public class IdempotencyFilter extends OncePerRequestFilter implements Ordered {
         ServletException[] wrapper = new ServletException[1]; // Spring MVC's wrapper of the handler's exception, if it made one
         HttpAnswer answer;
         try {
-            answer = handle(layer, Request.of(request.getMethod(), ServletExchanges.target(request), ServletExchanges.headers(request), body), client, () -> {
+            answer = handle(chosen, Request.of(request.getMethod(), ServletExchanges.target(request), ServletExchanges.headers(request), body), client, () -> {
                 try {
                     chain.doFilter(new CachedBodyRequest(request, body), capture);
                 } catch (ServletException e) {
@@ -185,7 +213,8 @@ public class IdempotencyFilter extends OncePerRequestFilter implements Ordered {
             }
             throw asThrownToTheContainer(e, wrapper[0]);
         }
-        if (answer.kind() == HttpAnswer.Kind.EXECUTED || answer.kind() == HttpAnswer.Kind.UNKEYED) {
+        if (answer.kind() == HttpAnswer.Kind.EXECUTED || answer.kind() == HttpAnswer.Kind.UNKEYED
+                || answer.kind() == HttpAnswer.Kind.RELEASED) {
             capture.copyBodyToResponse(); // the response as the handler wrote it: status and headers are already there
             return;
         }

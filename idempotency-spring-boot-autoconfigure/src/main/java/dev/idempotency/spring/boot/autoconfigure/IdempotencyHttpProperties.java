@@ -1,6 +1,7 @@
 package dev.idempotency.spring.boot.autoconfigure;
 
 import dev.idempotency.http.HttpIdempotency;
+import dev.idempotency.http.ServerErrors;
 import java.util.LinkedHashSet;
 import java.util.Set;
 import org.springframework.boot.context.properties.ConfigurationProperties;
@@ -12,6 +13,8 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  *
  * <pre>
  * idempotency.http.replayed-headers=Content-Type,Content-Language,Content-Location,Location,ETag,Last-Modified
+ * idempotency.http.server-errors=record       # or release: a handler's 5xx recorded and replayed, or released
+ * idempotency.http.expires-header=            # Idempotency-Key-Expires, say: the record's expiry on replays and 409s
  * </pre>
  *
  * Read when the layer is built; an application's own {@code HttpIdempotency} bean ignores them. A
@@ -29,6 +32,20 @@ public class IdempotencyHttpProperties {
      */
     private Set<String> replayedHeaders = new LinkedHashSet<>(HttpIdempotency.DEFAULT_REPLAYED_HEADERS);
 
+    /**
+     * What the layer does with a handler's 5xx: record (the default) records and replays it, final for
+     * its key; release records nothing, rolls the handler's writes back, and lets the retry with the
+     * same key run the handler again. An @IdempotentEndpoint's serverErrors attribute decides for its
+     * handler.
+     */
+    private ServerErrors serverErrors = ServerErrors.RECORD;
+
+    /**
+     * The response header that carries the record's expiry (an HTTP-date) on replays and 409s, for
+     * example Idempotency-Key-Expires; empty (the default) sends none.
+     */
+    private String expiresHeader = "";
+
     /** Creates the defaults. */
     public IdempotencyHttpProperties() {
     }
@@ -44,5 +61,25 @@ public class IdempotencyHttpProperties {
      */
     public void setReplayedHeaders(Set<String> replayedHeaders) {
         this.replayedHeaders = replayedHeaders;
+    }
+
+    /** @return what the layer does with a handler's 5xx */
+    public ServerErrors getServerErrors() {
+        return serverErrors;
+    }
+
+    /** @param serverErrors what the layer does with a handler's 5xx: record or release */
+    public void setServerErrors(ServerErrors serverErrors) {
+        this.serverErrors = serverErrors;
+    }
+
+    /** @return the header carrying the record's expiry, or empty for none */
+    public String getExpiresHeader() {
+        return expiresHeader;
+    }
+
+    /** @param expiresHeader the header carrying the record's expiry, or empty for none */
+    public void setExpiresHeader(String expiresHeader) {
+        this.expiresHeader = expiresHeader;
     }
 }

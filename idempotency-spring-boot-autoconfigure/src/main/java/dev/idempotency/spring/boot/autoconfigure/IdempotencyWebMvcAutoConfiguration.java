@@ -31,8 +31,9 @@ import org.springframework.web.servlet.HandlerMapping;
  *
  * <ul>
  *   <li>{@link IdempotencyScope}: the authenticated principal's name;</li>
- *   <li>{@code HttpIdempotency<?>}: the HTTP layer's defaults, but for the replayed headers of
- *       {@link IdempotencyHttpProperties} ({@code idempotency.http.replayed-headers}), on a
+ *   <li>{@code HttpIdempotency<?>}: the HTTP layer's defaults, but for the replayed headers, the
+ *       choice for a handler's 5xx and the expiry header of {@link IdempotencyHttpProperties}
+ *       ({@code idempotency.http.replayed-headers}, {@code server-errors}, {@code expires-header}), on a
  *       {@link ManagedIdempotency} over {@link SpringTransactions} with the application's transaction
  *       manager and no retries (a servlet request cannot be dispatched twice; the client retries);</li>
  *   <li>{@link IdempotencyFilter}: registered by Boot for every request, applied to the annotated
@@ -70,8 +71,8 @@ public class IdempotencyWebMvcAutoConfiguration {
      * @param dataSource the application's data source
      * @param properties the settings ({@code idempotency.http.*})
      * @return the HTTP layer, its transactions through the transaction manager, without retries
-     * @throws InvalidIdempotencyPropertyException naming {@code idempotency.http.replayed-headers} if
-     *     a name is not a header name
+     * @throws InvalidIdempotencyPropertyException naming {@code idempotency.http.replayed-headers} or
+     *     {@code idempotency.http.expires-header} if a name is not a header name
      */
     @Bean
     @ConditionalOnMissingBean(HttpIdempotency.class)
@@ -83,6 +84,16 @@ public class IdempotencyWebMvcAutoConfiguration {
         } catch (IllegalArgumentException | NullPointerException e) {
             throw new InvalidIdempotencyPropertyException("idempotency.http.replayed-headers",
                     String.join(",", properties.getReplayedHeaders()), String.valueOf(e.getMessage()), e);
+        }
+        if (properties.getServerErrors() == null) {
+            throw new InvalidIdempotencyPropertyException("idempotency.http.server-errors", "", "name record or release", null);
+        }
+        layer.serverErrors(properties.getServerErrors());
+        String expiresHeader = properties.getExpiresHeader();
+        try {
+            layer.expiresHeader(expiresHeader == null || expiresHeader.isBlank() ? null : expiresHeader.strip());
+        } catch (IllegalArgumentException e) {
+            throw new InvalidIdempotencyPropertyException("idempotency.http.expires-header", expiresHeader, String.valueOf(e.getMessage()), e);
         }
         return layer.build();
     }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.idempotency.LeasedIdempotency;
 import dev.idempotency.ManagedIdempotency;
 import dev.idempotency.http.HttpIdempotency;
+import dev.idempotency.http.ServerErrors;
 import dev.idempotency.spring.webmvc.IdempotencyFilter;
 import dev.idempotency.spring.webmvc.IdempotencyScope;
 import dev.idempotency.testsupport.SpringBootLine;
@@ -54,6 +55,22 @@ class IdempotencyWebMvcAutoConfigurationTest {
             assertThat(context).hasFailed();
             assertThat(context.getStartupFailure()).hasStackTraceContaining(
                     "idempotency.http.replayed-headers = Content-Type,Set Cookie is refused");
+        });
+    }
+
+    @Test
+    void aHandlers5xxIsRecordedByDefault_orReleasedByTheProperty_andTheExpiryHeaderIsOffUnlessNamed() {
+        web.run(context -> assertThat(context.getBean(HttpIdempotency.class).serverErrors()).isEqualTo(ServerErrors.RECORD));
+        web.withPropertyValues("idempotency.http.server-errors=release", "idempotency.http.expires-header=Idempotency-Key-Expires")
+                .run(context -> {
+                    HttpIdempotency<?> layer = context.getBean(HttpIdempotency.class);
+                    assertThat(layer.serverErrors()).isEqualTo(ServerErrors.RELEASE);
+                    assertThat(layer.toString()).contains("expiresHeader=Idempotency-Key-Expires");
+                });
+        web.run(context -> assertThat(context.getBean(HttpIdempotency.class).toString()).doesNotContain("expiresHeader"));
+        web.withPropertyValues("idempotency.http.expires-header=Key Expires").run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(context.getStartupFailure()).hasStackTraceContaining("idempotency.http.expires-header = Key Expires is refused");
         });
     }
 

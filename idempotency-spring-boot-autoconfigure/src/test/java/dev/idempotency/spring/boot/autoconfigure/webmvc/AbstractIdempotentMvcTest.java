@@ -164,6 +164,21 @@ abstract class AbstractIdempotentMvcTest {
     }
 
     @Test
+    void aHandlerWhoseAnnotationReleasesServerErrorsSendsIts502RollsBackAndTheRetryRunsIt() throws Exception {
+        String customer = unique("provider");
+        String key = UUID.randomUUID().toString();
+        HttpResponse<byte[]> failed = send(pay("/release/payments", "shop-a", key, customer, "1"));
+        assertRan(failed, 502);
+        assertThat(text(failed)).contains("provider_unavailable");
+        assertThat(payments(customer)).as("the insert rolled back with the claim").isZero();
+
+        HttpResponse<byte[]> retry = send(pay("/release/payments", "shop-a", key, customer, "1"));
+        assertRan(retry, 201);
+        assertReplayOf(send(pay("/release/payments", "shop-a", key, customer, "1")), retry);
+        assertThat(payments(customer)).isEqualTo(1);
+    }
+
+    @Test
     void aResponseOverTheResultLimitIs500ResponseTooLargeRolledBackAndReplayed() throws Exception {
         String customer = unique("huge");
         String key = UUID.randomUUID().toString();
@@ -202,7 +217,8 @@ abstract class AbstractIdempotentMvcTest {
                 .filteredOn(meter -> meter.getId().getName().startsWith("idempotency."))
                 .flatMap(meter -> meter.getId().getTags())
                 .noneMatch(tag -> tag.getKey().equals("error") && !tag.getValue().equals("IllegalStateException")
-                        && !tag.getValue().equals("ResponseStatusException"));
+                        && !tag.getValue().equals("ResponseStatusException")
+                        && !tag.getValue().equals("ReleaseKeyException")); // a released 5xx (/release/payments)
         assertThat(errors(error)).isEqualTo(errorsBefore + 1);
         assertRan(send(pay("shop-a", key, customer, "100")), 201);
         assertThat(payments(customer)).isEqualTo(1);

@@ -1,5 +1,6 @@
 package dev.idempotency.spring.boot.autoconfigure.webmvc;
 
+import dev.idempotency.http.ServerErrors;
 import dev.idempotency.spring.webmvc.IdempotentEndpoint;
 import dev.idempotency.testsupport.SpringBootLine;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -45,6 +46,8 @@ public class PaymentsApplication {
     /** Customer {@code slow}: the handler waits here, its transaction open, until released. */
     static volatile CountDownLatch entered = new CountDownLatch(1);
     static volatile CountDownLatch release = new CountDownLatch(1);
+    /** The customers whose first payment on {@code /release/payments} got a 502. */
+    static final java.util.Set<String> PROVIDER_DOWN_ONCE = java.util.concurrent.ConcurrentHashMap.newKeySet();
     /** Customer {@code flaky}: throws (unresolved, 500) after its insert while positive. */
     static final AtomicInteger FLAKY = new AtomicInteger();
     /** Customer {@code refused}: throws a {@code ResponseStatusException} (503) after its insert while positive. */
@@ -121,6 +124,19 @@ public class PaymentsApplication {
             return ResponseEntity.created(URI.create("/payments/" + id)).contentType(MediaType.APPLICATION_JSON)
                     .body("{\"id\":\"" + id + "\",\"pad\":\"" + "x".repeat(1024 * 1024) + "\"}");
         }
+
+        // tag::release-endpoint[]
+        @PostMapping("/release/payments")
+        @IdempotentEndpoint(serverErrors = ServerErrors.RELEASE) // a 502 here is not the key's answer: the retry runs again
+        ResponseEntity<String> payReleasing(@RequestParam("customer") String customer, Principal shop) {
+            String id = UUID.randomUUID().toString();
+            jdbc.update("insert into mvc_payment (id, shop, customer, cents) values (?, ?, ?, ?)", id, shop.getName(), customer, 1L);
+            if (PROVIDER_DOWN_ONCE.add(customer)) { // rolled back with the insert, sent, not recorded
+                return ResponseEntity.status(HttpStatus.BAD_GATEWAY).body("{\"error\":\"provider_unavailable\"}");
+            }
+            return ResponseEntity.created(URI.create("/payments/" + id)).body("{\"id\":\"" + id + "\"}");
+        }
+        // end::release-endpoint[]
 
         @GetMapping("/payments")
         @IdempotentEndpoint // a safe method: the key header is ignored and nothing is recorded
