@@ -94,7 +94,7 @@ class BrokenStoresTest {
             assertThat(testsOf(InMemoryStoreContractTest.class, part)).as("tests of " + part.getSimpleName()).isNotEmpty()
                     .allSatisfy(t -> tests.add(((org.junit.platform.engine.discovery.MethodSelector) t).getMethodName()));
         }
-        assertThat(tests).as("each test in one part").doesNotHaveDuplicates().hasSize(59);
+        assertThat(tests).as("each test in one part").doesNotHaveDuplicates().hasSize(60);
         assertThat(testsOf(InMemoryStoreContractTest.class, LeasePrimitiveContract.class).size()
                 + testsOf(InMemoryStoreContractTest.class, LeasedCallContract.class).size()).isEqualTo(LEASE_TESTS);
     }
@@ -281,6 +281,12 @@ class BrokenStoresTest {
     @Test
     void autoCommitTransactionAcceptedFails() {
         assertFails(AutoCommitAccepted.class, "unusableTransactionsAreRefusedBeforeAnythingIsWritten", Promise.TRANSACTION_REQUIRED);
+    }
+
+    @Test
+    void chunkClaimsThatLockInAnotherOrderFail() {
+        assertFails(ChunkLockOrderDiffers.class, "overlappingChunksClaimedAtOnceWaitForEachOtherInsteadOfDeadlocking",
+                Promise.CHUNK_LOCK_ORDER);
     }
 
     // ---- the flaws of a store whose business table carries the key, which the contract once missed -------
@@ -952,6 +958,31 @@ class BrokenStoresTest {
                 public LeaseClaim claimLease(InMemoryIdempotencyStore.Transaction tx, LeaseRequest r) {
                     return super.claimLease(tx, new LeaseRequest(r.key(), r.fingerprint(), r.ownerToken(), r.lease(), r.lease(),
                             r.lockTimeout()));
+                }
+            };
+        }
+    }
+
+    /**
+     * Claims the keys of a chunk with an even number of keys from the last to the first (as a store
+     * whose index scan runs one way or the other might), the others in the engine's order, and
+     * answers in the request's order: two overlapping chunks of different parity lock in opposite
+     * orders.
+     */
+    static class ChunkLockOrderDiffers extends OnInMemory {
+        @Override
+        IdempotencyStore<InMemoryIdempotencyStore.Transaction> broken() {
+            return new ForwardingStore(inner) {
+                @Override
+                public List<Claim> claimAll(InMemoryIdempotencyStore.Transaction tx, List<ClaimRequest> requests) {
+                    if (requests.size() % 2 != 0) {
+                        return super.claimAll(tx, requests);
+                    }
+                    Claim[] claims = new Claim[requests.size()];
+                    for (int i = requests.size() - 1; i >= 0; i--) {
+                        claims[i] = inner.claim(tx, requests.get(i));
+                    }
+                    return List.of(claims);
                 }
             };
         }
