@@ -284,6 +284,12 @@ class BrokenStoresTest {
     }
 
     @Test
+    void purgeByCreationTimeNotExpiryFails() {
+        assertFails(PurgeByCreationTime.class, "purgeIsExactToTheMillisecond", Promise.PURGE);
+        assertFails(PurgeByCreationTime.class, ExampleContract.class, Promise.PURGE);
+    }
+
+    @Test
     void chunkClaimsThatLockInAnotherOrderFail() {
         assertFails(ChunkLockOrderDiffers.class, "overlappingChunksClaimedAtOnceWaitForEachOtherInsteadOfDeadlocking",
                 Promise.CHUNK_LOCK_ORDER);
@@ -960,6 +966,13 @@ class BrokenStoresTest {
                             r.lockTimeout()));
                 }
             };
+        }
+    }
+
+    /** Purges with {@code WHERE created_at <= now - retention}: a record completed late goes before its expiry. */
+    static class PurgeByCreationTime extends OnFlawed {
+        PurgeByCreationTime() {
+            super(FlawedStore.Flaw.PURGE_BY_CREATION_TIME);
         }
     }
 
