@@ -448,7 +448,7 @@ public interface ExampleContract<C> extends ContractPart<C> {
     @Test
     default void everyResultTypeIsRecordedAndReplayedExactly() throws Exception {
         StoreFixture<C> f = fixture();
-        List<Object> samples = Results.samples();
+        List<Object> samples = Results.samples(f.storeLimits.maxResultBytes());
         for (int i = 0; i < samples.size(); i++) {
             Object value = samples.get(i);
             IdempotencyKey key = IdempotencyKey.of("results", "k" + i);

@@ -361,6 +361,14 @@ class BrokenStoresTest {
     }
 
     @Test
+    void aLargeResultIsNoLargerThanTheLimitTheStoreDeclares() {
+        Run run = run(List.of(selectMethod(BlobColumnDeclared.class, "everyResultTypeIsRecordedAndReplayedExactly"),
+                selectMethod(BlobColumnDeclared.class, SEQUENCES)));
+        assertThat(run.summary.getTestsSucceededCount()).as("the results example and the sequences run").isEqualTo(2);
+        assertThat(run.messages).as("a store that declares its 64 KiB result column, below the kit's large result").isEmpty();
+    }
+
+    @Test
     void anExamplesMessageStartsWithThePromiseAndOneFormatOfDurationsIsUsed() {
         Run run = run(selectMethod(ScopeCaseInsensitive.class, "keysAreExactAndCaseSensitive"));
         assertThat(run.messages).singleElement().asString().startsWith("keysAreExactAndCaseSensitive(): " + Promise.EXACT_KEYS.tag() + ":")
@@ -1042,6 +1050,19 @@ class BrokenStoresTest {
         @Override
         protected StoreLimits limits() {
             return new StoreLimits(64, 64, 131_072);
+        }
+    }
+
+    /** A result column of 64 KiB less a byte (MySQL's {@code BLOB}), declared to the kit: smaller than the kit's large result. */
+    static class BlobColumnDeclared extends OnInMemory {
+        @Override
+        IdempotencyStore<InMemoryIdempotencyStore.Transaction> broken() {
+            return new SmallColumns(inner, Integer.MAX_VALUE, 65_535);
+        }
+
+        @Override
+        protected StoreLimits limits() {
+            return new StoreLimits(64, 255, 65_535);
         }
     }
 
