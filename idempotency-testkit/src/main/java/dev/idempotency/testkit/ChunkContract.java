@@ -41,12 +41,13 @@ import org.junit.jupiter.api.Test;
  * complete one key after the other; a store that overrides them is checked here). One example per
  * promise, {@code Contract 9 (chunk runs once)}, {@code Contract 9 (each item its own outcome)},
  * {@code Contract 9 (chunk rolled back)}, {@code Contract 9 (chunk waits for a holder)},
- * {@code Contract 9 (chunk past the lock timeout)}, {@code Contract 9 (duplicate key in a chunk)}
+ * {@code Contract 9 (chunk past the lock timeout)}, {@code Contract 9 (overlapping chunks)},
+ * {@code Contract 9 (duplicate key in a chunk)}
  * and {@code Contract 9 (final failure in a chunk)}, and a chunk property: random sequences of
  * chunks and clock moves, compared with a model.
  *
  * <p>Implement it on a {@link StoreFixture}; the holder examples open a second transaction on a
- * thread of their own.
+ * thread of their own, and the overlapping chunks two more.
  *
  * @param <C> the store's transaction type
  */
