@@ -295,6 +295,11 @@ class BrokenStoresTest {
                 Promise.CHUNK_LOCK_ORDER);
     }
 
+    @Test
+    void anExtendRefusedOnceTheLeaseEndedFails() {
+        assertFails(ExtendOnlyWhileLive.class, "extendMovesTheLeaseEndForward", Promise.LEASE_EXTEND);
+    }
+
     // ---- the flaws of a store whose business table carries the key, which the contract once missed -------
 
     @Test
@@ -972,6 +977,40 @@ class BrokenStoresTest {
                 public LeaseClaim claimLease(InMemoryIdempotencyStore.Transaction tx, LeaseRequest r) {
                     return super.claimLease(tx, new LeaseRequest(r.key(), r.fingerprint(), r.ownerToken(), r.lease(), r.lease(),
                             r.lockTimeout()));
+                }
+            };
+        }
+    }
+
+    /**
+     * Fences an extend by the lease's end as well as by the token ({@code WHERE owner = ? AND lease_until > now}): the
+     * holder cannot renew a lease that ended, although nobody took the record over.
+     */
+    static class ExtendOnlyWhileLive extends OnInMemory {
+        private final Map<IdempotencyKey, Instant> leaseEnds = new ConcurrentHashMap<>();
+
+        @Override
+        IdempotencyStore<InMemoryIdempotencyStore.Transaction> broken() {
+            return new ForwardingLeasingStore(inner) {
+                @Override
+                public LeaseClaim claimLease(InMemoryIdempotencyStore.Transaction tx, LeaseRequest r) {
+                    LeaseClaim claim = super.claimLease(tx, r);
+                    if (claim instanceof LeaseClaim.Acquired a) {
+                        leaseEnds.put(r.key(), a.leaseUntil());
+                    }
+                    return claim;
+                }
+
+                @Override
+                public Optional<Instant> extendLease(InMemoryIdempotencyStore.Transaction tx, IdempotencyKey key, String ownerToken,
+                                                     Duration lease) {
+                    Instant end = leaseEnds.get(key);
+                    if (end != null && !end.isAfter(clock().instant())) {
+                        return Optional.empty();
+                    }
+                    Optional<Instant> extended = super.extendLease(tx, key, ownerToken, lease);
+                    extended.ifPresent(e -> leaseEnds.put(key, e));
+                    return extended;
                 }
             };
         }
