@@ -6,7 +6,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * A small JSON reader and writer, for the project's own tools and tests (JMH's result files, the
+ * A small JSON reader and writer, for the benchmarks' report and the tests (JMH's result files, the
  * browser's DevTools messages): objects become {@link Map}s, arrays {@link List}s, numbers
  * {@link Double}s (JMH writes {@code "NaN"} as a string, read as is). Stateless: safe from any
  * thread.
