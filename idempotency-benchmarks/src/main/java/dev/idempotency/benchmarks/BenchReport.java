@@ -1,5 +1,6 @@
 package dev.idempotency.benchmarks;
 
+import dev.idempotency.testsupport.Json;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;

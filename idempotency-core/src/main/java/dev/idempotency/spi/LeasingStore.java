@@ -66,6 +66,18 @@ public interface LeasingStore<C> extends IdempotencyStore<C> {
     /**
      * Moves the end of the lease to {@code now + lease}, if {@code ownerToken} still holds the key.
      *
+     * <p>Fenced by the owner token alone, as the other fenced primitives are: an extend after the
+     * lease ended succeeds as long as nobody took the record over, and that is safe. Every step that
+     * acts on an ended lease (a client's claim, the recovery worker's) is a take-over through
+     * {@link #claimLease}, which gives the record another token; the store orders that write and the
+     * extend on the same record, so either the take-over comes first and the extend reports empty,
+     * or the extend comes first and the claim answers {@link LeaseClaim.Held}. A purge judges the
+     * record's expiry, never its lease. Until the take-over the key is as it would be had the lease
+     * never ended. The extend does not look at the record's expiry (its retention): a call that
+     * outlasts the retention can extend its lease on an expired record, which the next claim takes
+     * as new; the stale attempt is still fenced out of recording (see {@code docs/model.md}).
+     * A retention must outlast the longest call.
+     *
      * @param tx a transaction of the engine's own
      * @param key the key
      * @param ownerToken the holder's owner token

@@ -17,6 +17,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.idempotency.AbandonedClaimException;
 import dev.idempotency.DuplicateKeyInChunkException;
+import dev.idempotency.Idempotency;
 import dev.idempotency.IdempotencyKey;
 import dev.idempotency.IdempotentCall;
 import dev.idempotency.Outcome;
@@ -24,6 +25,7 @@ import dev.idempotency.testkit.Chunks.Item;
 import dev.idempotency.testkit.Chunks.ItemRuns;
 import dev.idempotency.testkit.StoreFixture.Counting;
 import dev.idempotency.testkit.StoreFixture.FinalFailure;
+import dev.idempotency.spi.TransactionalStore;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -39,16 +41,23 @@ import org.junit.jupiter.api.Test;
  * complete one key after the other; a store that overrides them is checked here). One example per
  * promise, {@code Contract 9 (chunk runs once)}, {@code Contract 9 (each item its own outcome)},
  * {@code Contract 9 (chunk rolled back)}, {@code Contract 9 (chunk waits for a holder)},
- * {@code Contract 9 (chunk past the lock timeout)}, {@code Contract 9 (duplicate key in a chunk)}
+ * {@code Contract 9 (chunk past the lock timeout)}, {@code Contract 9 (overlapping chunks)},
+ * {@code Contract 9 (duplicate key in a chunk)}
  * and {@code Contract 9 (final failure in a chunk)}, and a chunk property: random sequences of
  * chunks and clock moves, compared with a model.
  *
  * <p>Implement it on a {@link StoreFixture}; the holder examples open a second transaction on a
- * thread of their own.
+ * thread of their own, and the overlapping chunks two more.
  *
  * @param <C> the store's transaction type
  */
 public interface ChunkContract<C> extends ContractPart<C> {
+
+    /**
+     * The lock timeout of the overlapping chunks: long enough for a wait on an open holder and on
+     * the other chunk, short enough that a store that deadlocks them is found soon.
+     */
+    Duration OVERLAP_LOCK_TIMEOUT = Duration.ofSeconds(2);
 
     /**
      * Contract 9 (docs/contract.md): a chunk of new keys, given out of key order, runs each item
@@ -226,6 +235,73 @@ public interface ChunkContract<C> extends ContractPart<C> {
         } finally {
             if (open) {
                 f.rollback(holder);
+            }
+        }
+    }
+
+    /**
+     * Contract 9 (docs/contract.md): two chunks whose keys overlap are claimed at once, from two
+     * threads, in both orders of start. An open transaction holds a key in the middle of both
+     * (in the engine's order), so that each chunk has claimed a key and waits for that one when
+     * the holder rolls back; the two must then take their remaining keys in the same order. A store
+     * that locks the keys of one chunk in another order than those of the other deadlocks there:
+     * it waits out the lock timeout and answers InProgress for a key that only the other chunk held,
+     * or fails. Expected: every item of both chunks runs once in one of them, and the other replays
+     * it.
+     *
+     * @throws Exception if the store, a hook or the engine fails
+     */
+    @Test
+    default void overlappingChunksClaimedAtOnceWaitForEachOtherInsteadOfDeadlocking() throws Exception {
+        StoreFixture<C> f = fixture();
+        Promise p = Promise.CHUNK_LOCK_ORDER;
+        // Long enough for a wait on the holder and on the other chunk, short enough that a deadlock ends soon.
+        if (!(f.store instanceof TransactionalStore<C> transactional)) {
+            throw new AssertionError(p.broken("The store claims no chunks: it is not a TransactionalStore"));
+        }
+        Idempotency<C> engine = Idempotency.builder(transactional).clock(f.clock)
+                .keyPolicy(f.policy.toBuilder().lockTimeout(OVERLAP_LOCK_TIMEOUT).build()).build();
+        for (boolean longerFirst : List.of(false, true)) {
+            String scope = "chunk-overlap-" + (longerFirst ? "longer-first" : "shorter-first");
+            C holder = f.open();
+            boolean open = true;
+            try {
+                try {
+                    f.idem.executeChunk(holder, items(scope, A, "holder-", "b-middle"), Item::call, new ItemRuns());
+                } catch (RuntimeException e) {
+                    throw new AssertionError(p.broken("The holder's executeChunk threw " + e), e);
+                }
+                // Out of key order on purpose: the engine sorts them.
+                List<Item> shorter = items(scope, A, "shorter-", "c-last", "a-first", "b-middle");
+                List<Item> longer = items(scope, A, "longer-", "d-extra", "b-middle", "a-first", "c-last");
+                ItemRuns work = new ItemRuns();
+                List<Future<List<Outcome<String>>>> chunks = new java.util.ArrayList<>();
+                for (List<Item> chunk : longerFirst ? List.of(longer, shorter) : List.of(shorter, longer)) {
+                    chunks.add(f.threads.submit(() -> f.chunkInTx(p, engine, chunk, work, true)));
+                }
+                // Let both chunks reach the held key before the holder ends; the expected outcomes are the same if they do not.
+                Thread.sleep(200);
+                open = false;
+                f.rollback(holder);
+                List<Outcome<String>> first = await(p, chunks.get(0));
+                List<Outcome<String>> second = await(p, chunks.get(1));
+                List<String> seen = new java.util.ArrayList<>();
+                first.forEach(o -> seen.add(describe(o)));
+                second.forEach(o -> seen.add(describe(o)));
+                String what = "Two chunks " + shorter + " and " + longer + " (the " + (longerFirst ? "longer" : "shorter") + " one started"
+                        + " first) met a holder of " + scope + "/b-middle, which then rolled back; they answered " + first + " and " + second;
+                assertThat(seen).as(p.broken(what + ": no item may be in progress once both have ended")).noneMatch(d -> d.equals("IN_PROGRESS"));
+                for (String id : List.of("a-first", "b-middle", "c-last", "d-extra")) {
+                    assertThat(work.of(id)).as(p.broken(what + ": the work of " + id + " must run once, in one chunk; " + work)).isEqualTo(1);
+                }
+                for (Item item : longer) {
+                    Outcome<String> outcome = f.inTx(f.idem, item.key(), A, new Counting("x"), false);
+                    assertThat(describe(outcome)).as(p.broken(what + ": a retry of " + item + " afterwards")).startsWith("REPLAYED(");
+                }
+            } finally {
+                if (open) {
+                    f.rollback(holder);
+                }
             }
         }
     }

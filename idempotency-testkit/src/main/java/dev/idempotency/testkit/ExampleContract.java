@@ -448,7 +448,7 @@ public interface ExampleContract<C> extends ContractPart<C> {
     @Test
     default void everyResultTypeIsRecordedAndReplayedExactly() throws Exception {
         StoreFixture<C> f = fixture();
-        List<Object> samples = Results.samples();
+        List<Object> samples = Results.samples(f.storeLimits.maxResultBytes());
         for (int i = 0; i < samples.size(); i++) {
             Object value = samples.get(i);
             IdempotencyKey key = IdempotencyKey.of("results", "k" + i);
@@ -538,8 +538,10 @@ public interface ExampleContract<C> extends ContractPart<C> {
     }
 
     /**
-     * Contract 8 and 2 (docs/contract.md): purge judges expiry to the millisecond, as claims do: a
-     * record is kept 1 ms before its expiry, and removed at it.
+     * Contract 8 and 2 (docs/contract.md): purge judges expiry to the millisecond, as claims do, and
+     * by the record's own expiry: a record completed 20 minutes after its claim (the clock moved
+     * while the work ran) is kept 1 ms before its expiry, past its claim time plus the retention,
+     * and removed at it.
      *
      * @throws Exception if the store, a hook or the engine fails
      */
@@ -547,9 +549,16 @@ public interface ExampleContract<C> extends ContractPart<C> {
     default void purgeIsExactToTheMillisecond() throws Exception {
         StoreFixture<C> f = fixture();
         IdempotencyKey key = IdempotencyKey.of("purge-edge", "k1");
-        f.inTx(f.idem, key, A, new Counting("first"), true);
+        Duration during = Duration.ofMinutes(20);
+        Instant claimedAt = f.clock.instant();
+        f.inTx(f.idem, key, A, () -> {
+            f.clock.advance(during);
+            return "first";
+        }, true);
         f.clock.advance(RETENTION.minusMillis(1));
-        assertThat(f.purge(10)).as(Promise.PURGE.broken("1 ms before the record's expiry, purge removed it")).isZero();
+        assertThat(f.purge(10)).as(Promise.PURGE.broken("1 ms before the record's expiry (" + f.clock.instant().plusMillis(1)
+                + "; claimed at " + claimedAt + " and completed " + Operations.duration(during) + " later), purge removed it: a purge"
+                + " must judge the record's own expiry, not its claim time plus the retention")).isZero();
         assertOutcome(Promise.PURGE, f.inTx(f.idem, key, A, new Counting("x"), false), Outcome.Status.REPLAYED, "first");
         f.clock.advance(Duration.ofMillis(1));
         assertThat(f.purge(10)).as(Promise.PURGE.broken("At the record's exact expiry, purge must remove it")).isEqualTo(1);

@@ -348,8 +348,10 @@ public interface LeasePrimitiveContract<C> extends ContractPart<C> {
     }
 
     /**
-     * Contract 4.3 (docs/contract.md): extendLease moves the end of the holder's lease forward, and
-     * a claim then sees the new end.
+     * Contract 4.3 and 4.4 (docs/contract.md): extendLease moves the end of the holder's lease
+     * forward, and a claim then sees the new end. Fenced by the token alone: the holder's extend after
+     * its lease ran out, while nobody took the record over, succeeds too, and a claim then answers
+     * Held.
      *
      * @throws Exception if the store, a hook or the engine fails
      */
@@ -364,6 +366,14 @@ public interface LeasePrimitiveContract<C> extends ContractPart<C> {
         assertThat(extended).as(p.broken("The extended lease must end after the claimed one, " + first.leaseUntil())).isAfter(first.leaseUntil());
         f.letLeaseRunOut(SHORT_LEASE);
         held(p, f.claimLease(key, A, "owner-2", LIVE_LEASE, true), A, extended, 1);
+
+        IdempotencyKey ended = IdempotencyKey.of("lease-extend", "after-its-end");
+        acquired(p, f.claimLease(ended, A, "owner-1", SHORT_LEASE, true), 1, null);
+        f.letLeaseRunOut(SHORT_LEASE);
+        Instant renewed = f.ended(tx -> f.leasing().extendLease(tx, ended, "owner-1", LIVE_LEASE))
+                .orElseThrow(() -> new AssertionError(p.broken("The holder's extension after its lease ran out, nobody having taken "
+                        + ended + " over, was refused: the token still holds the record")));
+        held(p, f.claimLease(ended, A, "owner-2", LIVE_LEASE, true), A, renewed, 1);
     }
 
     /**

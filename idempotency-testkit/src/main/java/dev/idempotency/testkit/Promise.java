@@ -78,6 +78,10 @@ enum Promise {
             "a chunk one of whose keys an open transaction holds past the lock timeout must answer InProgress for that key without"
                     + " running its work, and must not fail: the chunk's other items run (or, where the store locks more than the key,"
                     + " answer InProgress too), and its transaction can be committed"),
+    CHUNK_LOCK_ORDER("Contract 9 (overlapping chunks)",
+            "two chunks whose keys overlap, claimed at once, must take their locks in the engine's order (by scope, then id)"
+                    + " and wait for each other: neither may deadlock nor answer InProgress for a key that no open transaction holds"
+                    + " once the other has committed"),
     CHUNK_DUPLICATE("Contract 9 (duplicate key in a chunk)",
             "a chunk with a key twice must be refused with DuplicateKeyInChunkException before anything is written: no work runs,"
                     + " and a retry without the duplicate runs every item"),

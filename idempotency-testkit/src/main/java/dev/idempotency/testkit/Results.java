@@ -19,8 +19,19 @@ final class Results {
     private Results() {
     }
 
-    /** The size of a large result: past 64 KiB, where some binary column types end. */
+    /**
+     * The size of a large result: past 64 KiB, where some binary column types end; a store whose
+     * limit is smaller gets a result of its limit instead ({@link #largeSize(int)}).
+     */
     static final int LARGE = 100_000;
+
+    /**
+     * @param largest the store's limit ({@link StoreLimits#maxResultBytes()})
+     * @return the size of {@link Kind#LARGE_BYTES}: {@link #LARGE}, or the limit if it is smaller
+     */
+    static int largeSize(int largest) {
+        return Math.min(LARGE, largest);
+    }
 
     /** What the work returns. */
     enum Kind {
@@ -42,7 +53,7 @@ final class Results {
                 case BYTES:
                     return "a byte[] with 0x00 and 0xFF";
                 case LARGE_BYTES:
-                    return "a byte[" + LARGE + "]";
+                    return "a byte[" + LARGE + "] (or of the store's limit, if smaller)";
                 case LARGEST_BYTES:
                     return "the largest byte[] the limit allows";
                 case INT:
@@ -69,16 +80,8 @@ final class Results {
     /**
      * @param kind what the work returns
      * @param step the step's number, from 1, which makes the value unique when the kind allows
-     * @return the value
-     */
-    static Object value(Kind kind, int step) {
-        return value(kind, step, StoreLimits.policyDefaults().maxResultBytes());
-    }
-
-    /**
-     * @param kind what the work returns
-     * @param step the step's number, from 1, which makes the value unique when the kind allows
-     * @param largest the size of {@link Kind#LARGEST_BYTES}: the store's limit
+     * @param largest the store's limit: the size of {@link Kind#LARGEST_BYTES}, and the most of
+     *     {@link Kind#LARGE_BYTES}
      * @return the value
      */
     static Object value(Kind kind, int step, int largest) {
@@ -94,7 +97,7 @@ final class Results {
             case BYTES:
                 return new byte[] {0, (byte) 0xFF, (byte) step, (byte) (step >> 8), 0, 10, 13, 39, 92};
             case LARGE_BYTES:
-                return bytesOfSize(LARGE, step);
+                return bytesOfSize(largeSize(largest), step);
             case INT:
                 return step % 2 == 0 ? Integer.MIN_VALUE + step : Integer.MAX_VALUE - step;
             case LONG:
@@ -150,15 +153,18 @@ final class Results {
         return value.getClass().getSimpleName().toLowerCase(Locale.ROOT) + " " + value;
     }
 
-    /** A value of each kind, and a few more at the edges, for the example test of results. */
-    static List<Object> samples() {
+    /**
+     * @param largest the store's limit ({@link StoreLimits#maxResultBytes()}), which no sample exceeds
+     * @return a value of each kind, and a few more at the edges, for the example test of results
+     */
+    static List<Object> samples(int largest) {
         List<Object> all = new ArrayList<>();
         for (Kind k : Kind.values()) {
             if (k == Kind.LARGEST_BYTES) {
                 continue; // the limit is the store's: resultOfTheLargestSizeIsRecordedAndReplayedExactly
             }
-            all.add(value(k, 7));
-            all.add(value(k, 8));
+            all.add(value(k, 7, largest));
+            all.add(value(k, 8, largest));
         }
         all.add("");
         all.add("\u00e9\u20ac\ud83d\ude00 and a NUL \u0000");

@@ -94,7 +94,7 @@ class BrokenStoresTest {
             assertThat(testsOf(InMemoryStoreContractTest.class, part)).as("tests of " + part.getSimpleName()).isNotEmpty()
                     .allSatisfy(t -> tests.add(((org.junit.platform.engine.discovery.MethodSelector) t).getMethodName()));
         }
-        assertThat(tests).as("each test in one part").doesNotHaveDuplicates().hasSize(59);
+        assertThat(tests).as("each test in one part").doesNotHaveDuplicates().hasSize(60);
         assertThat(testsOf(InMemoryStoreContractTest.class, LeasePrimitiveContract.class).size()
                 + testsOf(InMemoryStoreContractTest.class, LeasedCallContract.class).size()).isEqualTo(LEASE_TESTS);
     }
@@ -283,6 +283,23 @@ class BrokenStoresTest {
         assertFails(AutoCommitAccepted.class, "unusableTransactionsAreRefusedBeforeAnythingIsWritten", Promise.TRANSACTION_REQUIRED);
     }
 
+    @Test
+    void purgeByCreationTimeNotExpiryFails() {
+        assertFails(PurgeByCreationTime.class, "purgeIsExactToTheMillisecond", Promise.PURGE);
+        assertFails(PurgeByCreationTime.class, ExampleContract.class, Promise.PURGE);
+    }
+
+    @Test
+    void chunkClaimsThatLockInAnotherOrderFail() {
+        assertFails(ChunkLockOrderDiffers.class, "overlappingChunksClaimedAtOnceWaitForEachOtherInsteadOfDeadlocking",
+                Promise.CHUNK_LOCK_ORDER);
+    }
+
+    @Test
+    void anExtendRefusedOnceTheLeaseEndedFails() {
+        assertFails(ExtendOnlyWhileLive.class, "extendMovesTheLeaseEndForward", Promise.LEASE_EXTEND);
+    }
+
     // ---- the flaws of a store whose business table carries the key, which the contract once missed -------
 
     @Test
@@ -346,6 +363,14 @@ class BrokenStoresTest {
         assertThat(run.messages).as("a store that declares its 128 KiB result column and 64-character id column").isEmpty();
         run = run(List.of(selectMethod(ResultColumnOf128KiBDeclared.class, SEQUENCES)));
         assertThat(run.messages).as("the sequences of a store that declares its limits").isEmpty();
+    }
+
+    @Test
+    void aLargeResultIsNoLargerThanTheLimitTheStoreDeclares() {
+        Run run = run(List.of(selectMethod(BlobColumnDeclared.class, "everyResultTypeIsRecordedAndReplayedExactly"),
+                selectMethod(BlobColumnDeclared.class, SEQUENCES)));
+        assertThat(run.summary.getTestsSucceededCount()).as("the results example and the sequences run").isEqualTo(2);
+        assertThat(run.messages).as("a store that declares its 64 KiB result column, below the kit's large result").isEmpty();
     }
 
     @Test
@@ -957,6 +982,72 @@ class BrokenStoresTest {
         }
     }
 
+    /**
+     * Fences an extend by the lease's end as well as by the token ({@code WHERE owner = ? AND lease_until > now}): the
+     * holder cannot renew a lease that ended, although nobody took the record over.
+     */
+    static class ExtendOnlyWhileLive extends OnInMemory {
+        private final Map<IdempotencyKey, Instant> leaseEnds = new ConcurrentHashMap<>();
+
+        @Override
+        IdempotencyStore<InMemoryIdempotencyStore.Transaction> broken() {
+            return new ForwardingLeasingStore(inner) {
+                @Override
+                public LeaseClaim claimLease(InMemoryIdempotencyStore.Transaction tx, LeaseRequest r) {
+                    LeaseClaim claim = super.claimLease(tx, r);
+                    if (claim instanceof LeaseClaim.Acquired a) {
+                        leaseEnds.put(r.key(), a.leaseUntil());
+                    }
+                    return claim;
+                }
+
+                @Override
+                public Optional<Instant> extendLease(InMemoryIdempotencyStore.Transaction tx, IdempotencyKey key, String ownerToken,
+                                                     Duration lease) {
+                    Instant end = leaseEnds.get(key);
+                    if (end != null && !end.isAfter(clock().instant())) {
+                        return Optional.empty();
+                    }
+                    Optional<Instant> extended = super.extendLease(tx, key, ownerToken, lease);
+                    extended.ifPresent(e -> leaseEnds.put(key, e));
+                    return extended;
+                }
+            };
+        }
+    }
+
+    /** Purges with {@code WHERE created_at <= now - retention}: a record completed late goes before its expiry. */
+    static class PurgeByCreationTime extends OnFlawed {
+        PurgeByCreationTime() {
+            super(FlawedStore.Flaw.PURGE_BY_CREATION_TIME);
+        }
+    }
+
+    /**
+     * Claims the keys of a chunk with an even number of keys from the last to the first (as a store
+     * whose index scan runs one way or the other might), the others in the engine's order, and
+     * answers in the request's order: two overlapping chunks of different parity lock in opposite
+     * orders.
+     */
+    static class ChunkLockOrderDiffers extends OnInMemory {
+        @Override
+        IdempotencyStore<InMemoryIdempotencyStore.Transaction> broken() {
+            return new ForwardingStore(inner) {
+                @Override
+                public List<Claim> claimAll(InMemoryIdempotencyStore.Transaction tx, List<ClaimRequest> requests) {
+                    if (requests.size() % 2 != 0) {
+                        return super.claimAll(tx, requests);
+                    }
+                    Claim[] claims = new Claim[requests.size()];
+                    for (int i = requests.size() - 1; i >= 0; i--) {
+                        claims[i] = inner.claim(tx, requests.get(i));
+                    }
+                    return List.of(claims);
+                }
+            };
+        }
+    }
+
     /** Purges with {@code WHERE expires_at <= ? OR status = 'IN_PROGRESS'}: every record in progress it can see goes too. */
     static class PurgeInProgress extends OnFlawed {
         PurgeInProgress() {
@@ -998,6 +1089,19 @@ class BrokenStoresTest {
         @Override
         protected StoreLimits limits() {
             return new StoreLimits(64, 64, 131_072);
+        }
+    }
+
+    /** A result column of 64 KiB less a byte (MySQL's {@code BLOB}), declared to the kit: smaller than the kit's large result. */
+    static class BlobColumnDeclared extends OnInMemory {
+        @Override
+        IdempotencyStore<InMemoryIdempotencyStore.Transaction> broken() {
+            return new SmallColumns(inner, Integer.MAX_VALUE, 65_535);
+        }
+
+        @Override
+        protected StoreLimits limits() {
+            return new StoreLimits(64, 255, 65_535);
         }
     }
 

@@ -34,7 +34,12 @@ final class FlawedStore implements TransactionalStore<FlawedStore.Tx> {
         /** Only an ended transaction is refused: one in auto-commit mode is accepted, and each write commits at once. */
         AUTO_COMMIT_ACCEPTED,
         /** The purge deletes every record in progress it can see, expired or not: its own transaction's claim, and committed ones. */
-        PURGE_IN_PROGRESS
+        PURGE_IN_PROGRESS,
+        /**
+         * The purge deletes by creation time plus the retention ({@code WHERE created_at <= now - retention}), not by the
+         * record's expiry: a record completed long after its claim is purged before it expires.
+         */
+        PURGE_BY_CREATION_TIME
     }
 
     static final class Tx {
@@ -156,7 +161,8 @@ final class FlawedStore implements TransactionalStore<FlawedStore.Tx> {
         }
         for (Iterator<StoredRecord> it = shared.values().iterator(); it.hasNext() && n < limit; ) {
             StoredRecord r = it.next();
-            if (!r.expiresAt().isAfter(now) || flaw == Flaw.PURGE_IN_PROGRESS && r.status() == RecordStatus.IN_PROGRESS) {
+            Instant expiry = flaw == Flaw.PURGE_BY_CREATION_TIME ? r.createdAt().plus(StoreFixture.RETENTION) : r.expiresAt();
+            if (!expiry.isAfter(now) || flaw == Flaw.PURGE_IN_PROGRESS && r.status() == RecordStatus.IN_PROGRESS) {
                 it.remove();
                 n++;
             }

@@ -3,6 +3,7 @@ package dev.idempotency.examples.http;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import dev.idempotency.testsupport.Json;
 import dev.idempotency.testsupport.TestEnvironment;
 import java.io.IOException;
 import java.net.URI;
@@ -15,7 +16,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.Base64;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
@@ -283,176 +283,6 @@ class PaymentsPageBrowserTest {
         @Override
         public void close() {
             socket.abort();
-        }
-    }
-
-    /** Just enough JSON for the DevTools messages: objects, arrays, strings, numbers, booleans, null. */
-    static final class Json {
-        private final String text;
-        private int at;
-
-        private Json(String text) {
-            this.text = text;
-        }
-
-        static Object parse(String text) {
-            Json json = new Json(text);
-            Object value = json.value();
-            json.space();
-            if (json.at != text.length()) {
-                throw new IllegalArgumentException("trailing characters at " + json.at + " in " + text);
-            }
-            return value;
-        }
-
-        static String write(Object value) {
-            StringBuilder out = new StringBuilder();
-            write(value, out);
-            return out.toString();
-        }
-
-        private static void write(Object value, StringBuilder out) {
-            if (value instanceof Map<?, ?> map) {
-                out.append('{');
-                String comma = "";
-                for (Map.Entry<?, ?> entry : map.entrySet()) {
-                    out.append(comma);
-                    write(String.valueOf(entry.getKey()), out);
-                    out.append(':');
-                    write(entry.getValue(), out);
-                    comma = ",";
-                }
-                out.append('}');
-            } else if (value instanceof List<?> list) {
-                out.append('[');
-                for (int i = 0; i < list.size(); i++) {
-                    out.append(i == 0 ? "" : ",");
-                    write(list.get(i), out);
-                }
-                out.append(']');
-            } else if (value instanceof String s) {
-                out.append('"');
-                for (char c : s.toCharArray()) {
-                    switch (c) {
-                        case '"' -> out.append("\\\"");
-                        case '\\' -> out.append("\\\\");
-                        case '\n' -> out.append("\\n");
-                        default -> {
-                            if (c < 0x20) {
-                                out.append(String.format("\\u%04x", (int) c));
-                            } else {
-                                out.append(c);
-                            }
-                        }
-                    }
-                }
-                out.append('"');
-            } else {
-                out.append(value); // a number, a boolean or null
-            }
-        }
-
-        private Object value() {
-            space();
-            char c = text.charAt(at);
-            switch (c) {
-                case '{' -> {
-                    Map<String, Object> map = new LinkedHashMap<>();
-                    at++;
-                    space();
-                    if (text.charAt(at) == '}') {
-                        at++;
-                        return map;
-                    }
-                    do {
-                        space();
-                        String key = string();
-                        space();
-                        expect(':');
-                        map.put(key, value());
-                        space();
-                    } while (text.charAt(at++) == ',');
-                    if (text.charAt(at - 1) != '}') {
-                        throw new IllegalArgumentException("expected } at " + (at - 1));
-                    }
-                    return map;
-                }
-                case '[' -> {
-                    List<Object> list = new ArrayList<>();
-                    at++;
-                    space();
-                    if (text.charAt(at) == ']') {
-                        at++;
-                        return list;
-                    }
-                    do {
-                        list.add(value());
-                        space();
-                    } while (text.charAt(at++) == ',');
-                    if (text.charAt(at - 1) != ']') {
-                        throw new IllegalArgumentException("expected ] at " + (at - 1));
-                    }
-                    return list;
-                }
-                case '"' -> {
-                    return string();
-                }
-                default -> {
-                    for (String word : new String[] {"true", "false", "null"}) {
-                        if (text.startsWith(word, at)) {
-                            at += word.length();
-                            return word.equals("null") ? null : Boolean.valueOf(word);
-                        }
-                    }
-                    int start = at;
-                    while (at < text.length() && "+-0123456789.eE".indexOf(text.charAt(at)) >= 0) {
-                        at++;
-                    }
-                    if (start == at) {
-                        throw new IllegalArgumentException("unexpected '" + c + "' at " + at);
-                    }
-                    String number = text.substring(start, at);
-                    return number.matches("-?[0-9]+") && number.length() < 10 ? (Object) Integer.valueOf(number) : Double.valueOf(number);
-                }
-            }
-        }
-
-        private String string() {
-            expect('"');
-            StringBuilder out = new StringBuilder();
-            for (char c = text.charAt(at++); c != '"'; c = text.charAt(at++)) {
-                if (c == '\\') {
-                    char escaped = text.charAt(at++);
-                    switch (escaped) {
-                        case 'n' -> out.append('\n');
-                        case 't' -> out.append('\t');
-                        case 'r' -> out.append('\r');
-                        case 'b' -> out.append('\b');
-                        case 'f' -> out.append('\f');
-                        case 'u' -> {
-                            out.append((char) Integer.parseInt(text.substring(at, at + 4), 16));
-                            at += 4;
-                        }
-                        default -> out.append(escaped); // " \ /
-                    }
-                } else {
-                    out.append(c);
-                }
-            }
-            return out.toString();
-        }
-
-        private void expect(char c) {
-            if (text.charAt(at) != c) {
-                throw new IllegalArgumentException("expected '" + c + "' at " + at + " in " + text);
-            }
-            at++;
-        }
-
-        private void space() {
-            while (at < text.length() && Character.isWhitespace(text.charAt(at))) {
-                at++;
-            }
         }
     }
 }

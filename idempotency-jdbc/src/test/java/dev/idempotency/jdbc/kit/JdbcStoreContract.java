@@ -87,8 +87,11 @@ public abstract class JdbcStoreContract extends IdempotencyStoreContract<Connect
     }
 
     /**
-     * A connection in auto-commit mode, a closed one, and a read-only one (where the driver lets a
-     * pooled connection become read-only: not SQLite's); each is closed, given back, afterwards.
+     * A connection in auto-commit mode, a closed one, and a read-only one where the driver lets a
+     * pooled connection become read-only and then reports it (not SQLite's, which refuses the
+     * change; not H2's through its own pool, which ignores {@code setReadOnly(true)}, stays writable
+     * and reports {@code isReadOnly()} false, so that the store rightly accepts it); each is closed,
+     * given back, afterwards.
      */
     @Override
     protected List<UnusableTransaction<Connection>> unusableTransactions() throws Exception {
@@ -104,6 +107,10 @@ public abstract class JdbcStoreContract extends IdempotencyStoreContract<Connect
             readOnly.setAutoCommit(false);
             readOnly.setReadOnly(true);
         } catch (SQLException e) {
+            readOnly.close();
+            return unusable;
+        }
+        if (!readOnly.isReadOnly()) {
             readOnly.close();
             return unusable;
         }

@@ -1,4 +1,4 @@
-package dev.idempotency.benchmarks;
+package dev.idempotency.testsupport;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -6,10 +6,12 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * A small JSON reader, enough for JMH's result files: objects become {@link Map}s, arrays
- * {@link List}s, numbers {@link Double}s (JMH writes {@code "NaN"} as a string, read as is).
+ * A small JSON reader and writer, for the benchmarks' report and the tests (JMH's result files, the
+ * browser's DevTools messages): objects become {@link Map}s, arrays {@link List}s, numbers
+ * {@link Double}s (JMH writes {@code "NaN"} as a string, read as is). Stateless: safe from any
+ * thread.
  */
-final class Json {
+public final class Json {
 
     private final String text;
     private int pos;
@@ -23,7 +25,7 @@ final class Json {
      * @return its value
      * @throws IllegalArgumentException if it is not valid JSON
      */
-    static Object parse(String text) {
+    public static Object parse(String text) {
         Json json = new Json(text);
         Object value = json.value();
         json.space();
@@ -31,6 +33,58 @@ final class Json {
             throw json.error("trailing characters");
         }
         return value;
+    }
+
+    /**
+     * @param value a {@link Map}, a {@link List}, a {@link String}, a number, a boolean or
+     *     {@code null}, nested as deep as need be
+     * @return its JSON text
+     */
+    public static String write(Object value) {
+        StringBuilder out = new StringBuilder();
+        write(value, out);
+        return out.toString();
+    }
+
+    private static void write(Object value, StringBuilder out) {
+        if (value instanceof Map<?, ?> map) {
+            out.append('{');
+            String comma = "";
+            for (Map.Entry<?, ?> entry : map.entrySet()) {
+                out.append(comma);
+                write(String.valueOf(entry.getKey()), out);
+                out.append(':');
+                write(entry.getValue(), out);
+                comma = ",";
+            }
+            out.append('}');
+        } else if (value instanceof List<?> list) {
+            out.append('[');
+            for (int i = 0; i < list.size(); i++) {
+                out.append(i == 0 ? "" : ",");
+                write(list.get(i), out);
+            }
+            out.append(']');
+        } else if (value instanceof String s) {
+            out.append('"');
+            for (char c : s.toCharArray()) {
+                switch (c) {
+                    case '"' -> out.append("\\\"");
+                    case '\\' -> out.append("\\\\");
+                    case '\n' -> out.append("\\n");
+                    default -> {
+                        if (c < 0x20) {
+                            out.append(String.format("\\u%04x", (int) c));
+                        } else {
+                            out.append(c);
+                        }
+                    }
+                }
+            }
+            out.append('"');
+        } else {
+            out.append(value); // a number, a boolean or null
+        }
     }
 
     private Object value() {
