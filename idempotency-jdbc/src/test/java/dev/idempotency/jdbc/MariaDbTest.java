@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.idempotency.Idempotency;
 import dev.idempotency.IdempotencyKey;
 import dev.idempotency.KeyPolicy;
+import dev.idempotency.LeasedIdempotency;
 import dev.idempotency.ManagedIdempotency;
 import dev.idempotency.Outcome;
 import dev.idempotency.ResultTooLargeException;
@@ -41,6 +42,10 @@ class MariaDbTest {
         private ManagedIdempotency<Connection> managedUpTo16MiB() {
             return ManagedIdempotency.builder(engine(KeyPolicy.builder().maxResultBytes(SIXTEEN_MIB).build()),
                     JdbcTransactions.of(dataSource())).build();
+        }
+
+        private LeasedIdempotency<Connection> leasedUpTo16MiB() {
+            return LeasedIdempotency.of(managedUpTo16MiB(), store);
         }
 
         /**
@@ -104,7 +109,7 @@ class MariaDbTest {
         @Test
         void aLeasedResultOverThePacketLimitIsRecordedAsFailedAndTheCallIsNotRunAgain() {
             int sixteenMiB = SIXTEEN_MIB;
-            ManagedIdempotency<Connection> managed = managedUpTo16MiB();
+            LeasedIdempotency<Connection> managed = leasedUpTo16MiB();
             IdempotencyKey key = key("leased-over-the-packet");
             java.util.concurrent.atomic.AtomicInteger calls = new java.util.concurrent.atomic.AtomicInteger();
             dev.idempotency.IdempotentCall<String> call = dev.idempotency.IdempotentCall.of(key, dev.idempotency.ResultCodec.string());
@@ -133,7 +138,7 @@ class MariaDbTest {
         @Test
         void aRecoveryPointOverThePacketLimitRecordsNothingOfTheKeyAndTheCallDoesNotRun() throws Exception {
             int sixteenMiB = SIXTEEN_MIB;
-            ManagedIdempotency<Connection> managed = managedUpTo16MiB();
+            LeasedIdempotency<Connection> managed = leasedUpTo16MiB();
             IdempotencyKey key = key("recovery-point-over-the-packet");
             java.util.concurrent.atomic.AtomicInteger calls = new java.util.concurrent.atomic.AtomicInteger();
             java.util.concurrent.atomic.AtomicInteger attempts = new java.util.concurrent.atomic.AtomicInteger();

@@ -3,6 +3,8 @@ package dev.idempotency.spring.boot.autoconfigure;
 import dev.idempotency.Idempotency;
 import dev.idempotency.IdempotencyListener;
 import dev.idempotency.KeyPolicy;
+import dev.idempotency.LeasePolicy;
+import dev.idempotency.LeasedIdempotency;
 import dev.idempotency.ManagedIdempotency;
 import dev.idempotency.Phases;
 import dev.idempotency.RecoveryWorker;
@@ -36,8 +38,10 @@ import org.springframework.transaction.PlatformTransactionManager;
  *       are not durable;</li>
  *   <li>{@link SpringIdempotency}, for {@code @Transactional} methods;</li>
  *   <li>with one {@link PlatformTransactionManager}: {@code ManagedIdempotency<Connection>} over
- *       {@link SpringTransactions}, for transactions the library runs (retries, lease mode, batch
- *       jobs);</li>
+ *       {@link SpringTransactions}, for transactions the library runs (retries, batch jobs), and
+ *       {@code LeasedIdempotency<Connection>}, lease mode and phases over the same store and
+ *       transactions, sharing that engine's key policy and listeners, refusing or running without
+ *       deduplication when the database cannot be reached ({@code idempotency.when-unavailable});</li>
  *   <li>with {@code idempotency.recovery.enabled=true} as well: a {@link RecoveryWorker} over every
  *       named {@code Phases<Connection, ?, ?>} bean, started with the context and closed with it
  *       ({@code idempotency.recovery.interval}, {@code idempotency.recovery.max-attempts}).</li>
@@ -140,6 +144,14 @@ public class IdempotencyAutoConfiguration {
             return ManagedIdempotency.of(idempotency, SpringTransactions.of(transactionManager, dataSource));
         }
 
+        /** Lease mode and phases on the JDBC store, sharing the managed engine's settings and transactions. */
+        @Bean
+        @ConditionalOnMissingBean(LeasedIdempotency.class)
+        LeasedIdempotency<Connection> leasedIdempotency(ManagedIdempotency<Connection> managed, JdbcIdempotencyStore store,
+                IdempotencyProperties properties) {
+            return LeasedIdempotency.of(managed, store, LeasePolicy.ofDefaults(), properties.getWhenUnavailable());
+        }
+
         /**
          * With {@code idempotency.recovery.enabled=true}: a recovery worker over every named
          * {@code Phases} bean, started with the context and closed with it.
@@ -147,9 +159,9 @@ public class IdempotencyAutoConfiguration {
         @Bean(initMethod = "start", destroyMethod = "close")
         @ConditionalOnBooleanProperty("idempotency.recovery.enabled")
         @ConditionalOnMissingBean(RecoveryWorker.class)
-        RecoveryWorker<Connection> idempotencyRecoveryWorker(ManagedIdempotency<Connection> managed,
+        RecoveryWorker<Connection> idempotencyRecoveryWorker(LeasedIdempotency<Connection> leased, JdbcIdempotencyStore store,
                 ObjectProvider<Phases<Connection, ?, ?>> phases, IdempotencyProperties properties) {
-            RecoveryWorker.Builder<Connection> worker = properties.getRecovery().applyTo(RecoveryWorker.builder(managed));
+            RecoveryWorker.Builder<Connection> worker = properties.getRecovery().applyTo(RecoveryWorker.builder(leased, store));
             phases.orderedStream().filter(p -> p.operation().isPresent()).forEach(worker::register);
             try {
                 return worker.build();
