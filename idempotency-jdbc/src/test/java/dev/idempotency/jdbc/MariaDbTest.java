@@ -20,6 +20,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 
@@ -190,6 +191,39 @@ class MariaDbTest {
             assertThat(records()).as("nothing recorded").isZero();
             assertThat(managed.writeLast(key, c -> work(c, key)).isExecuted()).as("the retry runs and records").isTrue();
             assertThat(records()).isEqualTo(1);
+        }
+
+        /**
+         * The statement limit is read once per physical connection by each store, and kept by that
+         * store only: a second result on the same connection costs no read, a connection the store
+         * has not used costs one, and another store reads it for itself (no state is shared between
+         * stores, nor kept in the JVM at large). Every recorded value is checked, since the bound of
+         * a statement is over 1 KiB, the smallest limit a server allows, whatever the value's size.
+         */
+        @Test
+        void eachStoreReadsTheStatementLimitOncePerConnection() throws Exception {
+            AtomicInteger statements = new AtomicInteger();
+            JdbcIdempotencyStore own = JdbcIdempotencyStore.ofDefaults();
+            Idempotency<Connection> engine = Idempotency.of(own);
+            Idempotency<Connection> another = Idempotency.of(JdbcIdempotencyStore.ofDefaults());
+            int[] costs = new int[5];
+            try (Connection first = dataSource().getConnection(); Connection second = dataSource().getConnection()) {
+                Connection[] onConnection = {first, first, first, second, first};
+                for (int i = 0; i < costs.length; i++) {
+                    Connection c = CountingConnection.wrap(onConnection[i], statements);
+                    c.setAutoCommit(false);
+                    Idempotency<Connection> by = i == 4 ? another : engine;
+                    int before = statements.get();
+                    assertThat(by.execute(key("limit-read-" + i), c, () -> "small").isExecuted()).isTrue();
+                    costs[i] = statements.get() - before;
+                    c.commit();
+                }
+            }
+            int recorded = costs[2];
+            assertThat(costs[1]).as("a second result on the same connection reads no limit").isEqualTo(recorded);
+            assertThat(costs[3]).as("a connection the store has not used: one read").isEqualTo(recorded + 1);
+            assertThat(costs[4]).as("another store reads the limit for itself").isGreaterThan(recorded);
+            assertThat(costs[0]).as("the store's first use").isGreaterThan(recorded);
         }
 
         /** A result whose statement is, by the documented bound, exactly the packet limit is recorded: only more is refused. */
