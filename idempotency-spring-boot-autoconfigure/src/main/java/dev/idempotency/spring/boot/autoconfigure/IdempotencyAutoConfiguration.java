@@ -9,10 +9,13 @@ import dev.idempotency.ManagedIdempotency;
 import dev.idempotency.Phases;
 import dev.idempotency.RecoveryWorker;
 import dev.idempotency.jdbc.JdbcIdempotencyStore;
+import dev.idempotency.spi.LeasingStore;
+import dev.idempotency.spi.RecoveringStore;
 import dev.idempotency.spring.SpringIdempotency;
 import dev.idempotency.spring.SpringTransactions;
 import java.sql.Connection;
 import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -144,12 +147,20 @@ public class IdempotencyAutoConfiguration {
             return ManagedIdempotency.of(idempotency, SpringTransactions.of(transactionManager, dataSource));
         }
 
-        /** Lease mode and phases on the JDBC store, sharing the managed engine's settings and transactions. */
+        /**
+         * Lease mode and phases over the managed engine's own store (the JDBC store, or the one the
+         * application's own engine was built over), sharing that engine's settings and transactions;
+         * none if that store keeps no leases.
+         */
         @Bean
         @ConditionalOnMissingBean(LeasedIdempotency.class)
-        LeasedIdempotency<Connection> leasedIdempotency(ManagedIdempotency<Connection> managed, JdbcIdempotencyStore store,
-                IdempotencyProperties properties) {
-            return LeasedIdempotency.of(managed, store, LeasePolicy.ofDefaults(), properties.getWhenUnavailable());
+        @SuppressWarnings("unchecked") // the engine's store runs in the engine's transactions: a store of Connection
+        @Nullable LeasedIdempotency<Connection> leasedIdempotency(ManagedIdempotency<Connection> managed, IdempotencyProperties properties) {
+            if (!(managed.engine().store() instanceof LeasingStore<?> leasing)) {
+                return null; // the application's engine is over a store that keeps no leases: it has no lease mode
+            }
+            return LeasedIdempotency.of(managed, (LeasingStore<Connection>) leasing, LeasePolicy.ofDefaults(),
+                    properties.getWhenUnavailable());
         }
 
         /**
@@ -159,9 +170,16 @@ public class IdempotencyAutoConfiguration {
         @Bean(initMethod = "start", destroyMethod = "close")
         @ConditionalOnBooleanProperty("idempotency.recovery.enabled")
         @ConditionalOnMissingBean(RecoveryWorker.class)
-        RecoveryWorker<Connection> idempotencyRecoveryWorker(LeasedIdempotency<Connection> leased, JdbcIdempotencyStore store,
+        @SuppressWarnings("unchecked") // the engine's store runs in the engine's transactions: a store of Connection
+        RecoveryWorker<Connection> idempotencyRecoveryWorker(LeasedIdempotency<Connection> leased,
                 ObjectProvider<Phases<Connection, ?, ?>> phases, IdempotencyProperties properties) {
-            RecoveryWorker.Builder<Connection> worker = properties.getRecovery().applyTo(RecoveryWorker.builder(leased, store));
+            if (!(leased.store() instanceof RecoveringStore<?> listing)) {
+                throw new InvalidIdempotencyPropertyException("idempotency.recovery.enabled", "true", "the engine's store, "
+                        + leased.store() + ", lists no named operations (it is not a RecoveringStore); use the JDBC store, or"
+                        + " leave the property unset", null);
+            }
+            RecoveryWorker.Builder<Connection> worker = properties.getRecovery()
+                    .applyTo(RecoveryWorker.builder(leased, (RecoveringStore<Connection>) listing));
             phases.orderedStream().filter(p -> p.operation().isPresent()).forEach(worker::register);
             try {
                 return worker.build();
