@@ -62,12 +62,17 @@ public final class Idempotency<C> {
 
     private final Kernel<C> kernel;
     private final TransactionalStore<C> store;
+    /** The store as the builder was given it, before {@link TransactionalStore#heardBy}. */
+    private final TransactionalStore<C> given;
+    private final IdempotencyListener listener;
     private final InstantSource clock;
     private final TransactionalProtocol<C> transactional;
 
     private Idempotency(Builder<C> b) {
         this.store = Objects.requireNonNull(b.store.heardBy(b.listener), "store.heardBy returned no store");
         this.kernel = new Kernel<>(store, b.policy, b.clock, b.listener);
+        this.given = b.store;
+        this.listener = b.listener;
         this.clock = b.clock;
         this.transactional = new TransactionalProtocol<>(kernel, store);
     }
@@ -216,6 +221,15 @@ public final class Idempotency<C> {
      */
     public TransactionalStore<C> store() {
         return store;
+    }
+
+    /** Whether {@code candidate} is this engine's store: the one given to the builder, or the copy it uses. */
+    boolean isOver(Object candidate) {
+        return candidate == given || candidate == store;
+    }
+
+    IdempotencyListener listener() {
+        return listener;
     }
 
     private <T, X extends Exception> Outcome<T> attempt(IdempotencyKey key, Fingerprint fingerprint, C tx,

@@ -8,7 +8,7 @@ import org.jspecify.annotations.Nullable;
  * What one idempotent call is about: its key, its request fingerprint and the codec of its result.
  * Every entry point takes one ({@link Idempotency#execute(IdempotentCall, Object, Work)},
  * {@link ManagedIdempotency#execute(IdempotentCall, TxWork)}, {@link ManagedIdempotency#writeLast},
- * {@link ManagedIdempotency#lease}, {@link ManagedIdempotency#run}, and per item in
+ * {@link LeasedIdempotency#lease}, {@link LeasedIdempotency#run}, and per item in
  * {@code executeChunk} and {@link BatchJob}), or the bare key as the one shortcut for a call with
  * neither fingerprint nor codec.
  *

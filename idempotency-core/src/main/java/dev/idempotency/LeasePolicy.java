@@ -4,7 +4,7 @@ import java.time.Duration;
 import java.util.Objects;
 
 /**
- * The settings of lease mode ({@link ManagedIdempotency#lease}, {@link ManagedIdempotency#run}):
+ * The settings of lease mode ({@link LeasedIdempotency#lease}, {@link LeasedIdempotency#run}):
  * how long a claim blocks other attempts, and what an attempt does when it finds a live lease.
  *
  * <p>Choose the lease longer than the slowest call you allow (the provider client's timeout, plus a

@@ -16,7 +16,9 @@ import org.jspecify.annotations.Nullable;
  * result is recorded fenced by the attempt's owner token. It takes a {@link LeasingStore}: a store
  * without transactions ({@link #of(LeaseOnlyStore)}: Redis, DynamoDB), or a database store with
  * the {@link TransactionRunner} that begins and ends its transactions
- * ({@link #builder(LeasingStore, TransactionRunner)}: the JDBC store over a {@code DataSource}).
+ * ({@link #builder(LeasingStore, TransactionRunner)}: the JDBC store over a {@code DataSource}), or
+ * one that shares the settings, records and transactions of the {@link ManagedIdempotency} over
+ * the same store ({@link #of(ManagedIdempotency, LeasingStore)}).
  *
  * <p>Protocol of lease mode ({@link #lease}, {@link #run}), for an operation in phases (see
  * {@link Phases}):
@@ -66,15 +68,17 @@ import org.jspecify.annotations.Nullable;
 public final class LeasedIdempotency<C> {
 
     private final Kernel<C> kernel;
+    /** The store as it was given, before {@link LeasingStore#heardBy}: what a recovery worker is checked against. */
+    private final LeasingStore<C> given;
     private final LeasingStore<C> store;
     private final OwnTransactions<C> transactions;
     private final LeasePolicy leases;
     private final LeaseProtocol<C> leasing;
 
-    /** Lease mode over {@code store}, sharing {@code kernel} and {@code transactions} with the engine that made it. */
-    LeasedIdempotency(Kernel<C> kernel, LeasingStore<C> store, OwnTransactions<C> transactions, LeasePolicy leases,
-                      StoreUnavailablePolicy unavailableStore) {
+    private LeasedIdempotency(Kernel<C> kernel, LeasingStore<C> given, LeasingStore<C> store, OwnTransactions<C> transactions,
+                              LeasePolicy leases, StoreUnavailablePolicy unavailableStore) {
         this.kernel = kernel;
+        this.given = given;
         this.store = store;
         this.transactions = transactions;
         this.leases = leases;
@@ -121,6 +125,70 @@ public final class LeasedIdempotency<C> {
      */
     public static <C> LeasedIdempotency<C> of(LeasingStore<C> store, TransactionRunner<C> transactions) {
         return builder(store, transactions).build();
+    }
+
+    /**
+     * Lease mode for the store of a {@link ManagedIdempotency}, with the default lease policy: see
+     * {@link #of(ManagedIdempotency, LeasingStore, LeasePolicy, StoreUnavailablePolicy)}.
+     *
+     * @param engine the engine of the transactional modes over {@code store}
+     * @param store the engine's store, typed as one that keeps leases
+     * @param <C> the transaction type
+     * @return the lease-mode engine; build it once and share it
+     * @throws IllegalArgumentException if {@code store} is not the store {@code engine} was built over
+     */
+    public static <C> LeasedIdempotency<C> of(ManagedIdempotency<C> engine, LeasingStore<C> store) {
+        return of(engine, store, LeasePolicy.ofDefaults(), StoreUnavailablePolicy.REFUSE);
+    }
+
+    /**
+     * Lease mode for the store of a {@link ManagedIdempotency}, refusing calls while the store is
+     * unreachable: see {@link #of(ManagedIdempotency, LeasingStore, LeasePolicy, StoreUnavailablePolicy)}.
+     *
+     * @param engine the engine of the transactional modes over {@code store}
+     * @param store the engine's store, typed as one that keeps leases
+     * @param leases the lease length and what an attempt does on a live lease
+     * @param <C> the transaction type
+     * @return the lease-mode engine; build it once and share it
+     * @throws IllegalArgumentException if {@code store} is not the store {@code engine} was built over
+     */
+    public static <C> LeasedIdempotency<C> of(ManagedIdempotency<C> engine, LeasingStore<C> store, LeasePolicy leases) {
+        return of(engine, store, leases, StoreUnavailablePolicy.REFUSE);
+    }
+
+    /**
+     * Lease mode for the store of a {@link ManagedIdempotency}, for a store that keeps records in
+     * the caller's transaction and leases too (the JDBC store): the engine shares {@code engine}'s
+     * key policy, clock, listener, transactions and retry policy, so that both modes see the same
+     * records and report to the same listener. Only the settings of lease mode are given here. The
+     * store is taken typed as a {@link LeasingStore}: lease mode over a store that keeps no leases
+     * does not compile.
+     *
+     * @param engine the engine of the transactional modes over {@code store}
+     * @param store the engine's store (as given to {@link Idempotency#builder}), typed as one that keeps leases
+     * @param leases the lease length and what an attempt does on a live lease
+     * @param whenUnavailable what a claim that finds the store unreachable does (see
+     *     {@link Builder#whenStoreUnavailable(StoreUnavailablePolicy)})
+     * @param <C> the transaction type
+     * @return the lease-mode engine; build it once and share it
+     * @throws IllegalArgumentException if {@code store} is not the store {@code engine} was built over
+     */
+    @SuppressWarnings("unchecked")
+    public static <C> LeasedIdempotency<C> of(ManagedIdempotency<C> engine, LeasingStore<C> store, LeasePolicy leases,
+                                              StoreUnavailablePolicy whenUnavailable) {
+        Objects.requireNonNull(engine, "engine");
+        Objects.requireNonNull(store, "store");
+        Objects.requireNonNull(leases, "leases");
+        Objects.requireNonNull(whenUnavailable, "whenUnavailable");
+        Idempotency<C> shared = engine.engine();
+        if (!shared.isOver(store)) {
+            throw new IllegalArgumentException("lease mode shares the engine's records, so it runs over the store the engine was"
+                    + " built over, " + shared.store() + "; " + store + " was given. Give the engine's own store");
+        }
+        // The engine's copy of the store, made for its listener, is the same store: use it rather than a second copy.
+        LeasingStore<C> heard = shared.store() instanceof LeasingStore<?> copy ? (LeasingStore<C>) copy
+                : Objects.requireNonNull(store.heardBy(shared.listener()), "store.heardBy returned no store");
+        return new LeasedIdempotency<>(shared.kernel(), store, heard, engine.ownTransactions(), leases, whenUnavailable);
     }
 
     /**
@@ -255,6 +323,11 @@ public final class LeasedIdempotency<C> {
         return kernel;
     }
 
+    /** Whether {@code candidate} is this engine's store: the one it was given, or the copy it uses. */
+    boolean isOver(Object candidate) {
+        return candidate == given || candidate == store;
+    }
+
     OwnTransactions<C> ownTransactions() {
         return transactions;
     }
@@ -377,7 +450,7 @@ public final class LeasedIdempotency<C> {
         public LeasedIdempotency<C> build() {
             LeasingStore<C> heard = Objects.requireNonNull(store.heardBy(listener), "store.heardBy returned no store");
             Kernel<C> kernel = new Kernel<>(heard, policy, clock, listener);
-            return new LeasedIdempotency<>(kernel, heard, new OwnTransactions<>(transactions, retry, kernel.heard()), leases,
+            return new LeasedIdempotency<>(kernel, store, heard, new OwnTransactions<>(transactions, retry, kernel.heard()), leases,
                     unavailableStore);
         }
     }

@@ -1,6 +1,5 @@
 package dev.idempotency;
 
-import dev.idempotency.spi.LeasingStore;
 import dev.idempotency.spi.TransactionRunner;
 import java.util.List;
 import java.util.Objects;
@@ -34,9 +33,11 @@ import org.slf4j.LoggerFactory;
  * then the commit; a duplicate runs the work and rolls it back before it replays. See that method.
  *
  * <p><b>Lease mode</b>, for work with effects outside the database, is the engine
- * {@link LeasedIdempotency}'s. For a store that also keeps leases (the JDBC store), {@link #leased()}
- * is that engine over this one's store, policies, listener and transactions, and {@link #lease} and
- * {@link #run} are its methods, called on it. A store without transactions (a
+ * {@link LeasedIdempotency}'s, and this class has no method of it. For a store that also keeps
+ * leases (the JDBC store), {@link LeasedIdempotency#of(ManagedIdempotency, dev.idempotency.spi.LeasingStore)}
+ * builds that engine over this one's store, key policy, clock, listener and transactions; it takes
+ * the store typed as a {@link dev.idempotency.spi.LeasingStore}, so that lease mode over a store
+ * that keeps no leases does not compile. A store without transactions (a
  * {@link dev.idempotency.spi.LeaseOnlyStore}: Redis, DynamoDB) is no
  * {@link dev.idempotency.spi.TransactionalStore}: it has no engine of this class, and takes
  * {@link LeasedIdempotency#of(dev.idempotency.spi.LeaseOnlyStore)}.
@@ -52,26 +53,20 @@ public final class ManagedIdempotency<C> {
     private final Idempotency<C> engine;
     private final Kernel<C> kernel;
     private final OwnTransactions<C> transactions;
-    private final LeasePolicy leases;
     private final WriteLastProtocol<C> writingLast;
-    /** {@code null} if the store keeps no leases: found when the engine is built. */
-    private final @Nullable LeasedIdempotency<C> leased;
 
-    private ManagedIdempotency(Builder<C> b, @Nullable LeasingStore<C> leasingStore) {
+    private ManagedIdempotency(Builder<C> b) {
         this.engine = b.engine;
         this.kernel = b.engine.kernel();
         this.transactions = new OwnTransactions<>(b.transactions, b.retry, kernel.heard());
-        this.leases = b.leases;
         this.writingLast = new WriteLastProtocol<>(kernel, b.engine.store(), transactions);
-        this.leased = leasingStore == null ? null : new LeasedIdempotency<>(kernel, leasingStore, transactions, leases,
-                b.unavailableStore);
     }
 
     /**
      * @param engine the engine: store, key policy, clock and listener
      * @param transactions begins and ends the transactions
      * @param <C> the transaction type
-     * @return a builder with the default retry and lease policies
+     * @return a builder with the default retry policy
      */
     public static <C> Builder<C> builder(Idempotency<C> engine, TransactionRunner<C> transactions) {
         return new Builder<>(engine, transactions);
@@ -81,7 +76,7 @@ public final class ManagedIdempotency<C> {
      * @param engine the engine: store, key policy, clock and listener
      * @param transactions begins and ends the transactions
      * @param <C> the transaction type
-     * @return a managed engine with the default retry and lease policies
+     * @return a managed engine with the default retry policy
      */
     public static <C> ManagedIdempotency<C> of(Idempotency<C> engine, TransactionRunner<C> transactions) {
         return builder(engine, transactions).build();
@@ -190,7 +185,7 @@ public final class ManagedIdempotency<C> {
      * outside its transaction: no message sent, no HTTP call, no file written, no non-transactional
      * sequence or counter relied on (a sequence value it took stays taken), and nothing that takes
      * long or locks much, since every duplicate pays for it. Effects outside the database belong in
-     * {@link #run lease mode}. The mode needs the library to own the commit, so it exists only here,
+     * lease mode ({@link LeasedIdempotency}). The mode needs the library to own the commit, so it exists only here,
      * over a {@link TransactionRunner}, and not in {@link Idempotency}, whose caller commits: a
      * transaction of the caller's own cannot be given to it.
      *
@@ -298,96 +293,8 @@ public final class ManagedIdempotency<C> {
         });
     }
 
-    // ---- lease mode, for a store that also keeps leases ------------------------------------------
-
-    /**
-     * Lease mode over this engine's store, policies, clock, listener and transactions: for a store
-     * that also keeps leases (the JDBC store). A lease-only store has no engine of this class; it
-     * takes {@link LeasedIdempotency#of(dev.idempotency.spi.LeaseOnlyStore)}.
-     *
-     * @return the lease-mode engine that shares this engine's settings
-     * @throws UnsupportedOperationException if the store keeps no leases ({@link #supportsLeases()})
-     */
-    public LeasedIdempotency<C> leased() {
-        if (leased == null) {
-            throw new UnsupportedOperationException("lease mode needs a store that keeps leases (a LeasingStore); this engine"
-                    + " was built over " + kernel.store() + ", which does not. Nothing was read or written");
-        }
-        return leased;
-    }
-
-    /**
-     * {@link LeasedIdempotency#lease(IdempotentCall, LeasedWork)} on {@link #leased()}.
-     *
-     * @param call the key, fingerprint and codec
-     * @param work the call, given its attempt
-     * @param <T> the result type
-     * @param <X> the call's checked exception
-     * @return the outcome; never {@code null}
-     * @throws X the call's own exception, unchanged
-     * @throws UnsupportedOperationException if the store keeps no leases
-     */
-    public <T, X extends Exception> Outcome<T> lease(IdempotentCall<T> call, LeasedWork<T, X> work) throws X {
-        return leased().lease(call, work);
-    }
-
-    /**
-     * {@link LeasedIdempotency#lease(IdempotencyKey, LeasedWork)} on {@link #leased()}.
-     *
-     * @param key the key
-     * @param work the call, given its attempt
-     * @param <T> the result type
-     * @param <X> the call's checked exception
-     * @return the outcome; never {@code null}
-     * @throws X the call's own exception, unchanged
-     * @throws UnsupportedOperationException if the store keeps no leases
-     */
-    public <T, X extends Exception> Outcome<T> lease(IdempotencyKey key, LeasedWork<T, X> work) throws X {
-        return leased().lease(key, work);
-    }
-
-    /**
-     * {@link LeasedIdempotency#run(IdempotentCall, Phases)} on {@link #leased()}.
-     *
-     * @param call the key and fingerprint
-     * @param phases the operation
-     * @param <T> the result type
-     * @param <X> the phases' checked exception
-     * @return the outcome; never {@code null}
-     * @throws X a phase's own exception, unchanged
-     * @throws UnsupportedOperationException if the store keeps no leases
-     */
-    public <T, X extends Exception> Outcome<T> run(IdempotentCall<T> call, Phases<C, T, X> phases) throws X {
-        return leased().run(call, phases);
-    }
-
-    /**
-     * {@link LeasedIdempotency#run(IdempotencyKey, Phases)} on {@link #leased()}.
-     *
-     * @param key the key
-     * @param phases the operation
-     * @param <T> the result type
-     * @param <X> the phases' checked exception
-     * @return the outcome; never {@code null}
-     * @throws X a phase's own exception, unchanged
-     * @throws UnsupportedOperationException if the store keeps no leases
-     */
-    public <T, X extends Exception> Outcome<T> run(IdempotencyKey key, Phases<C, T, X> phases) throws X {
-        return leased().run(key, phases);
-    }
-
-    /** @return whether named operations can be run and resumed: the store keeps leases and lists them */
-    public boolean supportsRecovery() {
-        return leased != null && leased.supportsRecovery();
-    }
-
     OwnTransactions<C> ownTransactions() {
         return transactions;
-    }
-
-    /** @return whether this engine offers lease mode: its store keeps leases */
-    public boolean supportsLeases() {
-        return leased != null;
     }
 
     /** @return the engine: store, key policy, clock and listener */
@@ -405,15 +312,9 @@ public final class ManagedIdempotency<C> {
         return transactions.retryPolicy();
     }
 
-    /** @return the lease policy */
-    public LeasePolicy leasePolicy() {
-        return leases;
-    }
-
     @Override
     public String toString() {
-        return "ManagedIdempotency[" + engine + ", transactions=" + transactions.runner() + ", " + transactions.retryPolicy() + ", "
-                + leases + "]";
+        return "ManagedIdempotency[" + engine + ", transactions=" + transactions.runner() + ", " + transactions.retryPolicy() + "]";
     }
 
     /**
@@ -425,9 +326,6 @@ public final class ManagedIdempotency<C> {
         private final Idempotency<C> engine;
         private final TransactionRunner<C> transactions;
         private RetryPolicy retry = RetryPolicy.ofDefaults();
-        private LeasePolicy leases = LeasePolicy.ofDefaults();
-        private boolean leasesGiven;
-        private StoreUnavailablePolicy unavailableStore = StoreUnavailablePolicy.REFUSE;
 
         private Builder(Idempotency<C> engine, TransactionRunner<C> transactions) {
             this.engine = Objects.requireNonNull(engine, "engine");
@@ -443,48 +341,9 @@ public final class ManagedIdempotency<C> {
             return this;
         }
 
-        /**
-         * @param leases the lease length and what an attempt does on a live lease; only for a store
-         *     that keeps leases
-         * @return this builder
-         */
-        public Builder<C> leasePolicy(LeasePolicy leases) {
-            this.leases = Objects.requireNonNull(leases, "leases");
-            this.leasesGiven = true;
-            return this;
-        }
-
-        /**
-         * What lease mode does when its claim finds the store unreachable
-         * ({@link StoreUnavailableException}): by default {@link StoreUnavailablePolicy#REFUSE}, the
-         * call refused with that exception; {@link StoreUnavailablePolicy#RUN_WITHOUT_DEDUPLICATION}
-         * runs it without deduplication and tells the listener.
-         *
-         * @param policy the policy
-         * @return this builder
-         */
-        public Builder<C> whenStoreUnavailable(StoreUnavailablePolicy policy) {
-            this.unavailableStore = Objects.requireNonNull(policy, "policy");
-            return this;
-        }
-
-        /**
-         * Builds the engine, and finds once whether its store keeps leases
-         * ({@link ManagedIdempotency#supportsLeases()}): without, lease mode is refused by every call
-         * with {@link UnsupportedOperationException}, and the other modes work.
-         *
-         * @return the managed engine
-         * @throws IllegalStateException if a lease policy was given for a store that keeps no leases
-         */
-        @SuppressWarnings("unchecked")
+        /** @return the managed engine */
         public ManagedIdempotency<C> build() {
-            @Nullable LeasingStore<C> leasing = engine.store() instanceof LeasingStore<?> store ? (LeasingStore<C>) store : null;
-            if (leasing == null && leasesGiven) {
-                throw new IllegalStateException("a lease policy was given, but the store " + engine.store() + " keeps no leases"
-                        + " (it is not a LeasingStore): lease mode cannot run on it. Give a store that keeps leases, or no lease"
-                        + " policy for the transactional modes alone");
-            }
-            return new ManagedIdempotency<>(this, leasing);
+            return new ManagedIdempotency<>(this);
         }
     }
 }

@@ -7,7 +7,7 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * A leased operation in up to three phases, each with its own commit, for work that changes
- * something outside the database (run it with {@link ManagedIdempotency#run}):
+ * something outside the database (run it with {@link LeasedIdempotency#run}):
  * <ol>
  *   <li><b>prepare</b> (optional): local writes, committed in one transaction together with the
  *       claim, such as inserting the charge as {@code pending}. Its value is recorded with the
@@ -44,7 +44,7 @@ public final class Phases<C, T, X extends Exception> {
     final Called<C, Object, Object, X> steps;
     final PhaseFinish<C, Object, Object, T, X> finish;
 
-    /** The result's codec; {@code null} only for {@link ManagedIdempotency#lease}, to choose a built-in one by the result's type. */
+    /** The result's codec; {@code null} only for {@link LeasedIdempotency#lease}, to choose a built-in one by the result's type. */
     final @Nullable ResultCodec<T> codec;
 
     /** The name a {@link RecoveryWorker} knows this operation by; {@code null} if unnamed. */

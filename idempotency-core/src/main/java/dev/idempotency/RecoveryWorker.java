@@ -47,7 +47,7 @@ import org.slf4j.LoggerFactory;
  * Every action is told to the engine's listener ({@link IdempotencyListener#onRecovery}).
  *
  * <pre>{@code
- * RecoveryWorker<Connection> worker = RecoveryWorker.builder(managed)
+ * RecoveryWorker<Connection> worker = RecoveryWorker.builder(leased, store)   // the JDBC store, a RecoveringStore
  *         .register(chargePhases)            // Phases ... .named("charge")
  *         .interval(Duration.ofSeconds(30))
  *         .build();
@@ -64,6 +64,7 @@ public final class RecoveryWorker<C> implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(RecoveryWorker.class);
 
     private final LeasedIdempotency<C> leased;
+    private final RecoveringStore<C> store;
     private final Map<String, Phases<C, ?, ?>> operations;
     private final RetryPolicy retry;
     private final int pageSize;
@@ -74,7 +75,8 @@ public final class RecoveryWorker<C> implements AutoCloseable {
     private Thread loop;
 
     private RecoveryWorker(Builder<C> b) {
-        this.leased = Objects.requireNonNull(b.leased, "leased");
+        this.leased = b.leased;
+        this.store = b.store;
         this.operations = Collections.unmodifiableMap(new LinkedHashMap<>(b.operations));
         this.retry = b.retry;
         this.pageSize = b.pageSize;
@@ -82,27 +84,27 @@ public final class RecoveryWorker<C> implements AutoCloseable {
     }
 
     /**
-     * @param leased the lease-mode engine whose store lists named operations
-     *     ({@link LeasedIdempotency#supportsRecovery()})
-     * @param <C> the transaction type
-     * @return a builder
-     */
-    public static <C> Builder<C> builder(LeasedIdempotency<C> leased) {
-        Objects.requireNonNull(leased, "leased");
-        return new Builder<>(leased, leased.store());
-    }
-
-    /**
-     * For a store that also writes records in the caller's transaction: the worker over
-     * {@link ManagedIdempotency#leased()}.
+     * A worker for the named operations of {@code leased}, whose store lists them: the store is
+     * taken typed as a {@link RecoveringStore}, so that a worker over a store that lists no
+     * operations does not compile.
      *
-     * @param managed the engine whose store lists named operations ({@link ManagedIdempotency#supportsRecovery()})
+     * @param leased the lease-mode engine that runs the named operations
+     * @param store that engine's store (the one it was given), typed as one that lists the named operations in progress
      * @param <C> the transaction type
      * @return a builder
+     * @throws IllegalArgumentException if {@code store} is not the store of {@code leased}
      */
-    public static <C> Builder<C> builder(ManagedIdempotency<C> managed) {
-        Objects.requireNonNull(managed, "managed");
-        return new Builder<>(managed.supportsLeases() ? managed.leased() : null, managed.engine().store());
+    @SuppressWarnings("unchecked")
+    public static <C> Builder<C> builder(LeasedIdempotency<C> leased, RecoveringStore<C> store) {
+        Objects.requireNonNull(leased, "leased");
+        Objects.requireNonNull(store, "store");
+        if (!leased.isOver(store)) {
+            throw new IllegalArgumentException("a recovery worker resumes the operations of its engine, so it lists them in that"
+                    + " engine's store, " + leased.store() + "; " + store + " was given. Give the engine's own store");
+        }
+        // The engine's copy of the store, made for its listener, is the same store: list through it.
+        RecoveringStore<C> listing = leased.store() instanceof RecoveringStore<?> copy ? (RecoveringStore<C>) copy : store;
+        return new Builder<>(leased, listing);
     }
 
     /**
@@ -125,7 +127,6 @@ public final class RecoveryWorker<C> implements AutoCloseable {
      * @throws IdempotencyStoreException if the store cannot list the operations
      */
     public Pass runOnce() {
-        RecoveringStore<C> store = (RecoveringStore<C>) leased.store();
         OwnTransactions<C> transactions = leased.ownTransactions();
         int[] counts = new int[6];
         IdempotencyKey after = null;
@@ -287,14 +288,14 @@ public final class RecoveryWorker<C> implements AutoCloseable {
         public static final RetryPolicy DEFAULT_RETRY = RetryPolicy.builder().maxAttempts(5)
                 .backoff(Duration.ofSeconds(1), RetryPolicy.LONGEST_BACKOFF).build();
 
-        private final @Nullable LeasedIdempotency<C> leased;
-        private final Object store;
+        private final LeasedIdempotency<C> leased;
+        private final RecoveringStore<C> store;
         private final Map<String, Phases<C, ?, ?>> operations = new LinkedHashMap<>();
         private RetryPolicy retry = DEFAULT_RETRY;
         private int pageSize = 100;
         private Duration interval = Duration.ofSeconds(30);
 
-        private Builder(@Nullable LeasedIdempotency<C> leased, Object store) {
+        private Builder(LeasedIdempotency<C> leased, RecoveringStore<C> store) {
             this.leased = leased;
             this.store = store;
         }
@@ -391,13 +392,9 @@ public final class RecoveryWorker<C> implements AutoCloseable {
 
         /**
          * @return the worker, not started
-         * @throws IllegalStateException if the engine's store does not list named operations, or no operation is registered
+         * @throws IllegalStateException if no operation is registered
          */
         public RecoveryWorker<C> build() {
-            if (leased == null || !leased.supportsRecovery()) {
-                throw new IllegalStateException("a recovery worker needs a store that lists the named operations in progress"
-                        + " (a RecoveringStore with leases); this engine's store, " + store + ", does not");
-            }
             if (operations.isEmpty()) {
                 throw new IllegalStateException("no operation is registered: register the named phases the worker is to resume");
             }

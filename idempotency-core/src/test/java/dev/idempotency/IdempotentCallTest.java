@@ -102,6 +102,7 @@ class IdempotentCallTest {
         FakeStore store = new FakeStore();
         Idempotency<FakeTx> idempotency = Idempotency.of(store);
         ManagedIdempotency<FakeTx> managed = ManagedIdempotency.of(idempotency, new FakeRunner(store));
+        LeasedIdempotency<FakeTx> leased = LeasedIdempotency.of(managed, store);
         FakeTx tx = store.begin();
         IdempotencyKey key = null;
         IdempotentCall<String> call = null;
@@ -109,14 +110,14 @@ class IdempotentCallTest {
                 () -> idempotency.execute(key, tx, () -> "x"),
                 () -> managed.execute(key, t -> "x"),
                 () -> managed.writeLast(key, t -> "x"),
-                () -> managed.lease(key, attempt -> "x"),
-                () -> managed.run(key, Phases.<FakeTx, String, RuntimeException>call(attempt -> "x").result(ResultCodec.string()))));
+                () -> leased.lease(key, attempt -> "x"),
+                () -> leased.run(key, Phases.<FakeTx, String, RuntimeException>call(attempt -> "x").result(ResultCodec.string()))));
         assertEachRefusedNaming("call", List.of(
                 () -> idempotency.execute(call, tx, () -> "x"),
                 () -> managed.execute(call, t -> "x"),
                 () -> managed.writeLast(call, t -> "x"),
-                () -> managed.lease(call, attempt -> "x"),
-                () -> managed.run(call, Phases.<FakeTx, String, RuntimeException>call(attempt -> "x").result(ResultCodec.string()))));
+                () -> leased.lease(call, attempt -> "x"),
+                () -> leased.run(call, Phases.<FakeTx, String, RuntimeException>call(attempt -> "x").result(ResultCodec.string()))));
     }
 
     private static void assertEachRefusedNaming(String argument, List<ThrowingCallable> entryPoints) {

@@ -65,7 +65,7 @@ class LeaseOnlyEngineTest {
     @Test
     void aLeaseOnlyStoreIsNoTransactionalStore() {
         // The transactional engines take a TransactionalStore: a lease-only store does not compile there
-        // (LeaseOnlyStoreCompileTest in idempotency-examples compiles the attempt), so none of them can refuse it at run time.
+        // (StoreCapabilityCompileTest in idempotency-examples compiles the attempt), so none of them can refuse it at run time.
         assertThat(TransactionalStore.class.isAssignableFrom(LeaseOnlyStore.class)).isFalse();
         assertThat(LeasedIdempotency.class.getMethods()).extracting(java.lang.reflect.Method::getName)
                 .doesNotContain("execute", "executeChunk", "writeLast");

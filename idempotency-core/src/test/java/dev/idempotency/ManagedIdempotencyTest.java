@@ -7,11 +7,9 @@ import dev.idempotency.fake.FakeRunner;
 import dev.idempotency.fake.FakeStore;
 import dev.idempotency.fake.FakeTx;
 import dev.idempotency.internal.FailureRecords;
-import dev.idempotency.spi.TransactionalStore;
 import dev.idempotency.spi.RecordStatus;
 import dev.idempotency.spi.RecoveryPoint;
 import dev.idempotency.spi.StoredRecord;
-import java.lang.reflect.Proxy;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -53,6 +51,15 @@ class ManagedIdempotencyTest {
 
     ManagedIdempotency<FakeTx> managed() {
         return managed(KeyPolicy.ofDefaults());
+    }
+
+    /** Lease mode over the managed engine's store, sharing its settings. */
+    LeasedIdempotency<FakeTx> leased(KeyPolicy policy) {
+        return LeasedIdempotency.of(managed(policy), store);
+    }
+
+    LeasedIdempotency<FakeTx> leased() {
+        return leased(KeyPolicy.ofDefaults());
     }
 
     static TransactionConflictException conflict() {
@@ -110,7 +117,7 @@ class ManagedIdempotencyTest {
     void leaseRunsTheCallOnceAndReplaysItsResult() {
         AtomicInteger runs = new AtomicInteger();
         List<LeaseAttempt> attempts = new ArrayList<>();
-        Outcome<String> first = managed().lease(IdempotentCall.of(KEY, ResultCodec.string()), attempt -> {
+        Outcome<String> first = leased().lease(IdempotentCall.of(KEY, ResultCodec.string()), attempt -> {
             attempts.add(attempt);
             return "r" + runs.incrementAndGet();
         });
@@ -119,7 +126,7 @@ class ManagedIdempotencyTest {
         assertThat(attempts.get(0).resumed()).isFalse();
         assertThat(attempts.get(0).key()).isEqualTo(KEY);
         assertThat(attempts.get(0).leaseUntil()).isEqualTo(store.storeNow.plus(LeasePolicy.DEFAULT_LEASE));
-        Outcome<String> second = managed().lease(IdempotentCall.of(KEY, ResultCodec.string()), attempt -> "r" + runs.incrementAndGet());
+        Outcome<String> second = leased().lease(IdempotentCall.of(KEY, ResultCodec.string()), attempt -> "r" + runs.incrementAndGet());
         assertThat(second).isEqualTo(new Outcome.Replayed<>(KEY, "r1", store.storeNow, store.storeNow.plus(KeyPolicy.DEFAULT_RETENTION)));
         assertThat(runs).hasValue(1);
         assertThat(store.committed(KEY).orElseThrow().expiresAt()).isEqualTo(store.storeNow.plus(KeyPolicy.DEFAULT_RETENTION));
@@ -129,7 +136,7 @@ class ManagedIdempotencyTest {
     @Test
     void theDownstreamKeyIsAnOpaqueDigestThatLeavesTheScopeOut() {
         List<String> sent = new ArrayList<>();
-        managed().lease(IdempotentCall.of(IdempotencyKey.of("tenant-acme", "k1"), ResultCodec.string()), attempt -> {
+        leased().lease(IdempotentCall.of(IdempotencyKey.of("tenant-acme", "k1"), ResultCodec.string()), attempt -> {
             sent.add(attempt.downstreamKey().toString());
             sent.add(attempt.downstreamKey().id());
             sent.add(attempt.downstreamKey("ledger").toString());
@@ -144,13 +151,13 @@ class ManagedIdempotencyTest {
     @Test
     void extendingTheLeaseOfAnAttemptThatIsOverSaysWhyInsteadOfBlamingATakeOver() {
         List<LeaseAttempt> attempts = new ArrayList<>();
-        managed().lease(IdempotentCall.of(KEY, ResultCodec.string()), a -> {
+        leased().lease(IdempotentCall.of(KEY, ResultCodec.string()), a -> {
             attempts.add(a);
             return "r";
         });
         IllegalStateException down = new IllegalStateException("down");
         IdempotencyKey failing = IdempotencyKey.of("jobs", "k2");
-        assertThatThrownBy(() -> managed().lease(IdempotentCall.of(failing, ResultCodec.string()), a -> {
+        assertThatThrownBy(() -> leased().lease(IdempotentCall.of(failing, ResultCodec.string()), a -> {
             attempts.add(a);
             throw down;
         })).isSameAs(down);
@@ -168,10 +175,10 @@ class ManagedIdempotencyTest {
         store.putLeased(new StoredRecord(KEY, Fingerprint.of("a"), RecordStatus.IN_PROGRESS, null, null, store.storeNow, null,
                 store.storeNow.plusSeconds(3600), until), "someone", 1, null);
         AtomicInteger runs = new AtomicInteger();
-        assertThat(managed().lease(IdempotentCall.of(KEY, ResultCodec.string()).withFingerprint(Fingerprint.of("a")),
+        assertThat(leased().lease(IdempotentCall.of(KEY, ResultCodec.string()).withFingerprint(Fingerprint.of("a")),
                 a -> "r" + runs.incrementAndGet()))
                 .isEqualTo(new Outcome.InProgress<>(KEY, until, Duration.ofSeconds(10)));
-        assertThat(managed().lease(IdempotentCall.of(KEY, ResultCodec.string()).withFingerprint(Fingerprint.of("b")),
+        assertThat(leased().lease(IdempotentCall.of(KEY, ResultCodec.string()).withFingerprint(Fingerprint.of("b")),
                 a -> "r" + runs.incrementAndGet()))
                 .isEqualTo(new Outcome.Mismatch<>(KEY));
         assertThat(runs).hasValue(0);
@@ -179,9 +186,9 @@ class ManagedIdempotencyTest {
 
     @Test
     void leaseWithTheBareKeyRecordsItsResultWithTheBuiltInCodecOfItsType() {
-        assertThat(managed().lease(KEY, a -> 42L)).isEqualTo(new Outcome.Executed<>(KEY, 42L));
+        assertThat(leased().lease(KEY, a -> 42L)).isEqualTo(new Outcome.Executed<>(KEY, 42L));
         assertThat(store.committed(KEY).orElseThrow().codec()).isEqualTo(ResultCodec.longs().name());
-        Outcome<Long> replay = managed().lease(KEY, a -> {
+        Outcome<Long> replay = leased().lease(KEY, a -> {
             throw new AssertionError("a recorded key does not run again");
         });
         assertThat(replay.value()).isEqualTo(42L);
@@ -191,14 +198,14 @@ class ManagedIdempotencyTest {
     @Test
     void leaseWithAResultOfNoBuiltInTypeAndNoCodecAsksForOneAndIsRecordedAsFailed() {
         AtomicInteger runs = new AtomicInteger();
-        assertThatThrownBy(() -> managed().lease(KEY, a -> {
+        assertThatThrownBy(() -> leased().lease(KEY, a -> {
             runs.incrementAndGet();
             return Instant.EPOCH;
         })).isInstanceOf(ResultCodecException.class).hasMessageContaining("java.time.Instant")
                 .hasMessageContaining("IdempotentCall.of(key, ResultCodec.of(").hasMessageContaining("recorded as failed")
                 .hasMessageContaining("not run again");
         assertThat(store.calls).last().isEqualTo("completeLeased:k1");
-        Outcome<Instant> retry = managed().lease(KEY, a -> {
+        Outcome<Instant> retry = leased().lease(KEY, a -> {
             runs.incrementAndGet();
             return Instant.EPOCH;
         });
@@ -212,25 +219,25 @@ class ManagedIdempotencyTest {
         Phases<FakeTx, String, RuntimeException> phases = Phases.<FakeTx, String, RuntimeException>call(a -> "r")
                 .result(ResultCodec.string());
         ResultCodec<String> other = ResultCodec.of("other-v1", s -> s, s -> s);
-        assertThatThrownBy(() -> managed().run(IdempotentCall.of(KEY, other), phases)).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> leased().run(IdempotentCall.of(KEY, other), phases)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("'other-v1'").hasMessageContaining("'string'").hasMessageContaining("Nothing was read or written");
         assertThat(store.calls).isEmpty();
         assertThat(events).containsExactly("error IllegalArgumentException");
-        assertThat(managed().run(IdempotentCall.of(KEY, ResultCodec.string()).withFingerprint(Fingerprint.of("a")), phases))
+        assertThat(leased().run(IdempotentCall.of(KEY, ResultCodec.string()).withFingerprint(Fingerprint.of("a")), phases))
                 .isEqualTo(new Outcome.Executed<>(KEY, "r"));
-        assertThat(managed().run(IdempotentCall.of(KEY, Fingerprint.of("b")), phases)).isEqualTo(new Outcome.Mismatch<>(KEY));
+        assertThat(leased().run(IdempotentCall.of(KEY, Fingerprint.of("b")), phases)).isEqualTo(new Outcome.Mismatch<>(KEY));
     }
 
     @Test
     void aBusyLeaseClaimIsInProgressWithoutALeaseEnd() {
         store.busy.add(KEY);
-        assertThat(managed().lease(IdempotentCall.of(KEY, ResultCodec.string()), a -> "r")).isEqualTo(new Outcome.InProgress<>(KEY, null));
+        assertThat(leased().lease(IdempotentCall.of(KEY, ResultCodec.string()), a -> "r")).isEqualTo(new Outcome.InProgress<>(KEY, null));
         assertThat(runner.commits).isZero();
     }
 
     @Test
     void aFailedCallReleasesItsLeaseAndTheNextAttemptResumesAfterPrepare() {
-        ManagedIdempotency<FakeTx> managed = managed();
+        LeasedIdempotency<FakeTx> managed = leased();
         AtomicInteger prepares = new AtomicInteger();
         List<LeaseAttempt> attempts = new ArrayList<>();
         IllegalStateException down = new IllegalStateException("downstream is down");
@@ -263,7 +270,7 @@ class ManagedIdempotencyTest {
         IllegalStateException down = new IllegalStateException("down");
         RuntimeException releaseFailure = new IllegalStateException("release fails");
         store.failRelease = releaseFailure;
-        assertThatThrownBy(() -> managed().lease(IdempotentCall.of(KEY, ResultCodec.string()), a -> {
+        assertThatThrownBy(() -> leased().lease(IdempotentCall.of(KEY, ResultCodec.string()), a -> {
             throw down;
         })).isSameAs(down);
         assertThat(down.getSuppressed()).containsExactly(releaseFailure);
@@ -271,7 +278,7 @@ class ManagedIdempotencyTest {
 
     @Test
     void aFinalFailureInLeaseModeIsRecordedWithItsCompensation() {
-        ManagedIdempotency<FakeTx> managed = managed(KeyPolicy.builder().finalFailures(IllegalArgumentException.class).build());
+        LeasedIdempotency<FakeTx> managed = leased(KeyPolicy.builder().finalFailures(IllegalArgumentException.class).build());
         List<String> compensated = new ArrayList<>();
         Phases<FakeTx, String, RuntimeException> phases = Phases.<FakeTx, String, RuntimeException>prepare(tx -> "p",
                 ResultCodec.string()).<String>call((attempt, prepared) -> {
@@ -291,7 +298,7 @@ class ManagedIdempotencyTest {
 
     @Test
     void aFailureToRecordAFinalFailureEndsTheLeaseAndCarriesTheFailure() {
-        ManagedIdempotency<FakeTx> managed = managed(KeyPolicy.builder().finalFailures(IllegalArgumentException.class).build());
+        LeasedIdempotency<FakeTx> managed = leased(KeyPolicy.builder().finalFailures(IllegalArgumentException.class).build());
         RuntimeException completeFailure = new IllegalStateException("complete fails");
         store.failComplete = completeFailure;
         IllegalArgumentException declined = new IllegalArgumentException("declined");
@@ -307,7 +314,7 @@ class ManagedIdempotencyTest {
         store.completedResultLimit = 4;
         java.util.concurrent.atomic.AtomicInteger calls = new java.util.concurrent.atomic.AtomicInteger();
         IdempotentCall<String> call = IdempotentCall.of(KEY, ResultCodec.string());
-        assertThatThrownBy(() -> managed().lease(call, attempt -> {
+        assertThatThrownBy(() -> leased().lease(call, attempt -> {
             calls.incrementAndGet();
             return "a result of 26 bytes or so";
         })).isInstanceOfSatisfying(ResultTooLargeException.class, e -> {
@@ -318,7 +325,7 @@ class ManagedIdempotencyTest {
             assertThat(e.limit()).isEqualTo(4);
         });
         assertThat(store.calls).doesNotContain("releaseLease:k1");
-        Outcome<String> retry = managed().lease(call, attempt -> {
+        Outcome<String> retry = leased().lease(call, attempt -> {
             calls.incrementAndGet();
             return "ok";
         });
@@ -339,7 +346,7 @@ class ManagedIdempotencyTest {
             calls.incrementAndGet();
             return "called";
         }).result(ResultCodec.string());
-        assertThatThrownBy(() -> managed().run(KEY, phases)).isInstanceOfSatisfying(ResultTooLargeException.class, e -> {
+        assertThatThrownBy(() -> leased().run(KEY, phases)).isInstanceOfSatisfying(ResultTooLargeException.class, e -> {
             assertThat(e.reason()).isEqualTo("the recovery point is 33 bytes, over the fake store's limit of 4 bytes");
             assertThat(e.getMessage()).contains("the claim's transaction was rolled back, the prepare's writes with it: nothing of"
                     + " the key was recorded, and the call did not run").doesNotContain("nothing was written");
@@ -349,14 +356,14 @@ class ManagedIdempotencyTest {
         assertThat(store.committed(KEY)).as("nothing of the key is recorded").isEmpty();
         assertThat(store.committedWrites()).as("the prepare's writes rolled back").isEmpty();
         store.recoveryPointLimit = Integer.MAX_VALUE;
-        assertThat(managed().run(KEY, phases)).as("a retry claims the key anew, at once").isEqualTo(new Outcome.Executed<>(KEY, "called"));
+        assertThat(leased().run(KEY, phases)).as("a retry claims the key anew, at once").isEqualTo(new Outcome.Executed<>(KEY, "called"));
         assertThat(prepares).hasValue(2);
         assertThat(calls).as("the call ran once, after the value fitted").hasValue(1);
     }
 
     @Test
     void aLostLeaseIsReportedAndNotReleased() {
-        ManagedIdempotency<FakeTx> managed = managed();
+        LeasedIdempotency<FakeTx> managed = leased();
         assertThatThrownBy(() -> managed.lease(IdempotentCall.of(KEY, ResultCodec.string()), attempt -> {
             store.loseLease = true;
             return "r";
@@ -373,14 +380,14 @@ class ManagedIdempotencyTest {
 
     @Test
     void anExtendedLeaseEndsLater() {
-        Instant extended = managed().lease(IdempotentCall.of(KEY, ResultCodec.of("instant-v1", Instant::toString, Instant::parse)),
+        Instant extended = leased().lease(IdempotentCall.of(KEY, ResultCodec.of("instant-v1", Instant::toString, Instant::parse)),
                 attempt -> {
             Instant end = attempt.extend(Duration.ofMinutes(2));
             assertThat(attempt.leaseUntil()).isEqualTo(end);
             return end;
         }).value();
         assertThat(extended).isEqualTo(store.storeNow.plus(Duration.ofMinutes(2)));
-        assertThatThrownBy(() -> managed().lease(IdempotentCall.of(IdempotencyKey.of("k3"), ResultCodec.string()), attempt -> {
+        assertThatThrownBy(() -> leased().lease(IdempotentCall.of(IdempotencyKey.of("k3"), ResultCodec.string()), attempt -> {
             attempt.extend(Duration.ofMillis(1));
             return "r";
         })).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("lease");
@@ -391,7 +398,7 @@ class ManagedIdempotencyTest {
         store.putLeased(new StoredRecord(KEY, Fingerprint.NONE, RecordStatus.IN_PROGRESS, null, null, store.storeNow, null,
                 store.storeNow.plusSeconds(3600), store.storeNow), "crashed", 2, null);
         AtomicInteger number = new AtomicInteger();
-        assertThat(managed().lease(IdempotentCall.of(KEY, ResultCodec.string()), attempt -> {
+        assertThat(leased().lease(IdempotentCall.of(KEY, ResultCodec.string()), attempt -> {
             number.set(attempt.number());
             return "r";
         }).status()).isEqualTo(Outcome.Status.EXECUTED);
@@ -404,44 +411,21 @@ class ManagedIdempotencyTest {
                 store.storeNow.plusSeconds(3600), store.storeNow), "crashed", 1, new RecoveryPoint("other-v1", new byte[] {1}));
         Phases<FakeTx, String, RuntimeException> phases = Phases.<FakeTx, String, RuntimeException>prepare(tx -> "p",
                 ResultCodec.string()).call((attempt, prepared) -> prepared).result(ResultCodec.string());
-        assertThatThrownBy(() -> managed().run(KEY, phases)).isInstanceOf(ResultCodecException.class).hasMessageContaining("other-v1");
+        assertThatThrownBy(() -> leased().run(KEY, phases)).isInstanceOf(ResultCodecException.class).hasMessageContaining("other-v1");
     }
 
     @Test
-    void leaseModeNeedsALeasingStore() {
-        TransactionalStore<FakeTx> plain = plainStore();
-        ManagedIdempotency<FakeTx> managed = ManagedIdempotency.of(Idempotency.of(plain), runner);
-        assertThatThrownBy(() -> managed.lease(IdempotentCall.of(KEY, ResultCodec.string()),
-                a -> "r")).isInstanceOf(UnsupportedOperationException.class)
-                .hasMessageContaining("PlainStore");
-        assertThat(managed.retryPolicy()).isSameAs(RetryPolicy.ofDefaults());
-        assertThat(managed.leasePolicy()).isSameAs(LeasePolicy.ofDefaults());
-        assertThat(managed.supportsLeases()).isFalse();
-        assertThat(managed().supportsLeases()).isTrue();
-    }
-
-    /** A store that keeps no leases, and is never called. */
-    @SuppressWarnings("unchecked")
-    private static TransactionalStore<FakeTx> plainStore() {
-        return (TransactionalStore<FakeTx>) Proxy.newProxyInstance(ManagedIdempotencyTest.class.getClassLoader(),
-                new Class<?>[] {TransactionalStore.class}, (proxy, method, args) -> {
-                    if (method.getName().equals("toString")) {
-                        return "PlainStore";
-                    }
-                    if (method.getName().equals("heardBy")) {
-                        return proxy; // a store that reports nothing
-                    }
-                    throw new AssertionError("not used: " + method);
-                });
+    void theManagedEngineHasTheDefaultRetryPolicy() {
+        assertThat(ManagedIdempotency.of(Idempotency.of(store), runner).retryPolicy()).isSameAs(RetryPolicy.ofDefaults());
     }
 
     @Test
-    void aLeasePolicyForAStoreWithoutLeasesIsRefusedWhenTheEngineIsBuilt() {
-        TransactionalStore<FakeTx> plain = plainStore();
-        ManagedIdempotency.Builder<FakeTx> builder = ManagedIdempotency.builder(Idempotency.of(plain), runner)
-                .leasePolicy(LeasePolicy.builder().lease(java.time.Duration.ofSeconds(5)).build());
-        assertThatThrownBy(builder::build).isInstanceOf(IllegalStateException.class)
-                .hasMessageContaining("PlainStore").hasMessageContaining("keeps no leases");
+    void leaseModeSharesTheEnginesStoreAndRefusesAnother() {
+        ManagedIdempotency<FakeTx> managed = managed();
+        assertThat(LeasedIdempotency.of(managed, store).leasePolicy()).isSameAs(LeasePolicy.ofDefaults());
+        assertThat(LeasedIdempotency.of(managed, store).keyPolicy()).isSameAs(managed.engine().keyPolicy());
+        assertThatThrownBy(() -> LeasedIdempotency.of(managed, new FakeStore())).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("the store the engine was built over");
     }
 
     @Test
@@ -502,8 +486,9 @@ class ManagedIdempotencyTest {
                 store.put(tx, FakeStore.completed(KEY, Fingerprint.NONE, "string", "theirs".getBytes(), store.storeNow));
             }
         };
-        ManagedIdempotency<FakeTx> managed = ManagedIdempotency.builder(Idempotency.of(store), runner).retryPolicy(NO_PAUSE)
-                .leasePolicy(LeasePolicy.builder().waitForHolder(Duration.ofMinutes(10)).pollInterval(Duration.ofMillis(1)).build()).build();
+        LeasedIdempotency<FakeTx> managed = LeasedIdempotency.of(ManagedIdempotency.builder(Idempotency.of(store), runner)
+                .retryPolicy(NO_PAUSE).build(), store,
+                LeasePolicy.builder().waitForHolder(Duration.ofMinutes(10)).pollInterval(Duration.ofMillis(1)).build());
         assertThat(managed.lease(IdempotentCall.of(KEY, ResultCodec.string()), a -> "mine")).isEqualTo(new Outcome.Replayed<>(KEY,
                 "theirs", store.storeNow, store.storeNow.plus(Duration.ofDays(1))));
         assertThat(polls).hasValue(3);
@@ -514,8 +499,9 @@ class ManagedIdempotencyTest {
         Instant until = store.storeNow.plusSeconds(10);
         store.putLeased(new StoredRecord(KEY, Fingerprint.NONE, RecordStatus.IN_PROGRESS, null, null, store.storeNow, null,
                 store.storeNow.plusSeconds(3600), until), "holder", 1, null);
-        ManagedIdempotency<FakeTx> managed = ManagedIdempotency.builder(Idempotency.of(store), runner).retryPolicy(NO_PAUSE)
-                .leasePolicy(LeasePolicy.builder().waitForHolder(Duration.ofMinutes(10)).pollInterval(Duration.ofMinutes(1)).build()).build();
+        ManagedIdempotency<FakeTx> engine = ManagedIdempotency.builder(Idempotency.of(store), runner).retryPolicy(NO_PAUSE).build();
+        LeasedIdempotency<FakeTx> managed = LeasedIdempotency.of(engine, store,
+                LeasePolicy.builder().waitForHolder(Duration.ofMinutes(10)).pollInterval(Duration.ofMinutes(1)).build());
         try {
             Thread.currentThread().interrupt();
             assertThat(managed.lease(IdempotentCall.of(KEY, ResultCodec.string()),
@@ -523,7 +509,7 @@ class ManagedIdempotencyTest {
             assertThat(Thread.currentThread().isInterrupted()).isTrue();
             runner.commitFailures.add(conflict());
             IdempotencyKey other = IdempotencyKey.of("jobs", "k2");
-            assertThatThrownBy(() -> managed.execute(other, tx -> "r")).isInstanceOf(TransactionConflictException.class);
+            assertThatThrownBy(() -> engine.execute(other, tx -> "r")).isInstanceOf(TransactionConflictException.class);
             assertThat(runner.transactions).isEqualTo(2);
         } finally {
             Thread.interrupted();
@@ -532,8 +518,8 @@ class ManagedIdempotencyTest {
 
     @Test
     void everyAttemptHasARandomOwnerToken() {
-        managed().lease(IdempotentCall.of(KEY, ResultCodec.string()), a -> "r");
-        managed().lease(IdempotentCall.of(IdempotencyKey.of("k2"), ResultCodec.string()), a -> "r");
+        leased().lease(IdempotentCall.of(KEY, ResultCodec.string()), a -> "r");
+        leased().lease(IdempotentCall.of(IdempotencyKey.of("k2"), ResultCodec.string()), a -> "r");
         assertThat(store.ownerTokens).hasSize(2).allSatisfy(t -> assertThat(t).hasSize(32).isNotEqualTo("0".repeat(32)))
                 .doesNotHaveDuplicates();
     }
@@ -545,13 +531,13 @@ class ManagedIdempotencyTest {
                 .finish((tx, prepared, called) -> {
                     throw finishFailure;
                 }, ResultCodec.string());
-        assertThatThrownBy(() -> managed().run(KEY, phases)).isSameAs(finishFailure);
+        assertThatThrownBy(() -> leased().run(KEY, phases)).isSameAs(finishFailure);
         assertThat(store.calls).last().isEqualTo("releaseLease:k1");
     }
 
     @Test
     void aLeaseLostWhileRecordingAFinalFailureCarriesTheFailure() {
-        ManagedIdempotency<FakeTx> managed = managed(KeyPolicy.builder().finalFailures(IllegalArgumentException.class).build());
+        LeasedIdempotency<FakeTx> managed = leased(KeyPolicy.builder().finalFailures(IllegalArgumentException.class).build());
         IllegalArgumentException declined = new IllegalArgumentException("declined");
         assertThatThrownBy(() -> managed.lease(IdempotentCall.of(KEY, ResultCodec.string()), a -> {
             store.loseLease = true;
@@ -562,7 +548,7 @@ class ManagedIdempotencyTest {
 
     @Test
     void aResultOfExactlyTheLimitIsRecordedInLeaseModeAndOneByteMoreIsRecordedAsFailed() {
-        ManagedIdempotency<FakeTx> managed = managed(KeyPolicy.builder().maxResultBytes(2).build());
+        LeasedIdempotency<FakeTx> managed = leased(KeyPolicy.builder().maxResultBytes(2).build());
         assertThat(managed.lease(IdempotentCall.of(KEY, ResultCodec.string()), a -> "ab").status()).isEqualTo(Outcome.Status.EXECUTED);
         IdempotencyKey k2 = IdempotencyKey.of("k2");
         assertThatThrownBy(() -> managed.lease(IdempotentCall.of(k2, ResultCodec.string()), a -> "abc"))

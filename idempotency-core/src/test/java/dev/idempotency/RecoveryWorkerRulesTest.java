@@ -6,13 +6,29 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.idempotency.fake.FakeRunner;
 import dev.idempotency.fake.FakeStore;
 import dev.idempotency.fake.FakeTx;
+import dev.idempotency.spi.RecoveringStore;
+import java.lang.reflect.Proxy;
 import org.junit.jupiter.api.Test;
 
 /** The rules of named operations and of the recovery worker's builder, before any store access. */
 class RecoveryWorkerRulesTest {
 
     private final FakeStore store = new FakeStore();
-    private final ManagedIdempotency<FakeTx> managed = ManagedIdempotency.of(Idempotency.of(store), new FakeRunner(store));
+    private final FakeRunner runner = new FakeRunner(store);
+    private final LeasedIdempotency<FakeTx> leased = LeasedIdempotency.of(ManagedIdempotency.of(Idempotency.of(store), runner), store);
+    /** A store that lists named operations, never called: the builder's rules are checked before any access. */
+    private final RecoveringStore<FakeTx> listing = unusedRecoveringStore();
+    private final LeasedIdempotency<FakeTx> recovering = LeasedIdempotency.of(listing, runner);
+
+    @SuppressWarnings("unchecked")
+    private static RecoveringStore<FakeTx> unusedRecoveringStore() {
+        return (RecoveringStore<FakeTx>) Proxy.newProxyInstance(RecoveryWorkerRulesTest.class.getClassLoader(),
+                new Class<?>[] {RecoveringStore.class}, (proxy, method, args) -> switch (method.getName()) {
+                    case "toString" -> "ListingStore";
+                    case "heardBy" -> proxy;
+                    default -> throw new AssertionError("not used: " + method);
+                });
+    }
 
     private static Phases<FakeTx, String, RuntimeException> phases() {
         return Phases.<FakeTx, String, RuntimeException>prepare(tx -> "p", ResultCodec.string())
@@ -40,22 +56,24 @@ class RecoveryWorkerRulesTest {
 
     @Test
     void aNamedOperationOverAStoreThatListsNoneIsRefusedBeforeAnyAccess() {
-        assertThat(managed.supportsRecovery()).isFalse();
-        assertThatThrownBy(() -> managed.run(IdempotencyKey.of("s", "k"), phases().named("charge")))
+        assertThat(leased.supportsRecovery()).isFalse();
+        assertThatThrownBy(() -> leased.run(IdempotencyKey.of("s", "k"), phases().named("charge")))
                 .isInstanceOf(UnsupportedOperationException.class).hasMessageContaining("RecoveringStore")
                 .hasMessageContaining("Nothing was read or written");
         assertThat(store.committedWrites()).isEmpty();
     }
 
     @Test
-    void aWorkerNeedsARecoveringStore() {
-        assertThatThrownBy(() -> RecoveryWorker.builder(managed).register(phases().named("charge")).build())
-                .isInstanceOf(IllegalStateException.class).hasMessageContaining("RecoveringStore");
+    void aWorkerListsTheOperationsOfItsEnginesOwnStore() {
+        assertThatThrownBy(() -> RecoveryWorker.builder(leased, listing)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("ListingStore was given").hasMessageContaining("the engine's own store");
+        assertThat(RecoveryWorker.builder(recovering, listing).register(phases().named("charge")).build().operations())
+                .containsExactly("charge");
     }
 
     @Test
     void theBuilderRefusesUnnamedOrTwiceRegisteredPhasesAndBadSettings() {
-        RecoveryWorker.Builder<FakeTx> builder = RecoveryWorker.builder(managed).register(phases().named("charge"));
+        RecoveryWorker.Builder<FakeTx> builder = RecoveryWorker.builder(recovering, listing).register(phases().named("charge"));
         assertThatThrownBy(() -> builder.register(phases())).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("no name");
         assertThatThrownBy(() -> builder.register(phases().named("charge"))).isInstanceOf(IllegalArgumentException.class)

@@ -6,6 +6,7 @@ import dev.idempotency.Idempotency;
 import dev.idempotency.IdempotencyKey;
 import dev.idempotency.IdempotentCall;
 import dev.idempotency.IdempotencyStoreException;
+import dev.idempotency.LeasedIdempotency;
 import dev.idempotency.ManagedIdempotency;
 import dev.idempotency.Outcome;
 import dev.idempotency.ResultCodec;
@@ -66,6 +67,8 @@ final class Fixture implements AutoCloseable {
     final Idempotency<Connection> engine;
     /** The same engine in the mode where it runs the transactions itself. */
     final ManagedIdempotency<Connection> managed;
+    /** Lease mode over the same store, sharing {@link #managed}'s settings. */
+    final LeasedIdempotency<Connection> leased;
     private final DataSource dataSource;
     private final Peers peers;
     private final Path dir;
@@ -82,6 +85,7 @@ final class Fixture implements AutoCloseable {
         JdbcIdempotencyStore store = JdbcIdempotencyStore.builder().table(TABLE).build();
         this.engine = Idempotency.builder(store).clock(clock).build();
         this.managed = ManagedIdempotency.of(engine, JdbcTransactions.of(dataSource));
+        this.leased = LeasedIdempotency.of(managed, store);
         this.peers = new Peers(database, dataSource, wrap.apply(autoCommitPool));
     }
 

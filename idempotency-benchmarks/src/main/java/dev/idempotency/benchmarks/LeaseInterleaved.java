@@ -212,7 +212,7 @@ public final class LeaseInterleaved {
         JdbcTarget(Database database) {
             fixture = Fixture.open(database);
             for (int i = 0; i < RECORDED; i++) {
-                executed(fixture.managed.lease(call(scope, "recorded-" + i), attempt -> "done"));
+                executed(fixture.leased.lease(call(scope, "recorded-" + i), attempt -> "done"));
             }
         }
 
@@ -228,12 +228,12 @@ public final class LeaseInterleaved {
 
         @Override
         public void leaseFirst(int i) {
-            executed(fixture.managed.lease(call(scope, "fresh-" + i), attempt -> "done"));
+            executed(fixture.leased.lease(call(scope, "fresh-" + i), attempt -> "done"));
         }
 
         @Override
         public void leaseReplay(int i) {
-            replayed(fixture.managed.lease(call(scope, "recorded-" + (i % RECORDED)), attempt -> "again"));
+            replayed(fixture.leased.lease(call(scope, "recorded-" + (i % RECORDED)), attempt -> "again"));
         }
 
         @Override

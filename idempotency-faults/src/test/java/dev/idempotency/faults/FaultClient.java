@@ -271,7 +271,7 @@ final class FaultClient {
         return switch (mode) {
             case TRANSACTIONAL -> (name, history) -> new FaultClient(name, ds, store, KeyPolicy.ofDefaults(), history, scope, Faults.NONE);
             case LEASE -> throw new IllegalArgumentException("lease mode's clients come from its store (LeaseStore.Opened.clients)");
-            case CHUNK -> (name, history) -> chunks(name, LeaseWorkload.managed(ds, store, lease), history, scope);
+            case CHUNK -> (name, history) -> chunks(name, LeaseWorkload.managed(ds, store), history, scope);
         };
     }
 

@@ -37,7 +37,7 @@ record JdbcLeaseStore(FaultDatabase db) implements LeaseStore {
 
             @Override
             public FaultClient.Factory clients(String scope, Path runDir, Duration lease) {
-                return (name, history) -> FaultClient.leased(name, LeaseWorkload.managed(ds, store, lease).leased(), history, scope,
+                return (name, history) -> FaultClient.leased(name, LeaseWorkload.leased(ds, store, lease), history, scope,
                         (client, key) -> LeaseWorkload.phases(client, scope, key, LeaseWorkload.effects(runDir)));
             }
 

@@ -2,6 +2,7 @@ package dev.idempotency.faults;
 
 import dev.idempotency.Idempotency;
 import dev.idempotency.LeasePolicy;
+import dev.idempotency.LeasedIdempotency;
 import dev.idempotency.ManagedIdempotency;
 import dev.idempotency.Phases;
 import dev.idempotency.ResultCodec;
@@ -45,10 +46,14 @@ final class LeaseWorkload {
     private LeaseWorkload() {
     }
 
-    /** @return the engine of lease mode (and of chunks) on {@code ds}, with leases of {@code lease} */
-    static ManagedIdempotency<Connection> managed(DataSource ds, JdbcIdempotencyStore store, Duration lease) {
-        return ManagedIdempotency.builder(Idempotency.builder(store).build(), JdbcTransactions.of(ds))
-                .leasePolicy(LeasePolicy.builder().lease(lease).build()).build();
+    /** @return the engine of chunks on {@code ds} */
+    static ManagedIdempotency<Connection> managed(DataSource ds, JdbcIdempotencyStore store) {
+        return ManagedIdempotency.of(Idempotency.builder(store).build(), JdbcTransactions.of(ds));
+    }
+
+    /** @return the engine of lease mode on {@code ds}, with leases of {@code lease} */
+    static LeasedIdempotency<Connection> leased(DataSource ds, JdbcIdempotencyStore store, Duration lease) {
+        return LeasedIdempotency.of(managed(ds, store), store, LeasePolicy.builder().lease(lease).build());
     }
 
     /** @return the external service of a run, in its folder */

@@ -95,10 +95,14 @@ import org.slf4j.LoggerFactory;
  *       {@code LeasePolicy} says); an attempt that lost its lease answers 409 as well, and the retry
  *       gets the winner's response.</li>
  * </ol>
- * Which modes a layer has follows from what it is built over: {@link #builder(ManagedIdempotency)}
- * all three (lease mode if its store keeps leases), {@link #builder(Idempotency)} {@link #handleIn}
- * only, and {@link #builder(LeasedIdempotency)} {@link #handleLeased} only, for a store without
- * transactions; a mode the layer lacks throws {@link IllegalStateException} saying how to build it.
+ * Which modes a layer has follows from what it is built over:
+ * {@link #builder(ManagedIdempotency, LeasedIdempotency)} all three, for a store with transactions
+ * that keeps leases (the JDBC store, its lease-mode engine from
+ * {@link LeasedIdempotency#of(ManagedIdempotency, dev.idempotency.spi.LeasingStore)}),
+ * {@link #builder(ManagedIdempotency)} {@link #handle} and {@link #handleIn},
+ * {@link #builder(Idempotency)} {@link #handleIn} only, and {@link #builder(LeasedIdempotency)}
+ * {@link #handleLeased} only, for a store without transactions; a mode the layer lacks throws
+ * {@link IllegalStateException} saying how to build it.
  *
  * <p>The layer's own answers (400, 409, 422) are never recorded: a client that fixes its request, or
  * waits, gets a fresh judgement. The response the handler returns is sent as it is; what is recorded
@@ -207,16 +211,32 @@ public final class HttpIdempotency<C> {
 
     /**
      * A layer whose handlers run in transactions the library begins and commits ({@link #handle}), or
-     * in lease mode ({@link #handleLeased}), or in the server's own ({@link #handleIn}).
+     * in the server's own ({@link #handleIn}).
      *
-     * @param managed the engine with its transactions, retry and lease policies
+     * @param managed the engine with its transactions and retry policy
      * @param <C> the transaction type
      * @return a builder with the defaults
      */
     public static <C> Builder<C> builder(ManagedIdempotency<C> managed) {
         Objects.requireNonNull(managed, "managed");
-        return new Builder<>(managed.engine(), managed, managed.supportsLeases() ? managed.leased() : null,
-                managed.engine().keyPolicy());
+        return new Builder<>(managed.engine(), managed, null, managed.engine().keyPolicy());
+    }
+
+    /**
+     * A layer whose handlers run in transactions the library begins and commits ({@link #handle}), or
+     * in lease mode ({@link #handleLeased}), or in the server's own ({@link #handleIn}): for a store
+     * with transactions that keeps leases (the JDBC store).
+     *
+     * @param managed the engine with its transactions and retry policy
+     * @param leased the lease-mode engine over the same store, from
+     *     {@link LeasedIdempotency#of(ManagedIdempotency, dev.idempotency.spi.LeasingStore)}
+     * @param <C> the transaction type
+     * @return a builder with the defaults
+     */
+    public static <C> Builder<C> builder(ManagedIdempotency<C> managed, LeasedIdempotency<C> leased) {
+        Objects.requireNonNull(managed, "managed");
+        Objects.requireNonNull(leased, "leased");
+        return new Builder<>(managed.engine(), managed, leased, managed.engine().keyPolicy());
     }
 
     /**
@@ -396,8 +416,7 @@ public final class HttpIdempotency<C> {
      * @param <X> the handler's checked exception
      * @return the answer; never {@code null}
      * @throws X the handler's own exception, unchanged: nothing was recorded, the lease was ended
-     * @throws IllegalStateException if this layer was built without lease mode (a
-     *     {@link LeasedIdempotency}, or a {@link ManagedIdempotency} over a store that keeps leases)
+     * @throws IllegalStateException if this layer was built without a {@link LeasedIdempotency}
      * @throws dev.idempotency.IdempotencyException if the store fails (a response over the result size
      *     limit is answered {@code response-too-large} instead, see the table above)
      */
@@ -486,7 +505,7 @@ public final class HttpIdempotency<C> {
     private LeasedIdempotency<C> leased() {
         if (leased == null) {
             throw new IllegalStateException("handleLeased runs lease mode: build the layer with HttpIdempotency.builder(LeasedIdempotency),"
-                    + " or builder(ManagedIdempotency) over a store that keeps leases");
+                    + " or builder(ManagedIdempotency, LeasedIdempotency) for a store with transactions that keeps leases");
         }
         return leased;
     }

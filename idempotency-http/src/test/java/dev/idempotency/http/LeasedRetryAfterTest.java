@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.idempotency.Idempotency;
 import dev.idempotency.IdempotencyKey;
+import dev.idempotency.LeasedIdempotency;
 import dev.idempotency.ManagedIdempotency;
 import dev.idempotency.jdbc.JdbcIdempotencyStore;
 import dev.idempotency.jdbc.JdbcTransactions;
@@ -38,7 +39,7 @@ class LeasedRetryAfterTest {
         Clock tenMinutesBehind = Clock.offset(Clock.systemUTC(), Duration.ofMinutes(-10)); // this node's clock
         ManagedIdempotency<Connection> managed = ManagedIdempotency.of(Idempotency.builder(store).clock(tenMinutesBehind).build(),
                 JdbcTransactions.of(dataSource));
-        HttpIdempotency<Connection> http = HttpIdempotency.builder(managed).build();
+        HttpIdempotency<Connection> http = HttpIdempotency.builder(managed, LeasedIdempotency.of(managed, store)).build();
         String id = UUID.randomUUID().toString();
         Request request = Request.of("POST", "/charges", Map.of("Idempotency-Key", List.of(id)), "pay".getBytes(StandardCharsets.UTF_8));
         try (Connection c = dataSource.getConnection()) {

@@ -5,6 +5,7 @@ import com.sun.net.httpserver.HttpServer;
 import dev.idempotency.Idempotency;
 import dev.idempotency.KeyPolicy;
 import dev.idempotency.LeasePolicy;
+import dev.idempotency.LeasedIdempotency;
 import dev.idempotency.ManagedIdempotency;
 import dev.idempotency.jdbc.JdbcIdempotencyStore;
 import dev.idempotency.jdbc.JdbcTransactions;
@@ -90,10 +91,10 @@ final class PaymentsServer implements AutoCloseable {
         ManagedIdempotency<Connection> uuids = ManagedIdempotency.of(Idempotency.builder(store)
                 .keyPolicy(KeyPolicy.builder().idFormat(KeyPolicy.IdFormat.UUID).build()).build(), transactions);
         // end::uuid-keys[]
-        ManagedIdempotency<Connection> shortLease = ManagedIdempotency.builder(Idempotency.of(store), transactions)
-                .leasePolicy(LeasePolicy.builder().lease(Duration.ofMillis(300)).build()).build();
-        ManagedIdempotency<Connection> leased = ManagedIdempotency.builder(Idempotency.of(store), transactions)
-                .leasePolicy(LeasePolicy.builder().lease(Duration.ofSeconds(3)).build()).build();
+        ManagedIdempotency<Connection> plain = ManagedIdempotency.of(Idempotency.of(store), transactions);
+        LeasedIdempotency<Connection> shortLease = LeasedIdempotency.of(plain, store,
+                LeasePolicy.builder().lease(Duration.ofMillis(300)).build());
+        LeasedIdempotency<Connection> leased = LeasedIdempotency.of(plain, store, LeasePolicy.builder().lease(Duration.ofSeconds(3)).build());
 
         server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
         server.setExecutor(threads);

@@ -3,6 +3,7 @@ package dev.idempotency.jdbc;
 import dev.idempotency.Idempotency;
 import dev.idempotency.IdempotencyKey;
 import dev.idempotency.IdempotentCall;
+import dev.idempotency.LeasedIdempotency;
 import dev.idempotency.Outcome;
 import dev.idempotency.Work;
 import dev.idempotency.ManagedIdempotency;
@@ -34,7 +35,8 @@ public final class Idempotent {
     }
 
     private static final class Default {
-        static final Idempotency<Connection> INSTANCE = Idempotency.of(JdbcIdempotencyStore.ofDefaults());
+        static final JdbcIdempotencyStore STORE = JdbcIdempotencyStore.ofDefaults();
+        static final Idempotency<Connection> INSTANCE = Idempotency.of(STORE);
     }
 
     /** @return the shared default instance that the static methods use */
@@ -50,16 +52,33 @@ public final class Idempotent {
     }
 
     /**
-     * Transactions run for you, and lease mode, on connections from {@code dataSource}, with the
-     * defaults: the store of {@link #ofDefaults()}, {@link dev.idempotency.RetryPolicy#ofDefaults()} and
-     * {@link dev.idempotency.LeasePolicy#ofDefaults()}. For other settings build a
-     * {@link ManagedIdempotency} from {@link #builder()} and {@link JdbcTransactions#of(DataSource)}.
+     * Transactions run for you on connections from {@code dataSource}, with the defaults: the store
+     * of {@link #ofDefaults()} and {@link dev.idempotency.RetryPolicy#ofDefaults()}. For other
+     * settings build a {@link ManagedIdempotency} from {@link #builder()} and
+     * {@link JdbcTransactions#of(DataSource)}; for lease mode, see {@link #leased(DataSource)}.
      *
      * @param dataSource where connections come from (a pool, typically)
      * @return a managed engine; build it once and share it
      */
     public static ManagedIdempotency<Connection> managed(DataSource dataSource) {
         return ManagedIdempotency.of(ofDefaults(), JdbcTransactions.of(dataSource));
+    }
+
+    /**
+     * Lease mode, for work with effects outside the database, on connections from
+     * {@code dataSource}, with the defaults: the store of {@link #ofDefaults()}, which keeps leases
+     * and lists named operations, {@link dev.idempotency.RetryPolicy#ofDefaults()} and
+     * {@link dev.idempotency.LeasePolicy#ofDefaults()}. It keeps its records in the same table as
+     * {@link #managed(DataSource)}, so a key is run once whichever mode it comes through. For other
+     * settings build it with
+     * {@link LeasedIdempotency#of(ManagedIdempotency, dev.idempotency.spi.LeasingStore, dev.idempotency.LeasePolicy)}
+     * over your own store and managed engine.
+     *
+     * @param dataSource where connections come from (a pool, typically)
+     * @return a lease-mode engine; build it once and share it
+     */
+    public static LeasedIdempotency<Connection> leased(DataSource dataSource) {
+        return LeasedIdempotency.of(managed(dataSource), Default.STORE);
     }
 
     /**

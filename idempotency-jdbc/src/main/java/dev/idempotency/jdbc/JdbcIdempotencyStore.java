@@ -10,6 +10,7 @@ import dev.idempotency.jdbc.dialect.SqlDialect;
 import dev.idempotency.jdbc.dialect.TableName;
 import dev.idempotency.jdbc.internal.Failures;
 import dev.idempotency.jdbc.internal.JdbcExecutor;
+import dev.idempotency.jdbc.internal.StatementLimits;
 import dev.idempotency.jdbc.internal.PacketOverflow;
 import dev.idempotency.spi.Claim;
 import dev.idempotency.spi.ClaimRequest;
@@ -81,16 +82,19 @@ public final class JdbcIdempotencyStore implements TransactionalRecoveringStore<
     private final @Nullable JdbcExecutor executor;
     private final DurabilityCheck durabilityCheck;
     private final Durabilities durability;
+    /** The statement limit of each session, read once per physical connection; shared with the copies {@link #heardBy} makes. */
+    private final StatementLimits statementLimits;
     /** Told once if commits are not durable: the engine's, given through {@link #heardBy}. */
     private final IdempotencyListener listener;
 
     private JdbcIdempotencyStore(TableName table, @Nullable SqlDialect dialect, DurabilityCheck durabilityCheck, Durabilities durability,
-            IdempotencyListener listener) {
+            StatementLimits statementLimits, IdempotencyListener listener) {
         this.table = table;
         this.dialect = dialect;
         this.executor = dialect == null ? null : JdbcExecutor.of(dialect);
         this.durabilityCheck = durabilityCheck;
         this.durability = durability;
+        this.statementLimits = statementLimits;
         this.listener = listener;
     }
 
@@ -172,7 +176,8 @@ public final class JdbcIdempotencyStore implements TransactionalRecoveringStore<
     @Override
     public JdbcIdempotencyStore heardBy(IdempotencyListener listener) {
         Objects.requireNonNull(listener, "listener");
-        return listener == this.listener ? this : new JdbcIdempotencyStore(table, dialect, durabilityCheck, durability, listener);
+        return listener == this.listener ? this : new JdbcIdempotencyStore(table, dialect, durabilityCheck, durability, statementLimits,
+                listener);
     }
 
     @Override
@@ -251,14 +256,14 @@ public final class JdbcIdempotencyStore implements TransactionalRecoveringStore<
     }
 
     /** Checks, before anything is sent, that the statement recording {@code completion} fits the server's packet limit. */
-    private static void refuseOverPacketLimit(JdbcExecutor d, Connection tx, Completion completion) throws SQLException {
-        refuseOverPacketLimit(d.packetOverflow(tx, completion.key(), completion.codec(), completion.result()), completion.key(), ResultOverPacketLimitException.RESULT,
+    private void refuseOverPacketLimit(JdbcExecutor d, Connection tx, Completion completion) throws SQLException {
+        refuseOverPacketLimit(d.packetOverflow(statementLimits, tx, completion.key(), completion.codec(), completion.result()), completion.key(), ResultOverPacketLimitException.RESULT,
                 completion.result(), ResultOverPacketLimitException.RELEASED);
     }
 
     /** The same for lease mode's result: the engine records the operation as failed instead. */
-    private static void refuseOverPacketLimit(JdbcExecutor d, Connection tx, LeasedCompletion completion) throws SQLException {
-        refuseOverPacketLimit(d.packetOverflow(tx, completion.key(), completion.codec(), completion.result()), completion.key(), ResultOverPacketLimitException.RESULT,
+    private void refuseOverPacketLimit(JdbcExecutor d, Connection tx, LeasedCompletion completion) throws SQLException {
+        refuseOverPacketLimit(d.packetOverflow(statementLimits, tx, completion.key(), completion.codec(), completion.result()), completion.key(), ResultOverPacketLimitException.RESULT,
                 completion.result(), ResultOverPacketLimitException.NOTHING_SENT);
     }
 
@@ -432,7 +437,7 @@ public final class JdbcIdempotencyStore implements TransactionalRecoveringStore<
         JdbcExecutor d = executorFor(tx, key);
         try {
             // the engine rolls the claim's transaction back: nothing of the key is recorded, and the call does not run
-            refuseOverPacketLimit(d.packetOverflow(tx, key, point.codec(), point.state()), key, ResultOverPacketLimitException.RECOVERY_POINT, point.state(),
+            refuseOverPacketLimit(d.packetOverflow(statementLimits, tx, key, point.codec(), point.state()), key, ResultOverPacketLimitException.RECOVERY_POINT, point.state(),
                     ResultOverPacketLimitException.NOTHING_SENT);
             return d.checkpoint(tx, table, key, Objects.requireNonNull(ownerToken, "ownerToken"), point);
         } catch (SQLException e) {
@@ -592,7 +597,8 @@ public final class JdbcIdempotencyStore implements TransactionalRecoveringStore<
 
         /** @return the store */
         public JdbcIdempotencyStore build() {
-            return new JdbcIdempotencyStore(table, dialect, durabilityCheck, new Durabilities(table, durabilityCheck), IdempotencyListener.NONE);
+            return new JdbcIdempotencyStore(table, dialect, durabilityCheck, new Durabilities(table, durabilityCheck),
+                    new StatementLimits(), IdempotencyListener.NONE);
         }
     }
 }

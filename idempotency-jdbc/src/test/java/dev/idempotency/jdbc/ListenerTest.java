@@ -10,6 +10,7 @@ import dev.idempotency.IdempotencyKey;
 import dev.idempotency.IdempotentCall;
 import dev.idempotency.IdempotencyListener;
 import dev.idempotency.KeyPolicy;
+import dev.idempotency.LeasedIdempotency;
 import dev.idempotency.ManagedIdempotency;
 import dev.idempotency.Outcome;
 import dev.idempotency.Phases;
@@ -56,6 +57,7 @@ class ListenerTest {
     private final HeardCalls heard = new HeardCalls(ds, "listener_record");
     private final Idempotency<Connection> heardEngine = Idempotency.builder(store).clock(clock).listener(heard).build();
     private final ManagedIdempotency<Connection> managed = ManagedIdempotency.of(heardEngine, JdbcTransactions.of(ds));
+    private final LeasedIdempotency<Connection> leased = LeasedIdempotency.of(managed, store);
 
     private static List<String> items(String... ids) {
         return List.of(ids);
@@ -93,12 +95,12 @@ class ListenerTest {
 
     @Test
     void leaseModeAndItsPhasesAreHeardOnceAfterTheFinishCommits() throws Exception {
-        assertThat(managed.lease(IdempotentCall.of(keyOf("lease"), ResultCodec.string()), attempt -> "called").isExecuted()).isTrue();
+        assertThat(leased.lease(IdempotentCall.of(keyOf("lease"), ResultCodec.string()), attempt -> "called").isExecuted()).isTrue();
         Phases<Connection, String, Exception> phases = Phases.<Connection, String, Exception>prepare(tx -> "prepared", ResultCodec.string())
                 .call((attempt, prepared) -> prepared + "+called")
                 .finish((tx, prepared, called) -> called + "+finished", ResultCodec.string());
-        assertThat(managed.run(keyOf("phases"), phases).value()).isEqualTo("prepared+called+finished");
-        assertThat(managed.run(keyOf("phases"), phases).isReplay()).isTrue();
+        assertThat(leased.run(keyOf("phases"), phases).value()).isEqualTo("prepared+called+finished");
+        assertThat(leased.run(keyOf("phases"), phases).isReplay()).isTrue();
         assertThat(heard.calls()).containsExactly("lease:EXECUTED", "phases:EXECUTED", "phases:REPLAYED");
     }
 

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.idempotency.Idempotency;
 import dev.idempotency.IdempotencyKey;
 import dev.idempotency.KeyPolicy;
+import dev.idempotency.LeasedIdempotency;
 import dev.idempotency.ManagedIdempotency;
 import dev.idempotency.Outcome;
 import dev.idempotency.ResultTooLargeException;
@@ -19,6 +20,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 
@@ -41,6 +43,10 @@ class MariaDbTest {
         private ManagedIdempotency<Connection> managedUpTo16MiB() {
             return ManagedIdempotency.builder(engine(KeyPolicy.builder().maxResultBytes(SIXTEEN_MIB).build()),
                     JdbcTransactions.of(dataSource())).build();
+        }
+
+        private LeasedIdempotency<Connection> leasedUpTo16MiB() {
+            return LeasedIdempotency.of(managedUpTo16MiB(), store);
         }
 
         /**
@@ -104,7 +110,7 @@ class MariaDbTest {
         @Test
         void aLeasedResultOverThePacketLimitIsRecordedAsFailedAndTheCallIsNotRunAgain() {
             int sixteenMiB = SIXTEEN_MIB;
-            ManagedIdempotency<Connection> managed = managedUpTo16MiB();
+            LeasedIdempotency<Connection> managed = leasedUpTo16MiB();
             IdempotencyKey key = key("leased-over-the-packet");
             java.util.concurrent.atomic.AtomicInteger calls = new java.util.concurrent.atomic.AtomicInteger();
             dev.idempotency.IdempotentCall<String> call = dev.idempotency.IdempotentCall.of(key, dev.idempotency.ResultCodec.string());
@@ -133,7 +139,7 @@ class MariaDbTest {
         @Test
         void aRecoveryPointOverThePacketLimitRecordsNothingOfTheKeyAndTheCallDoesNotRun() throws Exception {
             int sixteenMiB = SIXTEEN_MIB;
-            ManagedIdempotency<Connection> managed = managedUpTo16MiB();
+            LeasedIdempotency<Connection> managed = leasedUpTo16MiB();
             IdempotencyKey key = key("recovery-point-over-the-packet");
             java.util.concurrent.atomic.AtomicInteger calls = new java.util.concurrent.atomic.AtomicInteger();
             java.util.concurrent.atomic.AtomicInteger attempts = new java.util.concurrent.atomic.AtomicInteger();
@@ -185,6 +191,39 @@ class MariaDbTest {
             assertThat(records()).as("nothing recorded").isZero();
             assertThat(managed.writeLast(key, c -> work(c, key)).isExecuted()).as("the retry runs and records").isTrue();
             assertThat(records()).isEqualTo(1);
+        }
+
+        /**
+         * The statement limit is read once per physical connection by each store, and kept by that
+         * store only: a second result on the same connection costs no read, a connection the store
+         * has not used costs one, and another store reads it for itself (no state is shared between
+         * stores, nor kept in the JVM at large). Every recorded value is checked, since the bound of
+         * a statement is over 1 KiB, the smallest limit a server allows, whatever the value's size.
+         */
+        @Test
+        void eachStoreReadsTheStatementLimitOncePerConnection() throws Exception {
+            AtomicInteger statements = new AtomicInteger();
+            JdbcIdempotencyStore own = JdbcIdempotencyStore.ofDefaults();
+            Idempotency<Connection> engine = Idempotency.of(own);
+            Idempotency<Connection> another = Idempotency.of(JdbcIdempotencyStore.ofDefaults());
+            int[] costs = new int[5];
+            try (Connection first = dataSource().getConnection(); Connection second = dataSource().getConnection()) {
+                Connection[] onConnection = {first, first, first, second, first};
+                for (int i = 0; i < costs.length; i++) {
+                    Connection c = CountingConnection.wrap(onConnection[i], statements);
+                    c.setAutoCommit(false);
+                    Idempotency<Connection> by = i == 4 ? another : engine;
+                    int before = statements.get();
+                    assertThat(by.execute(key("limit-read-" + i), c, () -> "small").isExecuted()).isTrue();
+                    costs[i] = statements.get() - before;
+                    c.commit();
+                }
+            }
+            int recorded = costs[2];
+            assertThat(costs[1]).as("a second result on the same connection reads no limit").isEqualTo(recorded);
+            assertThat(costs[3]).as("a connection the store has not used: one read").isEqualTo(recorded + 1);
+            assertThat(costs[0]).as("the store's first use: its durability check and the limit").isGreaterThan(recorded + 1);
+            assertThat(costs[4]).as("another store's first use, on a connection the first store has read: the same").isEqualTo(costs[0]);
         }
 
         /** A result whose statement is, by the documented bound, exactly the packet limit is recorded: only more is refused. */

@@ -10,6 +10,7 @@ import dev.idempotency.Idempotency;
 import dev.idempotency.IdempotencyKey;
 import dev.idempotency.IdempotentCall;
 import dev.idempotency.IdempotencyStoreException;
+import dev.idempotency.LeasedIdempotency;
 import dev.idempotency.ManagedIdempotency;
 import dev.idempotency.Phases;
 import dev.idempotency.ResultCodec;
@@ -46,6 +47,7 @@ class PostgresListenerTest {
     private HikariDataSource pool;
     private HeardCalls heard;
     private ManagedIdempotency<Connection> managed;
+    private LeasedIdempotency<Connection> leased;
 
     @BeforeAll
     void open() throws SQLException {
@@ -73,6 +75,7 @@ class PostgresListenerTest {
         Idempotency<Connection> engine = Idempotency.builder(store).listener(heard).build();
         managed = ManagedIdempotency.builder(engine, JdbcTransactions.of(pool))
                 .retryPolicy(RetryPolicy.builder().maxAttempts(2).backoff(Duration.ZERO, Duration.ZERO).build()).build();
+        leased = LeasedIdempotency.of(managed, store);
     }
 
     @AfterAll
@@ -130,10 +133,10 @@ class PostgresListenerTest {
     @Test
     void leaseModeWhoseFinishCommitIsRefusedIsHeardAsOneErrorAndAConflictAsARetry() throws Exception {
         IdempotencyKey refused = key("refused-");
-        assertThatThrownBy(() -> managed.lease(IdempotentCall.of(refused, ResultCodec.string()), attempt -> "called"))
+        assertThatThrownBy(() -> leased.lease(IdempotentCall.of(refused, ResultCodec.string()), attempt -> "called"))
                 .isInstanceOf(IdempotencyStoreException.class);
         IdempotencyKey conflict = key("conflict1-");
-        assertThat(managed.lease(IdempotentCall.of(conflict, ResultCodec.string()), attempt -> "called").isExecuted()).isTrue();
+        assertThat(leased.lease(IdempotentCall.of(conflict, ResultCodec.string()), attempt -> "called").isExecuted()).isTrue();
         assertThat(heard.calls()).containsExactly(refused.id() + ":error:IdempotencyStoreException",
                 conflict.id() + ":retry:1", conflict.id() + ":EXECUTED");
     }
@@ -144,9 +147,9 @@ class PostgresListenerTest {
                 .call((attempt, prepared) -> prepared + "+called")
                 .finish((tx, prepared, called) -> called + "+finished", ResultCodec.string());
         IdempotencyKey refused = key("refused-");
-        assertThatThrownBy(() -> managed.run(refused, phases)).isInstanceOf(IdempotencyStoreException.class);
+        assertThatThrownBy(() -> leased.run(refused, phases)).isInstanceOf(IdempotencyStoreException.class);
         IdempotencyKey conflict = key("conflict1-");
-        assertThat(managed.run(conflict, phases).isExecuted()).isTrue();
+        assertThat(leased.run(conflict, phases).isExecuted()).isTrue();
         assertThat(heard.calls()).containsExactly(refused.id() + ":error:IdempotencyStoreException",
                 conflict.id() + ":retry:1", conflict.id() + ":EXECUTED");
     }

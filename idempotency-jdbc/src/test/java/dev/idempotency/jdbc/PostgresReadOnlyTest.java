@@ -52,7 +52,7 @@ class PostgresReadOnlyTest {
         IdempotencyKey key = IdempotencyKey.of("read-only", UUID.randomUUID().toString());
         assertThatThrownBy(() -> managed.execute(key, tx -> "r")).isInstanceOf(TransactionRequiredException.class)
                 .hasMessageContaining("the library rolled back the transaction it ran").hasMessageNotContaining("roll back,");
-        assertThatThrownBy(() -> managed.lease(IdempotentCall.of(key, ResultCodec.string()),
+        assertThatThrownBy(() -> Idempotent.leased(readOnly).lease(IdempotentCall.of(key, ResultCodec.string()),
                 attempt -> "r")).isInstanceOf(TransactionRequiredException.class)
                 .hasMessageContaining("the library rolled back the transaction it ran").hasMessageNotContaining("roll back,");
     }

@@ -158,7 +158,7 @@ public interface RecoveryContract<C> extends ContractPart<C> {
     @Test
     default void theRecoveryWorkerResumesAnAbandonedOperationOnce() throws Exception {
         StoreFixture<C> f = fixture();
-        f.recovering();
+        RecoveringStore<C> listing = f.recovering();
         Promise p = Promise.RECOVERED;
         LeasedIdempotency<C> managed = f.managed(LIVE_LEASE);
         IdempotencyKey key = IdempotencyKey.of("named-worker", "k");
@@ -177,7 +177,7 @@ public interface RecoveryContract<C> extends ContractPart<C> {
                     calls.incrementAndGet();
                     return "charged " + order + " on attempt " + attempt.number();
                 }).result(ResultCodec.string()).named("contract-charge");
-        RecoveryWorker.Pass pass = RecoveryWorker.builder(managed).register(resumed).build().runOnce();
+        RecoveryWorker.Pass pass = RecoveryWorker.builder(managed, listing).register(resumed).build().runOnce();
         assertThat(pass.resumed()).as(p.broken("The worker's pass: " + pass)).isEqualTo(1);
         assertThat(prepares.get()).as(p.broken("The prepare ran again")).isEqualTo(1);
         assertThat(calls.get()).as(p.broken("The calls: the client's and the worker's")).isEqualTo(2);

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 import dev.idempotency.Idempotency;
 import dev.idempotency.IdempotencyKey;
 import dev.idempotency.IdempotentCall;
+import dev.idempotency.LeasedIdempotency;
 import dev.idempotency.ManagedIdempotency;
 import dev.idempotency.Phases;
 import dev.idempotency.ResultCodec;
@@ -25,8 +26,8 @@ import org.junit.jupiter.api.Test;
 class RecoveryWorkerRetryPolicyTest {
 
     private final InMemoryIdempotencyStore store = new InMemoryIdempotencyStore();
-    private final ManagedIdempotency<InMemoryIdempotencyStore.Transaction> managed =
-            ManagedIdempotency.of(Idempotency.of(store), store.transactions());
+    private final LeasedIdempotency<InMemoryIdempotencyStore.Transaction> managed =
+            LeasedIdempotency.of(ManagedIdempotency.of(Idempotency.of(store), store.transactions()), store);
     private final AtomicInteger calls = new AtomicInteger();
     private final Phases<InMemoryIdempotencyStore.Transaction, String, Exception> failing = Phases
             .<InMemoryIdempotencyStore.Transaction, String, Exception>prepare(tx -> "order-1", ResultCodec.string())
@@ -38,7 +39,7 @@ class RecoveryWorkerRetryPolicyTest {
     @Test
     void aFailedAttemptIsNotTriedAgainBeforeThePolicysBackoff() {
         abandon("backoff-of-a-day");
-        RecoveryWorker<InMemoryIdempotencyStore.Transaction> worker = RecoveryWorker.builder(managed).register(failing)
+        RecoveryWorker<InMemoryIdempotencyStore.Transaction> worker = RecoveryWorker.builder(managed, store).register(failing)
                 .retryPolicy(RetryPolicy.builder().maxAttempts(5).backoff(Duration.ofDays(1), Duration.ofDays(1)).build())
                 .interval(Duration.ofDays(1)).build();
 
@@ -51,7 +52,7 @@ class RecoveryWorkerRetryPolicyTest {
     @Test
     void thePolicysAttemptsAreAllAnOperationHas_andAZeroBackoffTriesAgainAtTheNextPass() {
         abandon("zero-backoff");
-        RecoveryWorker<InMemoryIdempotencyStore.Transaction> worker = RecoveryWorker.builder(managed).register(failing)
+        RecoveryWorker<InMemoryIdempotencyStore.Transaction> worker = RecoveryWorker.builder(managed, store).register(failing)
                 .retryPolicy(RetryPolicy.builder().maxAttempts(3).backoff(Duration.ZERO, Duration.ZERO).build()).build();
 
         List<RecoveryWorker.Pass> passes = new ArrayList<>();
@@ -68,7 +69,7 @@ class RecoveryWorkerRetryPolicyTest {
     @Test
     void theIntervalBoundsTheBackoffWhateverThePolicys() {
         abandon("short-interval");
-        RecoveryWorker<InMemoryIdempotencyStore.Transaction> worker = RecoveryWorker.builder(managed).register(failing)
+        RecoveryWorker<InMemoryIdempotencyStore.Transaction> worker = RecoveryWorker.builder(managed, store).register(failing)
                 .retryPolicy(RetryPolicy.builder().maxAttempts(3).backoff(Duration.ofDays(1), Duration.ofDays(1)).build())
                 .interval(Duration.ofNanos(1)).build();
 
@@ -81,7 +82,7 @@ class RecoveryWorkerRetryPolicyTest {
     @Test
     void maxAttemptsAndBackoffOfTheBuilderSetTheOnePolicy() {
         abandon("shorthands");
-        RecoveryWorker<InMemoryIdempotencyStore.Transaction> worker = RecoveryWorker.builder(managed).register(failing)
+        RecoveryWorker<InMemoryIdempotencyStore.Transaction> worker = RecoveryWorker.builder(managed, store).register(failing)
                 .interval(Duration.ofDays(1)).backoff(Duration.ofHours(1)).maxAttempts(2).build();
 
         List<RecoveryWorker.Pass> passes = List.of(worker.runOnce(), worker.runOnce());

@@ -6,13 +6,13 @@ import dev.idempotency.IdempotencyKey;
 import dev.idempotency.IdempotentCall;
 import dev.idempotency.KeyPolicy;
 import dev.idempotency.LeasePolicy;
+import dev.idempotency.LeasedIdempotency;
 import dev.idempotency.ManagedIdempotency;
 import dev.idempotency.Outcome;
 import dev.idempotency.Phases;
 import dev.idempotency.RecoveryWorker;
 import dev.idempotency.ResultCodec;
 import dev.idempotency.TxWork;
-import dev.idempotency.jdbc.Idempotent;
 import dev.idempotency.jdbc.JdbcIdempotencyStore;
 import dev.idempotency.jdbc.JdbcTransactions;
 import java.sql.Connection;
@@ -29,7 +29,7 @@ import javax.sql.DataSource;
  * per idempotency key, however often the client retries and wherever the process dies.
  *
  * <p>The work has an effect outside the database, so one transaction cannot hold it; it runs in
- * lease mode ({@link ManagedIdempotency#run}) in three phases, each with its own commit:
+ * lease mode ({@link LeasedIdempotency#run}) in three phases, each with its own commit:
  * <ol>
  *   <li><b>prepare</b>: insert the charge as {@code pending}, committed together with the claim of
  *       the key; its id is the recovery point.</li>
@@ -58,7 +58,8 @@ public final class ChargeService {
 
     private final DataSource dataSource;
     private final PaymentProviderClient provider;
-    private final ManagedIdempotency<Connection> idempotency;
+    private final JdbcIdempotencyStore store = JdbcIdempotencyStore.ofDefaults();
+    private final LeasedIdempotency<Connection> idempotency;
 
     /**
      * @param dataSource where the charges and the idempotency records live (a pool, typically)
@@ -69,12 +70,11 @@ public final class ChargeService {
         this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
         this.provider = Objects.requireNonNull(provider, "provider");
         // tag::lease-instance[]
-        Idempotency<Connection> engine = Idempotent.builder()
+        Idempotency<Connection> engine = Idempotency.builder(store)
                 .keyPolicy(KeyPolicy.builder().finalFailures(CardDeclinedException.class).build())
                 .build();
-        this.idempotency = ManagedIdempotency.builder(engine, JdbcTransactions.of(dataSource))
-                .leasePolicy(LeasePolicy.builder().lease(lease).build())
-                .build();
+        ManagedIdempotency<Connection> managed = ManagedIdempotency.of(engine, JdbcTransactions.of(dataSource));
+        this.idempotency = LeasedIdempotency.of(managed, store, LeasePolicy.builder().lease(lease).build());
         // end::lease-instance[]
     }
 
@@ -93,7 +93,7 @@ public final class ChargeService {
                 c.commit();
             }
         }
-        JdbcIdempotencyStore.ofDefaults().createTableIfMissing(dataSource);
+        store.createTableIfMissing(dataSource);
     }
 
     /**
@@ -141,7 +141,7 @@ public final class ChargeService {
      */
     public RecoveryWorker<Connection> recoveryWorker(Duration interval, int maxAttempts) {
         // tag::worker[]
-        return RecoveryWorker.builder(idempotency)
+        return RecoveryWorker.builder(idempotency, store)
                 .register(phases(tx -> {
                     throw new IllegalStateException("only a client starts a charge; the worker resumes it after its prepare");
                 }))

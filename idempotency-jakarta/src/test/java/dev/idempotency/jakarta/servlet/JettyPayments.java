@@ -87,7 +87,8 @@ final class JettyPayments extends JettyServer {
                 .scope(request -> request.getHeader("X-Client")).serverErrors(ServerErrors.RELEASE).build()), "/release/*",
                 EnumSet.of(DispatcherType.REQUEST));
         // Lease mode: the JDBC store's leases, the servlet outside any transaction (its own commit).
-        ManagedIdempotency<Connection> leases = ManagedIdempotency.of(Idempotency.of(store), JdbcTransactions.of(dataSource));
+        LeasedIdempotency<Connection> leases = LeasedIdempotency.of(ManagedIdempotency.of(Idempotency.of(store),
+                JdbcTransactions.of(dataSource)), store);
         context.addFilter(new FilterHolder(IdempotencyServletFilter.builder(HttpIdempotency.builder(leases).build())
                 .scope(request -> request.getHeader("X-Client")).leased().build()), "/leased/*", EnumSet.of(DispatcherType.REQUEST));
         // Lease mode on a store that cannot be reached: the Redis store on a connection to the environment's server, closed.

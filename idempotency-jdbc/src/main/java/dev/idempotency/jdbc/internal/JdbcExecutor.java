@@ -395,6 +395,7 @@ public final class JdbcExecutor {
     }
 
     /**
+     * @param limits the store's statement limits, read once per physical connection
      * @param c the connection that will send the statement
      * @param key the key
      * @param codec the codec's name
@@ -402,9 +403,9 @@ public final class JdbcExecutor {
      * @return the sizes, if the statement recording {@code value} would be over the server's limit
      * @throws SQLException if the limit cannot be read
      */
-    public Optional<PacketOverflow> packetOverflow(Connection c, IdempotencyKey key, String codec, byte @Nullable [] value)
-            throws SQLException {
-        return ServerSettings.packetOverflow(dialect, c, key, codec, value);
+    public Optional<PacketOverflow> packetOverflow(StatementLimits limits, Connection c, IdempotencyKey key, String codec,
+                                                   byte @Nullable [] value) throws SQLException {
+        return ServerSettings.packetOverflow(dialect, limits, c, key, codec, value);
     }
 
     // ---- lease mode and named operations ---------------------------------------------------------------

@@ -7,23 +7,17 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
-import java.util.WeakHashMap;
 import org.jspecify.annotations.Nullable;
 
 /**
  * What the executor asks a database's server about its settings, as the dialect describes the
  * questions: whether commits are durable ({@link SqlDialect#durabilityQueries()}) and the largest
- * statement it accepts ({@link SqlDialect#statementLimitQuery()}, read once per physical connection:
- * a session's value is set from the global one when the connection opens). Thread-safe.
+ * statement it accepts ({@link SqlDialect#statementLimitQuery()}, read once per physical connection
+ * and kept by the store's own {@link StatementLimits}). Holds no state; thread-safe.
  */
 final class ServerSettings {
-
-    /** Each physical connection's statement limit; weak keys, so that closed connections go. */
-    private static final Map<Connection, Long> LIMITS = Collections.synchronizedMap(new WeakHashMap<>());
 
     private ServerSettings() {
     }
@@ -44,37 +38,14 @@ final class ServerSettings {
     }
 
     /** @see JdbcExecutor#packetOverflow */
-    static Optional<PacketOverflow> packetOverflow(SqlDialect d, Connection c, IdempotencyKey key, String codec,
-                                                   byte @Nullable [] value) throws SQLException {
+    static Optional<PacketOverflow> packetOverflow(SqlDialect d, StatementLimits limits, Connection c, IdempotencyKey key,
+                                                   String codec, byte @Nullable [] value) throws SQLException {
         String query = d.statementLimitQuery();
         if (query == null || value == null) {
             return Optional.empty();
         }
         long size = d.statementBytes(key, codec, value);
-        long limit = limit(c, query);
+        long limit = limits.of(c, query);
         return size > limit ? Optional.of(new PacketOverflow(size, limit, d.statementLimitSetting())) : Optional.empty();
-    }
-
-    private static long limit(Connection c, String query) throws SQLException {
-        Connection physical = physical(c);
-        Long known = LIMITS.get(physical);
-        if (known != null) {
-            return known;
-        }
-        try (PreparedStatement s = c.prepareStatement(query); ResultSet rs = s.executeQuery()) {
-            rs.next();
-            long limit = rs.getLong(1);
-            LIMITS.put(physical, limit);
-            return limit;
-        }
-    }
-
-    /** @return the driver's own connection behind a pool's proxy, which lives as long as the session */
-    private static Connection physical(Connection c) {
-        try {
-            return c.isWrapperFor(Connection.class) ? c.unwrap(Connection.class) : c;
-        } catch (SQLException notAWrapper) {
-            return c;
-        }
     }
 }

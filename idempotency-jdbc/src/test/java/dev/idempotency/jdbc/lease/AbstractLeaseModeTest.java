@@ -12,6 +12,7 @@ import dev.idempotency.KeyPolicy;
 import dev.idempotency.LeaseAttempt;
 import dev.idempotency.LeaseLostException;
 import dev.idempotency.LeasePolicy;
+import dev.idempotency.LeasedIdempotency;
 import dev.idempotency.ManagedIdempotency;
 import dev.idempotency.Outcome;
 import dev.idempotency.Phases;
@@ -55,7 +56,7 @@ import org.junit.jupiter.api.TestInstance;
 
 /**
  * Lease mode, recovery phases and transactions run for the caller (docs/contract.md, section 4, and
- * the retries of section 3.6), end to end through {@link ManagedIdempotency} on a real database,
+ * the retries of section 3.6), end to end through {@link LeasedIdempotency} on a real database,
  * written once and run on every database by a nested class of that database's test class
  * ({@code H2Test.LeaseMode}, ...).
  */
@@ -166,17 +167,25 @@ public abstract class AbstractLeaseModeTest {
         }
     }
 
-    ManagedIdempotency<Connection> managed(InstantSource clock, LeasePolicy leases, IdempotencyListener listener) {
+    ManagedIdempotency<Connection> managed(InstantSource clock, IdempotencyListener listener) {
         // tag::managed[]
         Idempotency<Connection> engine = Idempotency.builder(store).clock(clock).listener(listener)
                 .keyPolicy(KeyPolicy.builder().finalFailures(Declined.class).lockTimeout(Duration.ofSeconds(5)).build()).build();
-        return ManagedIdempotency.builder(engine, JdbcTransactions.of(dataSource())).leasePolicy(leases)
+        ManagedIdempotency<Connection> managed = ManagedIdempotency.builder(engine, JdbcTransactions.of(dataSource()))
                 .retryPolicy(RetryPolicy.builder().backoff(Duration.ofMillis(1), Duration.ofMillis(20)).build()).build();
         // end::managed[]
+        return managed;
     }
 
-    ManagedIdempotency<Connection> managed(LeasePolicy leases) {
-        return managed(Clock.systemUTC(), leases, IdempotencyListener.NONE);
+    LeasedIdempotency<Connection> leased(InstantSource clock, LeasePolicy leases, IdempotencyListener listener) {
+        // tag::leased[]
+        LeasedIdempotency<Connection> leased = LeasedIdempotency.of(managed(clock, listener), store, leases);
+        // end::leased[]
+        return leased;
+    }
+
+    LeasedIdempotency<Connection> leased(LeasePolicy leases) {
+        return leased(Clock.systemUTC(), leases, IdempotencyListener.NONE);
     }
 
     static IdempotencyKey key() {
@@ -210,7 +219,7 @@ public abstract class AbstractLeaseModeTest {
 
     @Test
     void aLeasedCallRunsOnceAndEveryRetryReplays() throws Exception {
-        ManagedIdempotency<Connection> m = managed(LeasePolicy.ofDefaults());
+        LeasedIdempotency<Connection> m = leased(LeasePolicy.ofDefaults());
         IdempotencyKey key = key();
         List<Integer> numbers = new ArrayList<>();
         Outcome<String> first = m.lease(IdempotentCall.of(key, ResultCodec.string()), attempt -> {
@@ -231,7 +240,7 @@ public abstract class AbstractLeaseModeTest {
 
     @Test
     void aConcurrentAttemptOnALiveLeaseGetsInProgressWithTheLeaseEndAndReplaysOnceDone() throws Exception {
-        ManagedIdempotency<Connection> m = managed(LeasePolicy.builder().lease(Duration.ofMinutes(1)).build());
+        LeasedIdempotency<Connection> m = leased(LeasePolicy.builder().lease(Duration.ofMinutes(1)).build());
         IdempotencyKey key = key();
         CountDownLatch inCall = new CountDownLatch(1);
         CountDownLatch proceed = new CountDownLatch(1);
@@ -256,9 +265,9 @@ public abstract class AbstractLeaseModeTest {
     @Test
     void nodesWhoseClocksDifferByMoreThanTheLeaseStillAgreeOnIt() throws Exception {
         LeasePolicy fiveSeconds = LeasePolicy.builder().lease(Duration.ofSeconds(5)).build();
-        ManagedIdempotency<Connection> behind = managed(Clock.offset(Clock.systemUTC(), Duration.ofMinutes(-10)), fiveSeconds,
+        LeasedIdempotency<Connection> behind = leased(Clock.offset(Clock.systemUTC(), Duration.ofMinutes(-10)), fiveSeconds,
                 IdempotencyListener.NONE);
-        ManagedIdempotency<Connection> ahead = managed(Clock.offset(Clock.systemUTC(), Duration.ofMinutes(10)), fiveSeconds,
+        LeasedIdempotency<Connection> ahead = leased(Clock.offset(Clock.systemUTC(), Duration.ofMinutes(10)), fiveSeconds,
                 IdempotencyListener.NONE);
         IdempotencyKey key = key();
         CountDownLatch inCall = new CountDownLatch(1);
@@ -279,7 +288,7 @@ public abstract class AbstractLeaseModeTest {
 
     @Test
     void aCallThatFailsEndsTheLeaseAtOnceAndTheRetryRunsAsTheNextAttempt() throws Exception {
-        ManagedIdempotency<Connection> m = managed(LeasePolicy.builder().lease(Duration.ofMinutes(10)).build());
+        LeasedIdempotency<Connection> m = leased(LeasePolicy.builder().lease(Duration.ofMinutes(10)).build());
         IdempotencyKey key = key();
         IOException timeout = new IOException("provider timed out");
         assertThatThrownBy(() -> m.run(key, charge((attempt, id) -> {
@@ -299,7 +308,7 @@ public abstract class AbstractLeaseModeTest {
 
     @Test
     void aFinalFailureOfTheCallIsRecordedWithItsFinishingWritesAndReplayed() throws Exception {
-        ManagedIdempotency<Connection> m = managed(LeasePolicy.ofDefaults());
+        LeasedIdempotency<Connection> m = leased(LeasePolicy.ofDefaults());
         IdempotencyKey key = key();
         Outcome<String> declined = m.run(key, charge((attempt, id) -> {
             throw new Declined("card declined");
@@ -313,15 +322,15 @@ public abstract class AbstractLeaseModeTest {
     }
 
     /** Lease mode on an engine whose key policy records results of at most {@code maxResultBytes}. */
-    ManagedIdempotency<Connection> limitedTo(int maxResultBytes) {
+    LeasedIdempotency<Connection> limitedTo(int maxResultBytes) {
         Idempotency<Connection> engine = Idempotency.builder(store)
                 .keyPolicy(KeyPolicy.builder().finalFailures(Declined.class).maxResultBytes(maxResultBytes).build()).build();
-        return ManagedIdempotency.of(engine, JdbcTransactions.of(dataSource()));
+        return LeasedIdempotency.of(ManagedIdempotency.of(engine, JdbcTransactions.of(dataSource())), store);
     }
 
     @Test
     void aFinishResultOverTheLimitIsRecordedAsAFailureAndTheCallIsNeverRepeated() throws Exception {
-        ManagedIdempotency<Connection> m = limitedTo(64);
+        LeasedIdempotency<Connection> m = limitedTo(64);
         IdempotencyKey key = key();
         String tooLong = "pi_" + "x".repeat(64);
         assertThatThrownBy(() -> m.run(key, charge((attempt, id) -> tooLong)))
@@ -338,7 +347,7 @@ public abstract class AbstractLeaseModeTest {
 
     @Test
     void aFinishResultItsCodecCannotEncodeIsRecordedAsAFailureAndTheCallIsNeverRepeated() throws Exception {
-        ManagedIdempotency<Connection> m = limitedTo(KeyPolicy.DEFAULT_MAX_RESULT_BYTES);
+        LeasedIdempotency<Connection> m = limitedTo(KeyPolicy.DEFAULT_MAX_RESULT_BYTES);
         IdempotencyKey key = key();
         ResultCodec<String> broken = ResultCodec.of("receipt-v1", value -> {
             throw new IllegalStateException("the encoder cannot write " + value);
@@ -361,7 +370,7 @@ public abstract class AbstractLeaseModeTest {
 
     @Test
     void aPrepareValueOverTheLimitRollsTheClaimBackAndTheCallDoesNotRun() throws Exception {
-        ManagedIdempotency<Connection> m = limitedTo(8);
+        LeasedIdempotency<Connection> m = limitedTo(8);
         IdempotencyKey key = key();
         Phases<Connection, String, Exception> phases = Phases.<Connection, String, Exception>prepare(tx -> {
             update(tx, "INSERT INTO lease_charge (id, status) VALUES (?, 'pending')", "ch-large");
@@ -387,8 +396,8 @@ public abstract class AbstractLeaseModeTest {
 
     @Test
     void anAttemptThatStalledPastItsLeaseIsTakenOverResumedAndFencedOut() throws Exception {
-        ManagedIdempotency<Connection> shortLease = managed(LeasePolicy.builder().lease(Duration.ofMillis(300)).build());
-        ManagedIdempotency<Connection> m = managed(LeasePolicy.builder().lease(Duration.ofMinutes(1)).build());
+        LeasedIdempotency<Connection> shortLease = leased(LeasePolicy.builder().lease(Duration.ofMillis(300)).build());
+        LeasedIdempotency<Connection> m = leased(LeasePolicy.builder().lease(Duration.ofMinutes(1)).build());
         IdempotencyKey key = key();
         CountDownLatch inCall = new CountDownLatch(1);
         CountDownLatch proceed = new CountDownLatch(1);
@@ -425,7 +434,7 @@ public abstract class AbstractLeaseModeTest {
 
     @Test
     void aLongCallExtendsItsLeaseAndKeepsTheKey() throws Exception {
-        ManagedIdempotency<Connection> m = managed(LeasePolicy.builder().lease(Duration.ofMillis(300)).build());
+        LeasedIdempotency<Connection> m = leased(LeasePolicy.builder().lease(Duration.ofMillis(300)).build());
         IdempotencyKey key = key();
         Outcome<String> outcome = m.lease(IdempotentCall.of(key, ResultCodec.string()), attempt -> {
             Instant before = attempt.leaseUntil();
@@ -440,8 +449,8 @@ public abstract class AbstractLeaseModeTest {
 
     @Test
     void aDuplicateThatWaitsForTheHolderReplaysItsResult() throws Exception {
-        ManagedIdempotency<Connection> holderSide = managed(LeasePolicy.ofDefaults());
-        ManagedIdempotency<Connection> waiting = managed(LeasePolicy.builder().waitForHolder(Duration.ofSeconds(30))
+        LeasedIdempotency<Connection> holderSide = leased(LeasePolicy.ofDefaults());
+        LeasedIdempotency<Connection> waiting = leased(LeasePolicy.builder().waitForHolder(Duration.ofSeconds(30))
                 .pollInterval(Duration.ofMillis(20)).build());
         IdempotencyKey key = key();
         CountDownLatch inCall = new CountDownLatch(1);
@@ -459,7 +468,7 @@ public abstract class AbstractLeaseModeTest {
     @Test
     void aTransactionRunForTheCallerIsRetriedWholeOnAConflictAndTheListenerHearsIt() throws Exception {
         List<Integer> retried = new ArrayList<>();
-        ManagedIdempotency<Connection> m = managed(Clock.systemUTC(), LeasePolicy.ofDefaults(), new IdempotencyListener() {
+        ManagedIdempotency<Connection> m = managed(Clock.systemUTC(), new IdempotencyListener() {
             @Override
             public void onRetry(IdempotencyKey key, int attempt, Throwable failure, Duration backoff) {
                 retried.add(attempt);

@@ -3,14 +3,19 @@ package dev.idempotency.spring.boot.autoconfigure;
 import dev.idempotency.Idempotency;
 import dev.idempotency.IdempotencyListener;
 import dev.idempotency.KeyPolicy;
+import dev.idempotency.LeasePolicy;
+import dev.idempotency.LeasedIdempotency;
 import dev.idempotency.ManagedIdempotency;
 import dev.idempotency.Phases;
 import dev.idempotency.RecoveryWorker;
 import dev.idempotency.jdbc.JdbcIdempotencyStore;
+import dev.idempotency.spi.LeasingStore;
+import dev.idempotency.spi.RecoveringStore;
 import dev.idempotency.spring.SpringIdempotency;
 import dev.idempotency.spring.SpringTransactions;
 import java.sql.Connection;
 import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -36,8 +41,10 @@ import org.springframework.transaction.PlatformTransactionManager;
  *       are not durable;</li>
  *   <li>{@link SpringIdempotency}, for {@code @Transactional} methods;</li>
  *   <li>with one {@link PlatformTransactionManager}: {@code ManagedIdempotency<Connection>} over
- *       {@link SpringTransactions}, for transactions the library runs (retries, lease mode, batch
- *       jobs);</li>
+ *       {@link SpringTransactions}, for transactions the library runs (retries, batch jobs), and
+ *       {@code LeasedIdempotency<Connection>}, lease mode and phases over the same store and
+ *       transactions, sharing that engine's key policy and listeners, refusing or running without
+ *       deduplication when the database cannot be reached ({@code idempotency.when-unavailable});</li>
  *   <li>with {@code idempotency.recovery.enabled=true} as well: a {@link RecoveryWorker} over every
  *       named {@code Phases<Connection, ?, ?>} bean, started with the context and closed with it
  *       ({@code idempotency.recovery.interval}, {@code idempotency.recovery.max-attempts}).</li>
@@ -141,15 +148,38 @@ public class IdempotencyAutoConfiguration {
         }
 
         /**
+         * Lease mode and phases over the managed engine's own store (the JDBC store, or the one the
+         * application's own engine was built over), sharing that engine's settings and transactions;
+         * none if that store keeps no leases.
+         */
+        @Bean
+        @ConditionalOnMissingBean(LeasedIdempotency.class)
+        @SuppressWarnings("unchecked") // the engine's store runs in the engine's transactions: a store of Connection
+        @Nullable LeasedIdempotency<Connection> leasedIdempotency(ManagedIdempotency<Connection> managed, IdempotencyProperties properties) {
+            if (!(managed.engine().store() instanceof LeasingStore<?> leasing)) {
+                return null; // the application's engine is over a store that keeps no leases: it has no lease mode
+            }
+            return LeasedIdempotency.of(managed, (LeasingStore<Connection>) leasing, LeasePolicy.ofDefaults(),
+                    properties.getWhenUnavailable());
+        }
+
+        /**
          * With {@code idempotency.recovery.enabled=true}: a recovery worker over every named
          * {@code Phases} bean, started with the context and closed with it.
          */
         @Bean(initMethod = "start", destroyMethod = "close")
         @ConditionalOnBooleanProperty("idempotency.recovery.enabled")
         @ConditionalOnMissingBean(RecoveryWorker.class)
-        RecoveryWorker<Connection> idempotencyRecoveryWorker(ManagedIdempotency<Connection> managed,
+        @SuppressWarnings("unchecked") // the engine's store runs in the engine's transactions: a store of Connection
+        RecoveryWorker<Connection> idempotencyRecoveryWorker(LeasedIdempotency<Connection> leased,
                 ObjectProvider<Phases<Connection, ?, ?>> phases, IdempotencyProperties properties) {
-            RecoveryWorker.Builder<Connection> worker = properties.getRecovery().applyTo(RecoveryWorker.builder(managed));
+            if (!(leased.store() instanceof RecoveringStore<?> listing)) {
+                throw new InvalidIdempotencyPropertyException("idempotency.recovery.enabled", "true", "the engine's store, "
+                        + leased.store() + ", lists no named operations (it is not a RecoveringStore); use the JDBC store, or"
+                        + " leave the property unset", null);
+            }
+            RecoveryWorker.Builder<Connection> worker = properties.getRecovery()
+                    .applyTo(RecoveryWorker.builder(leased, (RecoveringStore<Connection>) listing));
             phases.orderedStream().filter(p -> p.operation().isPresent()).forEach(worker::register);
             try {
                 return worker.build();

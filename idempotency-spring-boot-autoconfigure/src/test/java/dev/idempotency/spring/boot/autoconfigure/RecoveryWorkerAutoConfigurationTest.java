@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.idempotency.IdempotencyKey;
-import dev.idempotency.ManagedIdempotency;
+import dev.idempotency.LeasedIdempotency;
 import dev.idempotency.Outcome;
 import dev.idempotency.Phases;
 import dev.idempotency.RecoveryWorker;
@@ -81,7 +81,7 @@ class RecoveryWorkerAutoConfigurationTest {
                     assertThat(context.getBean(RecoveryWorker.class).operations()).containsExactly("charge");
                     assertThat(context.getBean(RecoveryWorker.class)).hasToString(
                             "RecoveryWorker[operations=[charge], maxAttempts=3, interval=PT0.05S]");
-                    ManagedIdempotency<Connection> managed = context.getBean(ManagedIdempotency.class);
+                    LeasedIdempotency<Connection> managed = context.getBean(LeasedIdempotency.class);
                     Phases<Connection, String, Exception> charge = context.getBean("chargePhases", Phases.class);
                     IdempotencyKey key = IdempotencyKey.of("shop", "abandoned-1");
                     assertThatThrownBy(() -> managed.run(key, charge)).isInstanceOf(IOException.class); // the client never retries

@@ -24,10 +24,12 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A store's capabilities are types: handing a lease-only store (Redis, DynamoDB) to an entry point
- * of transactional mode does not compile, while lease mode's own engine takes it. Each source here
- * is compiled against the library's classes, as an application would be.
+ * of transactional mode does not compile, while lease mode's own engine takes it; lease mode over a
+ * store that keeps records only in the caller's transaction does not compile, nor does a recovery
+ * worker over a store that lists no named operations. Each source here is compiled against the
+ * library's classes, as an application would be.
  */
-class LeaseOnlyStoreCompileTest {
+class StoreCapabilityCompileTest {
 
     @TempDir
     Path dir;
@@ -89,6 +91,85 @@ class LeaseOnlyStoreCompileTest {
         assertThat(errors).as("the compiler's errors").isEmpty();
     }
 
+    @Test
+    void leaseModeOverATransactionalOnlyStoreDoesNotCompile() {
+        List<Diagnostic<? extends JavaFileObject>> errors = compile("NoLeases", """
+                import dev.idempotency.Idempotency;
+                import dev.idempotency.LeasedIdempotency;
+                import dev.idempotency.ManagedIdempotency;
+                import dev.idempotency.spi.TransactionRunner;
+                import dev.idempotency.spi.TransactionalStore;
+
+                class NoLeases<C> {
+                    LeasedIdempotency<C> engine(TransactionalStore<C> store, TransactionRunner<C> transactions) {
+                        ManagedIdempotency<C> managed = ManagedIdempotency.of(Idempotency.of(store), transactions);
+                        return LeasedIdempotency.of(managed, store);
+                    }
+                }
+                """);
+        assertOneErrorAt(errors, 10, "LeasingStore", "TransactionalStore");
+    }
+
+    @Test
+    void theManagedEngineHasNoLeaseModeOfItsOwn() {
+        List<Diagnostic<? extends JavaFileObject>> errors = compile("NoLeaseMethod", """
+                import dev.idempotency.IdempotencyKey;
+                import dev.idempotency.ManagedIdempotency;
+                import dev.idempotency.Outcome;
+
+                class NoLeaseMethod<C> {
+                    Outcome<String> charge(ManagedIdempotency<C> managed) {
+                        return managed.lease(IdempotencyKey.of("payments", "p-1"), attempt -> "charged");
+                    }
+                }
+                """);
+        assertOneErrorAt(errors, 7, "lease");
+    }
+
+    @Test
+    void aRecoveryWorkerOverAStoreThatListsNoOperationsDoesNotCompile() {
+        List<Diagnostic<? extends JavaFileObject>> errors = compile("NoList", """
+                import dev.idempotency.LeasedIdempotency;
+                import dev.idempotency.RecoveryWorker;
+                import dev.idempotency.spi.LeaseOnlyStore;
+                import dev.idempotency.spi.NoTransaction;
+
+                class NoList {
+                    RecoveryWorker.Builder<NoTransaction> worker(LeaseOnlyStore store) {
+                        return RecoveryWorker.builder(LeasedIdempotency.of(store), store);
+                    }
+                }
+                """);
+        assertOneErrorAt(errors, 8, "RecoveringStore");
+    }
+
+    @Test
+    void leaseModeAndItsWorkerTakeAStoreWithTransactionsThatKeepsLeasesAndListsOperations() {
+        List<Diagnostic<? extends JavaFileObject>> errors = compile("Both", """
+                import dev.idempotency.Idempotency;
+                import dev.idempotency.LeasedIdempotency;
+                import dev.idempotency.ManagedIdempotency;
+                import dev.idempotency.RecoveryWorker;
+                import dev.idempotency.spi.TransactionRunner;
+                import dev.idempotency.spi.TransactionalRecoveringStore;
+
+                class Both<C> {
+                    RecoveryWorker.Builder<C> worker(TransactionalRecoveringStore<C> store, TransactionRunner<C> transactions) {
+                        ManagedIdempotency<C> managed = ManagedIdempotency.of(Idempotency.of(store), transactions);
+                        return RecoveryWorker.builder(LeasedIdempotency.of(managed, store), store);
+                    }
+                }
+                """);
+        assertThat(errors).as("the compiler's errors").isEmpty();
+    }
+
+    /** Asserts that the compiler gave one error, on {@code line}, whose message names each of {@code named}. */
+    private static void assertOneErrorAt(List<Diagnostic<? extends JavaFileObject>> errors, int line, String... named) {
+        assertThat(errors).as("the compiler's errors").hasSize(1);
+        assertThat(errors.get(0).getLineNumber()).as("the line of the error").isEqualTo(line);
+        assertThat(errors.get(0).getMessage(Locale.ROOT)).contains(named);
+    }
+
     /** Compiles one source file against the library's classes; returns the errors. */
     private List<Diagnostic<? extends JavaFileObject>> compile(String className, String source) {
         JavaCompiler compiler = ToolProvider.getSystemJavaCompiler();
@@ -121,7 +202,7 @@ class LeaseOnlyStoreCompileTest {
         } catch (ClassNotFoundException optional) {
             // an optional dependency: the core's classes compile against without it
         }
-        return anchors.stream().map(LeaseOnlyStoreCompileTest::locationOf).collect(Collectors.joining(File.pathSeparator));
+        return anchors.stream().map(StoreCapabilityCompileTest::locationOf).collect(Collectors.joining(File.pathSeparator));
     }
 
     private static String locationOf(Class<?> type) {
