@@ -72,8 +72,7 @@ public final class ServletExchanges {
 
     /** @return the 401 answer, problem {@code unauthenticated}, to a request without an authenticated client */
     private static Response unauthenticated() {
-        return Problems.of(401, HttpIdempotency.PROBLEM_TYPES + "unauthenticated", "Unauthenticated",
-                "This endpoint takes idempotency keys per authenticated client; the request has none.", null);
+        return Problems.unauthenticated();
     }
 
     /**
@@ -82,8 +81,7 @@ public final class ServletExchanges {
      * @return the 413 answer, problem {@code request-too-large}
      */
     private static Response requestTooLarge(HttpServletRequest request, int maxRequestBytes) {
-        return Problems.of(413, HttpIdempotency.PROBLEM_TYPES + "request-too-large", "Request too large",
-                "The request body is larger than " + maxRequestBytes + " bytes.", request.getHeader(HttpIdempotency.DEFAULT_KEY_HEADER));
+        return Problems.requestTooLarge(maxRequestBytes, request.getHeader(HttpIdempotency.DEFAULT_KEY_HEADER));
     }
 
     /**
