@@ -611,7 +611,7 @@ public final class HttpIdempotency<C> {
 
     @Override
     public String toString() {
-        return "HttpIdempotency[" + (managed != null ? managed : engine != null ? engine : leased) + ", keyHeader=" + keyHeader + ", keyRequired=" + keyRequired
+        return "HttpIdempotency[" + (managed != null ? managed : engine != null ? engine : leased != null ? leased : "decisions only") + ", keyHeader=" + keyHeader + ", keyRequired=" + keyRequired
                 + ", replayedHeaders=" + replayedHeaders + "]";
     }
 
