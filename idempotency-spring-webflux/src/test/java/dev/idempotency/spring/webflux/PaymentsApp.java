@@ -110,12 +110,14 @@ final class PaymentsApp implements AutoCloseable {
                     .build();
         }
 
+        // tag::filter[]
         @Bean
         IdempotencyWebFilter idempotencyWebFilter(R2dbcIdempotency engine, ConnectionFactory connectionFactory,
                                                   R2dbcTransactionManager transactionManager, ObjectProvider<HandlerMapping> mappings) {
             return IdempotencyWebFilter.builder(engine, connectionFactory, TransactionalOperator.create(transactionManager),
                     SingletonSupplier.of(() -> mappings.orderedStream().toList())).build();
         }
+        // end::filter[]
 
         /** The client of the {@code X-Client} header becomes the exchange's principal; none without the header. */
         @Bean
@@ -192,6 +194,7 @@ final class PaymentsApp implements AutoCloseable {
             return n == null ? 0 : n.get();
         }
 
+        // tag::handler[]
         @PostMapping("/payments/{mode}")
         @IdempotentEndpoint
         Mono<ResponseEntity<String>> pay(@PathVariable("mode") String mode, @RequestBody(required = false) String note,
@@ -212,6 +215,7 @@ final class PaymentsApp implements AutoCloseable {
                 default -> insert.then(created);
             };
         }
+        // end::handler[]
 
         @GetMapping("/payments/{id}")
         @IdempotentEndpoint
