@@ -10,5 +10,5 @@ module dev.idempotency.http {
     requires static org.jspecify; // not transitive: users compile without the annotations
 
     exports dev.idempotency.http;
-    exports dev.idempotency.http.internal to dev.idempotency.spring.webmvc, dev.idempotency.jakarta;
+    exports dev.idempotency.http.internal to dev.idempotency.spring.webmvc, dev.idempotency.spring.webflux, dev.idempotency.jakarta;
 }

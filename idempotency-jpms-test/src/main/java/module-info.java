@@ -21,5 +21,6 @@ module dev.idempotency.jpms.test {
     requires dev.idempotency.spring.kafka;
     // Without the Servlet API as well.
     requires dev.idempotency.spring.webmvc;
+    requires dev.idempotency.spring.webflux;
     requires dev.idempotency.spring.boot.autoconfigure;
 }

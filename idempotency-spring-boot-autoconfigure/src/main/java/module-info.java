@@ -22,6 +22,10 @@ module dev.idempotency.spring.boot.autoconfigure {
     requires static dev.idempotency.kafka;
     requires static dev.idempotency.spring.kafka;
     requires static dev.idempotency.spring.webmvc;
+    requires static dev.idempotency.spring.webflux;
+    requires static dev.idempotency.r2dbc;
+    requires static r2dbc.spi;
+    requires static spring.webflux;
     requires static dev.idempotency.redis;
     requires static dev.idempotency.dynamodb;
     requires static lettuce.core;

@@ -103,6 +103,8 @@ import org.slf4j.LoggerFactory;
  * {@link #builder(Idempotency)} {@link #handleIn} only, and {@link #builder(LeasedIdempotency)}
  * {@link #handleLeased} only, for a store without transactions; a mode the layer lacks throws
  * {@link IllegalStateException} saying how to build it.
+ * {@link #builder(KeyPolicy)} has none: a server that runs an engine of its own (the R2DBC one,
+ * without blocking) takes the layer's decisions from {@link #admit} and {@link #answer(Outcome)}.
  *
  * <p>The layer's own answers (400, 409, 422) are never recorded: a client that fixes its request, or
  * waits, gets a fresh judgement. The response the handler returns is sent as it is; what is recorded
@@ -143,6 +145,8 @@ public final class HttpIdempotency<C> {
     private static final String LEASED_AFTERMATH = "The handler ran: what it did outside the server's database (a payment"
             + " provider's call) may have taken effect.";
     /** The form of a scope {@link #principalScope} makes from a digest: {@code ~} and 43 base64url characters. */
+    /** What became of a transactional handler whose response cannot be recorded. */
+    private static final String ROLLED_BACK = "Its database writes were rolled back.";
     private static final Pattern DIGEST_SCOPE = Pattern.compile("~[A-Za-z0-9_-]{43}");
 
     private final @Nullable Idempotency<C> engine;
@@ -265,6 +269,21 @@ public final class HttpIdempotency<C> {
     }
 
     /**
+     * A layer of decisions only, for a server whose engine is not one of this module's types (the
+     * R2DBC engine of a reactive server): it keys requests ({@link #admit}) and answers outcomes
+     * ({@link #answer(Outcome)}) without running anything, and has none of the three modes, each of
+     * which throws {@link IllegalStateException}.
+     *
+     * @param keyPolicy the key policy of the engine that runs the calls
+     * @param <C> the transaction type, unused
+     * @return a builder with the defaults
+     */
+    public static <C> Builder<C> builder(KeyPolicy keyPolicy) {
+        Objects.requireNonNull(keyPolicy, "keyPolicy");
+        return new Builder<>(null, null, null, keyPolicy);
+    }
+
+    /**
      * Runs {@code handler} at most once for the request's key, in a transaction the library begins and
      * commits (mode 1). An unkeyed request runs in a transaction too, and is not recorded.
      *
@@ -306,19 +325,52 @@ public final class HttpIdempotency<C> {
      */
     private HttpAnswer recordTooLarge(ManagedIdempotency<C> transactions, IdempotencyKey key, Request request,
                                       ResultTooLargeException tooLarge) {
-        String rolledBack = "Its database writes were rolled back.";
-        Response problem = tooLarge(key, tooLarge.size(), tooLarge.limit(), rolledBack, true);
-        log.warn("Key {}: the handler's response cannot be recorded ({}); its writes were rolled back, and the key's answer is"
-                + " recorded as a 500 response-too-large problem", key, tooLarge.reason());
+        Response problem = tooLargeProblem(key, tooLarge);
         Outcome<Response> recordedProblem;
         try {
             recordedProblem = transactions.execute(call(key, request), tx -> problem);
         } catch (ResultTooLargeException evenTheProblem) {
-            log.warn("Key {}: the response-too-large problem is over the limit as well; answered, not recorded", key);
-            return new HttpAnswer(tooLarge(key, tooLarge.size(), tooLarge.limit(), rolledBack, false), HttpAnswer.Kind.FAILED);
+            return tooLargeUnrecorded(key, tooLarge);
         }
+        return answerTooLarge(recordedProblem);
+    }
+
+    /**
+     * For a server that runs the transactional mode itself ({@link #builder(KeyPolicy)}): the
+     * {@code response-too-large} problem to record as the key's answer, in a transaction of its own,
+     * after the one whose handler's response was over the limit has rolled back, so that no retry
+     * runs the handler again (as {@link #handle} does). Record it with {@link #admit}'s call, then
+     * answer with {@link #answerTooLarge}, or {@link #tooLargeUnrecorded} if even the problem is too large.
+     *
+     * @param key the request's key
+     * @param tooLarge what the engine threw for the handler's response
+     * @return the 500 problem, naming the size and the limit
+     */
+    public Response tooLargeProblem(IdempotencyKey key, ResultTooLargeException tooLarge) {
+        log.warn("Key {}: the handler's response cannot be recorded ({}); its writes were rolled back, and the key's answer is"
+                + " recorded as a 500 response-too-large problem", key, tooLarge.reason());
+        return tooLarge(key, tooLarge.size(), tooLarge.limit(), ROLLED_BACK, true);
+    }
+
+    /**
+     * @param recordedProblem the outcome of recording {@link #tooLargeProblem}
+     * @return the answer: that problem, or the answer another attempt recorded meanwhile
+     */
+    public HttpAnswer answerTooLarge(Outcome<Response> recordedProblem) {
         // another attempt may have recorded its own answer meanwhile: then that is the key's answer
-        return recordedProblem.status() == Outcome.Status.EXECUTED ? new HttpAnswer(problem, HttpAnswer.Kind.FAILED) : answer(recordedProblem);
+        return recordedProblem.status() == Outcome.Status.EXECUTED ? new HttpAnswer(recordedProblem.value(), HttpAnswer.Kind.FAILED)
+                : answer(recordedProblem);
+    }
+
+    /**
+     * @param key the request's key
+     * @param tooLarge what the engine threw for the handler's response
+     * @return the answer when not even the {@link #tooLargeProblem} fits in the record: the problem,
+     *     saying that nothing of the key is kept
+     */
+    public HttpAnswer tooLargeUnrecorded(IdempotencyKey key, ResultTooLargeException tooLarge) {
+        log.warn("Key {}: the response-too-large problem is over the limit as well; answered, not recorded", key);
+        return new HttpAnswer(tooLarge(key, tooLarge.size(), tooLarge.limit(), ROLLED_BACK, false), HttpAnswer.Kind.FAILED);
     }
 
     /**
@@ -551,6 +603,32 @@ public final class HttpIdempotency<C> {
     private record Keyed(@Nullable IdempotencyKey key, @Nullable HttpAnswer refusal) {
     }
 
+    /**
+     * What the layer makes of a request before anything runs, for a server that runs the engine
+     * itself ({@link #builder(KeyPolicy)}, a non-blocking server): exactly one of a refusal to send
+     * as it is, a call to run (its key, the request's fingerprint and the codec of the recorded
+     * response), or neither (a safe method, or no key where none is required: run the handler
+     * unkeyed, record nothing). Immutable and thread-safe.
+     *
+     * @param call the call to run with the engine, then answer with {@link #answer(Outcome)}
+     * @param refusal the answer that refuses the request (400; 500 for a scope that the policy refuses)
+     */
+    public record Admission(@Nullable IdempotentCall<Response> call, @Nullable HttpAnswer refusal) {
+    }
+
+    /**
+     * Keys a request, by the table above, without running anything: the first half of
+     * {@link #handleIn} for an engine that this layer does not call.
+     *
+     * @param request the request
+     * @param scope the authenticated client (or tenant)
+     * @return the admission: a refusal, a call, or neither
+     */
+    public Admission admit(Request request, String scope) {
+        Keyed keyed = keyOf(request, scope);
+        return new Admission(keyed.key == null ? null : call(keyed.key, request), keyed.refusal);
+    }
+
     private Keyed keyOf(Request request, String scope) {
         Objects.requireNonNull(request, "request");
         Objects.requireNonNull(scope, "scope");
@@ -608,7 +686,14 @@ public final class HttpIdempotency<C> {
         return new Keyed(null, new HttpAnswer(Problems.of(400, PROBLEM_TYPES + type, title, detail, key), HttpAnswer.Kind.KEY_REFUSED));
     }
 
-    private HttpAnswer answer(Outcome<Response> outcome) {
+    /**
+     * The answer to the outcome of an {@link #admit admitted} call, by the table above: the second
+     * half of {@link #handleIn}. After {@link HttpAnswer#rollbackRequired()}, roll the transaction back.
+     *
+     * @param outcome the engine's outcome for the admission's call
+     * @return the answer
+     */
+    public HttpAnswer answer(Outcome<Response> outcome) {
         IdempotencyKey key = outcome.key();
         switch (outcome.status()) {
             case EXECUTED:
@@ -675,7 +760,7 @@ public final class HttpIdempotency<C> {
 
     @Override
     public String toString() {
-        return "HttpIdempotency[" + (managed != null ? managed : engine != null ? engine : leased) + ", keyHeader=" + keyHeader + ", keyRequired=" + keyRequired
+        return "HttpIdempotency[" + (managed != null ? managed : engine != null ? engine : leased != null ? leased : "decisions only") + ", keyHeader=" + keyHeader + ", keyRequired=" + keyRequired
                 + ", replayedHeaders=" + replayedHeaders + ", serverErrors=" + serverErrors
                 + (expiresHeader == null ? "" : ", expiresHeader=" + expiresHeader) + "]";
     }

@@ -1,5 +1,6 @@
 package dev.idempotency.http.internal;
 
+import dev.idempotency.http.HttpIdempotency;
 import dev.idempotency.http.Response;
 import java.nio.charset.StandardCharsets;
 import org.jspecify.annotations.Nullable;
@@ -35,6 +36,22 @@ public final class Problems {
             member(json, "idempotencyKey", key.length() > MAX_KEY_ECHO ? key.substring(0, MAX_KEY_ECHO) + "..." : key);
         }
         return Response.of(status).withBody(MEDIA_TYPE, json.append('}').toString());
+    }
+
+    /** @return the 401 answer, problem {@code unauthenticated}, to a request without an authenticated client */
+    public static Response unauthenticated() {
+        return of(401, HttpIdempotency.PROBLEM_TYPES + "unauthenticated", "Unauthenticated",
+                "This endpoint takes idempotency keys per authenticated client; the request has none.", null);
+    }
+
+    /**
+     * @param maxRequestBytes the limit the request's body is over
+     * @param key the request's key header, or {@code null} without one
+     * @return the 413 answer, problem {@code request-too-large}
+     */
+    public static Response requestTooLarge(int maxRequestBytes, @Nullable String key) {
+        return of(413, HttpIdempotency.PROBLEM_TYPES + "request-too-large", "Request too large",
+                "The request body is larger than " + maxRequestBytes + " bytes.", key);
     }
 
     /**

@@ -2,6 +2,7 @@ package dev.idempotency.jakarta.rest;
 
 import dev.idempotency.http.HttpAnswer;
 import dev.idempotency.http.HttpIdempotency;
+import dev.idempotency.http.internal.Problems;
 import dev.idempotency.http.PendingResponse;
 import dev.idempotency.http.Request;
 import dev.idempotency.http.Response;
@@ -96,12 +97,12 @@ public final class IdempotencyRestFilters implements ContainerRequestFilter, Con
         rollBackLeaked();
         String client = scope.scopeOf(request);
         if (client == null) {
-            request.abortWith(jaxrs(Refusals.unauthenticated()));
+            request.abortWith(jaxrs(Problems.unauthenticated()));
             return;
         }
         byte[] body = body(request);
         if (body == null) {
-            request.abortWith(jaxrs(Refusals.requestTooLarge(maxRequestBytes, request.getHeaderString(HttpIdempotency.DEFAULT_KEY_HEADER))));
+            request.abortWith(jaxrs(Problems.requestTooLarge(maxRequestBytes, request.getHeaderString(HttpIdempotency.DEFAULT_KEY_HEADER))));
             return;
         }
         URI uri = request.getUriInfo().getRequestUri();

@@ -43,7 +43,7 @@ import org.jdbi.v3.core.Jdbi;
  * Runs from the module path: checks that every published module of the library ({@code
  * dev.idempotency}, {@code dev.idempotency.jdbc}, {@code .jdbi}, {@code .http}, {@code .jakarta},
  * {@code .testkit}, {@code .redis}, {@code .dynamodb}, {@code .kafka}, {@code .spring}, {@code
- * .spring.kafka}, {@code .spring.webmvc} and {@code .spring.boot.autoconfigure}) is resolved as an
+ * .spring.kafka}, {@code .spring.webmvc}, {@code .spring.webflux} and {@code .spring.boot.autoconfigure}) is resolved as an
  * explicit module, that a class of each loads from it, that each exports its API and SPI packages
  * and no other (a public class of an unexported package is out of this module's reach), and that
  * only the packages a framework reflects on are opened. Then executes and replays one key on H2 in
@@ -92,6 +92,7 @@ public final class ModulePathCheck {
         // Its filter is a servlet Filter, and the Servlet API is the container's, absent here: the
         // annotation loads without it.
         expectOnlyPackage(EnableIdempotentEndpoints.class, "dev.idempotency.spring.webmvc");
+        expectOnlyPackage(dev.idempotency.spring.webflux.IdempotentWebFluxEndpoint.class, "dev.idempotency.spring.webflux");
         expectOnlyPackage(IdempotencyProperties.class, "dev.idempotency.spring.boot.autoconfigure");
         // Opened where a framework reflects, and only there: JUnit (the contract's package-private
         // lifecycle methods), Spring (configuration classes, properties, failure analyzers).
@@ -166,7 +167,7 @@ public final class ModulePathCheck {
     }
 
     /** The jars of idempotency-bom, each a module. */
-    private static final int PUBLISHED_MODULES = 14;
+    private static final int PUBLISHED_MODULES = 15;
 
     /**
      * The auto-configurations of ours that Spring Boot finds: it reads every copy of the imports

@@ -2,6 +2,7 @@ package dev.idempotency.jakarta.servlet.internal;
 
 import dev.idempotency.http.HttpIdempotency;
 import dev.idempotency.http.Response;
+import dev.idempotency.http.internal.Problems;
 import dev.idempotency.jakarta.servlet.ServletScope;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
@@ -55,13 +56,13 @@ public final class ServletExchanges {
             int maxRequestBytes) throws IOException {
         String client = scope.scopeOf(request);
         if (client == null) {
-            write(response, Refusals.unauthenticated());
+            write(response, Problems.unauthenticated());
             return null;
         }
         byte[] body = readBody(request, maxRequestBytes);
         if (body == null) {
             response.setHeader("Connection", "close");
-            write(response, Refusals.requestTooLarge(maxRequestBytes, request.getHeader(HttpIdempotency.DEFAULT_KEY_HEADER)));
+            write(response, Problems.requestTooLarge(maxRequestBytes, request.getHeader(HttpIdempotency.DEFAULT_KEY_HEADER)));
             return null;
         }
         return new Admitted(client, body);
