@@ -165,7 +165,7 @@ public class IdempotencyFilter extends OncePerRequestFilter implements Ordered {
             throw new IllegalStateException("@IdempotentEndpoint on the handler of " + request.getMethod() + " " + request.getRequestURI()
                     + " names " + choice.length + " serverErrors choices; name one (RECORD or RELEASE), or none for the layer's");
         }
-        return choice.length == 0 ? layer : layers.get(choice[0]);
+        return choice.length == 0 ? layer : java.util.Objects.requireNonNull(layers.get(choice[0]), "a layer for every choice");
     }
 
     @Override
