@@ -211,7 +211,8 @@ public final class DynamoDbLeasingStore implements LeaseOnlyStore {
             long heldUntil = number(found, layout.leaseUntilAttribute());
             int attempts = (int) number(found, ATTEMPTS);
             if (!heldFor.equals(request.fingerprint()) || heldUntil > now.earliest()) {
-                return new LeaseClaim.Held(heldFor, Instant.ofEpochMilli(heldUntil), attempts, Instant.ofEpochMilli(now.latest()));
+                return new LeaseClaim.Held(heldFor, Instant.ofEpochMilli(heldUntil), attempts, Instant.ofEpochMilli(now.latest()),
+                        Instant.ofEpochMilli(number(found, EXPIRES)));
             }
             Optional<Map<String, AttributeValue>> taken = takeOver(key, request, found, now, leaseUntil, expires);
             if (taken.isPresent()) {

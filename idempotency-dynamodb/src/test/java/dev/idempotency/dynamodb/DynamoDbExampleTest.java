@@ -96,6 +96,18 @@ class DynamoDbExampleTest {
             assertThat(again.value()).isEqualTo(checkedOut.value()).startsWith("order 9, 1999 cents: charge 2 of 1999");
             assertThat(ran).containsExactly("prepare", "call", "finish");
 
+            // A second attempt while the first holds the lease is told when the record expires, beside the lease's end.
+            IdempotencyKey held = IdempotencyKey.of("payments", "held-" + System.nanoTime());
+            java.util.concurrent.atomic.AtomicReference<Outcome<String>> second = new java.util.concurrent.atomic.AtomicReference<>();
+            payments.lease(IdempotentCall.of(held, ResultCodec.string()), attempt -> {
+                second.set(payments.lease(IdempotentCall.of(held, ResultCodec.string()), other -> "never"));
+                return "first";
+            });
+            Outcome.InProgress<String> inProgress = (Outcome.InProgress<String>) second.get();
+            assertThat(inProgress.leaseUntil()).as("the lease's end").isNotNull();
+            assertThat(inProgress.expiresAt()).as("the record's expiry, a retention away, after the lease's end")
+                    .isNotNull().isAfter(inProgress.leaseUntil());
+
             HttpIdempotency<NoTransaction> http = HttpIdempotency.builder(payments).build();
             Request request = Request.of("POST", "/charges", Map.of("Idempotency-Key", List.of("charge-" + System.nanoTime())),
                     "{\"cents\":1999}".getBytes(StandardCharsets.UTF_8));

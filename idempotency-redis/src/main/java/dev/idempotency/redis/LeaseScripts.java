@@ -36,7 +36,7 @@ final class LeaseScripts {
     /**
      * The claim. ARGV: fingerprint, owner token, lease (ms), retention (ms). Answers
      * {@code {'A', now, leaseUntil, attempt, pointCodec|false, pointState|false}},
-     * {@code {'H', now, fingerprint, leaseUntil, attempts}} or
+     * {@code {'H', now, fingerprint, leaseUntil, attempts, expires|false}} or
      * {@code {'E', now, status, fingerprint, codec, result|false, created, completed, expires}}.
      */
     static final String CLAIM = READ + """
@@ -52,7 +52,7 @@ final class LeaseScripts {
               return {'E', now, r.s, r.fp, r.k, r.r or false, r.c, r.d, r.x}
             end
             if r.fp ~= ARGV[1] or tonumber(r.l) > now then
-              return {'H', now, r.fp, r.l, r.a}
+              return {'H', now, r.fp, r.l, r.a, r.x or false}
             end
             local attempt = tonumber(r.a) + 1
             redis.call('HSET', KEYS[1], 'o', ARGV[2], 'a', attempt, 'l', now + lease, 'x', now + retention)

@@ -130,7 +130,8 @@ public final class RedisLeasingStore implements LeaseOnlyStore {
                 replicated(key, redisKey, "claim");
                 return acquired;
             case "H":
-                return new LeaseClaim.Held(Fingerprint.fromValue(text(r.get(2))), instant(r.get(3)), (int) number(r.get(4)), now);
+                return new LeaseClaim.Held(Fingerprint.fromValue(text(r.get(2))), instant(r.get(3)), (int) number(r.get(4)), now,
+                        r.size() > 5 && r.get(5) != null ? instant(r.get(5)) : null);
             default:
                 RecordStatus status = "C".equals(text(r.get(2))) ? RecordStatus.COMPLETED : RecordStatus.FAILED;
                 return new LeaseClaim.Existing(new StoredRecord(key, Fingerprint.fromValue(text(r.get(3))), status, text(r.get(4)),

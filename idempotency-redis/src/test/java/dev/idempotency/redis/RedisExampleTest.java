@@ -76,4 +76,26 @@ class RedisExampleTest {
             client.shutdown();
         }
     }
+
+    /** A second attempt while the first holds the lease is told when the key's record expires, beside the lease's end. */
+    @Test
+    void aKeyInProgressTellsWhenItsRecordExpires() {
+        String uri = RedisServers.required("IDEMPOTENCY_REDIS_URI");
+        IdempotencyKey key = IdempotencyKey.of("payments", "held-" + System.nanoTime());
+        RedisClient client = RedisClient.create(uri);
+        try (StatefulRedisConnection<byte[], byte[]> connection = client.connect(ByteArrayCodec.INSTANCE)) {
+            LeasedIdempotency<NoTransaction> payments = LeasedIdempotency.of(RedisLeasingStore.builder(connection).build());
+            java.util.concurrent.atomic.AtomicReference<Outcome<String>> second = new java.util.concurrent.atomic.AtomicReference<>();
+            payments.lease(IdempotentCall.of(key, ResultCodec.string()), attempt -> {
+                second.set(payments.lease(IdempotentCall.of(key, ResultCodec.string()), other -> "never"));
+                return "first";
+            });
+            Outcome.InProgress<String> held = (Outcome.InProgress<String>) second.get();
+            assertThat(held.leaseUntil()).as("the lease's end").isNotNull();
+            assertThat(held.expiresAt()).as("the record's expiry, a retention away, after the lease's end")
+                    .isNotNull().isAfter(held.leaseUntil());
+        } finally {
+            client.shutdown();
+        }
+    }
 }
