@@ -103,6 +103,9 @@ public final class IdempotencyWebFilter implements WebFilter, Ordered {
     private final Supplier<? extends List<? extends HandlerMapping>> mappings;
     private final HttpIdempotency<?> layer;
     private final WebFluxScope scope;
+    /** A body declared over the limit is read and dropped up to this many times the limit, then the 413 sent. */
+    private static final long DRAIN_FACTOR = 16;
+
     private final int maxRequestBytes;
     private final int order;
 
@@ -176,7 +179,7 @@ public final class IdempotencyWebFilter implements WebFilter, Ordered {
             }
             return body(request).flatMap(body -> {
                 if (body.isEmpty()) {
-                    exchange.getResponse().getHeaders().set("Connection", "close"); // the rest of the body is not read
+                    exchange.getResponse().getHeaders().set("Connection", "close"); // the body over the limit is not kept
                     return write(exchange.getResponse(), Problems.requestTooLarge(maxRequestBytes,
                             request.getHeaders().getFirst(HttpIdempotency.DEFAULT_KEY_HEADER)));
                 }
@@ -234,8 +237,13 @@ public final class IdempotencyWebFilter implements WebFilter, Ordered {
 
     /** @return the body, or empty if it is over the limit */
     private Mono<Optional<byte[]>> body(ServerHttpRequest request) {
-        if (request.getHeaders().getContentLength() > maxRequestBytes) {
-            return Mono.just(Optional.empty());
+        long declared = request.getHeaders().getContentLength();
+        if (declared > maxRequestBytes) {
+            if (declared > DRAIN_FACTOR * maxRequestBytes) {
+                return Mono.just(Optional.empty()); // not read: the connection closes, the client may miss the 413
+            }
+            // read and dropped, so that the 413 reaches a client still sending (a close with unread bytes resets it)
+            return request.getBody().doOnNext(DataBufferUtils::release).then(Mono.just(Optional.empty()));
         }
         return DataBufferUtils.join(request.getBody(), maxRequestBytes)
                 .map(buffer -> {
