@@ -76,7 +76,7 @@ public final class ModulePathCheck {
         // Read by its descriptor, no class loaded: the Jakarta APIs it compiles against are the container's, absent here.
         Module jakarta = ModuleLayer.boot().findModule("dev.idempotency.jakarta").orElse(null);
         expect(jakarta != null, "dev.idempotency.jakarta is not on the module path");
-        expectExports(jakarta, Set.of("dev.idempotency.jakarta.transaction", "dev.idempotency.jakarta.servlet"));
+        expectExports(jakarta, Set.of("dev.idempotency.jakarta.transaction", "dev.idempotency.jakarta.servlet", "dev.idempotency.jakarta.rest"));
         expect(ModuleLayer.boot().findModule("jakarta.servlet").isEmpty(), "jakarta.servlet is on the module path");
         // The other published modules, each an explicit module that exports its one package.
         expectOnlyPackage(InMemoryIdempotencyStore.class, "dev.idempotency.testkit");
