@@ -92,6 +92,16 @@ public final class Request {
 
     /** @return whether the method is safe (GET, HEAD, OPTIONS, TRACE): it changes nothing, so a key means nothing */
     public boolean isSafe() {
+        return isSafe(method);
+    }
+
+    /**
+     * The one rule every adapter applies before reading a request: a safe method passes through.
+     *
+     * @param method a request's method, as sent
+     * @return whether it is safe (GET, HEAD, OPTIONS, TRACE): it changes nothing, so a key means nothing
+     */
+    public static boolean isSafe(String method) {
         return method.equals("GET") || method.equals("HEAD") || method.equals("OPTIONS") || method.equals("TRACE");
     }
 

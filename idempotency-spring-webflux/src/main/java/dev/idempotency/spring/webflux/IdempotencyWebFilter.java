@@ -16,7 +16,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -95,7 +94,6 @@ public final class IdempotencyWebFilter implements WebFilter, Ordered {
     public static final int DEFAULT_MAX_REQUEST_BYTES = 1 << 20;
 
     private static final Logger log = LoggerFactory.getLogger(IdempotencyWebFilter.class);
-    private static final Set<String> SAFE_METHODS = Set.of("GET", "HEAD", "OPTIONS", "TRACE");
 
     private final R2dbcIdempotency engine;
     private final ConnectionFactory connections;
@@ -142,7 +140,7 @@ public final class IdempotencyWebFilter implements WebFilter, Ordered {
 
     @Override
     public Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain) {
-        if (SAFE_METHODS.contains(exchange.getRequest().getMethod().name())) { // changes nothing: nothing is recorded
+        if (Request.isSafe(exchange.getRequest().getMethod().name())) { // changes nothing: nothing is recorded
             return chain.filter(exchange);
         }
         return isIdempotent(exchange).flatMap(idempotent -> idempotent ? guarded(exchange, chain) : chain.filter(exchange));

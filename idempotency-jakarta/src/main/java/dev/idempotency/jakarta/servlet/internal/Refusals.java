@@ -1,6 +1,6 @@
 package dev.idempotency.jakarta.servlet.internal;
 
-import java.util.Set;
+import dev.idempotency.http.Request;
 
 /**
  * What the filters of this project (the servlet ones and the Jakarta REST ones) check alike before
@@ -9,15 +9,12 @@ import java.util.Set;
  */
 public final class Refusals {
 
-    /** The methods that change nothing: their requests pass through, the key means nothing for them. */
-    private static final Set<String> SAFE_METHODS = Set.of("GET", "HEAD", "OPTIONS", "TRACE");
-
     private Refusals() {
     }
 
     /** @param method a request's method @return whether it changes nothing, so that its requests pass through */
     public static boolean isSafe(String method) {
-        return SAFE_METHODS.contains(method);
+        return Request.isSafe(method);
     }
 
     /**
