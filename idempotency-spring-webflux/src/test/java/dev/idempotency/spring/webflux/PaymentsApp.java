@@ -10,6 +10,7 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.context.annotation.AnnotationConfigApplicationContext;
@@ -200,7 +201,7 @@ final class PaymentsApp implements AutoCloseable {
         Mono<ResponseEntity<String>> pay(@PathVariable("mode") String mode, @RequestBody(required = false) String note,
                                          @RequestHeader("X-Client") String client, @RequestHeader(value = "Idempotency-Key", required = false) String key) {
             runs.computeIfAbsent(client + "/" + key, k -> new AtomicInteger()).incrementAndGet();
-            String id = UUID.randomUUID().toString();
+            String id = new UUID(ThreadLocalRandom.current().nextLong(), ThreadLocalRandom.current().nextLong()).toString(); // UUID.randomUUID() blocks: SecureRandom
             Mono<Long> insert = db.sql("INSERT INTO " + WebFluxDatabase.PAYMENTS + " (client, idem_key, note) VALUES (:client, :key, :note)")
                     .bind("client", client).bind("key", String.valueOf(key)).bind("note", String.valueOf(note)).fetch().rowsUpdated();
             Mono<ResponseEntity<String>> created = Mono.fromSupplier(() -> ResponseEntity.status(201)
