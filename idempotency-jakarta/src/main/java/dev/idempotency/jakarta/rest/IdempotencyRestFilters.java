@@ -67,8 +67,7 @@ public final class IdempotencyRestFilters implements ContainerRequestFilter, Con
     private final Map<ServerErrors, HttpIdempotency<Connection>> layers = new EnumMap<>(ServerErrors.class);
     private final JtaTransactions transactions;
     /** The matched resource method, which the runtime injects (a proxy to the request's). */
-    @Context
-    private @Nullable ResourceInfo resource;
+    private volatile @Nullable ResourceInfo resource;
     private final RestScope scope;
     private final int maxRequestBytes;
 
@@ -103,6 +102,18 @@ public final class IdempotencyRestFilters implements ContainerRequestFilter, Con
                     + " response filter ran); rolling it back now, with its claim");
             leaked.rollback();
         }
+    }
+
+    /**
+     * For the runtime, which injects the matched resource method's {@link ResourceInfo} (a proxy to
+     * each request's) when it registers these filters: a public setter, so that it needs no deep
+     * reflection (on the module path, no {@code opens}).
+     *
+     * @param resource the runtime's resource information
+     */
+    @Context
+    public void setResourceInfo(ResourceInfo resource) {
+        this.resource = resource;
     }
 
     @Override
