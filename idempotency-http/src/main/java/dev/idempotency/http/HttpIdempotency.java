@@ -419,7 +419,7 @@ public final class HttpIdempotency<C> {
         try {
             return answer(engine.execute(call(keyed.key, request), tx, () -> released(run(handler, request, tx))));
         } catch (ReleaseKeyException released) { // the claim released in tx: the server rolls tx back (rollbackRequired)
-            return releasedAnswer(keyed.key, released, "the key's claim was released; the server's transaction must roll back");
+            return answerReleased(keyed.key, released);
         }
     }
 
@@ -443,18 +443,28 @@ public final class HttpIdempotency<C> {
         Objects.requireNonNull(tx, "tx");
         Keyed keyed = keyOf(request, scope);
         if (keyed.refusal != null) {
-            return new PendingResponse(keyed.refusal, null, this::answer);
+            return new PendingResponse(keyed.refusal, null, this::complete);
         }
         if (keyed.key == null) {
-            return new PendingResponse(null, null, this::answer);
+            return new PendingResponse(null, null, this::complete);
         }
         if (engine == null) {
             throw new IllegalStateException("beginIn records the key in the server's transaction: build the layer with"
                     + " HttpIdempotency.builder(Idempotency) or builder(ManagedIdempotency), over a transactional store");
         }
         PendingCall<Response> pending = engine.begin(call(keyed.key, request), tx);
-        return pending.claimed() ? new PendingResponse(null, pending, this::answer) : new PendingResponse(answer(pending.answer()), null,
-                this::answer);
+        return pending.claimed() ? new PendingResponse(null, pending, this::complete) : new PendingResponse(answer(pending.answer()), null,
+                this::complete);
+    }
+
+    /** Records the handler's response for a claim of {@link #beginIn}; a released 5xx releases the claim instead. */
+    private HttpAnswer complete(PendingCall<Response> claimed, Response response) {
+        try {
+            return answer(claimed.complete(released(response)));
+        } catch (ReleaseKeyException released) { // thrown before anything was recorded: the server rolls tx back
+            claimed.release();
+            return answerReleased(claimed.key(), released);
+        }
     }
 
     /**
@@ -573,13 +583,34 @@ public final class HttpIdempotency<C> {
     /**
      * The handler's response, to be recorded; a 5xx when this layer releases server errors is thrown
      * instead, in a {@link ReleaseKeyException} that the engine never records (not even as a final
-     * failure) and rethrows once it has rolled back, released the claim or ended the lease.
+     * failure) and rethrows once it has rolled back, released the claim or ended the lease. This
+     * layer's modes apply it themselves; a server that runs an engine of its own
+     * ({@link #builder(KeyPolicy)}) applies it to the handler's response inside the engine's work,
+     * rolls the transaction back when the engine rethrows, and answers {@link #answerReleased}.
+     *
+     * @param response the handler's response
+     * @return that response, when this layer records it
+     * @throws ReleaseKeyException carrying the response, when this layer releases it
      */
-    private Response released(Response response) {
+    public Response released(Response response) {
         if (serverErrors == ServerErrors.RELEASE && response.status() >= 500 && response.status() <= 599) {
             throw new ReleaseKeyException("the handler answered " + response.status() + " and server errors are released", response);
         }
         return response;
+    }
+
+    /**
+     * The answer to a 5xx that {@link #released} threw, once the engine released the key's claim: for
+     * a server that runs an engine of its own, whose transaction must roll back
+     * ({@link HttpAnswer#rollbackRequired()}).
+     *
+     * @param key the request's key
+     * @param released what {@link #released} threw and the engine rethrew
+     * @return the handler's 5xx, {@link HttpAnswer.Kind#RELEASED}
+     * @throws ReleaseKeyException {@code released} itself, if it does not carry a response of this layer's
+     */
+    public HttpAnswer answerReleased(IdempotencyKey key, ReleaseKeyException released) {
+        return releasedAnswer(key, released, "the key's claim was released; the server's transaction must roll back");
     }
 
     /** The answer to a released 5xx, which the engine carried out of the attempt; {@code how} says what became of the key. */

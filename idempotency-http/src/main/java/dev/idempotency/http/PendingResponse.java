@@ -1,9 +1,8 @@
 package dev.idempotency.http;
 
-import dev.idempotency.Outcome;
 import dev.idempotency.PendingCall;
 import java.util.Objects;
-import java.util.function.Function;
+import java.util.function.BiFunction;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -20,7 +19,8 @@ import org.jspecify.annotations.Nullable;
  *     return pending.answer();                    // roll back if answer().rollbackRequired()
  * }
  * Response response = handler(request, tx);       // throws: roll back
- * return pending.complete(response);              // then commit
+ * HttpAnswer answer = pending.complete(response); // then commit, or roll back if answer.rollbackRequired()
+ * return answer;
  * }</pre>
  *
  * <p>Not thread-safe: one per request, used on the thread of its transaction.
@@ -29,13 +29,14 @@ public final class PendingResponse {
 
     private final @Nullable HttpAnswer answer;
     private final @Nullable PendingCall<Response> claimed;
-    private final Function<Outcome<Response>, HttpAnswer> answers;
+    private final BiFunction<PendingCall<Response>, Response, HttpAnswer> completion;
     private boolean completed;
 
-    PendingResponse(@Nullable HttpAnswer answer, @Nullable PendingCall<Response> claimed, Function<Outcome<Response>, HttpAnswer> answers) {
+    PendingResponse(@Nullable HttpAnswer answer, @Nullable PendingCall<Response> claimed,
+                    BiFunction<PendingCall<Response>, Response, HttpAnswer> completion) {
         this.answer = answer;
         this.claimed = claimed;
-        this.answers = answers;
+        this.completion = completion;
     }
 
     /** @return whether the layer answered without the handler: send {@link #answer()}, run nothing */
@@ -57,10 +58,13 @@ public final class PendingResponse {
     /**
      * Records the handler's response for the request's key in the transaction given to
      * {@code beginIn} (an unkeyed request records nothing), which the server then commits; on an
-     * exception the claim is released: roll back.
+     * exception the claim is released: roll back. A 5xx when the layer releases server errors
+     * ({@link HttpIdempotency#serverErrors()}) is not recorded: the claim is released and the answer
+     * says {@link HttpAnswer#rollbackRequired()}: roll back, the handler's writes with it.
      *
      * @param response the handler's response, any status
-     * @return the answer: the response, {@link HttpAnswer.Kind#EXECUTED} or {@link HttpAnswer.Kind#UNKEYED}
+     * @return the answer: the response, {@link HttpAnswer.Kind#EXECUTED}, {@link HttpAnswer.Kind#UNKEYED}
+     *     or {@link HttpAnswer.Kind#RELEASED}
      * @throws IllegalStateException if the layer answered, or the response is completed already
      * @throws dev.idempotency.ResultTooLargeException if the response is over the key policy's result size limit: roll back
      * @throws dev.idempotency.IdempotencyException if the store fails: roll back
@@ -72,7 +76,7 @@ public final class PendingResponse {
                     : "the response is completed already");
         }
         completed = true;
-        return claimed == null ? new HttpAnswer(response, HttpAnswer.Kind.UNKEYED) : answers.apply(claimed.complete(response));
+        return claimed == null ? new HttpAnswer(response, HttpAnswer.Kind.UNKEYED) : completion.apply(claimed, response);
     }
 
     /**

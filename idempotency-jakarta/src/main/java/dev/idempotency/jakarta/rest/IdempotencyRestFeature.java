@@ -1,12 +1,14 @@
 package dev.idempotency.jakarta.rest;
 
 import dev.idempotency.http.HttpIdempotency;
+import dev.idempotency.http.ServerErrors;
 import dev.idempotency.jakarta.servlet.internal.Refusals;
 import dev.idempotency.jakarta.transaction.JtaTransactions;
 import jakarta.ws.rs.core.Feature;
 import jakarta.ws.rs.core.FeatureContext;
 import java.sql.Connection;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The {@code Idempotency-Key} header on any Jakarta REST runtime (Jersey, RESTEasy, ...), for the
@@ -42,6 +44,12 @@ import java.util.Objects;
  * retries. Final failures are not recorded in this form (no savepoint is taken); a response over
  * the key policy's size limit is rolled back and answered 500, unrecorded.
  *
+ * <p><b>A 5xx.</b> A 5xx the resource method answers is recorded with its writes and replayed, by
+ * default. Where server errors are released ({@link Builder#serverErrors}, or
+ * {@link IdempotentResource#serverErrors()} for a method), it is sent as the method wrote it, the
+ * transaction rolled back with the method's writes and the key's claim, and the retry runs the
+ * method again: the layer's decision ({@link HttpIdempotency#released}).
+ *
  * <p>Synchronous resource methods only: one that suspends an {@code AsyncResponse} would answer on
  * another thread, outside the transaction. Register the feature after authentication's filters
  * (the request filter has priority {@code USER}). Immutable and thread-safe: one serves every request.
@@ -54,7 +62,8 @@ public final class IdempotencyRestFeature implements Feature {
     private final IdempotencyRestFilters filter;
 
     private IdempotencyRestFeature(Builder b) {
-        this.filter = new IdempotencyRestFilters(b.layer, b.transactions, b.scope, b.maxRequestBytes);
+        HttpIdempotency<Connection> layer = b.serverErrors == null ? b.layer : b.layer.withServerErrors(b.serverErrors);
+        this.filter = new IdempotencyRestFilters(layer, b.transactions, b.scope, b.maxRequestBytes);
     }
 
     /**
@@ -94,6 +103,7 @@ public final class IdempotencyRestFeature implements Feature {
         private final JtaTransactions transactions;
         private RestScope scope = RestScope.userPrincipal();
         private int maxRequestBytes = DEFAULT_MAX_REQUEST_BYTES;
+        private @Nullable ServerErrors serverErrors;
 
         private Builder(HttpIdempotency<Connection> layer, JtaTransactions transactions) {
             this.layer = Objects.requireNonNull(layer, "layer");
@@ -116,6 +126,22 @@ public final class IdempotencyRestFeature implements Feature {
          */
         public Builder maxRequestBytes(int maxRequestBytes) {
             this.maxRequestBytes = Refusals.maxRequestBytes(maxRequestBytes);
+            return this;
+        }
+
+        /**
+         * What the feature does with a 5xx a resource method answers, in place of its layer's choice
+         * ({@link HttpIdempotency#serverErrors()}, {@link ServerErrors#RECORD} unless the layer was
+         * built otherwise), for the methods whose {@link IdempotentResource} does not say:
+         * {@link ServerErrors#RELEASE} records nothing of the key, rolls the transaction back with the
+         * method's writes, sends the 5xx, and lets the retry run the method again. The records are
+         * the layer's either way.
+         *
+         * @param serverErrors what to do with a resource method's 5xx
+         * @return this builder
+         */
+        public Builder serverErrors(ServerErrors serverErrors) {
+            this.serverErrors = Objects.requireNonNull(serverErrors, "serverErrors");
             return this;
         }
 

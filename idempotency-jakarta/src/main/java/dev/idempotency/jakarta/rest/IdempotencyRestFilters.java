@@ -6,6 +6,7 @@ import dev.idempotency.http.internal.Problems;
 import dev.idempotency.http.PendingResponse;
 import dev.idempotency.http.Request;
 import dev.idempotency.http.Response;
+import dev.idempotency.http.ServerErrors;
 import dev.idempotency.jakarta.servlet.internal.Refusals;
 import dev.idempotency.jakarta.transaction.JtaTransactions;
 import jakarta.annotation.Priority;
@@ -14,6 +15,8 @@ import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.container.ContainerRequestFilter;
 import jakarta.ws.rs.container.ContainerResponseContext;
 import jakarta.ws.rs.container.ContainerResponseFilter;
+import jakarta.ws.rs.container.ResourceInfo;
+import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.MultivaluedMap;
 import jakarta.ws.rs.ext.RuntimeDelegate;
@@ -27,10 +30,13 @@ import java.io.OutputStream;
 import java.net.URI;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.lang.reflect.Method;
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -41,8 +47,10 @@ import org.slf4j.LoggerFactory;
  * response filter, or the writer interceptor when there is a body, records the response and
  * commits. Registered by the feature; a runtime that discovers providers as classes instead (Quarkus
  * REST) registers a class of its own, bound by {@link IdempotentResource}, that delegates to
- * {@link IdempotencyRestFeature#filters()}, with {@link ResourceFailures}. Thread-safe: a request's
- * state is its own property, and its thread's.
+ * {@link IdempotencyRestFeature#filters()}, with {@link ResourceFailures}, and gives the request
+ * filter the resource method's {@link ResourceInfo} ({@link #filter(ContainerRequestContext, ResourceInfo)})
+ * for its {@link IdempotentResource#serverErrors()}. Thread-safe: a request's state is its own
+ * property, and its thread's.
  */
 @IdempotentResource
 @Priority(Priorities.USER)
@@ -55,7 +63,11 @@ public final class IdempotencyRestFilters implements ContainerRequestFilter, Con
     private static final ThreadLocal<State> OPEN = new ThreadLocal<>();
 
     private final HttpIdempotency<Connection> layer;
+    /** The layer with each choice for a 5xx, for the methods whose annotation decides. */
+    private final Map<ServerErrors, HttpIdempotency<Connection>> layers = new EnumMap<>(ServerErrors.class);
     private final JtaTransactions transactions;
+    /** The matched resource method, which the runtime injects (a proxy to the request's). */
+    private volatile @Nullable ResourceInfo resource;
     private final RestScope scope;
     private final int maxRequestBytes;
 
@@ -64,6 +76,9 @@ public final class IdempotencyRestFilters implements ContainerRequestFilter, Con
         this.transactions = transactions;
         this.scope = scope;
         this.maxRequestBytes = maxRequestBytes;
+        for (ServerErrors choice : ServerErrors.values()) {
+            layers.put(choice, layer.withServerErrors(choice));
+        }
     }
 
     /** Marks the request open on this thread as failed, so that it rolls back; @return whether there was one */
@@ -89,12 +104,39 @@ public final class IdempotencyRestFilters implements ContainerRequestFilter, Con
         }
     }
 
+    /**
+     * For the runtime, which injects the matched resource method's {@link ResourceInfo} (a proxy to
+     * each request's) when it registers these filters: a public setter, so that it needs no deep
+     * reflection (on the module path, no {@code opens}).
+     *
+     * @param resource the runtime's resource information
+     */
+    @Context
+    public void setResourceInfo(ResourceInfo resource) {
+        this.resource = resource;
+    }
+
     @Override
     public void filter(ContainerRequestContext request) throws IOException {
+        filter(request, resource);
+    }
+
+    /**
+     * The request filter, for a provider class of a runtime's own that delegates to this one: it
+     * passes the {@link ResourceInfo} injected into it, so that the method's
+     * {@link IdempotentResource#serverErrors()} is heeded.
+     *
+     * @param request the request
+     * @param resource the matched resource method; {@code null} for the feature's choice of a 5xx
+     * @throws IOException if the body cannot be read
+     * @throws IllegalStateException if the method's annotation names more than one {@code serverErrors} choice
+     */
+    public void filter(ContainerRequestContext request, @Nullable ResourceInfo resource) throws IOException {
         if (Refusals.isSafe(request.getMethod())) { // changes nothing: the key means nothing, nothing is recorded
             return;
         }
         rollBackLeaked();
+        HttpIdempotency<Connection> chosen = layerFor(resource);
         String client = scope.scopeOf(request);
         if (client == null) {
             request.abortWith(jaxrs(Problems.unauthenticated()));
@@ -113,7 +155,7 @@ public final class IdempotencyRestFilters implements ContainerRequestFilter, Con
         PendingResponse pending;
         try {
             connection = span.connection();
-            pending = layer.beginIn(connection, layerRequest, client);
+            pending = chosen.beginIn(connection, layerRequest, client);
         } catch (RuntimeException | Error e) {
             close(connection);
             rollback(span, e);
@@ -170,6 +212,22 @@ public final class IdempotencyRestFilters implements ContainerRequestFilter, Con
         byte[] bytes = body.toByteArray();
         state.complete(Response.of(state.status, strings(context.getHeaders(), context.getMediaType()), bytes));
         out.write(bytes); // after the commit
+    }
+
+    /** The layer for the request's method: its annotation's choice for a 5xx (the method's, else its class's), else the feature's. */
+    private HttpIdempotency<Connection> layerFor(@Nullable ResourceInfo resource) {
+        Method method = resource == null ? null : resource.getResourceMethod();
+        if (method == null) {
+            return layer;
+        }
+        IdempotentResource own = method.getAnnotation(IdempotentResource.class);
+        IdempotentResource annotation = own != null ? own : method.getDeclaringClass().getAnnotation(IdempotentResource.class);
+        ServerErrors[] choice = annotation == null ? new ServerErrors[0] : annotation.serverErrors();
+        if (choice.length > 1) {
+            throw new IllegalStateException("@IdempotentResource on " + method + " names " + choice.length
+                    + " serverErrors choices; name one (RECORD or RELEASE), or none for the feature's");
+        }
+        return choice.length == 0 ? layer : Objects.requireNonNull(layers.get(choice[0]), "a layer for every choice");
     }
 
     /** @return the body, up to the limit, which the resource method then reads again; {@code null} if over it */
@@ -260,7 +318,10 @@ public final class IdempotencyRestFilters implements ContainerRequestFilter, Con
             this.pending = pending;
         }
 
-        /** Records the response and commits; on a failure rolls back, and the failure goes on (a 500). */
+        /**
+         * Records the response and commits; a released 5xx rolls back, with the method's writes; on a
+         * failure rolls back, and the failure goes on (a 500).
+         */
         HttpAnswer complete(Response response) {
             HttpAnswer answer;
             try {
@@ -269,6 +330,10 @@ public final class IdempotencyRestFilters implements ContainerRequestFilter, Con
                 end();
                 IdempotencyRestFilters.rollback(span, e);
                 throw e;
+            }
+            if (answer.rollbackRequired()) { // released: nothing of the key kept, the writes go
+                rollback();
+                return answer;
             }
             end();
             span.commit();

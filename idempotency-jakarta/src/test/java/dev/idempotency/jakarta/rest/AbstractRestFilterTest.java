@@ -37,6 +37,28 @@ abstract class AbstractRestFilterTest extends AbstractPaymentsTest {
     }
 
     @Test
+    void aResourceMethodsOwn5xxReleasedByItsAnnotationOrTheFeatureRollsBackItsWritesAndTheRetryRunsItAgain() throws Exception {
+        String key = key();
+        HttpResponse<String> failed = send(request("/payments/released", "shop-a", key).POST(body("pay")).build());
+
+        assertThat(failed.statusCode()).isEqualTo(502);
+        assertThat(failed.headers().firstValue("Location")).as("the method's own answer, sent").isPresent();
+        assertThat(Jta.recorded(dataSource, "shop-a", key)).as("nothing of the key recorded").isFalse();
+        assertThat(Jta.payments(dataSource, "shop-a", key)).as("its write rolled back with the claim").isZero();
+
+        HttpResponse<String> retry = send(request("/payments/released", "shop-a", key).POST(body("pay")).build());
+        assertThat(retry.statusCode()).isEqualTo(201);
+        assertThat(retry.headers().firstValue("Idempotent-Replayed")).isEmpty();
+        assertThat(server.runs("shop-a", key)).isEqualTo(2);
+        assertThat(Jta.payments(dataSource, "shop-a", key)).isEqualTo(1);
+
+        String other = key(); // the feature's choice, for a method whose annotation does not say
+        assertThat(send(request("/releasing/", "shop-a", other).POST(body("bad-gateway")).build()).statusCode()).isEqualTo(502);
+        assertThat(Jta.recorded(dataSource, "shop-a", other)).isFalse();
+        assertThat(Jta.payments(dataSource, "shop-a", other)).isZero();
+    }
+
+    @Test
     void aWebApplicationExceptionIsAnsweredAsItsResponseAndRolledBack() throws Exception {
         String key = key();
         HttpResponse<String> refused = send(request("/payments/", "shop-a", key).POST(body("refuse")).build());

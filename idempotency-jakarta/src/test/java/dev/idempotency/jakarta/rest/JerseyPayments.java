@@ -3,6 +3,7 @@ package dev.idempotency.jakarta.rest;
 import dev.idempotency.Idempotency;
 import dev.idempotency.KeyPolicy;
 import dev.idempotency.http.HttpIdempotency;
+import dev.idempotency.http.ServerErrors;
 import dev.idempotency.jakarta.servlet.JettyServer;
 import dev.idempotency.jakarta.servlet.LostAnswers;
 import dev.idempotency.jakarta.testing.AbstractPaymentsTest.Hold;
@@ -42,9 +43,10 @@ import org.glassfish.jersey.servlet.ServletContainer;
  * 201, {@code bad-gateway} inserts one and answers 502, {@code none} inserts one and answers 204
  * without a body, {@code fail} inserts one and throws, {@code refuse} inserts one and throws a
  * {@code WebApplicationException} of 409, {@code hold:NAME} waits until the test releases
- * {@code NAME}. Applications: {@code /payments/} (waits up to 10 s for a key's holder),
- * {@code /quick/} (300 ms), {@code /unprotected/} (no feature). {@link LostAnswers} before them loses
- * answers after the commit.
+ * {@code NAME}; {@code POST released} answers 502 in a key's first run, 201 after, its annotation
+ * releasing server errors. Applications: {@code /payments/} (waits up to 10 s for a key's holder),
+ * {@code /quick/} (300 ms), {@code /releasing/} (the feature releases server errors),
+ * {@code /unprotected/} (no feature). {@link LostAnswers} before them loses answers after the commit.
  */
 final class JerseyPayments extends JettyServer {
 
@@ -54,6 +56,8 @@ final class JerseyPayments extends JettyServer {
         JtaTransactions transactions = JtaTransactions.of(Jta.transactionManager(), dataSource);
         app(context, "/payments/*", dataSource, feature(store, transactions, Duration.ofSeconds(10)));
         app(context, "/quick/*", dataSource, feature(store, transactions, Duration.ofMillis(300)));
+        app(context, "/releasing/*", dataSource, IdempotencyRestFeature.builder(HttpIdempotency.builder(Idempotency.of(store)).build(),
+                transactions).serverErrors(ServerErrors.RELEASE).build());
         app(context, "/unprotected/*", dataSource, null);
         start();
     }
@@ -160,5 +164,13 @@ final class JerseyPayments extends JettyServer {
                     .build();
         }
         // end::resource[]
+
+        @POST
+        @Path("released")
+        @IdempotentResource(serverErrors = ServerErrors.RELEASE)
+        public Response payReleased(String body, @HeaderParam("X-Client") String client, @HeaderParam("Idempotency-Key") String key,
+                                    @Context UriInfo uri) throws SQLException, InterruptedException {
+            return pay(runs(client, key) == 0 ? "bad-gateway" : "pay", client, key, uri);
+        }
     }
 }

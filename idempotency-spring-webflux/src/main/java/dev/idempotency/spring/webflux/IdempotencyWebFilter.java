@@ -2,15 +2,18 @@ package dev.idempotency.spring.webflux;
 
 import dev.idempotency.IdempotentCall;
 import dev.idempotency.Outcome;
+import dev.idempotency.ReleaseKeyException;
 import dev.idempotency.ResultTooLargeException;
 import dev.idempotency.http.HttpAnswer;
 import dev.idempotency.http.HttpIdempotency;
 import dev.idempotency.http.Request;
 import dev.idempotency.http.Response;
+import dev.idempotency.http.ServerErrors;
 import dev.idempotency.http.internal.Problems;
 import dev.idempotency.r2dbc.R2dbcIdempotency;
 import io.r2dbc.spi.ConnectionFactory;
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -81,7 +84,10 @@ import reactor.core.publisher.Mono;
  * </ol>
  * The handler's response is recorded as it is, whatever its status, an error response that an
  * {@code @ExceptionHandler} wrote included: throw (fail the publisher) without handling the
- * exception to roll back.
+ * exception to roll back. A 5xx is not recorded where server errors are released (the layer's
+ * {@link HttpIdempotency#serverErrors()}, or {@link IdempotentWebFluxEndpoint#serverErrors()} for a
+ * method): it is sent, the transaction rolled back with the handler's writes and the key's claim,
+ * and the retry runs the handler again, by the layer's decision ({@link HttpIdempotency#released}).
  *
  * <p>Order it after authentication (Spring Security's {@code WebFilterChainProxy} is at -100; the
  * default here is {@value #DEFAULT_ORDER}). Thread-safe once built: one filter serves every request.
@@ -100,6 +106,8 @@ public final class IdempotencyWebFilter implements WebFilter, Ordered {
     private final TransactionalOperator transactions;
     private final Supplier<? extends List<? extends HandlerMapping>> mappings;
     private final HttpIdempotency<?> layer;
+    /** The layer with each choice for a handler's 5xx, for the handlers whose annotation decides. */
+    private final Map<ServerErrors, HttpIdempotency<?>> layers = new EnumMap<>(ServerErrors.class);
     private final WebFluxScope scope;
     /** A body declared over the limit is read and dropped up to this many times the limit, then the 413 sent. */
     private static final long DRAIN_FACTOR = 16;
@@ -116,6 +124,9 @@ public final class IdempotencyWebFilter implements WebFilter, Ordered {
         this.scope = b.scope;
         this.maxRequestBytes = b.maxRequestBytes;
         this.order = b.order;
+        for (ServerErrors choice : ServerErrors.values()) {
+            layers.put(choice, layer.withServerErrors(choice));
+        }
     }
 
     /**
@@ -143,11 +154,14 @@ public final class IdempotencyWebFilter implements WebFilter, Ordered {
         if (Request.isSafe(exchange.getRequest().getMethod().name())) { // changes nothing: nothing is recorded
             return chain.filter(exchange);
         }
-        return isIdempotent(exchange).flatMap(idempotent -> idempotent ? guarded(exchange, chain) : chain.filter(exchange));
+        return layerFor(exchange).flatMap(chosen -> chosen.isPresent() ? guarded(exchange, chain, chosen.get()) : chain.filter(exchange));
     }
 
-    /** @return whether the request's handler is annotated {@link IdempotentWebFluxEndpoint}, looked up on a copy of the attributes */
-    private Mono<Boolean> isIdempotent(ServerWebExchange exchange) {
+    /**
+     * @return the layer for the request's handler if it is annotated {@link IdempotentWebFluxEndpoint}
+     *     (the annotation's choice for a 5xx, else the layer's own), else empty; looked up on a copy of the attributes
+     */
+    private Mono<Optional<HttpIdempotency<?>>> layerFor(ServerWebExchange exchange) {
         ServerWebExchange lookup = new ServerWebExchangeDecorator(exchange) {
             private final Map<String, Object> attributes = new ConcurrentHashMap<>(exchange.getAttributes());
 
@@ -159,17 +173,34 @@ public final class IdempotencyWebFilter implements WebFilter, Ordered {
         return Flux.fromIterable(mappings.get())
                 .concatMap(mapping -> mapping.getHandler(lookup))
                 .next()
-                .map(handler -> handler instanceof HandlerMethod method
-                        && (method.hasMethodAnnotation(IdempotentWebFluxEndpoint.class)
-                                || AnnotatedElementUtils.hasAnnotation(method.getBeanType(), IdempotentWebFluxEndpoint.class)))
+                .map(handler -> {
+                    if (!(handler instanceof HandlerMethod method)) {
+                        return Optional.<IdempotentWebFluxEndpoint>empty();
+                    }
+                    IdempotentWebFluxEndpoint own = method.getMethodAnnotation(IdempotentWebFluxEndpoint.class);
+                    return Optional.ofNullable(own != null ? own
+                            : AnnotatedElementUtils.findMergedAnnotation(method.getBeanType(), IdempotentWebFluxEndpoint.class));
+                })
                 .onErrorResume(e -> { // no match for the method or media type: the DispatcherHandler answers it
                     log.trace("No handler for {} {}: {}", exchange.getRequest().getMethod(), exchange.getRequest().getPath(), e.toString());
-                    return Mono.just(false);
+                    return Mono.just(Optional.empty());
                 })
-                .defaultIfEmpty(false);
+                .defaultIfEmpty(Optional.empty())
+                .map(endpoint -> endpoint.map(annotation -> layerOf(annotation, exchange)));
     }
 
-    private Mono<Void> guarded(ServerWebExchange exchange, WebFilterChain chain) {
+    /** The annotation's choice of a layer for a 5xx, else the layer's own. */
+    private HttpIdempotency<?> layerOf(IdempotentWebFluxEndpoint endpoint, ServerWebExchange exchange) {
+        ServerErrors[] choice = endpoint.serverErrors();
+        if (choice.length > 1) {
+            throw new IllegalStateException("@IdempotentWebFluxEndpoint on the handler of " + exchange.getRequest().getMethod() + " "
+                    + exchange.getRequest().getPath() + " names " + choice.length
+                    + " serverErrors choices; name one (RECORD or RELEASE), or none for the layer's");
+        }
+        return choice.length == 0 ? layer : Objects.requireNonNull(layers.get(choice[0]), "a layer for every choice");
+    }
+
+    private Mono<Void> guarded(ServerWebExchange exchange, WebFilterChain chain, HttpIdempotency<?> chosen) {
         ServerHttpRequest request = exchange.getRequest();
         return scope.scopeOf(exchange).map(Optional::of).defaultIfEmpty(Optional.empty()).flatMap(client -> {
             if (client.isEmpty()) {
@@ -181,14 +212,14 @@ public final class IdempotencyWebFilter implements WebFilter, Ordered {
                     return write(exchange.getResponse(), Problems.requestTooLarge(maxRequestBytes,
                             request.getHeaders().getFirst(HttpIdempotency.DEFAULT_KEY_HEADER)));
                 }
-                return admitted(exchange, chain, client.get(), body.get());
+                return admitted(exchange, chain, client.get(), body.get(), chosen);
             });
         });
     }
 
-    private Mono<Void> admitted(ServerWebExchange exchange, WebFilterChain chain, String client, byte[] body) {
+    private Mono<Void> admitted(ServerWebExchange exchange, WebFilterChain chain, String client, byte[] body, HttpIdempotency<?> chosen) {
         ServerHttpRequest request = exchange.getRequest();
-        HttpIdempotency.Admission admission = layer.admit(Request.of(request.getMethod().name(), target(request), headers(request), body),
+        HttpIdempotency.Admission admission = chosen.admit(Request.of(request.getMethod().name(), target(request), headers(request), body),
                 client);
         HttpAnswer refusal = admission.refusal();
         if (refusal != null) {
@@ -206,12 +237,14 @@ public final class IdempotencyWebFilter implements WebFilter, Ordered {
         }
         CapturedResponse captured = new CapturedResponse(exchange.getResponse());
         ServerWebExchange handling = exchange.mutate().request(again).response(captured).build();
-        Mono<Response> handler = chain.filter(handling).then(Mono.fromCallable(captured::response));
-        return inTransaction(call, () -> handler, layer::answer)
+        Mono<Response> handler = chain.filter(handling).then(Mono.fromCallable(captured::response)).map(chosen::released);
+        return inTransaction(call, () -> handler, chosen::answer)
+                // released: the engine released the claim, the operator rolled back the handler's writes
+                .onErrorResume(ReleaseKeyException.class, released -> Mono.just(chosen.answerReleased(call.key(), released)))
                 .onErrorResume(ResultTooLargeException.class, tooLarge -> {
-                    Response problem = layer.tooLargeProblem(call.key(), tooLarge);
-                    return inTransaction(call, () -> Mono.just(problem), layer::answerTooLarge)
-                            .onErrorResume(ResultTooLargeException.class, evenTheProblem -> Mono.just(layer.tooLargeUnrecorded(call.key(), tooLarge)));
+                    Response problem = chosen.tooLargeProblem(call.key(), tooLarge);
+                    return inTransaction(call, () -> Mono.just(problem), chosen::answerTooLarge)
+                            .onErrorResume(ResultTooLargeException.class, evenTheProblem -> Mono.just(chosen.tooLargeUnrecorded(call.key(), tooLarge)));
                 })
                 .flatMap(answer -> write(exchange.getResponse(), answer.response()));
     }

@@ -189,6 +189,22 @@ abstract class AbstractWebFluxTest {
     }
 
     @Test
+    void aHandlerWhoseAnnotationReleasesServerErrorsSendsIts502RollsBackAndTheRetryRunsIt() throws Exception {
+        String key = key();
+        HttpResponse<byte[]> failed = post("/released", "shop-a", key, "pay");
+
+        assertThat(failed.statusCode()).isEqualTo(502);
+        assertThat(failed.headers().firstValue("Location")).as("the handler's own answer, sent").isPresent();
+        assertThat(app.database.payments("shop-a", key)).as("its write rolled back with the claim").isZero();
+
+        HttpResponse<byte[]> retry = post("/released", "shop-a", key, "pay");
+        assertThat(retry.statusCode()).isEqualTo(201);
+        assertThat(retry.headers().firstValue(HttpIdempotency.REPLAYED_HEADER)).as("nothing of the key was recorded").isEmpty();
+        assertThat(app.payments.runs("shop-a", key)).isEqualTo(2);
+        assertThat(app.database.payments("shop-a", key)).isEqualTo(1);
+    }
+
+    @Test
     void aResponseOverTheLimitIsRolledBackAndAnsweredResponseTooLargeWithoutRunningAgain() throws Exception {
         String key = key();
         HttpResponse<byte[]> first = post("/payments/large", "shop-a", key, "pay");

@@ -1,6 +1,7 @@
 package dev.idempotency.spring.webflux;
 
 import dev.idempotency.KeyPolicy;
+import dev.idempotency.http.ServerErrors;
 import dev.idempotency.r2dbc.R2dbcIdempotency;
 import io.r2dbc.spi.ConnectionFactory;
 import java.net.URI;
@@ -217,6 +218,16 @@ final class PaymentsApp implements AutoCloseable {
             };
         }
         // end::handler[]
+
+        /** Inserts and answers 502 in a key's first run, 201 after; its annotation releases server errors. */
+        @PostMapping("/released")
+        @IdempotentWebFluxEndpoint(serverErrors = ServerErrors.RELEASE)
+        Mono<ResponseEntity<String>> payReleased(@RequestBody(required = false) String note, @RequestHeader("X-Client") String client,
+                                                 @RequestHeader(value = "Idempotency-Key", required = false) String key) {
+            boolean first = runs(client, key) == 0;
+            return pay("pay", note, client, key).map(created -> first
+                    ? ResponseEntity.status(502).headers(created.getHeaders()).body(created.getBody()) : created);
+        }
 
         @GetMapping("/payments/{id}")
         @IdempotentWebFluxEndpoint

@@ -9,7 +9,8 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 /**
  * The settings of the auto-configured HTTP layer of
  * {@link dev.idempotency.spring.webmvc.IdempotentEndpoint} methods ({@link IdempotencyWebMvcAutoConfiguration}), under
- * {@code idempotency.http.*}:
+ * {@code idempotency.http.*}; the layer of {@code @IdempotentWebFluxEndpoint} methods
+ * ({@link IdempotencyWebFluxAutoConfiguration}) takes the replayed headers and the server errors:
  *
  * <pre>
  * idempotency.http.replayed-headers=Content-Type,Content-Language,Content-Location,Location,ETag,Last-Modified
@@ -71,6 +72,27 @@ public class IdempotencyHttpProperties {
     /** @param serverErrors what the layer does with a handler's 5xx: record or release */
     public void setServerErrors(ServerErrors serverErrors) {
         this.serverErrors = serverErrors;
+    }
+
+    /**
+     * Applies the replayed headers and the server errors, the settings of every auto-configured layer.
+     *
+     * @param layer the layer's builder
+     * @param <C> the transaction type
+     * @return {@code layer}
+     * @throws InvalidIdempotencyPropertyException naming the property whose value the layer refuses
+     */
+    <C> HttpIdempotency.Builder<C> configure(HttpIdempotency.Builder<C> layer) {
+        try {
+            layer.replayedHeaders(replayedHeaders);
+        } catch (IllegalArgumentException | NullPointerException e) {
+            throw new InvalidIdempotencyPropertyException("idempotency.http.replayed-headers",
+                    String.join(",", replayedHeaders), String.valueOf(e.getMessage()), e);
+        }
+        if (serverErrors == null) {
+            throw new InvalidIdempotencyPropertyException("idempotency.http.server-errors", "", "name record or release", null);
+        }
+        return layer.serverErrors(serverErrors);
     }
 
     /** @return the header carrying the record's expiry, or empty for none */

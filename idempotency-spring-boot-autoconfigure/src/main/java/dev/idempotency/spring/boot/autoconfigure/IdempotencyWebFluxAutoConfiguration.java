@@ -38,7 +38,8 @@ import org.springframework.web.reactive.HandlerMapping;
  *       {@code idempotency.*} with every {@link KeyPolicyCustomizer};</li>
  *   <li>{@link WebFluxScope}: the authenticated principal's name;</li>
  *   <li>{@link IdempotencyWebFilter}: with the HTTP layer's defaults but for the replayed headers of
- *       {@code idempotency.http.replayed-headers}, in transactions of the application's one
+ *       {@code idempotency.http.replayed-headers} and the choice for a handler's 5xx of
+ *       {@code idempotency.http.server-errors} ({@code record} by default, or {@code release}), in transactions of the application's one
  *       {@link ReactiveTransactionManager} (Boot's {@code R2dbcTransactionManager}), in the order
  *       {@link IdempotencyWebFilter#DEFAULT_ORDER} (after Spring Security).</li>
  * </ul>
@@ -109,7 +110,7 @@ public class IdempotencyWebFluxAutoConfiguration {
      * @param mappings the application's handler mappings, looked up at the first request
      * @return the filter that applies {@link IdempotentWebFluxEndpoint}
      * @throws InvalidIdempotencyPropertyException naming {@code idempotency.http.replayed-headers} if
-     *     a name is not a header name
+     *     a name is not a header name, or {@code idempotency.http.server-errors} if empty
      */
     @Bean
     @ConditionalOnMissingBean
@@ -117,13 +118,7 @@ public class IdempotencyWebFluxAutoConfiguration {
     public IdempotencyWebFilter idempotencyWebFilter(R2dbcIdempotency engine, ConnectionFactory connectionFactory,
             ReactiveTransactionManager transactionManager, WebFluxScope scope, IdempotencyHttpProperties properties,
             ObjectProvider<HandlerMapping> mappings) {
-        dev.idempotency.http.HttpIdempotency.Builder<Void> layer = dev.idempotency.http.HttpIdempotency.builder(engine.keyPolicy());
-        try {
-            layer.replayedHeaders(properties.getReplayedHeaders());
-        } catch (IllegalArgumentException | NullPointerException e) {
-            throw new InvalidIdempotencyPropertyException("idempotency.http.replayed-headers",
-                    String.join(",", properties.getReplayedHeaders()), String.valueOf(e.getMessage()), e);
-        }
+        dev.idempotency.http.HttpIdempotency.Builder<Void> layer = properties.configure(dev.idempotency.http.HttpIdempotency.builder(engine.keyPolicy()));
         return IdempotencyWebFilter.builder(engine, connectionFactory, TransactionalOperator.create(transactionManager),
                         SingletonSupplier.of(() -> mappings.orderedStream().toList()))
                 .layer(layer.build())

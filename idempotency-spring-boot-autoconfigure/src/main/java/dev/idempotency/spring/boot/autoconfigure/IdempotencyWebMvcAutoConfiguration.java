@@ -79,16 +79,7 @@ public class IdempotencyWebMvcAutoConfiguration {
     public HttpIdempotency<Connection> httpIdempotency(Idempotency<Connection> engine, PlatformTransactionManager transactionManager,
             DataSource dataSource, IdempotencyHttpProperties properties) {
         HttpIdempotency.Builder<Connection> layer = IdempotentEndpointsConfiguration.transactionalLayer(engine, transactionManager, dataSource);
-        try {
-            layer.replayedHeaders(properties.getReplayedHeaders());
-        } catch (IllegalArgumentException | NullPointerException e) {
-            throw new InvalidIdempotencyPropertyException("idempotency.http.replayed-headers",
-                    String.join(",", properties.getReplayedHeaders()), String.valueOf(e.getMessage()), e);
-        }
-        if (properties.getServerErrors() == null) {
-            throw new InvalidIdempotencyPropertyException("idempotency.http.server-errors", "", "name record or release", null);
-        }
-        layer.serverErrors(properties.getServerErrors());
+        properties.configure(layer);
         String expiresHeader = properties.getExpiresHeader();
         try {
             layer.expiresHeader(expiresHeader == null || expiresHeader.isBlank() ? null : expiresHeader.strip());

@@ -60,6 +60,13 @@ class IdempotencyWebFluxAutoConfigurationTest {
     }
 
     @Test
+    void aHandlers5xxIsRecordedByDefault_orReleasedByTheProperty() {
+        reactive.run(context -> assertThat(context.getBean(IdempotencyWebFilter.class).toString()).contains("serverErrors=RECORD"));
+        reactive.withPropertyValues("idempotency.http.server-errors=release")
+                .run(context -> assertThat(context.getBean(IdempotencyWebFilter.class).toString()).contains("serverErrors=RELEASE"));
+    }
+
+    @Test
     void theApplicationsOwnEngineScopeAndFilterWin() {
         R2dbcIdempotency engine = R2dbcIdempotency.builder(new PostgresDialect()).build();
         WebFluxScope tenant = exchange -> reactor.core.publisher.Mono.justOrEmpty(exchange.getRequest().getHeaders().getFirst("X-Tenant"));
