@@ -129,7 +129,7 @@ public final class JdbcIdempotencyStore implements TransactionalRecoveringStore<
     public void createTableIfMissing(Connection connection) {
         Objects.requireNonNull(connection, "connection");
         try (Statement s = connection.createStatement()) {
-            for (String sql : statements(executorFor(connection).dialect().ddl(table))) {
+            for (String sql : executorFor(connection).dialect().ddlStatements(table)) {
                 s.execute(sql);
             }
         } catch (SQLException e) {
@@ -524,19 +524,6 @@ public final class JdbcIdempotencyStore implements TransactionalRecoveringStore<
      */
     private IdempotencyException translate(JdbcExecutor d, @Nullable Connection tx, IdempotencyKey key, String what, SQLException e) {
         return StoreFailures.of(table, d, tx, key, what, e);
-    }
-
-    private static String[] statements(String ddl) {
-        StringBuilder sql = new StringBuilder();
-        for (String line : ddl.split("\n")) {
-            if (!line.strip().startsWith("--")) {
-                sql.append(line).append('\n');
-            }
-        }
-        return java.util.Arrays.stream(sql.toString().split(";"))
-                .map(String::strip)
-                .filter(s -> !s.isEmpty())
-                .toArray(String[]::new);
     }
 
     @Override

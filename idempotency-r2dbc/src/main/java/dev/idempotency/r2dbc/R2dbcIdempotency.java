@@ -4,6 +4,7 @@ import dev.idempotency.AbandonedClaimException;
 import dev.idempotency.Fingerprint;
 import dev.idempotency.IdempotencyKey;
 import dev.idempotency.IdempotencyListener;
+import dev.idempotency.IdempotencyStoreException;
 import dev.idempotency.IdempotentCall;
 import dev.idempotency.KeyPolicy;
 import dev.idempotency.Outcome;
@@ -15,6 +16,7 @@ import dev.idempotency.jdbc.dialect.TableName;
 import dev.idempotency.jdbc.internal.Failures;
 import dev.idempotency.spi.Claim;
 import io.r2dbc.spi.Connection;
+import io.r2dbc.spi.ConnectionFactory;
 import io.r2dbc.spi.R2dbcException;
 import java.time.InstantSource;
 import java.util.ArrayList;
@@ -98,7 +100,7 @@ public final class R2dbcIdempotency {
 
     private static final String WORK_SAVEPOINT = "idempotency_work";
 
-    private static final String CREATE_TABLE = ", or run the statements of SqlDialect.ddl(table) once at startup.";
+    private static final String CREATE_TABLE = ", or call createTableIfMissing(connectionFactory) once at startup.";
 
     private final R2dbcExecutor executor;
     private final TransactionalSteps steps;
@@ -151,6 +153,25 @@ public final class R2dbcIdempotency {
      */
     public <T> Mono<Outcome<T>> execute(IdempotencyKey key, Connection connection, Supplier<? extends Publisher<? extends T>> work) {
         return attempt(key, Fingerprint.NONE, null, connection, work);
+    }
+
+    /**
+     * Creates the table, its expiry index and the table of named operations if they do not exist,
+     * with this engine's dialect ({@link SqlDialect#ddlStatements(TableName)}), on a connection of
+     * its own in auto-commit. Opt-in: subscribe once at startup.
+     *
+     * @param connections where to get the connection
+     * @return completes once the statements ran; fails with an
+     *     {@link dev.idempotency.IdempotencyStoreException} naming the table if one fails
+     */
+    public Mono<Void> createTableIfMissing(ConnectionFactory connections) {
+        Objects.requireNonNull(connections, "connections");
+        List<String> ddl = executor.dialect().ddlStatements(executor.table()); // read now: a resource read blocks
+        return Mono.usingWhen(connections.create(), c -> Flux.fromIterable(ddl)
+                        .concatMap(sql -> Flux.from(c.createStatement(sql).execute()).concatMap(result -> result.getRowsUpdated()))
+                        .then(), Connection::close)
+                .onErrorMap(R2dbcException.class, e -> new IdempotencyStoreException(null, "could not create table '"
+                        + executor.table() + "'", e));
     }
 
     /** @return the key policy */

@@ -11,7 +11,6 @@ import io.r2dbc.spi.ConnectionFactories;
 import io.r2dbc.spi.ConnectionFactory;
 import io.r2dbc.spi.ConnectionFactoryOptions;
 import java.time.Duration;
-import java.util.List;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import reactor.core.publisher.Flux;
@@ -77,19 +76,10 @@ enum R2dbcDatabase {
     synchronized ConnectionFactory factory() {
         if (factory == null) {
             ConnectionFactory opened = opener.get();
-            List<String> ddl = List.of(dialect.ddl(TABLE).split(";")); // read here: a resource read blocks
-            Mono.usingWhen(opened.create(), c -> Flux.fromIterable(ddl)
-                    .map(R2dbcDatabase::withoutComments)
-                    .filter(sql -> !sql.isBlank())
-                    .concatMap(sql -> Flux.from(c.createStatement(sql).execute()).concatMap(r -> r.getRowsUpdated()))
-                    .then(), Connection::close).block(Duration.ofSeconds(30));
+            R2dbcIdempotency.builder(dialect).table(TABLE).build().createTableIfMissing(opened).block(Duration.ofSeconds(30));
             factory = opened;
         }
         return factory;
-    }
-
-    private static String withoutComments(String sql) {
-        return sql.lines().filter(line -> !line.strip().startsWith("--")).reduce("", (a, b) -> a + "\n" + b).strip();
     }
 
     /**

@@ -6,6 +6,7 @@ import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
@@ -13,6 +14,7 @@ import java.util.Optional;
 import java.util.function.IntFunction;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -74,6 +76,16 @@ public abstract class SqlDialect {
         String pending = table.pending().qualified();
         return DEFAULT_NAMES.matcher(readResource(ddlResource())).replaceAll(m -> Matcher.quoteReplacement(
                 m.group(1) == null ? qualified : TableName.PENDING_SUFFIX.equals(m.group(1)) ? pending : simple + m.group(1)));
+    }
+
+    /**
+     * @param table the table
+     * @return {@link #ddl(TableName)} as the statements a driver runs one by one, comment lines
+     *     left out (a JDBC {@code Statement} or an R2DBC one takes a single statement)
+     */
+    public final List<String> ddlStatements(TableName table) {
+        String sql = ddl(table).lines().filter(line -> !line.strip().startsWith("--")).collect(Collectors.joining("\n"));
+        return Arrays.stream(sql.split(";")).map(String::strip).filter(statement -> !statement.isEmpty()).toList();
     }
 
     // ---- errors --------------------------------------------------------------------------------

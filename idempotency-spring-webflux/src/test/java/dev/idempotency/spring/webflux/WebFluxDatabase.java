@@ -4,6 +4,7 @@ import dev.idempotency.jdbc.dialect.H2Dialect;
 import dev.idempotency.jdbc.dialect.PostgresDialect;
 import dev.idempotency.jdbc.dialect.SqlDialect;
 import dev.idempotency.jdbc.dialect.TableName;
+import dev.idempotency.r2dbc.R2dbcIdempotency;
 import dev.idempotency.testsupport.DatabaseServer;
 import io.r2dbc.pool.ConnectionPool;
 import io.r2dbc.pool.ConnectionPoolConfiguration;
@@ -12,8 +13,6 @@ import io.r2dbc.spi.ConnectionFactories;
 import io.r2dbc.spi.ConnectionFactory;
 import io.r2dbc.spi.ConnectionFactoryOptions;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.function.Supplier;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -66,13 +65,11 @@ enum WebFluxDatabase {
     synchronized ConnectionFactory factory() {
         if (factory == null) {
             ConnectionFactory opened = opener.get();
-            List<String> ddl = new ArrayList<>(List.of(dialect.ddl(TABLE).split(";")));
-            ddl.add("CREATE TABLE IF NOT EXISTS " + PAYMENTS + " (client VARCHAR(64) NOT NULL, idem_key VARCHAR(255) NOT NULL, note VARCHAR(255))");
-            Mono.usingWhen(opened.create(), c -> Flux.fromIterable(ddl)
-                    .map(sql -> sql.lines().filter(line -> !line.strip().startsWith("--")).reduce("", (a, b) -> a + "\n" + b).strip())
-                    .filter(sql -> !sql.isBlank())
-                    .concatMap(sql -> Flux.from(c.createStatement(sql).execute()).concatMap(r -> r.getRowsUpdated()))
-                    .then(), Connection::close).block(Duration.ofSeconds(30));
+            R2dbcIdempotency.builder(dialect).table(TABLE).build().createTableIfMissing(opened)
+                    .then(Mono.usingWhen(opened.create(), c -> Flux.from(c.createStatement("CREATE TABLE IF NOT EXISTS " + PAYMENTS
+                            + " (client VARCHAR(64) NOT NULL, idem_key VARCHAR(255) NOT NULL, note VARCHAR(255))").execute())
+                            .concatMap(r -> r.getRowsUpdated()).then(), Connection::close))
+                    .block(Duration.ofSeconds(30));
             factory = new ConnectionPool(ConnectionPoolConfiguration.builder(opened).initialSize(2).maxSize(16).build());
         }
         return factory;

@@ -46,7 +46,7 @@ import org.springframework.web.reactive.HandlerMapping;
  * Present when the application is a reactive web application with {@code idempotency-spring-webflux},
  * Spring WebFlux and an R2DBC {@code ConnectionFactory}; with {@code idempotency.store=redis} or
  * {@code dynamodb} (lease-only stores) none of these beans is built. The table is not created here:
- * run {@link SqlDialect#ddl(TableName)} once, as for the JDBC store.
+ * subscribe to {@link R2dbcIdempotency#createTableIfMissing} once, or run {@link SqlDialect#ddl(TableName)}.
  */
 @AutoConfiguration(afterName = {
         "org.springframework.boot.r2dbc.autoconfigure.R2dbcAutoConfiguration", // Boot 4
