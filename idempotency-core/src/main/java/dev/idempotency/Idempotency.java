@@ -70,7 +70,7 @@ public final class Idempotency<C> {
 
     private Idempotency(Builder<C> b) {
         this.store = Objects.requireNonNull(b.store.heardBy(b.listener), "store.heardBy returned no store");
-        this.kernel = new Kernel<>(store, b.policy, b.clock, b.listener);
+        this.kernel = b.kernelOver(store);
         this.given = b.store;
         this.listener = b.listener;
         this.clock = b.clock;
@@ -316,43 +316,11 @@ public final class Idempotency<C> {
      *
      * @param <C> the store's transaction type
      */
-    public static final class Builder<C> {
+    public static final class Builder<C> extends EngineBuilder<Builder<C>> {
         private final TransactionalStore<C> store;
-        private KeyPolicy policy = KeyPolicy.ofDefaults();
-        private InstantSource clock = InstantSource.system();
-        private IdempotencyListener listener = IdempotencyListener.NONE;
 
         private Builder(TransactionalStore<C> store) {
             this.store = Objects.requireNonNull(store, "store");
-        }
-
-        /**
-         * @param policy key rules, retention, lock timeout, result size limit and final failures
-         * @return this builder
-         */
-        public Builder<C> keyPolicy(KeyPolicy policy) {
-            this.policy = Objects.requireNonNull(policy, "policy");
-            return this;
-        }
-
-        /**
-         * @param clock the source of the current time (a {@link java.time.Clock} is one); tests
-         *     pass a settable one
-         * @return this builder
-         */
-        public Builder<C> clock(InstantSource clock) {
-            this.clock = Objects.requireNonNull(clock, "clock");
-            return this;
-        }
-
-        /**
-         * @param listener told about every outcome and error, with timings, in every mode built on
-         *     this engine (see {@link IdempotencyListener})
-         * @return this builder
-         */
-        public Builder<C> listener(IdempotencyListener listener) {
-            this.listener = Objects.requireNonNull(listener, "listener");
-            return this;
         }
 
         /** @return the engine */

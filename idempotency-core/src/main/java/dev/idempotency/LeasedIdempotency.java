@@ -6,7 +6,6 @@ import dev.idempotency.spi.LeasingStore;
 import dev.idempotency.spi.NoTransaction;
 import dev.idempotency.spi.RecoveringStore;
 import dev.idempotency.spi.TransactionRunner;
-import java.time.InstantSource;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
@@ -61,24 +60,27 @@ import org.jspecify.annotations.Nullable;
  * {@link dev.idempotency.spi.TransactionalStore}, so it has no engine of the transactional modes,
  * and this one has no method that such a store cannot serve.
  *
+ * <p><b>Named operations</b> ({@link Phases#named}), which a {@link RecoveryWorker} resumes when
+ * their client went away, need a store that lists the named operations in progress (a
+ * {@link RecoveringStore}: the JDBC store). Over such a store every factory here returns a
+ * {@link RecoveringLeasedIdempotency}, which runs them; this class has no method that takes them,
+ * so that named phases over a store that lists none do not compile.
+ *
  * <p>Instances are immutable and thread-safe: build one and share it.
  *
  * @param <C> the transaction type
  */
-public final class LeasedIdempotency<C> {
+public sealed class LeasedIdempotency<C> permits RecoveringLeasedIdempotency {
 
     private final Kernel<C> kernel;
-    /** The store as it was given, before {@link LeasingStore#heardBy}: what a recovery worker is checked against. */
-    private final LeasingStore<C> given;
     private final LeasingStore<C> store;
     private final OwnTransactions<C> transactions;
     private final LeasePolicy leases;
     private final LeaseProtocol<C> leasing;
 
-    private LeasedIdempotency(Kernel<C> kernel, LeasingStore<C> given, LeasingStore<C> store, OwnTransactions<C> transactions,
-                              LeasePolicy leases, StoreUnavailablePolicy unavailableStore) {
+    LeasedIdempotency(Kernel<C> kernel, LeasingStore<C> store, OwnTransactions<C> transactions, LeasePolicy leases,
+                      StoreUnavailablePolicy unavailableStore) {
         this.kernel = kernel;
-        this.given = given;
         this.store = store;
         this.transactions = transactions;
         this.leases = leases;
@@ -118,12 +120,37 @@ public final class LeasedIdempotency<C> {
     }
 
     /**
+     * For a store with transactions that keeps leases and lists the named operations in progress
+     * (the JDBC store): the engine it builds runs named phases too.
+     *
+     * @param store the store
+     * @param transactions begins and ends the engine's short transactions, in which the lease
+     *     primitives and the phases' own writes run
+     * @param <C> the transaction type
+     * @return a builder with the default policies, the system clock and no listener
+     */
+    public static <C> RecoveringLeasedIdempotency.Builder<C> builder(RecoveringStore<C> store, TransactionRunner<C> transactions) {
+        return new RecoveringLeasedIdempotency.Builder<>(store, transactions);
+    }
+
+    /**
      * @param store the store
      * @param transactions begins and ends the engine's short transactions
      * @param <C> the transaction type
      * @return an engine with the default policies, the system clock and no listener
      */
     public static <C> LeasedIdempotency<C> of(LeasingStore<C> store, TransactionRunner<C> transactions) {
+        return builder(store, transactions).build();
+    }
+
+    /**
+     * @param store the store, which lists the named operations in progress
+     * @param transactions begins and ends the engine's short transactions
+     * @param <C> the transaction type
+     * @return an engine that runs named phases too, with the default policies, the system clock and
+     *     no listener
+     */
+    public static <C> RecoveringLeasedIdempotency<C> of(RecoveringStore<C> store, TransactionRunner<C> transactions) {
         return builder(store, transactions).build();
     }
 
@@ -173,9 +200,68 @@ public final class LeasedIdempotency<C> {
      * @return the lease-mode engine; build it once and share it
      * @throws IllegalArgumentException if {@code store} is not the store {@code engine} was built over
      */
-    @SuppressWarnings("unchecked")
     public static <C> LeasedIdempotency<C> of(ManagedIdempotency<C> engine, LeasingStore<C> store, LeasePolicy leases,
                                               StoreUnavailablePolicy whenUnavailable) {
+        Idempotency<C> shared = shared(engine, store, leases, whenUnavailable);
+        return new LeasedIdempotency<>(shared.kernel(), heard(shared, store, LeasingStore.class), engine.ownTransactions(), leases,
+                whenUnavailable);
+    }
+
+    /**
+     * Lease mode for the store of a {@link ManagedIdempotency}, with the default lease policy, for a
+     * store that lists the named operations in progress too: see
+     * {@link #of(ManagedIdempotency, RecoveringStore, LeasePolicy, StoreUnavailablePolicy)}.
+     *
+     * @param engine the engine of the transactional modes over {@code store}
+     * @param store the engine's store, typed as one that keeps leases and lists the named operations
+     * @param <C> the transaction type
+     * @return the lease-mode engine, which runs named phases too; build it once and share it
+     * @throws IllegalArgumentException if {@code store} is not the store {@code engine} was built over
+     */
+    public static <C> RecoveringLeasedIdempotency<C> of(ManagedIdempotency<C> engine, RecoveringStore<C> store) {
+        return of(engine, store, LeasePolicy.ofDefaults(), StoreUnavailablePolicy.REFUSE);
+    }
+
+    /**
+     * Lease mode for the store of a {@link ManagedIdempotency} that lists the named operations in
+     * progress too, refusing calls while the store is unreachable: see
+     * {@link #of(ManagedIdempotency, RecoveringStore, LeasePolicy, StoreUnavailablePolicy)}.
+     *
+     * @param engine the engine of the transactional modes over {@code store}
+     * @param store the engine's store, typed as one that keeps leases and lists the named operations
+     * @param leases the lease length and what an attempt does on a live lease
+     * @param <C> the transaction type
+     * @return the lease-mode engine, which runs named phases too; build it once and share it
+     * @throws IllegalArgumentException if {@code store} is not the store {@code engine} was built over
+     */
+    public static <C> RecoveringLeasedIdempotency<C> of(ManagedIdempotency<C> engine, RecoveringStore<C> store, LeasePolicy leases) {
+        return of(engine, store, leases, StoreUnavailablePolicy.REFUSE);
+    }
+
+    /**
+     * As {@link #of(ManagedIdempotency, LeasingStore, LeasePolicy, StoreUnavailablePolicy)}, for a
+     * store that lists the named operations in progress too (the JDBC store): the engine runs
+     * named phases, and a {@link RecoveryWorker} resumes them.
+     *
+     * @param engine the engine of the transactional modes over {@code store}
+     * @param store the engine's store (as given to {@link Idempotency#builder}), typed as one that
+     *     keeps leases and lists the named operations
+     * @param leases the lease length and what an attempt does on a live lease
+     * @param whenUnavailable what a claim that finds the store unreachable does
+     * @param <C> the transaction type
+     * @return the lease-mode engine, which runs named phases too; build it once and share it
+     * @throws IllegalArgumentException if {@code store} is not the store {@code engine} was built over
+     */
+    public static <C> RecoveringLeasedIdempotency<C> of(ManagedIdempotency<C> engine, RecoveringStore<C> store, LeasePolicy leases,
+                                                        StoreUnavailablePolicy whenUnavailable) {
+        Idempotency<C> shared = shared(engine, store, leases, whenUnavailable);
+        return new RecoveringLeasedIdempotency<>(shared.kernel(), heard(shared, store, RecoveringStore.class), engine.ownTransactions(),
+                leases, whenUnavailable);
+    }
+
+    /** The engine of {@code engine}, whose store {@code store} must be: lease mode shares its records and settings. */
+    private static <C> Idempotency<C> shared(ManagedIdempotency<C> engine, LeasingStore<C> store, LeasePolicy leases,
+                                             StoreUnavailablePolicy whenUnavailable) {
         Objects.requireNonNull(engine, "engine");
         Objects.requireNonNull(store, "store");
         Objects.requireNonNull(leases, "leases");
@@ -185,10 +271,17 @@ public final class LeasedIdempotency<C> {
             throw new IllegalArgumentException("lease mode shares the engine's records, so it runs over the store the engine was"
                     + " built over, " + shared.store() + "; " + store + " was given. Give the engine's own store");
         }
-        // The engine's copy of the store, made for its listener, is the same store: use it rather than a second copy.
-        LeasingStore<C> heard = shared.store() instanceof LeasingStore<?> copy ? (LeasingStore<C>) copy
-                : Objects.requireNonNull(store.heardBy(shared.listener()), "store.heardBy returned no store");
-        return new LeasedIdempotency<>(shared.kernel(), store, heard, engine.ownTransactions(), leases, whenUnavailable);
+        return shared;
+    }
+
+    /**
+     * The shared engine's copy of the store, made for its listener, if it is of {@code kind} (it is the
+     * same store: use it rather than a second copy); else {@code store}'s own copy for that listener.
+     */
+    @SuppressWarnings("unchecked") // heardBy returns a store of the type it is called on (each capability overrides it so)
+    private static <C, S extends LeasingStore<C>> S heard(Idempotency<C> shared, S store, Class<?> kind) {
+        return kind.isInstance(shared.store()) ? (S) shared.store()
+                : (S) Objects.requireNonNull(store.heardBy(shared.listener()), "store.heardBy returned no store");
     }
 
     /**
@@ -287,7 +380,7 @@ public final class LeasedIdempotency<C> {
     }
 
     /** Lease mode for a key, with the codec that the call names ({@code null} if none), which must be the phases' own. */
-    private <T, X extends Exception> Outcome<T> leasedRun(IdempotencyKey key, Fingerprint fingerprint, @Nullable ResultCodec<T> named,
+    final <T, X extends Exception> Outcome<T> leasedRun(IdempotencyKey key, Fingerprint fingerprint, @Nullable ResultCodec<T> named,
                                                           Phases<C, T, X> phases) throws X {
         Objects.requireNonNull(key, "key");
         return kernel.heard().single(key, () -> {
@@ -299,19 +392,8 @@ public final class LeasedIdempotency<C> {
                         + " to the phases (finish(..., codec) or result(codec)), and IdempotentCall.of(key, fingerprint) without"
                         + " one. Nothing was read or written");
             }
-            if (phases.operation != null && !supportsRecovery()) {
-                throw new UnsupportedOperationException("operation '" + phases.operation + "' is named, to be resumed by a"
-                        + " recovery worker, which needs a store that lists the named operations in progress (a RecoveringStore);"
-                        + " this engine was built over " + kernel.store() + ", which does not. Run the phases unnamed, or use"
-                        + " such a store. Nothing was read or written");
-            }
             return leasing.run(key, fingerprint, phases);
         });
-    }
-
-    /** @return whether named operations can be run and resumed: the store lists them ({@link RecoveringStore}) */
-    public boolean supportsRecovery() {
-        return store instanceof RecoveringStore<?>;
     }
 
     /** The lease protocol, for the recovery worker. */
@@ -321,11 +403,6 @@ public final class LeasedIdempotency<C> {
 
     Kernel<C> kernel() {
         return kernel;
-    }
-
-    /** Whether {@code candidate} is this engine's store: the one it was given, or the copy it uses. */
-    boolean isOver(Object candidate) {
-        return candidate == given || candidate == store;
     }
 
     OwnTransactions<C> ownTransactions() {
@@ -367,69 +444,39 @@ public final class LeasedIdempotency<C> {
     }
 
     /**
-     * Builds a {@link LeasedIdempotency}. Not thread-safe; what it builds is.
+     * The settings of lease mode's own engine, beside those of every engine ({@link EngineBuilder}),
+     * for the builders of {@link LeasedIdempotency} and {@link RecoveringLeasedIdempotency}. Not
+     * thread-safe; what it builds is.
      *
      * @param <C> the transaction type
+     * @param <B> the builder's own type, which each setter returns
      */
-    public static final class Builder<C> {
-        private final LeasingStore<C> store;
+    public abstract static class AbstractBuilder<C, B extends AbstractBuilder<C, B>> extends EngineBuilder<B> {
         private final TransactionRunner<C> transactions;
-        private KeyPolicy policy = KeyPolicy.ofDefaults();
-        private InstantSource clock = InstantSource.system();
-        private IdempotencyListener listener = IdempotencyListener.NONE;
         private RetryPolicy retry = RetryPolicy.ofDefaults();
-        private LeasePolicy leases = LeasePolicy.ofDefaults();
-        private StoreUnavailablePolicy unavailableStore = StoreUnavailablePolicy.REFUSE;
+        LeasePolicy leases = LeasePolicy.ofDefaults();
+        StoreUnavailablePolicy unavailableStore = StoreUnavailablePolicy.REFUSE;
 
-        private Builder(LeasingStore<C> store, TransactionRunner<C> transactions) {
-            this.store = Objects.requireNonNull(store, "store");
+        AbstractBuilder(TransactionRunner<C> transactions) {
             this.transactions = Objects.requireNonNull(transactions, "transactions");
-        }
-
-        /**
-         * @param policy key rules, retention, lock timeout, result size limit and final failures
-         * @return this builder
-         */
-        public Builder<C> keyPolicy(KeyPolicy policy) {
-            this.policy = Objects.requireNonNull(policy, "policy");
-            return this;
-        }
-
-        /**
-         * @param clock the engine's clock, for the timings the listener hears; leases follow the
-         *     store's clock, never this one
-         * @return this builder
-         */
-        public Builder<C> clock(InstantSource clock) {
-            this.clock = Objects.requireNonNull(clock, "clock");
-            return this;
-        }
-
-        /**
-         * @param listener told about every outcome and error, with timings (see {@link IdempotencyListener})
-         * @return this builder
-         */
-        public Builder<C> listener(IdempotencyListener listener) {
-            this.listener = Objects.requireNonNull(listener, "listener");
-            return this;
         }
 
         /**
          * @param retry how conflicts of the engine's short transactions are retried
          * @return this builder
          */
-        public Builder<C> retryPolicy(RetryPolicy retry) {
+        public B retryPolicy(RetryPolicy retry) {
             this.retry = Objects.requireNonNull(retry, "retry");
-            return this;
+            return self();
         }
 
         /**
          * @param leases the lease length and what an attempt does on a live lease
          * @return this builder
          */
-        public Builder<C> leasePolicy(LeasePolicy leases) {
+        public B leasePolicy(LeasePolicy leases) {
             this.leases = Objects.requireNonNull(leases, "leases");
-            return this;
+            return self();
         }
 
         /**
@@ -441,17 +488,35 @@ public final class LeasedIdempotency<C> {
          * @param policy the policy
          * @return this builder
          */
-        public Builder<C> whenStoreUnavailable(StoreUnavailablePolicy policy) {
+        public B whenStoreUnavailable(StoreUnavailablePolicy policy) {
             this.unavailableStore = Objects.requireNonNull(policy, "policy");
-            return this;
+            return self();
+        }
+
+        /** The engine's own transactions, reporting to the listener of {@code kernel}. */
+        OwnTransactions<C> ownTransactions(Kernel<C> kernel) {
+            return new OwnTransactions<>(transactions, retry, kernel.heard());
+        }
+    }
+
+    /**
+     * Builds a {@link LeasedIdempotency}. Not thread-safe; what it builds is.
+     *
+     * @param <C> the transaction type
+     */
+    public static final class Builder<C> extends AbstractBuilder<C, Builder<C>> {
+        private final LeasingStore<C> store;
+
+        private Builder(LeasingStore<C> store, TransactionRunner<C> transactions) {
+            super(transactions);
+            this.store = Objects.requireNonNull(store, "store");
         }
 
         /** @return the engine */
         public LeasedIdempotency<C> build() {
             LeasingStore<C> heard = Objects.requireNonNull(store.heardBy(listener), "store.heardBy returned no store");
-            Kernel<C> kernel = new Kernel<>(heard, policy, clock, listener);
-            return new LeasedIdempotency<>(kernel, store, heard, new OwnTransactions<>(transactions, retry, kernel.heard()), leases,
-                    unavailableStore);
+            Kernel<C> kernel = kernelOver(heard);
+            return new LeasedIdempotency<>(kernel, heard, ownTransactions(kernel), leases, unavailableStore);
         }
     }
 }

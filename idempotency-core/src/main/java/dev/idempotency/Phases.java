@@ -1,7 +1,6 @@
 package dev.idempotency;
 
 import java.util.Objects;
-import java.util.Optional;
 import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 
@@ -47,7 +46,7 @@ public final class Phases<C, T, X extends Exception> {
     /** The result's codec; {@code null} only for {@link LeasedIdempotency#lease}, to choose a built-in one by the result's type. */
     final @Nullable ResultCodec<T> codec;
 
-    /** The name a {@link RecoveryWorker} knows this operation by; {@code null} if unnamed. */
+    /** The name a {@link RecoveryWorker} knows this operation by; {@code null} but in the phases of {@link NamedPhases}. */
     final @Nullable String operation;
 
     private static final Pattern OPERATION_NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,63}");
@@ -66,19 +65,21 @@ public final class Phases<C, T, X extends Exception> {
     }
 
     /**
-     * A copy of these phases registered under a stable name, so that a {@link RecoveryWorker} in any
-     * process can resume an operation that its client abandoned: the name is recorded with the
-     * recovery point, in the claim's transaction, and the worker resumes the operation with the
-     * phases registered under that name. The operation must have a prepare phase, whose recorded
-     * value is all that a resumed call and finish are given: they must take everything they need
-     * from it (and from their own services), never from the request of the client that started it.
+     * These phases under a stable name, so that a {@link RecoveryWorker} in any process can resume
+     * an operation that its client abandoned: the name is recorded with the recovery point, in the
+     * claim's transaction, and the worker resumes the operation with the phases registered under
+     * that name. Named phases are of their own type, which only an engine over a store that lists
+     * the named operations in progress runs ({@link RecoveringLeasedIdempotency}): over another
+     * store they do not compile. The operation must have a prepare phase, whose recorded value is
+     * all that a resumed call and finish are given: they must take everything they need from it
+     * (and from their own services), never from the request of the client that started it.
      *
      * @param operation the name: 1 to 64 letters, digits, {@code .}, {@code _} or {@code -}, starting
      *     with a letter or digit; keep it stable across deploys
-     * @return the named copy
+     * @return the named phases
      * @throws IllegalArgumentException if the name is not of that form, or the phases have no prepare
      */
-    public Phases<C, T, X> named(String operation) {
+    public NamedPhases<C, T, X> named(String operation) {
         Objects.requireNonNull(operation, "operation");
         if (!OPERATION_NAME.matcher(operation).matches()) {
             throw new IllegalArgumentException("operation name '" + operation + "' is not 1 to 64 letters, digits, '.', '_' or"
@@ -88,12 +89,7 @@ public final class Phases<C, T, X extends Exception> {
             throw new IllegalArgumentException("operation '" + operation + "' has no prepare phase: a named operation is resumed"
                     + " from its prepare's recorded value, so start it with Phases.prepare(...)");
         }
-        return new Phases<>(steps, finish, codec, operation);
-    }
-
-    /** @return the name given with {@link #named(String)}, if any */
-    public Optional<String> operation() {
-        return Optional.ofNullable(operation);
+        return new NamedPhases<>(new Phases<>(steps, finish, codec, operation), operation);
     }
 
     /**

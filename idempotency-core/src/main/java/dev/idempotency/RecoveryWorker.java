@@ -47,7 +47,7 @@ import org.slf4j.LoggerFactory;
  * Every action is told to the engine's listener ({@link IdempotencyListener#onRecovery}).
  *
  * <pre>{@code
- * RecoveryWorker<Connection> worker = RecoveryWorker.builder(leased, store)   // the JDBC store, a RecoveringStore
+ * RecoveryWorker<Connection> worker = RecoveryWorker.builder(leased)   // over the JDBC store, a RecoveringStore
  *         .register(chargePhases)            // Phases ... .named("charge")
  *         .interval(Duration.ofSeconds(30))
  *         .build();
@@ -76,7 +76,7 @@ public final class RecoveryWorker<C> implements AutoCloseable {
 
     private RecoveryWorker(Builder<C> b) {
         this.leased = b.leased;
-        this.store = b.store;
+        this.store = b.leased.store();
         this.operations = Collections.unmodifiableMap(new LinkedHashMap<>(b.operations));
         this.retry = b.retry;
         this.pageSize = b.pageSize;
@@ -84,27 +84,16 @@ public final class RecoveryWorker<C> implements AutoCloseable {
     }
 
     /**
-     * A worker for the named operations of {@code leased}, whose store lists them: the store is
-     * taken typed as a {@link RecoveringStore}, so that a worker over a store that lists no
-     * operations does not compile.
+     * A worker for the named operations of {@code leased}, listed in its store: the engine is taken
+     * typed as one over a store that lists them ({@link RecoveringLeasedIdempotency}), so that a
+     * worker over a store that lists no operations does not compile.
      *
      * @param leased the lease-mode engine that runs the named operations
-     * @param store that engine's store (the one it was given), typed as one that lists the named operations in progress
      * @param <C> the transaction type
      * @return a builder
-     * @throws IllegalArgumentException if {@code store} is not the store of {@code leased}
      */
-    @SuppressWarnings("unchecked")
-    public static <C> Builder<C> builder(LeasedIdempotency<C> leased, RecoveringStore<C> store) {
-        Objects.requireNonNull(leased, "leased");
-        Objects.requireNonNull(store, "store");
-        if (!leased.isOver(store)) {
-            throw new IllegalArgumentException("a recovery worker resumes the operations of its engine, so it lists them in that"
-                    + " engine's store, " + leased.store() + "; " + store + " was given. Give the engine's own store");
-        }
-        // The engine's copy of the store, made for its listener, is the same store: list through it.
-        RecoveringStore<C> listing = leased.store() instanceof RecoveringStore<?> copy ? (RecoveringStore<C>) copy : store;
-        return new Builder<>(leased, listing);
+    public static <C> Builder<C> builder(RecoveringLeasedIdempotency<C> leased) {
+        return new Builder<>(Objects.requireNonNull(leased, "leased"));
     }
 
     /**
@@ -288,16 +277,14 @@ public final class RecoveryWorker<C> implements AutoCloseable {
         public static final RetryPolicy DEFAULT_RETRY = RetryPolicy.builder().maxAttempts(5)
                 .backoff(Duration.ofSeconds(1), RetryPolicy.LONGEST_BACKOFF).build();
 
-        private final LeasedIdempotency<C> leased;
-        private final RecoveringStore<C> store;
+        private final RecoveringLeasedIdempotency<C> leased;
         private final Map<String, Phases<C, ?, ?>> operations = new LinkedHashMap<>();
         private RetryPolicy retry = DEFAULT_RETRY;
         private int pageSize = 100;
         private Duration interval = Duration.ofSeconds(30);
 
-        private Builder(LeasedIdempotency<C> leased, RecoveringStore<C> store) {
+        private Builder(RecoveringLeasedIdempotency<C> leased) {
             this.leased = leased;
-            this.store = store;
         }
 
         /**
@@ -305,16 +292,11 @@ public final class RecoveryWorker<C> implements AutoCloseable {
          *
          * @param phases phases given a name with {@link Phases#named(String)}
          * @return this builder
-         * @throws IllegalArgumentException if the phases are unnamed, or another is registered under the name
+         * @throws IllegalArgumentException if other phases are registered under the name
          */
-        public Builder<C> register(Phases<C, ?, ?> phases) {
-            Objects.requireNonNull(phases, "phases");
-            String name = phases.operation;
-            if (name == null) {
-                throw new IllegalArgumentException("the phases have no name: give them one with Phases.named(...), the name"
-                        + " their operations are recorded under");
-            }
-            if (operations.putIfAbsent(name, phases) != null) {
+        public Builder<C> register(NamedPhases<C, ?, ?> phases) {
+            String name = Objects.requireNonNull(phases, "phases").operation();
+            if (operations.putIfAbsent(name, phases.phases) != null) {
                 throw new IllegalArgumentException("operation '" + name + "' is registered already");
             }
             return this;

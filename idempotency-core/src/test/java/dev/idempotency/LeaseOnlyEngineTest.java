@@ -80,7 +80,7 @@ class LeaseOnlyEngineTest {
 
     @Test
     void leaseModeReachesTheStore() {
-        assertThat(leased.supportsRecovery()).isFalse();
+        assertThat(leased).isNotInstanceOf(RecoveringLeasedIdempotency.class);
         assertThatThrownBy(() -> leased.lease(key, attempt -> "run")).isInstanceOf(AssertionError.class)
                 .hasMessage("claimLease reached");
         assertThat(store.calls.get()).isEqualTo(1);

@@ -25,9 +25,9 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * A store's capabilities are types: handing a lease-only store (Redis, DynamoDB) to an entry point
  * of transactional mode does not compile, while lease mode's own engine takes it; lease mode over a
- * store that keeps records only in the caller's transaction does not compile, nor does a recovery
- * worker over a store that lists no named operations. Each source here is compiled against the
- * library's classes, as an application would be.
+ * store that keeps records only in the caller's transaction does not compile, nor do named phases
+ * or a recovery worker over a store that lists no named operations. Each source here is compiled
+ * against the library's classes, as an application would be.
  */
 class StoreCapabilityCompileTest {
 
@@ -136,27 +136,53 @@ class StoreCapabilityCompileTest {
 
                 class NoList {
                     RecoveryWorker.Builder<NoTransaction> worker(LeaseOnlyStore store) {
-                        return RecoveryWorker.builder(LeasedIdempotency.of(store), store);
+                        return RecoveryWorker.builder(LeasedIdempotency.of(store));
                     }
                 }
                 """);
-        assertOneErrorAt(errors, 8, "RecoveringStore");
+        assertOneErrorAt(errors, 8, "RecoveringLeasedIdempotency");
+    }
+
+    @Test
+    void namedPhasesOnAnEngineOverAStoreThatListsNoOperationsDoNotCompile() {
+        List<Diagnostic<? extends JavaFileObject>> errors = compile("NamedWithoutList", """
+                import dev.idempotency.IdempotencyKey;
+                import dev.idempotency.LeasedIdempotency;
+                import dev.idempotency.Outcome;
+                import dev.idempotency.Phases;
+                import dev.idempotency.spi.LeasingStore;
+                import dev.idempotency.spi.TransactionRunner;
+
+                class NamedWithoutList<C> {
+                    Outcome<String> charge(LeasingStore<C> store, TransactionRunner<C> transactions, Phases<C, String, RuntimeException> phases) {
+                        LeasedIdempotency<C> payments = LeasedIdempotency.of(store, transactions);
+                        return payments.run(IdempotencyKey.of("payments", "p-1"), phases.named("charge"));
+                    }
+                }
+                """);
+        assertOneErrorAt(errors, 11, "NamedPhases");
     }
 
     @Test
     void leaseModeAndItsWorkerTakeAStoreWithTransactionsThatKeepsLeasesAndListsOperations() {
         List<Diagnostic<? extends JavaFileObject>> errors = compile("Both", """
                 import dev.idempotency.Idempotency;
+                import dev.idempotency.IdempotencyKey;
                 import dev.idempotency.LeasedIdempotency;
                 import dev.idempotency.ManagedIdempotency;
+                import dev.idempotency.NamedPhases;
+                import dev.idempotency.RecoveringLeasedIdempotency;
                 import dev.idempotency.RecoveryWorker;
                 import dev.idempotency.spi.TransactionRunner;
                 import dev.idempotency.spi.TransactionalRecoveringStore;
 
                 class Both<C> {
-                    RecoveryWorker.Builder<C> worker(TransactionalRecoveringStore<C> store, TransactionRunner<C> transactions) {
+                    RecoveryWorker<C> worker(TransactionalRecoveringStore<C> store, TransactionRunner<C> transactions,
+                                             NamedPhases<C, String, RuntimeException> charge) {
                         ManagedIdempotency<C> managed = ManagedIdempotency.of(Idempotency.of(store), transactions);
-                        return RecoveryWorker.builder(LeasedIdempotency.of(managed, store), store);
+                        RecoveringLeasedIdempotency<C> leased = LeasedIdempotency.of(managed, store);
+                        leased.run(IdempotencyKey.of("payments", "p-1"), charge);
+                        return RecoveryWorker.builder(leased).register(charge).build();
                     }
                 }
                 """);

@@ -4,6 +4,7 @@ import dev.idempotency.Idempotency;
 import dev.idempotency.IdempotencyKey;
 import dev.idempotency.IdempotentCall;
 import dev.idempotency.LeasedIdempotency;
+import dev.idempotency.RecoveringLeasedIdempotency;
 import dev.idempotency.Outcome;
 import dev.idempotency.Work;
 import dev.idempotency.ManagedIdempotency;
@@ -71,13 +72,14 @@ public final class Idempotent {
      * {@link dev.idempotency.LeasePolicy#ofDefaults()}. It keeps its records in the same table as
      * {@link #managed(DataSource)}, so a key is run once whichever mode it comes through. For other
      * settings build it with
-     * {@link LeasedIdempotency#of(ManagedIdempotency, dev.idempotency.spi.LeasingStore, dev.idempotency.LeasePolicy)}
+     * {@link LeasedIdempotency#of(ManagedIdempotency, dev.idempotency.spi.RecoveringStore, dev.idempotency.LeasePolicy)}
      * over your own store and managed engine.
      *
      * @param dataSource where connections come from (a pool, typically)
-     * @return a lease-mode engine; build it once and share it
+     * @return a lease-mode engine, which runs named phases too (a {@link dev.idempotency.RecoveryWorker}
+     *     resumes them); build it once and share it
      */
-    public static LeasedIdempotency<Connection> leased(DataSource dataSource) {
+    public static RecoveringLeasedIdempotency<Connection> leased(DataSource dataSource) {
         return LeasedIdempotency.of(managed(dataSource), Default.STORE);
     }
 

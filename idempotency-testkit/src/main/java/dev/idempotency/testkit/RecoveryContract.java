@@ -10,9 +10,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.idempotency.IdempotencyKey;
 import dev.idempotency.IdempotentCall;
-import dev.idempotency.LeasedIdempotency;
+import dev.idempotency.NamedPhases;
 import dev.idempotency.Outcome;
 import dev.idempotency.Phases;
+import dev.idempotency.RecoveringLeasedIdempotency;
 import dev.idempotency.RecoveryWorker;
 import dev.idempotency.ResultCodec;
 import dev.idempotency.spi.LeaseClaim;
@@ -158,26 +159,25 @@ public interface RecoveryContract<C> extends ContractPart<C> {
     @Test
     default void theRecoveryWorkerResumesAnAbandonedOperationOnce() throws Exception {
         StoreFixture<C> f = fixture();
-        RecoveringStore<C> listing = f.recovering();
         Promise p = Promise.RECOVERED;
-        LeasedIdempotency<C> managed = f.managed(LIVE_LEASE);
+        RecoveringLeasedIdempotency<C> managed = f.recoveringEngine(LIVE_LEASE);
         IdempotencyKey key = IdempotencyKey.of("named-worker", "k");
         AtomicInteger prepares = new AtomicInteger();
         AtomicInteger calls = new AtomicInteger();
         StoreFixture.PlainFailure timeout = new StoreFixture.PlainFailure("provider timed out");
-        Phases<C, String, Exception> failing = Phases.<C, String, Exception>prepare(tx -> "order-" + prepares.incrementAndGet(),
+        NamedPhases<C, String, Exception> failing = Phases.<C, String, Exception>prepare(tx -> "order-" + prepares.incrementAndGet(),
                 ResultCodec.string()).<String>call((attempt, order) -> {
                     calls.incrementAndGet();
                     throw timeout;
                 }).result(ResultCodec.string()).named("contract-charge");
         assertThat(catchThrowable(() -> managed.run(IdempotentCall.of(key, ResultCodec.string()).withFingerprint(A), failing)))
                 .as(p.broken("The client's call did not fail as it should")).isSameAs(timeout);
-        Phases<C, String, Exception> resumed = Phases.<C, String, Exception>prepare(tx -> "never " + prepares.incrementAndGet(),
+        NamedPhases<C, String, Exception> resumed = Phases.<C, String, Exception>prepare(tx -> "never " + prepares.incrementAndGet(),
                 ResultCodec.string()).call((attempt, order) -> {
                     calls.incrementAndGet();
                     return "charged " + order + " on attempt " + attempt.number();
                 }).result(ResultCodec.string()).named("contract-charge");
-        RecoveryWorker.Pass pass = RecoveryWorker.builder(managed, listing).register(resumed).build().runOnce();
+        RecoveryWorker.Pass pass = RecoveryWorker.builder(managed).register(resumed).build().runOnce();
         assertThat(pass.resumed()).as(p.broken("The worker's pass: " + pass)).isEqualTo(1);
         assertThat(prepares.get()).as(p.broken("The prepare ran again")).isEqualTo(1);
         assertThat(calls.get()).as(p.broken("The calls: the client's and the worker's")).isEqualTo(2);

@@ -13,6 +13,7 @@ import dev.idempotency.ItemWork;
 import dev.idempotency.KeyPolicy;
 import dev.idempotency.LeasePolicy;
 import dev.idempotency.LeasedIdempotency;
+import dev.idempotency.RecoveringLeasedIdempotency;
 import dev.idempotency.ManagedIdempotency;
 import dev.idempotency.Outcome;
 import dev.idempotency.ResultCodec;
@@ -589,8 +590,16 @@ public abstract class StoreFixture<C> implements ContractPart<C> {
     }
 
     LeasedIdempotency<C> managed(Duration lease) {
-        return LeasedIdempotency.builder(leasing(), transactions()).clock(clock).keyPolicy(policy)
-                .leasePolicy(LeasePolicy.builder().lease(lease).build()).build();
+        return settings(LeasedIdempotency.builder(leasing(), transactions()), lease).build();
+    }
+
+    /** As {@link #managed}, over the store as a {@link RecoveringStore}: the engine that runs named operations. */
+    RecoveringLeasedIdempotency<C> recoveringEngine(Duration lease) {
+        return settings(LeasedIdempotency.builder(recovering(), transactions()), lease).build();
+    }
+
+    private <B extends LeasedIdempotency.AbstractBuilder<C, B>> B settings(B builder, Duration lease) {
+        return builder.clock(clock).keyPolicy(policy).leasePolicy(LeasePolicy.builder().lease(lease).build());
     }
 
     static LeaseRequest request(IdempotencyKey key, Fingerprint fp, String token, Duration lease) {

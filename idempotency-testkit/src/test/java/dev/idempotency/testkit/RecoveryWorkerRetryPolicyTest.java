@@ -8,7 +8,9 @@ import dev.idempotency.IdempotencyKey;
 import dev.idempotency.IdempotentCall;
 import dev.idempotency.LeasedIdempotency;
 import dev.idempotency.ManagedIdempotency;
+import dev.idempotency.NamedPhases;
 import dev.idempotency.Phases;
+import dev.idempotency.RecoveringLeasedIdempotency;
 import dev.idempotency.ResultCodec;
 import dev.idempotency.RecoveryWorker;
 import dev.idempotency.RetryPolicy;
@@ -26,10 +28,10 @@ import org.junit.jupiter.api.Test;
 class RecoveryWorkerRetryPolicyTest {
 
     private final InMemoryIdempotencyStore store = new InMemoryIdempotencyStore();
-    private final LeasedIdempotency<InMemoryIdempotencyStore.Transaction> managed =
+    private final RecoveringLeasedIdempotency<InMemoryIdempotencyStore.Transaction> managed =
             LeasedIdempotency.of(ManagedIdempotency.of(Idempotency.of(store), store.transactions()), store);
     private final AtomicInteger calls = new AtomicInteger();
-    private final Phases<InMemoryIdempotencyStore.Transaction, String, Exception> failing = Phases
+    private final NamedPhases<InMemoryIdempotencyStore.Transaction, String, Exception> failing = Phases
             .<InMemoryIdempotencyStore.Transaction, String, Exception>prepare(tx -> "order-1", ResultCodec.string())
             .<String>call((attempt, order) -> {
                 calls.incrementAndGet();
@@ -39,7 +41,7 @@ class RecoveryWorkerRetryPolicyTest {
     @Test
     void aFailedAttemptIsNotTriedAgainBeforeThePolicysBackoff() {
         abandon("backoff-of-a-day");
-        RecoveryWorker<InMemoryIdempotencyStore.Transaction> worker = RecoveryWorker.builder(managed, store).register(failing)
+        RecoveryWorker<InMemoryIdempotencyStore.Transaction> worker = RecoveryWorker.builder(managed).register(failing)
                 .retryPolicy(RetryPolicy.builder().maxAttempts(5).backoff(Duration.ofDays(1), Duration.ofDays(1)).build())
                 .interval(Duration.ofDays(1)).build();
 
@@ -52,7 +54,7 @@ class RecoveryWorkerRetryPolicyTest {
     @Test
     void thePolicysAttemptsAreAllAnOperationHas_andAZeroBackoffTriesAgainAtTheNextPass() {
         abandon("zero-backoff");
-        RecoveryWorker<InMemoryIdempotencyStore.Transaction> worker = RecoveryWorker.builder(managed, store).register(failing)
+        RecoveryWorker<InMemoryIdempotencyStore.Transaction> worker = RecoveryWorker.builder(managed).register(failing)
                 .retryPolicy(RetryPolicy.builder().maxAttempts(3).backoff(Duration.ZERO, Duration.ZERO).build()).build();
 
         List<RecoveryWorker.Pass> passes = new ArrayList<>();
@@ -69,7 +71,7 @@ class RecoveryWorkerRetryPolicyTest {
     @Test
     void theIntervalBoundsTheBackoffWhateverThePolicys() {
         abandon("short-interval");
-        RecoveryWorker<InMemoryIdempotencyStore.Transaction> worker = RecoveryWorker.builder(managed, store).register(failing)
+        RecoveryWorker<InMemoryIdempotencyStore.Transaction> worker = RecoveryWorker.builder(managed).register(failing)
                 .retryPolicy(RetryPolicy.builder().maxAttempts(3).backoff(Duration.ofDays(1), Duration.ofDays(1)).build())
                 .interval(Duration.ofNanos(1)).build();
 
@@ -82,7 +84,7 @@ class RecoveryWorkerRetryPolicyTest {
     @Test
     void maxAttemptsAndBackoffOfTheBuilderSetTheOnePolicy() {
         abandon("shorthands");
-        RecoveryWorker<InMemoryIdempotencyStore.Transaction> worker = RecoveryWorker.builder(managed, store).register(failing)
+        RecoveryWorker<InMemoryIdempotencyStore.Transaction> worker = RecoveryWorker.builder(managed).register(failing)
                 .interval(Duration.ofDays(1)).backoff(Duration.ofHours(1)).maxAttempts(2).build();
 
         List<RecoveryWorker.Pass> passes = List.of(worker.runOnce(), worker.runOnce());

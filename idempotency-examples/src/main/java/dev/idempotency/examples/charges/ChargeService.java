@@ -8,8 +8,10 @@ import dev.idempotency.KeyPolicy;
 import dev.idempotency.LeasePolicy;
 import dev.idempotency.LeasedIdempotency;
 import dev.idempotency.ManagedIdempotency;
+import dev.idempotency.NamedPhases;
 import dev.idempotency.Outcome;
 import dev.idempotency.Phases;
+import dev.idempotency.RecoveringLeasedIdempotency;
 import dev.idempotency.RecoveryWorker;
 import dev.idempotency.ResultCodec;
 import dev.idempotency.TxWork;
@@ -29,7 +31,8 @@ import javax.sql.DataSource;
  * per idempotency key, however often the client retries and wherever the process dies.
  *
  * <p>The work has an effect outside the database, so one transaction cannot hold it; it runs in
- * lease mode ({@link LeasedIdempotency#run}) in three phases, each with its own commit:
+ * lease mode ({@link RecoveringLeasedIdempotency#run(IdempotentCall, NamedPhases)}) in three
+ * phases, each with its own commit:
  * <ol>
  *   <li><b>prepare</b>: insert the charge as {@code pending}, committed together with the claim of
  *       the key; its id is the recovery point.</li>
@@ -59,7 +62,7 @@ public final class ChargeService {
     private final DataSource dataSource;
     private final PaymentProviderClient provider;
     private final JdbcIdempotencyStore store = JdbcIdempotencyStore.ofDefaults();
-    private final LeasedIdempotency<Connection> idempotency;
+    private final RecoveringLeasedIdempotency<Connection> idempotency;
 
     /**
      * @param dataSource where the charges and the idempotency records live (a pool, typically)
@@ -120,7 +123,7 @@ public final class ChargeService {
      * finish it when its client never comes back: after the prepare, everything comes from the
      * charge row, whose id is the recovery point, never from the client's request.
      */
-    private Phases<Connection, String, Exception> phases(TxWork<Connection, Long, Exception> insertPending) {
+    private NamedPhases<Connection, String, Exception> phases(TxWork<Connection, Long, Exception> insertPending) {
         // tag::phases[]
         return Phases.<Connection, Long, Exception>prepare(insertPending, ResultCodec.longs())
                 .call((attempt, chargeId) -> provider.charge(attempt.downstreamKey(), requestOf(chargeId)))
@@ -141,7 +144,7 @@ public final class ChargeService {
      */
     public RecoveryWorker<Connection> recoveryWorker(Duration interval, int maxAttempts) {
         // tag::worker[]
-        return RecoveryWorker.builder(idempotency, store)
+        return RecoveryWorker.builder(idempotency)
                 .register(phases(tx -> {
                     throw new IllegalStateException("only a client starts a charge; the worker resumes it after its prepare");
                 }))

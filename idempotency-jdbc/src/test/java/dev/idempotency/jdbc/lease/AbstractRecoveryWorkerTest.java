@@ -13,8 +13,10 @@ import dev.idempotency.LeaseLostException;
 import dev.idempotency.LeasePolicy;
 import dev.idempotency.LeasedIdempotency;
 import dev.idempotency.ManagedIdempotency;
+import dev.idempotency.NamedPhases;
 import dev.idempotency.Outcome;
 import dev.idempotency.Phases;
+import dev.idempotency.RecoveringLeasedIdempotency;
 import dev.idempotency.RecoveryAction;
 import dev.idempotency.RecoveryGaveUpException;
 import dev.idempotency.RecoveryWorker;
@@ -91,7 +93,7 @@ public abstract class AbstractRecoveryWorkerTest {
         pool.close();
     }
 
-    private LeasedIdempotency<Connection> leased(Duration lease) {
+    private RecoveringLeasedIdempotency<Connection> leased(Duration lease) {
         IdempotencyListener listener = new IdempotencyListener() {
             @Override
             public void onRecovery(IdempotencyKey key, String operation, RecoveryAction action, Throwable failure) {
@@ -110,7 +112,7 @@ public abstract class AbstractRecoveryWorkerTest {
     }
 
     /** A charge in phases, named: insert pending, call the provider, mark succeeded (or declined after the worker gives up). */
-    private Phases<Connection, String, Exception> charge(Provider provider) {
+    private NamedPhases<Connection, String, Exception> charge(Provider provider) {
         // tag::named[]
         return Phases.<Connection, String, Exception>prepare(tx -> {
             String id = "ch-" + UUID.randomUUID();
@@ -136,7 +138,7 @@ public abstract class AbstractRecoveryWorkerTest {
     }
 
     /** Leaves an operation abandoned: its client's call failed (not finally) and the client never retried. */
-    private void abandon(LeasedIdempotency<Connection> m, IdempotencyKey key) {
+    private void abandon(RecoveringLeasedIdempotency<Connection> m, IdempotencyKey key) {
         IOException timeout = new IOException("provider timed out");
         assertThatThrownBy(() -> m.run(key, charge(id -> {
             throw timeout;
@@ -145,12 +147,12 @@ public abstract class AbstractRecoveryWorkerTest {
 
     @Test
     void anOperationWhoseClientNeverRetriesIsResumedByTheWorkerAndReplayedToTheClientThatComesBack() throws Exception {
-        LeasedIdempotency<Connection> m = leased(Duration.ofMinutes(5));
+        RecoveringLeasedIdempotency<Connection> m = leased(Duration.ofMinutes(5));
         IdempotencyKey key = key();
         abandon(m, key);
         assertThat(pendingEntries()).isEqualTo(1);
         // tag::worker[]
-        RecoveryWorker<Connection> worker = RecoveryWorker.builder(m, store)
+        RecoveryWorker<Connection> worker = RecoveryWorker.builder(m)
                 .register(charge(id -> "pi_" + id))
                 .build();
         RecoveryWorker.Pass pass = worker.runOnce(); // or worker.start(), a pass every interval (30 s)
@@ -169,7 +171,7 @@ public abstract class AbstractRecoveryWorkerTest {
 
     @Test
     void aHungClientsEndedLeaseIsTakenOverAndItsLateResultIsFencedOut() throws Exception {
-        LeasedIdempotency<Connection> m = leased(Duration.ofSeconds(1));
+        RecoveringLeasedIdempotency<Connection> m = leased(Duration.ofSeconds(1));
         IdempotencyKey key = key();
         CountDownLatch inCall = new CountDownLatch(1);
         CountDownLatch proceed = new CountDownLatch(1);
@@ -179,7 +181,7 @@ public abstract class AbstractRecoveryWorkerTest {
             return "late";
         })));
         assertThat(inCall.await(30, TimeUnit.SECONDS)).isTrue();
-        RecoveryWorker<Connection> worker = RecoveryWorker.builder(m, store).register(charge(id -> "worker")).build();
+        RecoveryWorker<Connection> worker = RecoveryWorker.builder(m).register(charge(id -> "worker")).build();
         assertThat(worker.runOnce().resumed()).as("the lease is live: left alone").isZero();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         int resumed = 0;
@@ -196,12 +198,12 @@ public abstract class AbstractRecoveryWorkerTest {
 
     @Test
     void aClientThatRetriesWhileTheWorkerHoldsTheKeyGetsInProgressThenTheWorkersResult() throws Exception {
-        LeasedIdempotency<Connection> m = leased(Duration.ofMinutes(5));
+        RecoveringLeasedIdempotency<Connection> m = leased(Duration.ofMinutes(5));
         IdempotencyKey key = key();
         abandon(m, key);
         CountDownLatch inCall = new CountDownLatch(1);
         CountDownLatch proceed = new CountDownLatch(1);
-        RecoveryWorker<Connection> worker = RecoveryWorker.builder(m, store).register(charge(id -> {
+        RecoveryWorker<Connection> worker = RecoveryWorker.builder(m).register(charge(id -> {
             inCall.countDown();
             proceed.await();
             return "worker";
@@ -218,15 +220,15 @@ public abstract class AbstractRecoveryWorkerTest {
 
     @Test
     void twoWorkersRacingForOneOperationResumeItOnce() throws Exception {
-        LeasedIdempotency<Connection> m = leased(Duration.ofMinutes(5));
+        RecoveringLeasedIdempotency<Connection> m = leased(Duration.ofMinutes(5));
         IdempotencyKey key = key();
         abandon(m, key);
         CountDownLatch bothIn = new CountDownLatch(1);
-        RecoveryWorker<Connection> first = RecoveryWorker.builder(m, store).register(charge(id -> {
+        RecoveryWorker<Connection> first = RecoveryWorker.builder(m).register(charge(id -> {
             bothIn.await(5, TimeUnit.SECONDS);
             return "first";
         })).build();
-        RecoveryWorker<Connection> second = RecoveryWorker.builder(m, store).register(charge(id -> "second")).build();
+        RecoveryWorker<Connection> second = RecoveryWorker.builder(m).register(charge(id -> "second")).build();
         CompletableFuture<RecoveryWorker.Pass> a = async(first::runOnce);
         CompletableFuture<RecoveryWorker.Pass> b = async(second::runOnce);
         RecoveryWorker.Pass pb = b.get(30, TimeUnit.SECONDS);
@@ -238,10 +240,10 @@ public abstract class AbstractRecoveryWorkerTest {
 
     @Test
     void anOperationThatKeepsFailingIsGivenUpAfterItsLastAttemptAndTheFailureIsReplayed() throws Exception {
-        LeasedIdempotency<Connection> m = leased(Duration.ofMinutes(5));
+        RecoveringLeasedIdempotency<Connection> m = leased(Duration.ofMinutes(5));
         IdempotencyKey key = key();
         abandon(m, key);
-        RecoveryWorker<Connection> worker = RecoveryWorker.builder(m, store).register(charge(id -> {
+        RecoveryWorker<Connection> worker = RecoveryWorker.builder(m).register(charge(id -> {
             throw new IOException("provider down");
         })).maxAttempts(3).backoff(Duration.ofMillis(1)).build();
         List<RecoveryWorker.Pass> passes = new ArrayList<>();
@@ -262,15 +264,15 @@ public abstract class AbstractRecoveryWorkerTest {
 
     @Test
     void anOperationWhoseNameIsNotRegisteredIsReportedOnceAndNeverRun() throws Exception {
-        LeasedIdempotency<Connection> m = leased(Duration.ofMinutes(5));
+        RecoveringLeasedIdempotency<Connection> m = leased(Duration.ofMinutes(5));
         IdempotencyKey key = key();
         abandon(m, key);
-        Phases<Connection, String, Exception> other = Phases.<Connection, String, Exception>prepare(tx -> "x", ResultCodec.string())
+        NamedPhases<Connection, String, Exception> other = Phases.<Connection, String, Exception>prepare(tx -> "x", ResultCodec.string())
                 .call((attempt, x) -> {
                     calls.incrementAndGet();
                     return x;
                 }).result(ResultCodec.string()).named("refund");
-        RecoveryWorker<Connection> worker = RecoveryWorker.builder(m, store).register(other).build();
+        RecoveryWorker<Connection> worker = RecoveryWorker.builder(m).register(other).build();
         assertThat(worker.runOnce().reported()).isEqualTo(1);
         assertThat(worker.runOnce().reported()).isEqualTo(1);
         assertThat(heard).as("told once").containsExactly("charge:REPORTED");
@@ -281,11 +283,11 @@ public abstract class AbstractRecoveryWorkerTest {
 
     @Test
     void anOperationWithoutARecoveryPointIsReportedAndNeverRun() throws Exception {
-        LeasedIdempotency<Connection> m = leased(Duration.ofMinutes(5));
+        RecoveringLeasedIdempotency<Connection> m = leased(Duration.ofMinutes(5));
         IdempotencyKey key = key();
         abandon(m, key);
         sql("UPDATE " + TABLE + " SET phase = NULL, result_codec = NULL, result = NULL");
-        RecoveryWorker<Connection> worker = RecoveryWorker.builder(m, store).register(charge(id -> "never")).build();
+        RecoveryWorker<Connection> worker = RecoveryWorker.builder(m).register(charge(id -> "never")).build();
         assertThat(worker.runOnce().reported()).isEqualTo(1);
         assertThat(heard).containsExactly("charge:REPORTED");
         assertThat(calls).as("only the client's call").hasValue(1);
@@ -295,14 +297,14 @@ public abstract class AbstractRecoveryWorkerTest {
 
     @Test
     void anOperationWhoseRecoveryPointTheRegisteredPhasesCannotDecodeIsReportedAndNeverRun() throws Exception {
-        LeasedIdempotency<Connection> m = leased(Duration.ofMinutes(5));
+        RecoveringLeasedIdempotency<Connection> m = leased(Duration.ofMinutes(5));
         abandon(m, key());
-        Phases<Connection, String, Exception> otherCodec = Phases.<Connection, Long, Exception>prepare(tx -> 1L, ResultCodec.longs())
+        NamedPhases<Connection, String, Exception> otherCodec = Phases.<Connection, Long, Exception>prepare(tx -> 1L, ResultCodec.longs())
                 .call((attempt, id) -> {
                     calls.incrementAndGet();
                     return "never";
                 }).result(ResultCodec.string()).named("charge");
-        RecoveryWorker<Connection> worker = RecoveryWorker.builder(m, store).register(otherCodec).maxAttempts(2).build();
+        RecoveryWorker<Connection> worker = RecoveryWorker.builder(m).register(otherCodec).maxAttempts(2).build();
         assertThat(worker.runOnce().reported()).isEqualTo(1);
         assertThat(worker.runOnce().reported()).as("neither resumed nor given up, pass after pass").isEqualTo(1);
         assertThat(heard).containsExactly("charge:REPORTED");
@@ -313,11 +315,11 @@ public abstract class AbstractRecoveryWorkerTest {
 
     @Test
     void everyOperationIsFoundOnceAcrossPages() throws Exception {
-        LeasedIdempotency<Connection> m = leased(Duration.ofMinutes(5));
+        RecoveringLeasedIdempotency<Connection> m = leased(Duration.ofMinutes(5));
         for (int i = 0; i < 7; i++) {
             abandon(m, key());
         }
-        RecoveryWorker<Connection> worker = RecoveryWorker.builder(m, store).register(charge(id -> "ok")).pageSize(3).build();
+        RecoveryWorker<Connection> worker = RecoveryWorker.builder(m).register(charge(id -> "ok")).pageSize(3).build();
         RecoveryWorker.Pass pass = worker.runOnce();
         assertThat(pass.seen()).isEqualTo(7);
         assertThat(pass.resumed()).isEqualTo(7);
@@ -327,10 +329,10 @@ public abstract class AbstractRecoveryWorkerTest {
 
     @Test
     void anEntryWhoseRecordIsGoneIsRemoved() throws Exception {
-        LeasedIdempotency<Connection> m = leased(Duration.ofMinutes(5));
+        RecoveringLeasedIdempotency<Connection> m = leased(Duration.ofMinutes(5));
         abandon(m, key());
         sql("DELETE FROM " + TABLE);
-        RecoveryWorker<Connection> worker = RecoveryWorker.builder(m, store).register(charge(id -> "ok")).build();
+        RecoveryWorker<Connection> worker = RecoveryWorker.builder(m).register(charge(id -> "ok")).build();
         assertThat(worker.runOnce().removed()).isEqualTo(1);
         assertThat(pendingEntries()).isZero();
         assertThat(calls).hasValue(1);
@@ -338,7 +340,7 @@ public abstract class AbstractRecoveryWorkerTest {
 
     @Test
     void unnamedPhasesAndOtherModesWriteNoEntry() throws Exception {
-        LeasedIdempotency<Connection> m = leased(Duration.ofMinutes(5));
+        RecoveringLeasedIdempotency<Connection> m = leased(Duration.ofMinutes(5));
         IOException timeout = new IOException("provider timed out");
         Phases<Connection, String, Exception> unnamed = Phases.<Connection, String, Exception>prepare(tx -> "x", ResultCodec.string())
                 .<String>call((attempt, x) -> {

@@ -6,7 +6,8 @@ import dev.idempotency.KeyPolicy;
 import dev.idempotency.LeasePolicy;
 import dev.idempotency.LeasedIdempotency;
 import dev.idempotency.ManagedIdempotency;
-import dev.idempotency.Phases;
+import dev.idempotency.NamedPhases;
+import dev.idempotency.RecoveringLeasedIdempotency;
 import dev.idempotency.RecoveryWorker;
 import dev.idempotency.jdbc.JdbcIdempotencyStore;
 import dev.idempotency.spi.LeasingStore;
@@ -44,9 +45,10 @@ import org.springframework.transaction.PlatformTransactionManager;
  *       {@link SpringTransactions}, for transactions the library runs (retries, batch jobs), and
  *       {@code LeasedIdempotency<Connection>}, lease mode and phases over the same store and
  *       transactions, sharing that engine's key policy and listeners, refusing or running without
- *       deduplication when the database cannot be reached ({@code idempotency.when-unavailable});</li>
+ *       deduplication when the database cannot be reached ({@code idempotency.when-unavailable});
+ *       over the JDBC store it is a {@link RecoveringLeasedIdempotency}, which runs named phases;</li>
  *   <li>with {@code idempotency.recovery.enabled=true} as well: a {@link RecoveryWorker} over every
- *       named {@code Phases<Connection, ?, ?>} bean, started with the context and closed with it
+ *       {@code NamedPhases<Connection, ?, ?>} bean, started with the context and closed with it
  *       ({@code idempotency.recovery.interval}, {@code idempotency.recovery.max-attempts}).</li>
  * </ul>
  * The table is created at startup only with {@code idempotency.create-table=true}; otherwise ship
@@ -150,13 +152,19 @@ public class IdempotencyAutoConfiguration {
         /**
          * Lease mode and phases over the managed engine's own store (the JDBC store, or the one the
          * application's own engine was built over), sharing that engine's settings and transactions;
-         * none if that store keeps no leases.
+         * none if that store keeps no leases. Over a store that lists the named operations in progress
+         * (the JDBC store) it is a {@link RecoveringLeasedIdempotency}, which runs named phases too.
          */
         @Bean
         @ConditionalOnMissingBean(LeasedIdempotency.class)
         @SuppressWarnings("unchecked") // the engine's store runs in the engine's transactions: a store of Connection
         @Nullable LeasedIdempotency<Connection> leasedIdempotency(ManagedIdempotency<Connection> managed, IdempotencyProperties properties) {
-            if (!(managed.engine().store() instanceof LeasingStore<?> leasing)) {
+            Object store = managed.engine().store();
+            if (store instanceof RecoveringStore<?> listing) {
+                return LeasedIdempotency.of(managed, (RecoveringStore<Connection>) listing, LeasePolicy.ofDefaults(),
+                        properties.getWhenUnavailable());
+            }
+            if (!(store instanceof LeasingStore<?> leasing)) {
                 return null; // the application's engine is over a store that keeps no leases: it has no lease mode
             }
             return LeasedIdempotency.of(managed, (LeasingStore<Connection>) leasing, LeasePolicy.ofDefaults(),
@@ -165,27 +173,26 @@ public class IdempotencyAutoConfiguration {
 
         /**
          * With {@code idempotency.recovery.enabled=true}: a recovery worker over every named
-         * {@code Phases} bean, started with the context and closed with it.
+         * {@code Phases} bean ({@link NamedPhases}), started with the context and closed with it.
          */
         @Bean(initMethod = "start", destroyMethod = "close")
         @ConditionalOnBooleanProperty("idempotency.recovery.enabled")
         @ConditionalOnMissingBean(RecoveryWorker.class)
-        @SuppressWarnings("unchecked") // the engine's store runs in the engine's transactions: a store of Connection
         RecoveryWorker<Connection> idempotencyRecoveryWorker(LeasedIdempotency<Connection> leased,
-                ObjectProvider<Phases<Connection, ?, ?>> phases, IdempotencyProperties properties) {
-            if (!(leased.store() instanceof RecoveringStore<?> listing)) {
+                ObjectProvider<NamedPhases<Connection, ?, ?>> phases, IdempotencyProperties properties) {
+            if (!(leased instanceof RecoveringLeasedIdempotency<Connection> recovering)) {
                 throw new InvalidIdempotencyPropertyException("idempotency.recovery.enabled", "true", "the engine's store, "
                         + leased.store() + ", lists no named operations (it is not a RecoveringStore); use the JDBC store, or"
                         + " leave the property unset", null);
             }
             RecoveryWorker.Builder<Connection> worker = properties.getRecovery()
-                    .applyTo(RecoveryWorker.builder(leased, (RecoveringStore<Connection>) listing));
-            phases.orderedStream().filter(p -> p.operation().isPresent()).forEach(worker::register);
+                    .applyTo(RecoveryWorker.builder(recovering));
+            phases.orderedStream().forEach(worker::register);
             try {
                 return worker.build();
             } catch (IllegalStateException e) {
                 throw new InvalidIdempotencyPropertyException("idempotency.recovery.enabled", "true", e.getMessage()
-                        + "; declare each operation to resume as a bean of named Phases (Phases...named(\"...\")), or leave the"
+                        + "; declare each operation to resume as a NamedPhases bean (Phases...named(\"...\")), or leave the"
                         + " property unset", e);
             }
         }

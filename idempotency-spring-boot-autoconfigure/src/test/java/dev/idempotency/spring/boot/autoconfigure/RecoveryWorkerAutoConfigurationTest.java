@@ -4,9 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.idempotency.IdempotencyKey;
-import dev.idempotency.LeasedIdempotency;
 import dev.idempotency.Outcome;
+import dev.idempotency.NamedPhases;
 import dev.idempotency.Phases;
+import dev.idempotency.RecoveringLeasedIdempotency;
 import dev.idempotency.RecoveryWorker;
 import dev.idempotency.ResultCodec;
 import dev.idempotency.testsupport.SpringBootLine;
@@ -22,7 +23,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.jdbc.core.JdbcTemplate;
 
-/** The recovery worker of the auto-configuration: one property starts it over the named {@code Phases} beans. */
+/** The recovery worker of the auto-configuration: one property starts it over the {@code NamedPhases} beans. */
 class RecoveryWorkerAutoConfigurationTest {
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
@@ -51,7 +52,7 @@ class RecoveryWorkerAutoConfigurationTest {
 
         // tag::phases-bean[]
         @Bean
-        Phases<Connection, String, Exception> chargePhases() {
+        NamedPhases<Connection, String, Exception> chargePhases() {
             return Phases.<Connection, String, Exception>prepare(tx -> "order-7", ResultCodec.string())
                     .call((attempt, order) -> provider.charge(attempt.downstreamKey().id(), order))
                     .result(ResultCodec.string())
@@ -81,8 +82,8 @@ class RecoveryWorkerAutoConfigurationTest {
                     assertThat(context.getBean(RecoveryWorker.class).operations()).containsExactly("charge");
                     assertThat(context.getBean(RecoveryWorker.class)).hasToString(
                             "RecoveryWorker[operations=[charge], maxAttempts=3, interval=PT0.05S]");
-                    LeasedIdempotency<Connection> managed = context.getBean(LeasedIdempotency.class);
-                    Phases<Connection, String, Exception> charge = context.getBean("chargePhases", Phases.class);
+                    RecoveringLeasedIdempotency<Connection> managed = context.getBean(RecoveringLeasedIdempotency.class);
+                    NamedPhases<Connection, String, Exception> charge = context.getBean("chargePhases", NamedPhases.class);
                     IdempotencyKey key = IdempotencyKey.of("shop", "abandoned-1");
                     assertThatThrownBy(() -> managed.run(key, charge)).isInstanceOf(IOException.class); // the client never retries
                     JdbcTemplate jdbc = new JdbcTemplate(context.getBean(javax.sql.DataSource.class));
@@ -115,6 +116,6 @@ class RecoveryWorkerAutoConfigurationTest {
                         "spring.datasource.generate-unique-name=false", "idempotency.recovery.enabled=true")
                 .run(context -> assertThat(context.getStartupFailure())
                         .hasStackTraceContaining("idempotency.recovery.enabled = true is refused: no operation is registered")
-                        .hasStackTraceContaining("named Phases"));
+                        .hasStackTraceContaining("NamedPhases bean"));
     }
 }
