@@ -10,9 +10,11 @@ import io.r2dbc.spi.Connection;
 import io.r2dbc.spi.ConnectionFactories;
 import io.r2dbc.spi.ConnectionFactory;
 import io.r2dbc.spi.ConnectionFactoryOptions;
+import io.r2dbc.spi.IsolationLevel;
 import java.time.Duration;
 import java.util.function.Function;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
@@ -87,7 +89,14 @@ enum R2dbcDatabase {
      * {@code commit} says no for the result; rolls back if the body fails.
      */
     <T> Mono<T> inTransaction(Function<Connection, Mono<T>> body, java.util.function.Predicate<? super T> commit) {
-        return Mono.usingWhen(factory().create(), c -> Mono.from(c.beginTransaction())
+        return inTransaction(null, body, commit);
+    }
+
+    /** As {@link #inTransaction(Function, java.util.function.Predicate)}, at {@code isolation} if not null (else the driver's default). */
+    <T> Mono<T> inTransaction(@Nullable IsolationLevel isolation, Function<Connection, Mono<T>> body,
+                              java.util.function.Predicate<? super T> commit) {
+        return Mono.usingWhen(factory().create(), c -> (isolation == null ? Mono.<Void>empty() : Mono.from(c.setTransactionIsolationLevel(isolation)))
+                        .then(Mono.from(c.beginTransaction()))
                         .then(Mono.defer(() -> body.apply(c)))
                         .flatMap(result -> Mono.from(commit.test(result) ? c.commitTransaction() : c.rollbackTransaction()).thenReturn(result)),
                 Connection::close,

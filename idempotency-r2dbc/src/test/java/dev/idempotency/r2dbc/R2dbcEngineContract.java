@@ -16,6 +16,8 @@ import dev.idempotency.TransactionConflictException;
 import dev.idempotency.TransactionRequiredException;
 import dev.idempotency.jdbc.dialect.TableName;
 import io.r2dbc.spi.Connection;
+import io.r2dbc.spi.IsolationLevel;
+import io.r2dbc.spi.R2dbcRollbackException;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
@@ -28,6 +30,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -90,6 +94,40 @@ abstract class R2dbcEngineContract {
         for (Outcome<byte[]> outcome : outcomes) {
             assertThat(outcome.value()).containsExactly(0, 1, -1, 42);
         }
+    }
+
+    /**
+     * Concurrent duplicates at each isolation level the JDBC suites run (READ COMMITTED, REPEATABLE
+     * READ, SERIALIZABLE), retried as a caller does when the database resolves a conflict by aborting
+     * a transaction (a serialization failure, a deadlock's victim): the work runs once per key, and
+     * every attempt ends with its result.
+     */
+    @ParameterizedTest(name = "{displayName} [{0}]")
+    @ValueSource(strings = {"READ COMMITTED", "REPEATABLE READ", "SERIALIZABLE"})
+    void concurrentDuplicatesAtEachIsolationLevelRunTheWorkOnce(String level) {
+        IsolationLevel isolation = IsolationLevel.valueOf(level);
+        R2dbcIdempotency engine = engine(KeyPolicy.builder().lockTimeout(Duration.ofSeconds(10)).build());
+        IdempotentCall<String> call = IdempotentCall.of(newKey());
+        AtomicInteger runs = new AtomicInteger();
+        int duplicates = 5;
+        List<Outcome<String>> outcomes = Flux.range(0, duplicates)
+                .flatMap(i -> database().<Outcome<String>>inTransaction(isolation, c -> engine.execute(call, c, () -> database().offEventLoop(
+                                Mono.delay(Duration.ofMillis(50)).map(tick -> "run " + runs.incrementAndGet()))),
+                        R2dbcEngineContract::notInProgress)
+                        .retryWhen(Retry.backoff(30, Duration.ofMillis(5)).maxBackoff(Duration.ofMillis(100))
+                                .filter(R2dbcEngineContract::abortedByTheDatabase))
+                        .subscribeOn(Schedulers.boundedElastic()))
+                .collectList()
+                .block(WAIT);
+        assertThat(runs).as("runs at %s", level).hasValue(1);
+        assertThat(outcomes).filteredOn(o -> o instanceof Outcome.Executed).hasSize(1);
+        assertThat(outcomes).filteredOn(o -> o instanceof Outcome.Replayed).hasSize(duplicates - 1);
+        assertThat(outcomes).allSatisfy(o -> assertThat(o.value()).isEqualTo("run 1"));
+    }
+
+    /** A transaction the database aborted to resolve a conflict: the engine's typed conflict, or the driver's at the commit. */
+    private static boolean abortedByTheDatabase(Throwable e) {
+        return e instanceof TransactionConflictException || e instanceof R2dbcRollbackException;
     }
 
     @Test
