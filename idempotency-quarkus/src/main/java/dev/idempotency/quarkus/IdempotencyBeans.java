@@ -41,6 +41,10 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
 @ApplicationScoped
 public class IdempotencyBeans {
 
+    /** Created by CDI. */
+    public IdempotencyBeans() {
+    }
+
     @ConfigProperty(name = "idempotency.table", defaultValue = "idempotency_record")
     String table;
     @ConfigProperty(name = "idempotency.create-table", defaultValue = "false")
