@@ -15,6 +15,7 @@ module dev.idempotency.jpms.test {
     // Without Quarkus and its APIs as well.
     requires dev.idempotency.quarkus;
     requires dev.idempotency.testkit;
+    requires dev.idempotency.micrometer;
     requires dev.idempotency.r2dbc;
     requires dev.idempotency.redis;
     requires dev.idempotency.dynamodb;

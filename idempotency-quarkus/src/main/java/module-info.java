@@ -19,6 +19,9 @@ module dev.idempotency.quarkus {
     requires static microprofile.config.api;
     requires static arc;
     requires static quarkus.core;
+    // The metrics, read when the application has quarkus-micrometer.
+    requires static dev.idempotency.micrometer;
+    requires static micrometer.core;
 
     exports dev.idempotency.quarkus;
 }

@@ -2,6 +2,8 @@ package dev.idempotency.quarkus;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.idempotency.micrometer.MicrometerIdempotencyListener;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
@@ -35,6 +37,9 @@ class QuarkusIdempotencyTest {
     @Inject
     PaymentsResource resource;
 
+    @Inject
+    MeterRegistry registry;
+
     @Test
     void aReplayIsTheFirstResponseByteForByteAndTheMethodRanOnce() throws Exception {
         String key = key();
@@ -50,6 +55,23 @@ class QuarkusIdempotencyTest {
         assertThat(runs("shop-a", key)).isEqualTo(1);
         assertThat(resource.payments("shop-a", key)).isEqualTo(1);
         assertThat(resource.recorded("shop-a", key)).isTrue();
+    }
+
+    @Test
+    void quarkusMicrometerCountsTheCallsByOutcome() throws Exception {
+        String client = "metrics-" + key();
+        String key = key();
+        assertThat(send(request(client, key, "pay")).statusCode()).isEqualTo(201);
+        assertThat(send(request(client, key, "pay")).statusCode()).isEqualTo(201);
+        assertThat(send(request(client, key, "pay again")).statusCode()).isEqualTo(422);
+
+        assertThat(executions(client, "executed")).isEqualTo(1);
+        assertThat(executions(client, "replayed")).isEqualTo(1);
+        assertThat(executions(client, "mismatch")).isEqualTo(1);
+    }
+
+    private long executions(String scope, String outcome) {
+        return registry.get(MicrometerIdempotencyListener.EXECUTIONS).tag("scope", scope).tag("outcome", outcome).timer().count();
     }
 
     @Test

@@ -9,6 +9,7 @@ import dev.idempotency.jdbc.JdbcIdempotencyStore;
 import dev.idempotency.dynamodb.DynamoDbLeasingStore;
 import dev.idempotency.jdbi.JdbiIdempotency;
 import dev.idempotency.kafka.IdempotentConsumer;
+import dev.idempotency.micrometer.MicrometerIdempotencyListener;
 import dev.idempotency.r2dbc.R2dbcIdempotency;
 import dev.idempotency.redis.RedisLeasingStore;
 import dev.idempotency.spring.SpringIdempotency;
@@ -42,7 +43,7 @@ import org.jdbi.v3.core.Jdbi;
 /**
  * Runs from the module path: checks that every published module of the library ({@code
  * dev.idempotency}, {@code dev.idempotency.jdbc}, {@code .jdbi}, {@code .http}, {@code .jakarta},
- * {@code .quarkus}, {@code .testkit}, {@code .redis}, {@code .dynamodb}, {@code .kafka}, {@code .spring}, {@code
+ * {@code .quarkus}, {@code .testkit}, {@code .micrometer}, {@code .redis}, {@code .dynamodb}, {@code .kafka}, {@code .spring}, {@code
  * .spring.kafka}, {@code .spring.webmvc}, {@code .spring.webflux} and {@code .spring.boot.autoconfigure}) is resolved as an
  * explicit module, that a class of each loads from it, that each exports its API and SPI packages
  * and no other (a public class of an unexported package is out of this module's reach), and that
@@ -87,6 +88,7 @@ public final class ModulePathCheck {
         }
         // The other published modules, each an explicit module that exports its one package.
         expectOnlyPackage(InMemoryIdempotencyStore.class, "dev.idempotency.testkit");
+        expectOnlyPackage(MicrometerIdempotencyListener.class, "dev.idempotency.micrometer");
         expectOnlyPackage(RedisLeasingStore.class, "dev.idempotency.redis");
         expectOnlyPackage(DynamoDbLeasingStore.class, "dev.idempotency.dynamodb");
         expectOnlyPackage(IdempotentConsumer.class, "dev.idempotency.kafka");
@@ -174,7 +176,7 @@ public final class ModulePathCheck {
     }
 
     /** The jars of idempotency-bom, each a module. */
-    private static final int PUBLISHED_MODULES = 16;
+    private static final int PUBLISHED_MODULES = 17;
 
     /**
      * The auto-configurations of ours that Spring Boot finds: it reads every copy of the imports
