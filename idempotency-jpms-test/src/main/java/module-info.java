@@ -12,7 +12,10 @@ module dev.idempotency.jpms.test {
     requires dev.idempotency.jdbi;
     // Without the Jakarta APIs, which a container supplies: the module still resolves.
     requires dev.idempotency.jakarta;
+    // Without Quarkus and its APIs as well.
+    requires dev.idempotency.quarkus;
     requires dev.idempotency.testkit;
+    requires dev.idempotency.micrometer;
     requires dev.idempotency.r2dbc;
     requires dev.idempotency.redis;
     requires dev.idempotency.dynamodb;

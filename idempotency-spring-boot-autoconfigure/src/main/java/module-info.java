@@ -30,6 +30,7 @@ module dev.idempotency.spring.boot.autoconfigure {
     requires static dev.idempotency.dynamodb;
     requires static lettuce.core;
     requires static micrometer.core;
+    requires static dev.idempotency.micrometer;
     requires static software.amazon.awssdk.core;
     requires static software.amazon.awssdk.regions;
     requires static software.amazon.awssdk.services.dynamodb;

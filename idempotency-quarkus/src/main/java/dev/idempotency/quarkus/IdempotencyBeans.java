@@ -1,6 +1,7 @@
 package dev.idempotency.quarkus;
 
 import dev.idempotency.Idempotency;
+import dev.idempotency.IdempotencyListener;
 import dev.idempotency.KeyPolicy;
 import dev.idempotency.http.HttpIdempotency;
 import dev.idempotency.jakarta.rest.IdempotencyRestFeature;
@@ -33,6 +34,9 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
  *   <tr><td>{@code idempotency.retention}</td><td>the key policy's</td><td>how long a record is kept</td></tr>
  *   <tr><td>{@code idempotency.retry-after}</td><td>{@code 1s}</td><td>the {@code Retry-After} of that 409</td></tr>
  *   <tr><td>{@code idempotency.max-request-bytes}</td><td>{@code 1048576}</td><td>the largest body read; more: 413</td></tr>
+ *   <tr><td>{@code idempotency.metrics.enabled}</td><td>{@code true}</td><td>with quarkus-micrometer, the engine's
+ *       metrics in its {@code MeterRegistry}</td></tr>
+ *   <tr><td>{@code idempotency.metrics.scope-tag}</td><td>{@code false}</td><td>tag each meter with the key's scope</td></tr>
  * </table>
  * Each bean is a {@link DefaultBean}: an application that produces its own (another scope than the
  * {@code SecurityContext}'s principal, a key policy of its own) replaces it. Thread-safe: the beans
@@ -40,6 +44,10 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
  */
 @ApplicationScoped
 public class IdempotencyBeans {
+
+    /** Created by CDI. */
+    public IdempotencyBeans() {
+    }
 
     @ConfigProperty(name = "idempotency.table", defaultValue = "idempotency_record")
     String table;
@@ -53,6 +61,10 @@ public class IdempotencyBeans {
     Duration retryAfter;
     @ConfigProperty(name = "idempotency.max-request-bytes", defaultValue = "1048576")
     int maxRequestBytes;
+    @ConfigProperty(name = "idempotency.metrics.enabled", defaultValue = "true")
+    boolean metricsEnabled;
+    @ConfigProperty(name = "idempotency.metrics.scope-tag", defaultValue = "false")
+    boolean metricsScopeTag;
 
     /** @return the JDBC store on {@code idempotency.table} */
     @Produces
@@ -63,18 +75,43 @@ public class IdempotencyBeans {
     }
 
     /**
+     * With quarkus-micrometer (and {@code idempotency.metrics.enabled}, the default), a
+     * {@link dev.idempotency.micrometer.MicrometerIdempotencyListener} over Quarkus' {@code MeterRegistry},
+     * its meters those of the Spring Boot auto-configuration; without it, a listener that does nothing.
+     *
+     * @return the engine's listener
+     */
+    @Produces
+    @Singleton
+    @DefaultBean
+    public IdempotencyListener listener() {
+        return metricsEnabled && micrometerPresent() ? QuarkusMeters.listener(metricsScopeTag) : IdempotencyListener.NONE;
+    }
+
+    private static boolean micrometerPresent() {
+        try {
+            Class.forName("io.micrometer.core.instrument.MeterRegistry", false, IdempotencyBeans.class.getClassLoader());
+            return true;
+        } catch (ClassNotFoundException | LinkageError absent) {
+            return false;
+        }
+    }
+
+    /**
      * @param store the store
      * @param transactionManager Narayana's
      * @param dataSource the default datasource
+     * @param listener the engine's listener
      * @return the Jakarta REST filters' feature, for {@link IdempotencyFilters}
      */
     @Produces
     @Singleton
     @DefaultBean
-    public IdempotencyRestFeature feature(JdbcIdempotencyStore store, TransactionManager transactionManager, DataSource dataSource) {
+    public IdempotencyRestFeature feature(JdbcIdempotencyStore store, TransactionManager transactionManager, DataSource dataSource,
+                                          IdempotencyListener listener) {
         KeyPolicy.Builder policy = KeyPolicy.builder().lockTimeout(lockTimeout);
         retention.ifPresent(policy::retention);
-        Idempotency<Connection> engine = Idempotency.builder(store).keyPolicy(policy.build()).build();
+        Idempotency<Connection> engine = Idempotency.builder(store).keyPolicy(policy.build()).listener(listener).build();
         return IdempotencyRestFeature.builder(HttpIdempotency.builder(engine).retryAfter(retryAfter).build(),
                         JtaTransactions.of(transactionManager, dataSource))
                 .maxRequestBytes(maxRequestBytes)

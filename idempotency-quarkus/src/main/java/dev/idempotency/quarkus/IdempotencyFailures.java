@@ -18,6 +18,10 @@ public class IdempotencyFailures implements ExceptionMapper<Throwable> {
 
     private final ResourceFailures failures = new ResourceFailures();
 
+    /** Created by CDI. */
+    public IdempotencyFailures() {
+    }
+
     @Override
     public Response toResponse(Throwable failure) {
         return failures.toResponse(failure);

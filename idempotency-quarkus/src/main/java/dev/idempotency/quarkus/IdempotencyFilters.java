@@ -28,6 +28,10 @@ public class IdempotencyFilters implements ContainerRequestFilter, ContainerResp
     @Inject
     IdempotencyRestFeature feature;
 
+    /** Created by CDI. */
+    public IdempotencyFilters() {
+    }
+
     @Override
     public void filter(ContainerRequestContext request) throws IOException {
         feature.filters().filter(request);

@@ -1,6 +1,7 @@
 package dev.idempotency.quarkus;
 
 import dev.idempotency.jakarta.rest.IdempotentResource;
+import dev.idempotency.jakarta.testing.Jta;
 import io.quarkus.runtime.StartupEvent;
 import jakarta.enterprise.event.Observes;
 import jakarta.inject.Inject;
@@ -11,12 +12,8 @@ import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.core.Response;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.Map;
-import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -40,10 +37,7 @@ public class PaymentsResource {
     DataSource dataSource;
 
     void createTable(@Observes StartupEvent start) throws SQLException {
-        try (Connection c = dataSource.getConnection(); Statement s = c.createStatement()) {
-            s.execute("CREATE TABLE IF NOT EXISTS quarkus_payment (id VARCHAR(36) PRIMARY KEY, client VARCHAR(64) NOT NULL,"
-                    + " idem_key VARCHAR(300), body VARCHAR(1000) NOT NULL)");
-        }
+        Jta.createPaymentsTable(dataSource);
     }
 
     static CountDownLatch[] hold(String name) {
@@ -68,14 +62,9 @@ public class PaymentsResource {
             hold[0].countDown();
             hold[1].await(30, TimeUnit.SECONDS);
         }
-        String id = UUID.randomUUID().toString();
-        try (Connection c = dataSource.getConnection();
-             PreparedStatement insert = c.prepareStatement("INSERT INTO quarkus_payment (id, client, idem_key, body) VALUES (?, ?, ?, ?)")) {
-            insert.setString(1, id);
-            insert.setString(2, client);
-            insert.setString(3, key);
-            insert.setString(4, body);
-            insert.executeUpdate();
+        String id;
+        try (Connection c = dataSource.getConnection()) {
+            id = Jta.insertPayment(c, client, key, body);
         }
         if (word.equals("fail")) {
             throw new IllegalStateException("the resource method failed after its write");
@@ -86,22 +75,11 @@ public class PaymentsResource {
 
     /** @return the payments committed for the client's key */
     int payments(String client, String key) throws SQLException {
-        return count("SELECT COUNT(*) FROM quarkus_payment WHERE client = ? AND idem_key = ?", client, key);
+        return Jta.payments(dataSource, client, key);
     }
 
     /** @return whether the key has a committed record */
     boolean recorded(String client, String key) throws SQLException {
-        return count("SELECT COUNT(*) FROM idempotency_record WHERE scope = ? AND key_id = ?", client, key) > 0;
-    }
-
-    private int count(String sql, String client, String key) throws SQLException {
-        try (Connection c = dataSource.getConnection(); PreparedStatement count = c.prepareStatement(sql)) {
-            count.setString(1, client);
-            count.setString(2, key);
-            try (ResultSet rs = count.executeQuery()) {
-                rs.next();
-                return rs.getInt(1);
-            }
-        }
+        return Jta.recorded(dataSource, client, key);
     }
 }

@@ -2,6 +2,9 @@ package dev.idempotency.quarkus;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.idempotency.jakarta.testing.TestClient;
+import dev.idempotency.micrometer.MicrometerIdempotencyListener;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
@@ -17,10 +20,12 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 
 /**
- * A Quarkus application (Quarkus REST, Narayana, Agroal, H2) with this module and three
+ * A Quarkus application (Quarkus REST, Narayana, Agroal, H2; PostgreSQL in
+ * {@link QuarkusPostgresIdempotencyTest}) with this module, quarkus-micrometer and a few
  * {@code idempotency.*} properties, over real HTTP on 127.0.0.1: a {@code @Transactional}
  * resource method under {@code @IdempotentResource}.
  */
@@ -34,6 +39,12 @@ class QuarkusIdempotencyTest {
 
     @Inject
     PaymentsResource resource;
+
+    @Inject
+    MeterRegistry registry;
+
+    @Inject
+    DataSource dataSource;
 
     @Test
     void aReplayIsTheFirstResponseByteForByteAndTheMethodRanOnce() throws Exception {
@@ -50,6 +61,23 @@ class QuarkusIdempotencyTest {
         assertThat(runs("shop-a", key)).isEqualTo(1);
         assertThat(resource.payments("shop-a", key)).isEqualTo(1);
         assertThat(resource.recorded("shop-a", key)).isTrue();
+    }
+
+    @Test
+    void quarkusMicrometerCountsTheCallsByOutcome() throws Exception {
+        String client = "metrics-" + key();
+        String key = key();
+        assertThat(send(request(client, key, "pay")).statusCode()).isEqualTo(201);
+        assertThat(send(request(client, key, "pay")).statusCode()).isEqualTo(201);
+        assertThat(send(request(client, key, "pay again")).statusCode()).isEqualTo(422);
+
+        assertThat(executions(client, "executed")).isEqualTo(1);
+        assertThat(executions(client, "replayed")).isEqualTo(1);
+        assertThat(executions(client, "mismatch")).isEqualTo(1);
+    }
+
+    private long executions(String scope, String outcome) {
+        return registry.get(MicrometerIdempotencyListener.EXECUTIONS).tag("scope", scope).tag("outcome", outcome).timer().count();
     }
 
     @Test
@@ -107,6 +135,12 @@ class QuarkusIdempotencyTest {
         }
         assertThat(runs("shop-a", key)).isEqualTo(1);
         assertThat(resource.payments("shop-a", key)).isEqualTo(1);
+    }
+
+    @Test
+    void theRetryingClientDrives200OperationsThroughLostAnswersOneExecutionEach() throws Exception {
+        new TestClient(payments::resolve).retryingClientDrives200OperationsThroughLostAnswers("/payments",
+                every -> LostAnswers.loseEvery = every, QuarkusIdempotencyTest::runs, dataSource);
     }
 
     private HttpRequest request(String client, String key, String body) {

@@ -89,11 +89,16 @@ public final class Jta {
                         }));
         AgroalDataSource dataSource = AgroalDataSource.from(config);
         JdbcIdempotencyStore.ofDefaults().createTableIfMissing(dataSource);
+        createPaymentsTable(dataSource);
+        return dataSource;
+    }
+
+    /** Creates the payments table on {@code dataSource} if it is missing (the Quarkus tests' application does too). */
+    public static void createPaymentsTable(javax.sql.DataSource dataSource) throws SQLException {
         try (Connection c = dataSource.getConnection(); Statement s = c.createStatement()) {
             s.execute("CREATE TABLE IF NOT EXISTS " + PAYMENTS + " (id VARCHAR(36) PRIMARY KEY, scope VARCHAR(64) NOT NULL,"
                     + " idem_key VARCHAR(300), body VARCHAR(1000) NOT NULL)");
         }
-        return dataSource;
     }
 
     /** Inserts a payment on {@code c}; @return its id */

@@ -9,6 +9,7 @@ import dev.idempotency.jdbc.JdbcIdempotencyStore;
 import dev.idempotency.dynamodb.DynamoDbLeasingStore;
 import dev.idempotency.jdbi.JdbiIdempotency;
 import dev.idempotency.kafka.IdempotentConsumer;
+import dev.idempotency.micrometer.MicrometerIdempotencyListener;
 import dev.idempotency.r2dbc.R2dbcIdempotency;
 import dev.idempotency.redis.RedisLeasingStore;
 import dev.idempotency.spring.SpringIdempotency;
@@ -42,7 +43,7 @@ import org.jdbi.v3.core.Jdbi;
 /**
  * Runs from the module path: checks that every published module of the library ({@code
  * dev.idempotency}, {@code dev.idempotency.jdbc}, {@code .jdbi}, {@code .http}, {@code .jakarta},
- * {@code .testkit}, {@code .redis}, {@code .dynamodb}, {@code .kafka}, {@code .spring}, {@code
+ * {@code .quarkus}, {@code .testkit}, {@code .micrometer}, {@code .redis}, {@code .dynamodb}, {@code .kafka}, {@code .spring}, {@code
  * .spring.kafka}, {@code .spring.webmvc}, {@code .spring.webflux} and {@code .spring.boot.autoconfigure}) is resolved as an
  * explicit module, that a class of each loads from it, that each exports its API and SPI packages
  * and no other (a public class of an unexported package is out of this module's reach), and that
@@ -78,8 +79,16 @@ public final class ModulePathCheck {
         expect(jakarta != null, "dev.idempotency.jakarta is not on the module path");
         expectExports(jakarta, Set.of("dev.idempotency.jakarta.transaction", "dev.idempotency.jakarta.servlet", "dev.idempotency.jakarta.rest"));
         expect(ModuleLayer.boot().findModule("jakarta.servlet").isEmpty(), "jakarta.servlet is on the module path");
+        // The same for the Quarkus module: Quarkus, CDI and MicroProfile Config are the application's, absent here.
+        Module quarkus = ModuleLayer.boot().findModule("dev.idempotency.quarkus").orElse(null);
+        expect(quarkus != null, "dev.idempotency.quarkus is not on the module path");
+        expectExports(quarkus, Set.of("dev.idempotency.quarkus"));
+        for (String absent : List.of("arc", "quarkus.core", "jakarta.cdi", "microprofile.config.api")) {
+            expect(ModuleLayer.boot().findModule(absent).isEmpty(), absent + " is on the module path");
+        }
         // The other published modules, each an explicit module that exports its one package.
         expectOnlyPackage(InMemoryIdempotencyStore.class, "dev.idempotency.testkit");
+        expectOnlyPackage(MicrometerIdempotencyListener.class, "dev.idempotency.micrometer");
         expectOnlyPackage(RedisLeasingStore.class, "dev.idempotency.redis");
         expectOnlyPackage(DynamoDbLeasingStore.class, "dev.idempotency.dynamodb");
         expectOnlyPackage(IdempotentConsumer.class, "dev.idempotency.kafka");
@@ -167,7 +176,7 @@ public final class ModulePathCheck {
     }
 
     /** The jars of idempotency-bom, each a module. */
-    private static final int PUBLISHED_MODULES = 15;
+    private static final int PUBLISHED_MODULES = 17;
 
     /**
      * The auto-configurations of ours that Spring Boot finds: it reads every copy of the imports

@@ -1,5 +1,6 @@
 package dev.idempotency.spring.boot.autoconfigure;
 
+import dev.idempotency.micrometer.MicrometerIdempotencyListener;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;

@@ -6,7 +6,7 @@
  * {@link dev.idempotency.ManagedIdempotency} whose transactions Spring runs. Properties under
  * {@code idempotency.*} ({@link dev.idempotency.spring.boot.autoconfigure.IdempotencyProperties})
  * set the table and the key policy; with Micrometer, a
- * {@link dev.idempotency.spring.boot.autoconfigure.MicrometerIdempotencyListener} publishes metrics.
+ * {@link dev.idempotency.micrometer.MicrometerIdempotencyListener} publishes metrics.
  * With {@code idempotency.store=redis} or {@code dynamodb} (or, without a {@code DataSource}, a
  * Lettuce {@code RedisClient} or an AWS SDK {@code DynamoDbClient} bean) the engine is on that store
  * instead, for lease mode and phases ({@link dev.idempotency.spring.boot.autoconfigure.IdempotencyLeaseModeAutoConfiguration}).

@@ -3,6 +3,7 @@ package dev.idempotency.spring.boot.autoconfigure;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.idempotency.IdempotencyListener;
+import dev.idempotency.micrometer.MicrometerIdempotencyListener;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;

@@ -12,6 +12,7 @@ import dev.idempotency.Outcome;
 import dev.idempotency.jdbc.Idempotent;
 import dev.idempotency.jdbc.JdbcIdempotencyStore;
 import dev.idempotency.jdbc.NonDurableCommitsException;
+import dev.idempotency.micrometer.MicrometerIdempotencyListener;
 import dev.idempotency.spring.SpringIdempotency;
 import dev.idempotency.testsupport.SpringBootLine;
 import io.micrometer.core.instrument.Meter;

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.idempotency.IdempotencyKey;
 import dev.idempotency.Outcome;
+import dev.idempotency.micrometer.MicrometerIdempotencyListener;
 import dev.idempotency.spring.SpringIdempotency;
 import dev.idempotency.testsupport.SpringBootLine;
 import io.micrometer.core.instrument.MeterRegistry;

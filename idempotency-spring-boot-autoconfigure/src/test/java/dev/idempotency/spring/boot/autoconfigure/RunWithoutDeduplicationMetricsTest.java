@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.idempotency.IdempotencyKey;
 import dev.idempotency.IdempotencyListener;
 import dev.idempotency.StoreUnavailableException;
+import dev.idempotency.micrometer.MicrometerIdempotencyListener;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.net.ConnectException;
 import java.time.Duration;

@@ -3,7 +3,7 @@ package dev.idempotency.spring.boot.autoconfigure.webmvc;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.idempotency.http.HttpIdempotency;
-import dev.idempotency.spring.boot.autoconfigure.MicrometerIdempotencyListener;
+import dev.idempotency.micrometer.MicrometerIdempotencyListener;
 import dev.idempotency.spring.webmvc.IdempotencyFilter;
 import dev.idempotency.spring.webmvc.IdempotentEndpoint;
 import io.micrometer.core.instrument.Counter;

@@ -1,4 +1,4 @@
-package dev.idempotency.spring.boot.autoconfigure;
+package dev.idempotency.micrometer;
 
 import dev.idempotency.IdempotencyKey;
 import dev.idempotency.IdempotencyListener;
@@ -37,7 +37,8 @@ import org.jspecify.annotations.Nullable;
  *       that purges deleted, no tags: above zero, a work ends its caller's transaction.</li>
  * </ul>
  * The key's id is never a tag: ids are unbounded. The key's scope is one (tag {@code scope}) only
- * when asked for ({@code idempotency.metrics.scope-tag=true}), since scopes are often one per tenant.
+ * when asked for (the constructor's {@code scopeTag}: {@code idempotency.metrics.scope-tag=true} on Spring Boot and
+ * on Quarkus), since scopes are often one per tenant.
  *
  * <p>Thread-safe, as the registry is.
  */

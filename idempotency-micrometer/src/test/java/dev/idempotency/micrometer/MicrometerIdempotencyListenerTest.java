@@ -1,4 +1,4 @@
-package dev.idempotency.spring.boot.autoconfigure;
+package dev.idempotency.micrometer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
