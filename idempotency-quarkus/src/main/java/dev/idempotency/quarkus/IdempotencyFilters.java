@@ -9,6 +9,8 @@ import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.container.ContainerRequestFilter;
 import jakarta.ws.rs.container.ContainerResponseContext;
 import jakarta.ws.rs.container.ContainerResponseFilter;
+import jakarta.ws.rs.container.ResourceInfo;
+import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.ext.Provider;
 import jakarta.ws.rs.ext.WriterInterceptor;
 import jakarta.ws.rs.ext.WriterInterceptorContext;
@@ -28,13 +30,17 @@ public class IdempotencyFilters implements ContainerRequestFilter, ContainerResp
     @Inject
     IdempotencyRestFeature feature;
 
+    /** The resource method the request goes to, whose annotation may choose what its 5xx does. */
+    @Context
+    ResourceInfo resource;
+
     /** Created by CDI. */
     public IdempotencyFilters() {
     }
 
     @Override
     public void filter(ContainerRequestContext request) throws IOException {
-        feature.filters().filter(request);
+        feature.filters().filter(request, resource);
     }
 
     @Override

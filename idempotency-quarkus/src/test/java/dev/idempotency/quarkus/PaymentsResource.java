@@ -1,5 +1,6 @@
 package dev.idempotency.quarkus;
 
+import dev.idempotency.http.ServerErrors;
 import dev.idempotency.jakarta.rest.IdempotentResource;
 import dev.idempotency.jakarta.testing.Jta;
 import io.quarkus.runtime.StartupEvent;
@@ -72,6 +73,20 @@ public class PaymentsResource {
         return Response.status(201).type("application/json").entity("{\"id\":\"" + id + "\"}").build();
     }
     // end::resource[]
+
+    /** A payment whose provider answers 502: its 5xx is released, so its write rolls back and a retry runs it again. */
+    @POST
+    @Path("/released")
+    @IdempotentResource(serverErrors = ServerErrors.RELEASE)
+    @Transactional
+    public Response payReleasingServerErrors(String body, @HeaderParam("X-Client") String client,
+                                             @HeaderParam("Idempotency-Key") String key) throws SQLException {
+        RUNS.computeIfAbsent(client + "/" + key, k -> new AtomicInteger()).incrementAndGet();
+        try (Connection c = dataSource.getConnection()) {
+            Jta.insertPayment(c, client, key, body);
+        }
+        return Response.status(502).type("application/json").entity("{\"error\":\"the provider did not answer\"}").build();
+    }
 
     /** @return the payments committed for the client's key */
     int payments(String client, String key) throws SQLException {

@@ -138,6 +138,19 @@ class QuarkusIdempotencyTest {
     }
 
     @Test
+    void aResourceMethodWhoseAnnotationReleasesServerErrorsSendsIts502RollsBackAndTheRetryRunsIt() throws Exception {
+        String key = key();
+        HttpRequest released = HttpRequest.newBuilder(payments.resolve("/payments/released")).timeout(Duration.ofSeconds(30))
+                .header("X-Client", "shop-a").header("Idempotency-Key", key).POST(HttpRequest.BodyPublishers.ofString("pay")).build();
+        assertThat(send(released).statusCode()).isEqualTo(502);
+        assertThat(resource.payments("shop-a", key)).as("the write was rolled back").isZero();
+        assertThat(resource.recorded("shop-a", key)).as("nothing of the key recorded").isFalse();
+
+        assertThat(send(released).statusCode()).isEqualTo(502);
+        assertThat(runs("shop-a", key)).as("the retry ran the method again").isEqualTo(2);
+    }
+
+    @Test
     void theRetryingClientDrives200OperationsThroughLostAnswersOneExecutionEach() throws Exception {
         new TestClient(payments::resolve).retryingClientDrives200OperationsThroughLostAnswers("/payments",
                 every -> LostAnswers.loseEvery = every, QuarkusIdempotencyTest::runs, dataSource);
