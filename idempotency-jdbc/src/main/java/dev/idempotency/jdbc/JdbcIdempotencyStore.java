@@ -8,6 +8,7 @@ import dev.idempotency.TransactionRequiredException;
 import dev.idempotency.jdbc.dialect.Dialects;
 import dev.idempotency.jdbc.dialect.SqlDialect;
 import dev.idempotency.jdbc.dialect.TableName;
+import dev.idempotency.jdbc.internal.Ddl;
 import dev.idempotency.jdbc.internal.Failures;
 import dev.idempotency.jdbc.internal.JdbcExecutor;
 import dev.idempotency.jdbc.internal.StatementLimits;
@@ -129,7 +130,7 @@ public final class JdbcIdempotencyStore implements TransactionalRecoveringStore<
     public void createTableIfMissing(Connection connection) {
         Objects.requireNonNull(connection, "connection");
         try (Statement s = connection.createStatement()) {
-            for (String sql : statements(executorFor(connection).dialect().ddl(table))) {
+            for (String sql : Ddl.statements(executorFor(connection).dialect().ddl(table))) {
                 s.execute(sql);
             }
         } catch (SQLException e) {
@@ -524,19 +525,6 @@ public final class JdbcIdempotencyStore implements TransactionalRecoveringStore<
      */
     private IdempotencyException translate(JdbcExecutor d, @Nullable Connection tx, IdempotencyKey key, String what, SQLException e) {
         return StoreFailures.of(table, d, tx, key, what, e);
-    }
-
-    private static String[] statements(String ddl) {
-        StringBuilder sql = new StringBuilder();
-        for (String line : ddl.split("\n")) {
-            if (!line.strip().startsWith("--")) {
-                sql.append(line).append('\n');
-            }
-        }
-        return java.util.Arrays.stream(sql.toString().split(";"))
-                .map(String::strip)
-                .filter(s -> !s.isEmpty())
-                .toArray(String[]::new);
     }
 
     @Override

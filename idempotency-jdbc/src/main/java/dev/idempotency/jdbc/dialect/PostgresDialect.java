@@ -1,8 +1,11 @@
 package dev.idempotency.jdbc.dialect;
 
+import dev.idempotency.jdbc.internal.Statements;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -17,11 +20,8 @@ import org.jspecify.annotations.Nullable;
  * with a single Sync: a {@code SELECT} that keeps the caller's {@code lock_timeout} in the
  * transaction-local setting {@code idempotency.lock_timeout} and sets the policy's; a plain
  * {@code INSERT ... ON CONFLICT DO NOTHING} (a duplicate is a row count of 0, never an error); and a
- * {@code SELECT} that sets the caller's {@code lock_timeout} back and reads the record. Being a
- * statement of its own, under READ COMMITTED that read sees a record that a concurrent claimer
- * committed while the insert waited: the claim replays at once. Only an expired record costs a
- * second round trip, the take-over {@code UPDATE}. The claim does not use
- * {@code ON CONFLICT DO UPDATE ... WHERE expired}: that form row-locks the record even when the
+ * {@code SELECT} that sets the caller's {@code lock_timeout} back and reads the record. It does not
+ * use {@code ON CONFLICT DO UPDATE ... WHERE expired}: that form row-locks the record even when the
  * {@code WHERE} is false, so concurrent replays of one key would queue behind each other.
  *
  * <p>A concurrent claim that is still open is waited for by the insert, up to the policy's lock
@@ -30,14 +30,16 @@ import org.jspecify.annotations.Nullable;
  * pgjdbc's millisecond query timeout ({@link LockWait#QUERY_TIMEOUT_MILLIS}; 57014). Under REPEATABLE
  * READ and SERIALIZABLE a claimer that committed while the insert waited makes PostgreSQL report a
  * serialization failure (40001): {@code TransactionConflictException}, and the retry replays.
- *
- * <p>Errors: the base class's classification, which is PostgreSQL's.
- *
- * <p>Stateless and thread-safe.
+ * Errors are otherwise classified as the base class does, which is PostgreSQL's way.
  */
 public class PostgresDialect extends SqlDialect {
 
     private static final String R_COLUMNS = COLUMNS.replaceAll("(\\w+)", "r.$1");
+    /** The server's now, in epoch milliseconds. */
+    private static final String NOW = "CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000 AS BIGINT)";
+    /** The transaction-local setting that keeps the caller's {@code lock_timeout} while the claim's insert runs. */
+    private static final String SAVED_LOCK_TIMEOUT = "idempotency.lock_timeout";
+    private static final String ON_CONFLICT = " ON CONFLICT (scope, key_id) DO ";
 
     @Override
     public String name() {
@@ -49,30 +51,34 @@ public class PostgresDialect extends SqlDialect {
         return ClaimStrategy.ONE_ROUND_TRIP;
     }
 
-    /** The server's now, in epoch milliseconds. */
-    private static final String NOW = "CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000 AS BIGINT)";
-
     @Override
     public String currentTimeMillisQuery() {
         return "SELECT " + NOW;
     }
 
-    /** The transaction-local setting that keeps the caller's {@code lock_timeout} while the claim's insert runs. */
-    private static final String SAVED_LOCK_TIMEOUT = "idempotency.lock_timeout";
-
     @Override
     public String claimStatement(TableName table, Duration lockTimeout) {
         return "SELECT set_config('" + SAVED_LOCK_TIMEOUT + "', current_setting('lock_timeout'), true),"
                 + " set_config('lock_timeout', '" + lockTimeoutMillis(lockTimeout) + "', true); "
-                + multiRowClaimInsert(table, 1) + " ON CONFLICT (scope, key_id) DO NOTHING; "
+                + multiRowClaimInsert(table, 1) + ON_CONFLICT + "NOTHING; "
                 + "SELECT set_config('lock_timeout', current_setting('" + SAVED_LOCK_TIMEOUT + "'), true), " + R_COLUMNS
                 + " FROM (VALUES (1)) AS one (x) LEFT JOIN " + table + " r ON r.scope = ? AND r.key_id = ?";
     }
 
-    /** @return the lock timeout in milliseconds for {@code lock_timeout}: at least 1 (0 means none), at most PostgreSQL's maximum */
+    /** @return the lock timeout for {@code lock_timeout}, in milliseconds up to PostgreSQL's maximum */
     private static long lockTimeoutMillis(Duration timeout) {
-        long millis = timeout.compareTo(Duration.ofMillis(Integer.MAX_VALUE)) >= 0 ? Integer.MAX_VALUE : timeout.toMillis();
-        return Math.max(1, millis);
+        return Statements.boundedMillis(timeout, Duration.ofMillis(Integer.MAX_VALUE));
+    }
+
+    /** @return {@code unnest} of one array parameter per type: four {@code VARCHAR}s, then {@code more} */
+    private static String unnest(String... more) {
+        return Stream.concat(Stream.of("VARCHAR", "VARCHAR", "VARCHAR", "VARCHAR"), Stream.of(more))
+                .map(type -> "CAST(? AS " + type + "[])").collect(Collectors.joining(", ", "unnest(", ")"));
+    }
+
+    /** @return {@code write}, with {@code RETURNING 1}, divided by the rows it wrote (none: 22012), then {@code COMMIT} */
+    private static String failingIfNoneThenCommit(String name, String write) {
+        return "WITH " + name + " AS (" + write + " RETURNING 1) SELECT 1 / CAST((SELECT count(*) FROM " + name + ") AS INTEGER); COMMIT";
     }
 
     /** Writing first: one {@code INSERT ... FROM unnest(...) ON CONFLICT DO NOTHING RETURNING} per 500 keys. */
@@ -83,9 +89,8 @@ public class PostgresDialect extends SqlDialect {
 
     @Override
     public String claimInsertReturningKeys(TableName table) {
-        return "INSERT INTO " + table + " (scope, key_id, fingerprint, status, created_at, expires_at) SELECT * FROM unnest("
-                + "CAST(? AS VARCHAR[]), CAST(? AS VARCHAR[]), CAST(? AS VARCHAR[]), CAST(? AS VARCHAR[]),"
-                + " CAST(? AS BIGINT[]), CAST(? AS BIGINT[])) ON CONFLICT (scope, key_id) DO NOTHING RETURNING scope, key_id";
+        return "INSERT INTO " + table + " (scope, key_id, fingerprint, status, created_at, expires_at) SELECT * FROM "
+                + unnest("BIGINT", "BIGINT") + ON_CONFLICT + "NOTHING RETURNING scope, key_id";
     }
 
     /**
@@ -95,10 +100,8 @@ public class PostgresDialect extends SqlDialect {
     @Override
     public String completionArrays(TableName table) {
         return "UPDATE " + table + " t SET status = v.status, result_codec = v.codec,"
-                + " result = v.result, completed_at = v.completed_at, expires_at = v.expires_at FROM unnest("
-                + "CAST(? AS VARCHAR[]), CAST(? AS VARCHAR[]), CAST(? AS VARCHAR[]), CAST(? AS VARCHAR[]),"
-                + " CAST(? AS BYTEA[]), CAST(? AS BIGINT[]), CAST(? AS BIGINT[]))"
-                + " AS v (scope, key_id, status, codec, result, completed_at, expires_at)"
+                + " result = v.result, completed_at = v.completed_at, expires_at = v.expires_at FROM "
+                + unnest("BYTEA", "BIGINT", "BIGINT") + " AS v (scope, key_id, status, codec, result, completed_at, expires_at)"
                 + " WHERE t.scope = v.scope AND t.key_id = v.key_id";
     }
 
@@ -119,9 +122,7 @@ public class PostgresDialect extends SqlDialect {
      */
     @Override
     public String completionWithCommit(TableName table) {
-        return "WITH done AS (UPDATE " + table + " SET status = ?, result_codec = ?,"
-                + " result = ?, completed_at = ?, expires_at = ? WHERE scope = ? AND key_id = ? RETURNING 1)"
-                + " SELECT 1 / CAST((SELECT count(*) FROM done) AS INTEGER); COMMIT";
+        return failingIfNoneThenCommit("done", Statements.completion(table));
     }
 
     @Override
@@ -139,14 +140,9 @@ public class PostgresDialect extends SqlDialect {
     public String lastWriteWithCommit(TableName table, Duration lockTimeout) {
         // SET LOCAL bounds this transaction's lock waits from here to its end, in the same round trip: no
         // cancelling timer, which could race the COMMIT, and nothing left in the session afterwards.
-        return "SET LOCAL lock_timeout = " + lockTimeoutMillis(lockTimeout)
-                + "; WITH w AS (" + completedRecordInsert(table)
-                + " ON CONFLICT (scope, key_id) DO UPDATE SET fingerprint = EXCLUDED.fingerprint, status = EXCLUDED.status,"
-                + " result_codec = EXCLUDED.result_codec, result = EXCLUDED.result, created_at = EXCLUDED.created_at,"
-                + " completed_at = EXCLUDED.completed_at, expires_at = EXCLUDED.expires_at, owner_token = NULL, lease_until = NULL,"
-                + " phase = NULL WHERE " + table + ".owner_token IS NULL AND " + table + ".expires_at <= ? OR " + table
-                + ".owner_token IS NOT NULL AND " + table + ".expires_at <= " + NOW
-                + " RETURNING 1) SELECT 1 / CAST((SELECT count(*) FROM w) AS INTEGER); COMMIT";
+        return "SET LOCAL lock_timeout = " + lockTimeoutMillis(lockTimeout) + "; " + failingIfNoneThenCommit("w",
+                completedRecordInsert(table) + ON_CONFLICT + "UPDATE SET " + Statements.replacing(column -> "EXCLUDED." + column, true)
+                + " WHERE " + Statements.expired(table + ".", NOW));
     }
 
     /** 22012, division by zero: the write sent with the {@code COMMIT} found no record (or an unexpired one). */

@@ -1,18 +1,13 @@
 package dev.idempotency.jdbc.dialect;
 
 import dev.idempotency.IdempotencyKey;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
+import dev.idempotency.jdbc.internal.Ddl;
 import java.time.Duration;
 import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.function.IntFunction;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -49,8 +44,6 @@ public abstract class SqlDialect {
     /** The default table name, as written in the DDL resources. */
     public static final String DEFAULT_TABLE = "idempotency_record";
 
-    private static final Pattern DEFAULT_NAMES = Pattern.compile("\\bidempotency_record(_[a-z]+)?\\b");
-
     /** @return the dialect's name, as logged and used in the DDL resource's file name */
     public abstract String name();
 
@@ -69,11 +62,7 @@ public abstract class SqlDialect {
      *     and the table of named operations in progress ({@link TableName#pending()})
      */
     public String ddl(TableName table) {
-        String qualified = table.qualified();
-        String simple = table.simpleName();
-        String pending = table.pending().qualified();
-        return DEFAULT_NAMES.matcher(readResource(ddlResource())).replaceAll(m -> Matcher.quoteReplacement(
-                m.group(1) == null ? qualified : TableName.PENDING_SUFFIX.equals(m.group(1)) ? pending : simple + m.group(1)));
+        return Ddl.of(this, ddlResource(), table);
     }
 
     // ---- errors --------------------------------------------------------------------------------
@@ -411,22 +400,6 @@ public abstract class SqlDialect {
     public static String completedRecordInsert(TableName table) {
         return "INSERT INTO " + table + " (scope, key_id, fingerprint, status, result_codec, result, created_at, completed_at,"
                 + " expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)";
-    }
-
-    private String readResource(String path) {
-        // Through the class, not its loader: on the module path only a module's own classes find
-        // its resources without the package being opened.
-        try (InputStream own = getClass().getResourceAsStream("/" + path)) {
-            InputStream in = own != null ? own : SqlDialect.class.getResourceAsStream("/" + path);
-            if (in == null) {
-                throw new IllegalStateException("DDL resource missing from the jar: " + path);
-            }
-            try (in) {
-                return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot read DDL resource " + path, e);
-        }
     }
 
     @Override
