@@ -30,7 +30,6 @@ import org.jspecify.annotations.Nullable;
  * pgjdbc's millisecond query timeout ({@link LockWait#QUERY_TIMEOUT_MILLIS}; 57014). Under REPEATABLE
  * READ and SERIALIZABLE a claimer that committed while the insert waited makes PostgreSQL report a
  * serialization failure (40001): {@code TransactionConflictException}, and the retry replays.
- * Errors are otherwise classified as the base class does, which is PostgreSQL's way.
  */
 public class PostgresDialect extends SqlDialect {
 
@@ -40,6 +39,8 @@ public class PostgresDialect extends SqlDialect {
     /** The transaction-local setting that keeps the caller's {@code lock_timeout} while the claim's insert runs. */
     private static final String SAVED_LOCK_TIMEOUT = "idempotency.lock_timeout";
     private static final String ON_CONFLICT = " ON CONFLICT (scope, key_id) DO ";
+    /** The largest {@code lock_timeout} PostgreSQL accepts. */
+    private static final Duration MOST_LOCK_TIMEOUT = Duration.ofMillis(Integer.MAX_VALUE);
 
     @Override
     public String name() {
@@ -59,15 +60,10 @@ public class PostgresDialect extends SqlDialect {
     @Override
     public String claimStatement(TableName table, Duration lockTimeout) {
         return "SELECT set_config('" + SAVED_LOCK_TIMEOUT + "', current_setting('lock_timeout'), true),"
-                + " set_config('lock_timeout', '" + lockTimeoutMillis(lockTimeout) + "', true); "
+                + " set_config('lock_timeout', '" + Statements.boundedMillis(lockTimeout, MOST_LOCK_TIMEOUT) + "', true); "
                 + multiRowClaimInsert(table, 1) + ON_CONFLICT + "NOTHING; "
                 + "SELECT set_config('lock_timeout', current_setting('" + SAVED_LOCK_TIMEOUT + "'), true), " + R_COLUMNS
                 + " FROM (VALUES (1)) AS one (x) LEFT JOIN " + table + " r ON r.scope = ? AND r.key_id = ?";
-    }
-
-    /** @return the lock timeout for {@code lock_timeout}, in milliseconds up to PostgreSQL's maximum */
-    private static long lockTimeoutMillis(Duration timeout) {
-        return Statements.boundedMillis(timeout, Duration.ofMillis(Integer.MAX_VALUE));
     }
 
     /** @return {@code unnest} of one array parameter per type: four {@code VARCHAR}s, then {@code more} */
@@ -76,7 +72,11 @@ public class PostgresDialect extends SqlDialect {
                 .map(type -> "CAST(? AS " + type + "[])").collect(Collectors.joining(", ", "unnest(", ")"));
     }
 
-    /** @return {@code write}, with {@code RETURNING 1}, divided by the rows it wrote (none: 22012), then {@code COMMIT} */
+    /**
+     * @return {@code write}, given {@code RETURNING 1}, then the division of 1 by the rows it wrote (none fail it
+     *     with 22012, and the server skips the rest of the round trip, the {@code COMMIT} included), then
+     *     {@code COMMIT}, with a single Sync; the driver's {@code commit()} afterwards sends nothing
+     */
     private static String failingIfNoneThenCommit(String name, String write) {
         return "WITH " + name + " AS (" + write + " RETURNING 1) SELECT 1 / CAST((SELECT count(*) FROM " + name + ") AS INTEGER); COMMIT";
     }
@@ -99,8 +99,7 @@ public class PostgresDialect extends SqlDialect {
      */
     @Override
     public String completionArrays(TableName table) {
-        return "UPDATE " + table + " t SET status = v.status, result_codec = v.codec,"
-                + " result = v.result, completed_at = v.completed_at, expires_at = v.expires_at FROM "
+        return "UPDATE " + table + " t SET " + Statements.completing("", column -> "v." + column) + " FROM "
                 + unnest("BYTEA", "BIGINT", "BIGINT") + " AS v (scope, key_id, status, codec, result, completed_at, expires_at)"
                 + " WHERE t.scope = v.scope AND t.key_id = v.key_id";
     }
@@ -115,11 +114,7 @@ public class PostgresDialect extends SqlDialect {
         return true;
     }
 
-    /**
-     * The completing {@code UPDATE}, divided by the rows it updated (a record not found fails it with
-     * 22012, and the server skips the rest of the round trip, the {@code COMMIT} included), then
-     * {@code COMMIT}, with a single Sync; the driver's {@code commit()} afterwards sends nothing.
-     */
+    /** The completing {@code UPDATE}, failing if it found no record, then {@code COMMIT}. */
     @Override
     public String completionWithCommit(TableName table) {
         return failingIfNoneThenCommit("done", Statements.completion(table));
@@ -131,16 +126,15 @@ public class PostgresDialect extends SqlDialect {
     }
 
     /**
-     * An {@code INSERT} of the completed record that replaces only an expired one
-     * ({@code ON CONFLICT DO UPDATE ... WHERE expires_at <= now}), divided by the rows it wrote (an
-     * unexpired record fails it with 22012), then {@code COMMIT}, after {@code SET LOCAL lock_timeout}:
-     * a concurrent writer still open is waited for up to the lock timeout (55P03, nothing committed).
+     * An {@code INSERT} of the completed record that replaces only an expired one, failing if it wrote
+     * nothing (an unexpired record), then {@code COMMIT}, after {@code SET LOCAL lock_timeout}: a
+     * concurrent writer still open is waited for up to the lock timeout (55P03, nothing committed).
+     * {@code SET LOCAL} bounds the transaction's waits from there to its end, in the same round trip:
+     * no cancelling timer, which could race the {@code COMMIT}, and nothing left in the session.
      */
     @Override
     public String lastWriteWithCommit(TableName table, Duration lockTimeout) {
-        // SET LOCAL bounds this transaction's lock waits from here to its end, in the same round trip: no
-        // cancelling timer, which could race the COMMIT, and nothing left in the session afterwards.
-        return "SET LOCAL lock_timeout = " + lockTimeoutMillis(lockTimeout) + "; " + failingIfNoneThenCommit("w",
+        return "SET LOCAL lock_timeout = " + Statements.boundedMillis(lockTimeout, MOST_LOCK_TIMEOUT) + "; " + failingIfNoneThenCommit("w",
                 completedRecordInsert(table) + ON_CONFLICT + "UPDATE SET " + Statements.replacing(column -> "EXCLUDED." + column, true)
                 + " WHERE " + Statements.expired(table + ".", NOW));
     }

@@ -81,8 +81,19 @@ public final class Statements {
      *     scope and key id (1 to 7); update count 1, or 0 if the claimed record is gone
      */
     public static String completion(TableName table) {
-        return "UPDATE " + table + " SET status = ?, result_codec = ?, result = ?, completed_at = ?, expires_at = ?"
-                + " WHERE scope = ? AND key_id = ?";
+        return "UPDATE " + table + " SET " + completing("", column -> "?") + " WHERE scope = ? AND key_id = ?";
+    }
+
+    /**
+     * @param table the qualifier of the record's columns, with its {@code .}, or the empty string
+     * @param value the new value of each, by the name of a completion's field: status, codec, result,
+     *     completed_at, expires_at
+     * @return the assignments of a completion
+     */
+    public static String completing(String table, UnaryOperator<String> value) {
+        return table + "status = " + value.apply("status") + ", " + table + "result_codec = " + value.apply("codec") + ", "
+                + table + "result = " + value.apply("result") + ", " + table + "completed_at = " + value.apply("completed_at")
+                + ", " + table + "expires_at = " + value.apply("expires_at");
     }
 
     /**
