@@ -81,7 +81,6 @@ public class PostgresDialect extends SqlDialect {
         return "WITH " + name + " AS (" + write + " RETURNING 1) SELECT 1 / CAST((SELECT count(*) FROM " + name + ") AS INTEGER); COMMIT";
     }
 
-    /** Writing first: one {@code INSERT ... FROM unnest(...) ON CONFLICT DO NOTHING RETURNING} per 500 keys. */
     @Override
     public ChunkClaiming chunkClaiming() {
         return ChunkClaiming.INSERT_FIRST;

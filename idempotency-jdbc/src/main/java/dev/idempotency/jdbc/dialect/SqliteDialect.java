@@ -14,9 +14,10 @@ import org.jspecify.annotations.Nullable;
  * committed, the reader's snapshot can never write ({@code SQLITE_BUSY_SNAPSHOT}). So the claim
  * writes first ({@link ClaimStrategy#UPSERT_FIRST}): an {@code INSERT ... ON CONFLICT DO UPDATE ...
  * WHERE expired} takes the write lock, waiting for another writer up to the policy's lock timeout
- * ({@link LockWait#QUERY_TIMEOUT}: the driver's busy timeout); then the record it found is read. Measured: a first
- * execution costs 2 statements (the upsert, the completing {@code UPDATE}), a replay 2 (the upsert
- * that changes nothing, a {@code SELECT}), holding the write lock for the rest of its transaction.
+ * ({@link LockWait#QUERY_TIMEOUT}: the driver's busy timeout); then the record it found is read.
+ * Measured: a first execution costs 2 statements (the upsert, the completing {@code UPDATE}), a
+ * replay 2 (the upsert that changes nothing, a {@code SELECT}), holding the write lock for the rest
+ * of its transaction.
  *
  * <p>What the caller should configure: WAL and a {@code busy_timeout} (URL
  * {@code jdbc:sqlite:file.db?journal_mode=WAL&busy_timeout=10000}) and either
