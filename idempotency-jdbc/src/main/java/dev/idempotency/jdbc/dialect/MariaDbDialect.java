@@ -39,7 +39,6 @@ import org.jspecify.annotations.Nullable;
  */
 public class MariaDbDialect extends SqlDialect {
 
-    /** A duplicate counts 2 (and one more attempt), never fails. */
     private static final String COUNTING_DUPLICATES = " ON DUPLICATE KEY UPDATE attempts = attempts + 1";
     /** The longest {@code max_statement_time} a bounded lock wait is given. */
     private static final Duration MOST_LOCK_TIMEOUT = Duration.ofDays(365);

@@ -36,7 +36,6 @@ public class PostgresDialect extends SqlDialect {
     private static final String R_COLUMNS = COLUMNS.replaceAll("(\\w+)", "r.$1");
     /** The server's now, in epoch milliseconds. */
     private static final String NOW = "CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000 AS BIGINT)";
-    /** The transaction-local setting that keeps the caller's {@code lock_timeout} while the claim's insert runs. */
     private static final String SAVED_LOCK_TIMEOUT = "idempotency.lock_timeout";
     private static final String ON_CONFLICT = " ON CONFLICT (scope, key_id) DO ";
     /** The largest {@code lock_timeout} PostgreSQL accepts. */
