@@ -75,6 +75,8 @@ import org.slf4j.LoggerFactory;
 public final class JdbcIdempotencyStore implements TransactionalRecoveringStore<Connection> {
 
     private static final Logger log = LoggerFactory.getLogger(JdbcIdempotencyStore.class);
+    /** What a claim of one key reads. */
+    private static final String KEY_RECORD = "the key's record";
 
     private final TableName table;
     private final @Nullable SqlDialect dialect;
@@ -203,16 +205,10 @@ public final class JdbcIdempotencyStore implements TransactionalRecoveringStore<
 
     @Override
     public Claim claim(Connection tx, ClaimRequest request) {
-        JdbcExecutor d = executorFor(tx, request.key());
-        try {
+        return forward(tx, request.key(), "claim the key", false, reading(request.key(), KEY_RECORD, d -> {
             sendPendingCompletion(tx);
             return d.claim(tx, table, request);
-        } catch (SQLException e) {
-            throw translate(d, tx, request.key(), "claim the key", e);
-        } catch (IllegalArgumentException corrupt) {
-            throw new IdempotencyStoreException(request.key(), "the key's record in table '" + table
-                    + "' holds a value this library did not write (" + corrupt.getMessage() + ")", corrupt);
-        }
+        }));
     }
 
     @Override
@@ -303,8 +299,7 @@ public final class JdbcIdempotencyStore implements TransactionalRecoveringStore<
             }
             throw translate(d, tx, request.key(), "write the key's record", e);
         } catch (IllegalArgumentException corrupt) {
-            throw new IdempotencyStoreException(request.key(), "the key's record in table '" + table
-                    + "' holds a value this library did not write (" + corrupt.getMessage() + ")", corrupt);
+            throw corrupt(request.key(), KEY_RECORD, corrupt);
         }
     }
 
@@ -314,16 +309,11 @@ public final class JdbcIdempotencyStore implements TransactionalRecoveringStore<
             return List.of();
         }
         IdempotencyKey first = requests.get(0).key();
-        JdbcExecutor d = executorFor(tx, first);
-        try {
-            sendPendingCompletion(tx);
-            return d.claimAll(tx, table, requests);
-        } catch (SQLException e) {
-            throw translate(d, tx, first, "claim a chunk of " + requests.size() + " keys (from the first)", e);
-        } catch (IllegalArgumentException corrupt) {
-            throw new IdempotencyStoreException(first, "a record of the chunk in table '" + table
-                    + "' holds a value this library did not write (" + corrupt.getMessage() + ")", corrupt);
-        }
+        return forward(tx, first, "claim a chunk of " + requests.size() + " keys (from the first)", false,
+                reading(first, "a record of the chunk", d -> {
+                    sendPendingCompletion(tx);
+                    return d.claimAll(tx, table, requests);
+                }));
     }
 
     @Override
@@ -332,13 +322,8 @@ public final class JdbcIdempotencyStore implements TransactionalRecoveringStore<
             return;
         }
         IdempotencyKey first = completions.get(0).key();
-        JdbcExecutor d = executorFor(tx, first);
-        int missing;
-        try {
-            missing = d.completeAll(tx, table, completions);
-        } catch (SQLException e) {
-            throw translate(d, tx, first, "record the results of a chunk of " + completions.size() + " keys (from the first)", e);
-        }
+        int missing = forward(tx, first, "record the results of a chunk of " + completions.size() + " keys (from the first)", false,
+                d -> d.completeAll(tx, table, completions));
         if (missing != 0) {
             throw new IdempotencyStoreException(first, missing + " claimed records of the chunk were not found when recording"
                     + " their results in table '" + table + "'; were they deleted concurrently?", null);
@@ -386,8 +371,7 @@ public final class JdbcIdempotencyStore implements TransactionalRecoveringStore<
 
     @Override
     public int purgeExpired(Connection tx, Instant now, int limit) {
-        JdbcExecutor d = executorFor(tx, null);
-        try {
+        return forward(tx, null, "purge expired records", false, d -> {
             // the abandoned claims first, counted by their own delete; then the rest of the batch
             int abandoned = d.purgeExpiredAbandonedClaims(tx, table, now, limit);
             int purged = abandoned + (abandoned < limit ? d.purgeExpired(tx, table, now, limit - abandoned) : 0);
@@ -402,58 +386,39 @@ public final class JdbcIdempotencyStore implements TransactionalRecoveringStore<
                 }
             }
             return purged;
-        } catch (SQLException e) {
-            throw translate(d, tx, null, "purge expired records", e);
-        }
+        });
     }
 
     // ---- lease mode: every time is the database server's --------------------------------------------
 
     @Override
     public LeaseClaim claimLease(Connection tx, LeaseRequest request) {
-        JdbcExecutor d = executorFor(tx, request.key());
-        try {
-            return d.claimLease(tx, table, request);
-        } catch (SQLException e) {
-            throw translate(d, null, request.key(), "claim the key's lease", e);
-        } catch (IllegalArgumentException corrupt) {
-            throw new IdempotencyStoreException(request.key(), "the key's record in table '" + table
-                    + "' holds a value this library did not write (" + corrupt.getMessage() + ")", corrupt);
-        }
+        return forward(tx, request.key(), "claim the key's lease", true, reading(request.key(), KEY_RECORD,
+                d -> d.claimLease(tx, table, request)));
     }
 
     @Override
     public Optional<Instant> extendLease(Connection tx, IdempotencyKey key, String ownerToken, Duration lease) {
-        JdbcExecutor d = executorFor(tx, key);
-        try {
-            return d.extendLease(tx, table, key, Objects.requireNonNull(ownerToken, "ownerToken"), lease);
-        } catch (SQLException e) {
-            throw translate(d, null, key, "extend the lease", e);
-        }
+        return forward(tx, key, "extend the lease", true,
+                d -> d.extendLease(tx, table, key, Objects.requireNonNull(ownerToken, "ownerToken"), lease));
     }
 
     @Override
     public boolean checkpoint(Connection tx, IdempotencyKey key, String ownerToken, RecoveryPoint point) {
-        JdbcExecutor d = executorFor(tx, key);
-        try {
+        return forward(tx, key, "record the recovery point", true, d -> {
             // the engine rolls the claim's transaction back: nothing of the key is recorded, and the call does not run
             refuseOverPacketLimit(d.packetOverflow(statementLimits, tx, key, point.codec(), point.state()), key, ResultOverPacketLimitException.RECOVERY_POINT, point.state(),
                     ResultOverPacketLimitException.NOTHING_SENT);
             return d.checkpoint(tx, table, key, Objects.requireNonNull(ownerToken, "ownerToken"), point);
-        } catch (SQLException e) {
-            throw translate(d, null, key, "record the recovery point", e);
-        }
+        });
     }
 
     @Override
     public Optional<Instant> completeLeased(Connection tx, String ownerToken, LeasedCompletion completion) {
-        JdbcExecutor d = executorFor(tx, completion.key());
-        try {
+        return forward(tx, completion.key(), "record the result", true, d -> {
             refuseOverPacketLimit(d, tx, completion);
             return d.completeLeased(tx, table, Objects.requireNonNull(ownerToken, "ownerToken"), completion);
-        } catch (SQLException e) {
-            throw translate(d, null, completion.key(), "record the result", e);
-        }
+        });
     }
 
     @Override
@@ -493,12 +458,7 @@ public final class JdbcIdempotencyStore implements TransactionalRecoveringStore<
 
     @Override
     public boolean releaseLease(Connection tx, IdempotencyKey key, String ownerToken) {
-        JdbcExecutor d = executorFor(tx, key);
-        try {
-            return d.releaseLease(tx, table, key, Objects.requireNonNull(ownerToken, "ownerToken"));
-        } catch (SQLException e) {
-            throw translate(d, null, key, "end the lease", e);
-        }
+        return forward(tx, key, "end the lease", true, d -> d.releaseLease(tx, table, key, Objects.requireNonNull(ownerToken, "ownerToken")));
     }
 
     private JdbcExecutor executorFor(Connection c, @Nullable IdempotencyKey key) {
@@ -516,6 +476,42 @@ public final class JdbcIdempotencyStore implements TransactionalRecoveringStore<
 
     private JdbcExecutor executorFor(Connection c) {
         return executorFor(c, null);
+    }
+
+    /** A primitive of the executor, forwarded to by {@link #forward}. */
+    private interface Primitive<T> {
+        T run(JdbcExecutor d) throws SQLException;
+    }
+
+    /**
+     * @param leased whether {@code primitive} is a lease primitive, which always runs in a transaction
+     *     of the library's own
+     * @return what {@code primitive} answers on the connection's executor; its database error, a
+     *     failure to {@code what}, translated as {@link #translate} says
+     */
+    private <T> T forward(Connection tx, @Nullable IdempotencyKey key, String what, boolean leased, Primitive<T> primitive) {
+        JdbcExecutor d = executorFor(tx, key);
+        try {
+            return primitive.run(d);
+        } catch (SQLException e) {
+            throw translate(d, leased ? null : tx, key, what, e);
+        }
+    }
+
+    /** @return {@code primitive}, a value that this library did not write, read in {@code records}, named as such */
+    private <T> Primitive<T> reading(IdempotencyKey key, String records, Primitive<T> primitive) {
+        return d -> {
+            try {
+                return primitive.run(d);
+            } catch (IllegalArgumentException corrupt) {
+                throw corrupt(key, records, corrupt);
+            }
+        };
+    }
+
+    private IdempotencyStoreException corrupt(IdempotencyKey key, String records, IllegalArgumentException corrupt) {
+        return new IdempotencyStoreException(key, records + " in table '" + table + "' holds a value this library did not write ("
+                + corrupt.getMessage() + ")", corrupt);
     }
 
     /**

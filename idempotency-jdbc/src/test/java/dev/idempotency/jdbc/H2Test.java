@@ -1,20 +1,26 @@
 package dev.idempotency.jdbc;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.idempotency.Fingerprint;
 import dev.idempotency.Idempotency;
 import dev.idempotency.IdempotencyKey;
+import dev.idempotency.IdempotencyStoreException;
 import dev.idempotency.KeyPolicy;
 import dev.idempotency.Outcome;
 import dev.idempotency.jdbc.kit.JdbcStoreContract;
 import dev.idempotency.jdbc.lease.AbstractLeaseModeTest;
 import dev.idempotency.jdbc.lease.AbstractRecoveryWorkerTest;
+import dev.idempotency.spi.ClaimRequest;
+import dev.idempotency.spi.LeaseRequest;
 import dev.idempotency.testsupport.TestDatabase;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.h2.jdbcx.JdbcConnectionPool;
@@ -26,11 +32,36 @@ class H2Test {
 
     static final TestDatabase DB = TestDatabase.H2;
 
-    /** What only a JDBC store can break ({@link AbstractJdbcStoreTest}). */
+    /** What only a JDBC store can break ({@link AbstractJdbcStoreTest}), and a record it did not write. */
     @Nested
     class Store extends AbstractJdbcStoreTest {
         Store() {
             super(DB);
+        }
+
+        /**
+         * A record that this library did not write (a row made by hand, whose fingerprint and status
+         * are none of the library's) fails a claim, a chunk's claim and a lease claim with the store's
+         * failure naming it, not with the parse's own exception.
+         */
+        @Test
+        void aRecordThisLibraryDidNotWriteIsNamedAsSuch() throws Exception {
+            IdempotencyKey key = IdempotencyKey.of("hand", "made");
+            Tx.commit(dataSource(), c -> {
+                try (Statement s = c.createStatement()) {
+                    return s.executeUpdate("INSERT INTO " + store.table() + " (scope, key_id, fingerprint, status, created_at,"
+                            + " expires_at) VALUES ('hand', 'made', 'f', 'NONE', 0, " + Long.MAX_VALUE + ")");
+                }
+            });
+            ClaimRequest r = new ClaimRequest(key, Fingerprint.of("r"), START, START.plusSeconds(60), Duration.ofSeconds(1));
+            String did = "in table '" + store.table() + "' holds a value this library did not write";
+            assertThatThrownBy(() -> Tx.rollback(dataSource(), c -> store.claim(c, r)))
+                    .isInstanceOf(IdempotencyStoreException.class).hasMessageContaining("the key's record " + did);
+            assertThatThrownBy(() -> Tx.rollback(dataSource(), c -> store.claimAll(c, List.of(r))))
+                    .isInstanceOf(IdempotencyStoreException.class).hasMessageContaining("a record of the chunk " + did);
+            assertThatThrownBy(() -> Tx.rollback(dataSource(), c -> store.claimLease(c, new LeaseRequest(key, Fingerprint.of("r"),
+                    "token", Duration.ofSeconds(60), Duration.ofDays(1), Duration.ofSeconds(1)))))
+                    .isInstanceOf(IdempotencyStoreException.class).hasMessageContaining("the key's record " + did);
         }
     }
 

@@ -23,8 +23,6 @@ import org.jspecify.annotations.Nullable;
  * <p>A missing table is reported by H2 in three ways, all read as missing: 42S02 (error 42102)
  * when other tables exist, 42S04 (42104) on a database with no table at all, and 42S03 (42103)
  * when a table of that name exists in another letter case (a quoted {@code "Idempotency_Record"}).
- *
- * <p>Stateless and thread-safe.
  */
 public class H2Dialect extends SqlDialect {
 
@@ -101,11 +99,7 @@ public class H2Dialect extends SqlDialect {
 
     @Override
     public Optional<String> nonDurableCommits(List<@Nullable String> answers) {
-        String delay = answers.get(0);
-        if (delay == null || delay.strip().equals("0")) {
-            return Optional.empty();
-        }
-        return Optional.of("H2 WRITE_DELAY=" + delay.strip() + ": a commit is written to the file up to " + delay.strip()
-                + " ms after it returns, so a process killed in that time loses it; add ;WRITE_DELAY=0 to the JDBC URL");
+        return DurabilityAnswers.unless(answers.get(0), "0", delay -> "H2 WRITE_DELAY=" + delay + ": a commit is written to the file"
+                + " up to " + delay + " ms after it returns, so a process killed in that time loses it; add ;WRITE_DELAY=0 to the JDBC URL");
     }
 }

@@ -28,8 +28,6 @@ import java.util.Optional;
  * equal with padding only if they are equal exactly, which makes every comparison exact. (The
  * default key policy refuses spaces anyway.) A missing table is recognised by HSQLDB's SQLState for
  * it, 42501 "user lacks privilege or object not found", which it also gives for a missing column.
- *
- * <p>Stateless and thread-safe.
  */
 public class HsqldbDialect extends SqlDialect {
 

@@ -1,13 +1,13 @@
 package dev.idempotency.jdbc.dialect;
 
 import dev.idempotency.IdempotencyKey;
+import dev.idempotency.jdbc.internal.Statements;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.function.IntFunction;
 import org.jspecify.annotations.Nullable;
-
 
 /**
  * MariaDB 10.6 and later, and MySQL 8 (InnoDB).
@@ -28,21 +28,20 @@ import org.jspecify.annotations.Nullable;
  * rows" counting, a no-op such as {@code scope = scope} counts 1, the same as an insert.
  *
  * <p>A concurrent claim that is still open is waited for up to the policy's lock timeout, in whole
- * seconds (Connector/J 3 sends {@code SET STATEMENT max_statement_time=N FOR ...}); a wait that runs
- * out (1969, 70100; or 1205) gives {@code InProgress}, and <b>the transaction stays usable</b>. Under REPEATABLE
- * READ and SERIALIZABLE, waiters of a claim that rolls back may be chosen as deadlock victims, and
- * with {@code innodb_snapshot_isolation=ON} a duplicate may fail with 1020: both reach the caller as
- * the retryable {@code TransactionConflictException}, and the retry replays. MySQL 8's drivers
- * bound the wait by {@code KILL QUERY} (1317, a driver timeout), also read as a lock timeout (MySQL
- * is not run here).
+ * seconds ({@link LockWait#QUERY_TIMEOUT}); a wait that runs out gives {@code InProgress}, and
+ * <b>the transaction stays usable</b>. Under REPEATABLE READ and SERIALIZABLE, waiters of a claim
+ * that rolls back may be chosen as deadlock victims, and with {@code innodb_snapshot_isolation=ON}
+ * a duplicate may fail with 1020: both reach the caller as the retryable
+ * {@code TransactionConflictException}, and the retry replays.
  *
  * <p>Results up to 16 MiB fit the column, but the statement recording one must fit the connection's
- * {@code max_allowed_packet} ({@link #statementLimitQuery()}): a result or recovery point that would
- * not is refused with {@code ResultOverPacketLimitException}, nothing sent, the connection intact.
- *
- * <p>Stateless and thread-safe; the executor keeps each connection's {@code max_allowed_packet}.
+ * {@code max_allowed_packet} ({@link #statementLimitQuery()}): else {@code ResultOverPacketLimitException}.
  */
 public class MariaDbDialect extends SqlDialect {
+
+    private static final String COUNTING_DUPLICATES = " ON DUPLICATE KEY UPDATE attempts = attempts + 1";
+    /** The longest {@code max_statement_time} a bounded lock wait is given. */
+    private static final Duration MOST_LOCK_TIMEOUT = Duration.ofDays(365);
 
     @Override
     public String name() {
@@ -69,16 +68,14 @@ public class MariaDbDialect extends SqlDialect {
         return "SELECT CAST(UNIX_TIMESTAMP(NOW(3)) * 1000 AS SIGNED)";
     }
 
-    /** A duplicate counts 2 (and one more attempt), never fails. */
     @Override
     public String claimInsert(TableName table) {
-        return multiRowClaimInsert(table, 1) + " ON DUPLICATE KEY UPDATE attempts = attempts + 1";
+        return multiRowClaimInsert(table, 1) + COUNTING_DUPLICATES;
     }
 
-    /** The completed record is inserted first: 1 if it inserted, 2 if the key has a record (then claimed as usual). */
     @Override
     public String completedRecordInsertFirst(TableName table) {
-        return completedRecordInsert(table) + " ON DUPLICATE KEY UPDATE attempts = attempts + 1";
+        return completedRecordInsert(table) + COUNTING_DUPLICATES;
     }
 
     /**
@@ -88,7 +85,7 @@ public class MariaDbDialect extends SqlDialect {
      */
     @Override
     public String boundedLockWait(String statement, Duration lockTimeout) {
-        long millis = Math.max(1, lockTimeout.compareTo(Duration.ofDays(365)) > 0 ? Duration.ofDays(365).toMillis() : lockTimeout.toMillis());
+        long millis = Statements.boundedMillis(lockTimeout, MOST_LOCK_TIMEOUT);
         return "SET STATEMENT max_statement_time=" + millis / 1000 + "." + String.format(Locale.ROOT, "%03d", millis % 1000)
                 + " FOR " + statement;
     }
@@ -117,8 +114,7 @@ public class MariaDbDialect extends SqlDialect {
                 + " ? AS codec, ? AS result, ? AS completed_at, ? AS expires_at"
                 + " UNION ALL SELECT ?, ?, ?, ?, ?, ?, ?".repeat(rows - 1)
                 + ") v STRAIGHT_JOIN " + table + " t FORCE INDEX (PRIMARY) ON t.scope = v.scope AND t.key_id = v.key_id"
-                + " SET t.status = v.status, t.result_codec = v.codec,"
-                + " t.result = v.result, t.completed_at = v.completed_at, t.expires_at = v.expires_at";
+                + " SET " + Statements.completing("t.", column -> "v." + column);
     }
 
     @Override
@@ -131,6 +127,7 @@ public class MariaDbDialect extends SqlDialect {
         return e.vendorCode() == 1062 || super.isDuplicateKey(e);
     }
 
+    /** 1969 (70100) and 1205 end MariaDB's waits; 1317 ({@code KILL QUERY}), 3024 and a driver timeout MySQL 8's (not run here). */
     @Override
     public boolean isLockTimeout(SqlError e) {
         int code = e.vendorCode();
@@ -167,11 +164,7 @@ public class MariaDbDialect extends SqlDialect {
     /** {@code innodb_flush_log_at_trx_commit} other than 1: the log is written (0) or flushed (2) about once a second. */
     @Override
     public Optional<String> nonDurableCommits(List<@Nullable String> answers) {
-        String flush = answers.get(0);
-        if (flush == null || flush.strip().equals("1")) {
-            return Optional.empty();
-        }
-        return Optional.of(name() + " innodb_flush_log_at_trx_commit=" + flush.strip() + ": the log is flushed about once a"
-                + " second, not at each commit, so a crash loses the last acknowledged commits; set it to 1");
+        return DurabilityAnswers.unless(answers.get(0), "1", flush -> name() + " innodb_flush_log_at_trx_commit=" + flush + ": the log"
+                + " is flushed about once a second, not at each commit, so a crash loses the last acknowledged commits; set it to 1");
     }
 }

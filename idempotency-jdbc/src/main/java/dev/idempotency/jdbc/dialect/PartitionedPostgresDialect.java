@@ -33,8 +33,6 @@ import dev.idempotency.jdbc.internal.Partitions;
  * cannot be created over rows of the default one). Drop the days that have ended with
  * {@code PostgresPartitions.dropExpired}. Both run DDL; each takes a short exclusive lock on the table, so
  * give their transaction a {@code lock_timeout} and run them again later if it runs out.
- *
- * <p>Stateless and thread-safe.
  */
 public class PartitionedPostgresDialect extends PostgresDialect {
 

@@ -1,8 +1,11 @@
 package dev.idempotency.jdbc.dialect;
 
+import dev.idempotency.jdbc.internal.Statements;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -17,11 +20,8 @@ import org.jspecify.annotations.Nullable;
  * with a single Sync: a {@code SELECT} that keeps the caller's {@code lock_timeout} in the
  * transaction-local setting {@code idempotency.lock_timeout} and sets the policy's; a plain
  * {@code INSERT ... ON CONFLICT DO NOTHING} (a duplicate is a row count of 0, never an error); and a
- * {@code SELECT} that sets the caller's {@code lock_timeout} back and reads the record. Being a
- * statement of its own, under READ COMMITTED that read sees a record that a concurrent claimer
- * committed while the insert waited: the claim replays at once. Only an expired record costs a
- * second round trip, the take-over {@code UPDATE}. The claim does not use
- * {@code ON CONFLICT DO UPDATE ... WHERE expired}: that form row-locks the record even when the
+ * {@code SELECT} that sets the caller's {@code lock_timeout} back and reads the record. It does not
+ * use {@code ON CONFLICT DO UPDATE ... WHERE expired}: that form row-locks the record even when the
  * {@code WHERE} is false, so concurrent replays of one key would queue behind each other.
  *
  * <p>A concurrent claim that is still open is waited for by the insert, up to the policy's lock
@@ -30,14 +30,16 @@ import org.jspecify.annotations.Nullable;
  * pgjdbc's millisecond query timeout ({@link LockWait#QUERY_TIMEOUT_MILLIS}; 57014). Under REPEATABLE
  * READ and SERIALIZABLE a claimer that committed while the insert waited makes PostgreSQL report a
  * serialization failure (40001): {@code TransactionConflictException}, and the retry replays.
- *
- * <p>Errors: the base class's classification, which is PostgreSQL's.
- *
- * <p>Stateless and thread-safe.
  */
 public class PostgresDialect extends SqlDialect {
 
     private static final String R_COLUMNS = COLUMNS.replaceAll("(\\w+)", "r.$1");
+    /** The server's now, in epoch milliseconds. */
+    private static final String NOW = "CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000 AS BIGINT)";
+    private static final String SAVED_LOCK_TIMEOUT = "idempotency.lock_timeout";
+    private static final String ON_CONFLICT = " ON CONFLICT (scope, key_id) DO ";
+    /** The largest {@code lock_timeout} PostgreSQL accepts. */
+    private static final Duration MOST_LOCK_TIMEOUT = Duration.ofMillis(Integer.MAX_VALUE);
 
     @Override
     public String name() {
@@ -49,33 +51,35 @@ public class PostgresDialect extends SqlDialect {
         return ClaimStrategy.ONE_ROUND_TRIP;
     }
 
-    /** The server's now, in epoch milliseconds. */
-    private static final String NOW = "CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000 AS BIGINT)";
-
     @Override
     public String currentTimeMillisQuery() {
         return "SELECT " + NOW;
     }
 
-    /** The transaction-local setting that keeps the caller's {@code lock_timeout} while the claim's insert runs. */
-    private static final String SAVED_LOCK_TIMEOUT = "idempotency.lock_timeout";
-
     @Override
     public String claimStatement(TableName table, Duration lockTimeout) {
         return "SELECT set_config('" + SAVED_LOCK_TIMEOUT + "', current_setting('lock_timeout'), true),"
-                + " set_config('lock_timeout', '" + lockTimeoutMillis(lockTimeout) + "', true); "
-                + multiRowClaimInsert(table, 1) + " ON CONFLICT (scope, key_id) DO NOTHING; "
+                + " set_config('lock_timeout', '" + Statements.boundedMillis(lockTimeout, MOST_LOCK_TIMEOUT) + "', true); "
+                + multiRowClaimInsert(table, 1) + ON_CONFLICT + "NOTHING; "
                 + "SELECT set_config('lock_timeout', current_setting('" + SAVED_LOCK_TIMEOUT + "'), true), " + R_COLUMNS
                 + " FROM (VALUES (1)) AS one (x) LEFT JOIN " + table + " r ON r.scope = ? AND r.key_id = ?";
     }
 
-    /** @return the lock timeout in milliseconds for {@code lock_timeout}: at least 1 (0 means none), at most PostgreSQL's maximum */
-    private static long lockTimeoutMillis(Duration timeout) {
-        long millis = timeout.compareTo(Duration.ofMillis(Integer.MAX_VALUE)) >= 0 ? Integer.MAX_VALUE : timeout.toMillis();
-        return Math.max(1, millis);
+    /** @return {@code unnest} of one array parameter per type: four {@code VARCHAR}s, then {@code more} */
+    private static String unnest(String... more) {
+        return Stream.concat(Stream.of("VARCHAR", "VARCHAR", "VARCHAR", "VARCHAR"), Stream.of(more))
+                .map(type -> "CAST(? AS " + type + "[])").collect(Collectors.joining(", ", "unnest(", ")"));
     }
 
-    /** Writing first: one {@code INSERT ... FROM unnest(...) ON CONFLICT DO NOTHING RETURNING} per 500 keys. */
+    /**
+     * @return {@code write}, given {@code RETURNING 1}, then the division of 1 by the rows it wrote (none fail it
+     *     with 22012, and the server skips the rest of the round trip, the {@code COMMIT} included), then
+     *     {@code COMMIT}, with a single Sync; the driver's {@code commit()} afterwards sends nothing
+     */
+    private static String failingIfNoneThenCommit(String name, String write) {
+        return "WITH " + name + " AS (" + write + " RETURNING 1) SELECT 1 / CAST((SELECT count(*) FROM " + name + ") AS INTEGER); COMMIT";
+    }
+
     @Override
     public ChunkClaiming chunkClaiming() {
         return ChunkClaiming.INSERT_FIRST;
@@ -83,9 +87,8 @@ public class PostgresDialect extends SqlDialect {
 
     @Override
     public String claimInsertReturningKeys(TableName table) {
-        return "INSERT INTO " + table + " (scope, key_id, fingerprint, status, created_at, expires_at) SELECT * FROM unnest("
-                + "CAST(? AS VARCHAR[]), CAST(? AS VARCHAR[]), CAST(? AS VARCHAR[]), CAST(? AS VARCHAR[]),"
-                + " CAST(? AS BIGINT[]), CAST(? AS BIGINT[])) ON CONFLICT (scope, key_id) DO NOTHING RETURNING scope, key_id";
+        return "INSERT INTO " + table + " (scope, key_id, fingerprint, status, created_at, expires_at) SELECT * FROM "
+                + unnest("BIGINT", "BIGINT") + ON_CONFLICT + "NOTHING RETURNING scope, key_id";
     }
 
     /**
@@ -94,11 +97,8 @@ public class PostgresDialect extends SqlDialect {
      */
     @Override
     public String completionArrays(TableName table) {
-        return "UPDATE " + table + " t SET status = v.status, result_codec = v.codec,"
-                + " result = v.result, completed_at = v.completed_at, expires_at = v.expires_at FROM unnest("
-                + "CAST(? AS VARCHAR[]), CAST(? AS VARCHAR[]), CAST(? AS VARCHAR[]), CAST(? AS VARCHAR[]),"
-                + " CAST(? AS BYTEA[]), CAST(? AS BIGINT[]), CAST(? AS BIGINT[]))"
-                + " AS v (scope, key_id, status, codec, result, completed_at, expires_at)"
+        return "UPDATE " + table + " t SET " + Statements.completing("", column -> "v." + column) + " FROM "
+                + unnest("BYTEA", "BIGINT", "BIGINT") + " AS v (scope, key_id, status, codec, result, completed_at, expires_at)"
                 + " WHERE t.scope = v.scope AND t.key_id = v.key_id";
     }
 
@@ -112,16 +112,10 @@ public class PostgresDialect extends SqlDialect {
         return true;
     }
 
-    /**
-     * The completing {@code UPDATE}, divided by the rows it updated (a record not found fails it with
-     * 22012, and the server skips the rest of the round trip, the {@code COMMIT} included), then
-     * {@code COMMIT}, with a single Sync; the driver's {@code commit()} afterwards sends nothing.
-     */
+    /** The completing {@code UPDATE}, failing if it found no record, then {@code COMMIT}. */
     @Override
     public String completionWithCommit(TableName table) {
-        return "WITH done AS (UPDATE " + table + " SET status = ?, result_codec = ?,"
-                + " result = ?, completed_at = ?, expires_at = ? WHERE scope = ? AND key_id = ? RETURNING 1)"
-                + " SELECT 1 / CAST((SELECT count(*) FROM done) AS INTEGER); COMMIT";
+        return failingIfNoneThenCommit("done", Statements.completion(table));
     }
 
     @Override
@@ -130,23 +124,17 @@ public class PostgresDialect extends SqlDialect {
     }
 
     /**
-     * An {@code INSERT} of the completed record that replaces only an expired one
-     * ({@code ON CONFLICT DO UPDATE ... WHERE expires_at <= now}), divided by the rows it wrote (an
-     * unexpired record fails it with 22012), then {@code COMMIT}, after {@code SET LOCAL lock_timeout}:
-     * a concurrent writer still open is waited for up to the lock timeout (55P03, nothing committed).
+     * An {@code INSERT} of the completed record that replaces only an expired one, failing if it wrote
+     * nothing (an unexpired record), then {@code COMMIT}, after {@code SET LOCAL lock_timeout}: a
+     * concurrent writer still open is waited for up to the lock timeout (55P03, nothing committed).
+     * {@code SET LOCAL} bounds the transaction's waits from there to its end, in the same round trip:
+     * no cancelling timer, which could race the {@code COMMIT}, and nothing left in the session.
      */
     @Override
     public String lastWriteWithCommit(TableName table, Duration lockTimeout) {
-        // SET LOCAL bounds this transaction's lock waits from here to its end, in the same round trip: no
-        // cancelling timer, which could race the COMMIT, and nothing left in the session afterwards.
-        return "SET LOCAL lock_timeout = " + lockTimeoutMillis(lockTimeout)
-                + "; WITH w AS (" + completedRecordInsert(table)
-                + " ON CONFLICT (scope, key_id) DO UPDATE SET fingerprint = EXCLUDED.fingerprint, status = EXCLUDED.status,"
-                + " result_codec = EXCLUDED.result_codec, result = EXCLUDED.result, created_at = EXCLUDED.created_at,"
-                + " completed_at = EXCLUDED.completed_at, expires_at = EXCLUDED.expires_at, owner_token = NULL, lease_until = NULL,"
-                + " phase = NULL WHERE " + table + ".owner_token IS NULL AND " + table + ".expires_at <= ? OR " + table
-                + ".owner_token IS NOT NULL AND " + table + ".expires_at <= " + NOW
-                + " RETURNING 1) SELECT 1 / CAST((SELECT count(*) FROM w) AS INTEGER); COMMIT";
+        return "SET LOCAL lock_timeout = " + Statements.boundedMillis(lockTimeout, MOST_LOCK_TIMEOUT) + "; " + failingIfNoneThenCommit("w",
+                completedRecordInsert(table) + ON_CONFLICT + "UPDATE SET " + Statements.replacing(column -> "EXCLUDED." + column, true)
+                + " WHERE " + Statements.expired(table + ".", NOW));
     }
 
     /** 22012, division by zero: the write sent with the {@code COMMIT} found no record (or an unexpired one). */

@@ -1,31 +1,23 @@
 package dev.idempotency.jdbc.dialect;
 
 import dev.idempotency.IdempotencyKey;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
+import dev.idempotency.jdbc.internal.Ddl;
 import java.time.Duration;
-import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.function.IntFunction;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
-import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A description of one database: the SQL texts its statements are written in (with the parameters
- * the executor binds, named on each), how its errors are told apart ({@link SqlError}), its clock,
- * how it is asked about durability, and small strategy values where databases differ
- * ({@link ClaimStrategy}, {@link ChunkClaiming}, {@link LockWait}). A dialect runs nothing: the
- * store's one executor runs every algorithm, reading the description, so a dialect of one's own
- * (a database this library does not ship) overrides only what differs from this base, which
- * answers in standard SQL. Every public method here is that stable description; none names a JDBC
- * type.
+ * A description of one database: the SQL texts of its statements (with the parameters the executor
+ * binds, named on each), how its errors are told apart ({@link SqlError}), its clock, how it is
+ * asked about durability, and small strategy values where databases differ ({@link ClaimStrategy},
+ * {@link ChunkClaiming}, {@link LockWait}). It runs nothing: the store's one executor runs every
+ * algorithm, reading it, so a dialect of one's own (a database this library does not ship)
+ * overrides only what differs from this base, which answers in standard SQL. Every public method
+ * here is that stable description; none names a JDBC type.
  *
  * <p>Transaction safety comes first: the store runs inside the caller's transaction, and on some
  * databases (PostgreSQL) one failed statement aborts the whole transaction. So a duplicate key must
@@ -35,7 +27,11 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Times are stored as epoch milliseconds ({@code BIGINT}), so that neither the JVM's nor the
  * database session's time zone can shift an expiry. Statements bind the record's columns in the
- * order of {@link #COLUMNS}; status is the record status' name.
+ * order of {@link #COLUMNS}; status is the record status' name. <i>The claim's columns</i> are scope,
+ * key id, fingerprint, status, created and expires, bound from 1. An insert <i>claims as named
+ * above</i> if its update count 1 says it inserted, and a key has a record if it counts otherwise or
+ * fails with a duplicate. A <i>now</i> that a statement binds judges a record without an owner token;
+ * one with a token (lease mode's) is judged by the database's clock.
  *
  * <p>Dialects are immutable and thread-safe.
  */
@@ -51,15 +47,12 @@ public abstract class SqlDialect {
     /** The default table name, as written in the DDL resources. */
     public static final String DEFAULT_TABLE = "idempotency_record";
 
-    private static final Pattern DEFAULT_NAMES = Pattern.compile("\\bidempotency_record(_[a-z]+)?\\b");
-
     /** @return the dialect's name, as logged and used in the DDL resource's file name */
     public abstract String name();
 
     /**
-     * @return the class-path location of this dialect's DDL, written for the default table name
-     *     {@code idempotency_record}; read through the dialect's own class first, so a dialect of
-     *     one's own finds it in its own module
+     * @return the class-path location of this dialect's DDL, written for {@value #DEFAULT_TABLE}; read
+     *     through the dialect's own class first, so a dialect of one's own finds it in its own module
      */
     public String ddlResource() {
         return "dev/idempotency/jdbc/ddl/" + name().toLowerCase(Locale.ROOT) + ".sql";
@@ -71,11 +64,7 @@ public abstract class SqlDialect {
      *     and the table of named operations in progress ({@link TableName#pending()})
      */
     public String ddl(TableName table) {
-        String qualified = table.qualified();
-        String simple = table.simpleName();
-        String pending = table.pending().qualified();
-        return DEFAULT_NAMES.matcher(readResource(ddlResource())).replaceAll(m -> Matcher.quoteReplacement(
-                m.group(1) == null ? qualified : TableName.PENDING_SUFFIX.equals(m.group(1)) ? pending : simple + m.group(1)));
+        return Ddl.of(this, ddlResource(), table);
     }
 
     /**
@@ -84,8 +73,7 @@ public abstract class SqlDialect {
      *     left out (a JDBC {@code Statement} or an R2DBC one takes a single statement)
      */
     public final List<String> ddlStatements(TableName table) {
-        String sql = ddl(table).lines().filter(line -> !line.strip().startsWith("--")).collect(Collectors.joining("\n"));
-        return Arrays.stream(sql.split(";")).map(String::strip).filter(statement -> !statement.isEmpty()).toList();
+        return List.of(Ddl.statements(ddl(table)));
     }
 
     // ---- errors --------------------------------------------------------------------------------
@@ -131,8 +119,7 @@ public abstract class SqlDialect {
     }
 
     /**
-     * @param e a failure of a write sent with the commit ({@link #completionWithCommit},
-     *     {@link #lastWriteWithCommit})
+     * @param e a failure of a write sent with the commit ({@link #completionWithCommit}, {@link #lastWriteWithCommit})
      * @return whether it reports the record not found (or, for the last write, found unexpired); base: 02000
      */
     public boolean isRecordMissing(SqlError e) {
@@ -176,8 +163,7 @@ public abstract class SqlDialect {
     }
 
     /**
-     * @param inProcessSession whether the connection is a session of a database inside this process
-     *     (the executor can tell for H2's embedded sessions)
+     * @param inProcessSession whether the connection is a session of a database in this process (told for H2's)
      * @return whether non-durable commits die with the application's process (refused by default). Base: no
      */
     public boolean nonDurableCommitsDieWithTheApplication(boolean inProcessSession) {
@@ -270,9 +256,8 @@ public abstract class SqlDialect {
 
     /**
      * @param table the table
-     * @return the read-first claims' insert of an in-progress record, binding scope, key id,
-     *     fingerprint, status, created and expires from 1: update count 1 if it inserted; the key has
-     *     a record if it counts otherwise or fails with a duplicate. Base: a plain {@code INSERT}
+     * @return the read-first claims' insert of an in-progress record, binding the claim's columns,
+     *     which claims as named above. Base: a plain {@code INSERT}
      */
     public String claimInsert(TableName table) {
         return multiRowClaimInsert(table, 1);
@@ -280,8 +265,7 @@ public abstract class SqlDialect {
 
     /**
      * @param exclusive whether the read takes the write lock, else a shared one
-     * @return what {@link ClaimStrategy#LOCKING_READ_FIRST} appends to its {@code SELECT}; base:
-     *     {@code FOR UPDATE} or {@code FOR SHARE}
+     * @return what {@link ClaimStrategy#LOCKING_READ_FIRST} appends to its {@code SELECT}; base: {@code FOR UPDATE}, {@code FOR SHARE}
      */
     public String lockingRead(boolean exclusive) {
         return exclusive ? " FOR UPDATE" : " FOR SHARE";
@@ -298,8 +282,7 @@ public abstract class SqlDialect {
      * @return for {@link ClaimStrategy#ONE_ROUND_TRIP}: statements sent in one round trip, a query
      *     (skipped), the insert (update count 1 if it claimed, 0 if the key has a record), then one
      *     row whose columns from the second on are the record in {@link #COLUMNS} (all {@code NULL}
-     *     if none); they bind the claim's columns (1 to 6, as {@link #claimInsert}), then scope and
-     *     key id (7, 8). Base: none
+     *     if none); they bind the claim's columns, then scope and key id (7, 8). Base: none
      */
     public @Nullable String claimStatement(TableName table, Duration lockTimeout) {
         return null;
@@ -309,9 +292,8 @@ public abstract class SqlDialect {
      * @param table the table
      * @return for {@link ClaimStrategy#UPSERT_FIRST}: an upsert that inserts the key, takes over its
      *     expired record (clearing {@code owner_token}, {@code lease_until} and {@code phase}), or
-     *     changes nothing (update count 1 if it claimed), taking the write lock in every case; it
-     *     binds the claim's columns (1 to 6) and now (7), by which a record without an owner token
-     *     has expired (one with a token, lease mode's, by the database's clock). Base: none
+     *     changes nothing (update count 1 if it claimed), taking the write lock in every case,
+     *     binding the claim's columns and now (7). Base: none
      */
     public @Nullable String claimUpsert(TableName table) {
         return null;
@@ -329,9 +311,9 @@ public abstract class SqlDialect {
 
     /**
      * @param table the table
-     * @return a statement that records any number of completions from seven array parameters
-     *     (scope, key id, status, codec as {@code varchar}; result as {@code bytea}; completed, expires
-     *     as {@code int8}), its update count the records written; or {@code null} (the base)
+     * @return a statement that records any number of completions from seven array parameters (scope,
+     *     key id, status, codec as {@code varchar}; result {@code bytea}; completed, expires {@code int8}),
+     *     its update count the records written; or {@code null} (the base)
      */
     public @Nullable String completionArrays(TableName table) {
         return null;
@@ -350,8 +332,8 @@ public abstract class SqlDialect {
     /**
      * @param table the table
      * @return an insert of the completed record ({@link #completedRecordInsert}'s parameters) that a
-     *     write-last runs before claiming: update count 1 if it inserted; the key has a record if it
-     *     counts otherwise or fails with a duplicate. Or {@code null} (the base): claim, then complete
+     *     write-last runs before claiming, which claims as named above. Or {@code null} (the base):
+     *     claim, then complete
      */
     public @Nullable String completedRecordInsertFirst(TableName table) {
         return null;
@@ -372,8 +354,7 @@ public abstract class SqlDialect {
      * @param table the table
      * @param lockTimeout the policy's lock timeout, which the statement bounds its own waits by
      * @return a statement that writes the completed record (replacing an expired one) and commits,
-     *     in one round trip, binding {@link #completedRecordInsert}'s parameters (1 to 9) and now (10),
-     *     which judges a record without an owner token (one with a token by the database's clock);
+     *     in one round trip, binding {@link #completedRecordInsert}'s parameters (1 to 9) and now (10);
      *     an unexpired record must fail it as {@link #isRecordMissing} recognises, a wait that runs
      *     out as {@link #isLockTimeout} does. Or {@code null} (the base): write last, then commit
      */
@@ -407,8 +388,7 @@ public abstract class SqlDialect {
     /**
      * @param table the table
      * @param rows how many keys
-     * @return {@code INSERT INTO table (...) VALUES (...), ...} of {@code rows} in-progress records,
-     *     each binding scope, key id, fingerprint, status, created and expires
+     * @return {@code INSERT INTO table (...) VALUES (...), ...} of {@code rows} in-progress records, each binding the claim's columns
      */
     public static String multiRowClaimInsert(TableName table, int rows) {
         return "INSERT INTO " + table + " (scope, key_id, fingerprint, status, created_at, expires_at) VALUES "
@@ -423,22 +403,6 @@ public abstract class SqlDialect {
     public static String completedRecordInsert(TableName table) {
         return "INSERT INTO " + table + " (scope, key_id, fingerprint, status, result_codec, result, created_at, completed_at,"
                 + " expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)";
-    }
-
-    private String readResource(String path) {
-        // Through the class, not its loader: on the module path only a module's own classes find
-        // its resources without the package being opened.
-        try (InputStream own = getClass().getResourceAsStream("/" + path)) {
-            InputStream in = own != null ? own : SqlDialect.class.getResourceAsStream("/" + path);
-            if (in == null) {
-                throw new IllegalStateException("DDL resource missing from the jar: " + path);
-            }
-            try (in) {
-                return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot read DDL resource " + path, e);
-        }
     }
 
     @Override

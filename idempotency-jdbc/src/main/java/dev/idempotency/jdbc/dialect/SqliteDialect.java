@@ -1,5 +1,6 @@
 package dev.idempotency.jdbc.dialect;
 
+import dev.idempotency.jdbc.internal.Statements;
 import java.util.List;
 import java.util.Optional;
 import org.jspecify.annotations.Nullable;
@@ -13,9 +14,10 @@ import org.jspecify.annotations.Nullable;
  * committed, the reader's snapshot can never write ({@code SQLITE_BUSY_SNAPSHOT}). So the claim
  * writes first ({@link ClaimStrategy#UPSERT_FIRST}): an {@code INSERT ... ON CONFLICT DO UPDATE ...
  * WHERE expired} takes the write lock, waiting for another writer up to the policy's lock timeout
- * (the driver's busy timeout, whole seconds); then the record it found is read. Measured: a first
- * execution costs 2 statements (the upsert, the completing {@code UPDATE}), a replay 2 (the upsert
- * that changes nothing, a {@code SELECT}), holding the write lock for the rest of its transaction.
+ * ({@link LockWait#QUERY_TIMEOUT}: the driver's busy timeout); then the record it found is read.
+ * Measured: a first execution costs 2 statements (the upsert, the completing {@code UPDATE}), a
+ * replay 2 (the upsert that changes nothing, a {@code SELECT}), holding the write lock for the rest
+ * of its transaction.
  *
  * <p>What the caller should configure: WAL and a {@code busy_timeout} (URL
  * {@code jdbc:sqlite:file.db?journal_mode=WAL&busy_timeout=10000}) and either
@@ -31,8 +33,6 @@ import org.jspecify.annotations.Nullable;
  * {@code InProgress} at once (no wait is possible), and {@code TransactionConflictException}
  * (retryable) if that writer has committed since its snapshot. After a lock wait runs out the
  * transaction stays usable. Keys compare with the {@code BINARY} collation: exactly.
- *
- * <p>Stateless and thread-safe.
  */
 public class SqliteDialect extends SqlDialect {
 
@@ -41,7 +41,6 @@ public class SqliteDialect extends SqlDialect {
         return "SQLite";
     }
 
-    /** Writes first: a reader cannot wait for the write lock. */
     @Override
     public ClaimStrategy claimStrategy() {
         return ClaimStrategy.UPSERT_FIRST;
@@ -72,11 +71,8 @@ public class SqliteDialect extends SqlDialect {
 
     @Override
     public String claimUpsert(TableName table) {
-        return "INSERT INTO " + table + " (scope, key_id, fingerprint, status, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)"
-                + " ON CONFLICT (scope, key_id) DO UPDATE SET fingerprint = excluded.fingerprint, status = excluded.status,"
-                + " result_codec = NULL, result = NULL, created_at = excluded.created_at, completed_at = NULL,"
-                + " expires_at = excluded.expires_at, owner_token = NULL, lease_until = NULL, phase = NULL"
-                + " WHERE owner_token IS NULL AND expires_at <= ? OR owner_token IS NOT NULL AND expires_at <= " + NOW;
+        return multiRowClaimInsert(table, 1) + " ON CONFLICT (scope, key_id) DO UPDATE SET "
+                + Statements.replacing(column -> "excluded." + column, false) + " WHERE " + Statements.expired("", NOW);
     }
 
     @Override
@@ -86,10 +82,9 @@ public class SqliteDialect extends SqlDialect {
     }
 
     /**
-     * A chunk is claimed key by key, each with the upsert above: a {@code SELECT} of the whole chunk
-     * first would read before writing, and a transaction that has read cannot wait for the write
-     * lock. A first chunk of n keys costs n upserts and one batch of completing updates; a replayed
-     * one n upserts and n {@code SELECT}s.
+     * Key by key, each with the upsert above: a {@code SELECT} of the whole chunk first would read
+     * before writing. A first chunk of n keys costs n upserts and one batch of completing updates; a
+     * replayed one n upserts and n {@code SELECT}s.
      */
     @Override
     public ChunkClaiming chunkClaiming() {

@@ -43,8 +43,7 @@ public final class JdbcExecutor {
      * Whether a row has expired, by the clock that timed it ({@link #judgedBy}): its parameters the
      * later of the two clocks' nows (for the expiry index), the engine's now and the database's.
      */
-    private static final String EXPIRED = "expires_at <= ? AND (owner_token IS NULL AND expires_at <= ?"
-            + " OR owner_token IS NOT NULL AND expires_at <= ?)";
+    private static final String EXPIRED = "expires_at <= ? AND (" + Statements.expired("", "?") + ")";
 
     /** The records {@link #purgeExpiredAbandonedClaims} deletes, as a condition to add to the batch's selection. */
     private static final String ABANDONED_CLAIM = " AND status = '" + RecordStatus.IN_PROGRESS.name() + "' AND lease_until IS NULL";
