@@ -138,7 +138,6 @@ public final class ReactiveOrdersDemo {
                         + " GROUP BY idem_key").execute())
                 .concatMap(result -> result.map((row, meta) -> Map.entry(row.get(0, String.class), row.get(1, Long.class))))
                 .collectMap(Map.Entry::getKey, Map.Entry::getValue, TreeMap::new), Connection::close)
-                .map(m -> (Map<String, Long>) m)
                 .block(WAIT);
     }
 }
