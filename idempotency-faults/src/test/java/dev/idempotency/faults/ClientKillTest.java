@@ -22,7 +22,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class ClientKillTest {
 
-    static final int KILLS = 50;
+    static final int KILLS = 12;
     /** Keys shared by every client of a run: few enough that threads meet on them, enough that kills still land in first executions late in the run. */
     static final int KEYS = 1_000;
 

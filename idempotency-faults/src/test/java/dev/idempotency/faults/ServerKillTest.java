@@ -22,6 +22,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Isolated;
 
 /**
  * Contract 7 (docs/contract.md), "database down": the database server is killed with SIGKILL, with
@@ -38,9 +39,10 @@ import org.junit.jupiter.api.io.TempDir;
  * and deleted at the end: the shared servers the other tests use are never touched. Needs what the
  * script needs (root, or the server binaries); elsewhere the test is skipped, under CI it fails.
  */
+@Isolated
 class ServerKillTest {
 
-    static final int KILLS = 5;
+    static final int KILLS = 2;
     static final int DEEP_KILLS = 25;
     static final int THREADS = 4;
     static final int PORTS_FROM = 17_000;

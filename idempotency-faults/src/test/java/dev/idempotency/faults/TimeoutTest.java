@@ -12,6 +12,7 @@ import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Isolated;
 
 /**
  * Contract 3 and 7 (docs/contract.md): timeouts shorter than the work.
@@ -27,6 +28,7 @@ import org.junit.jupiter.api.io.TempDir;
  *       error and never the work; once the holder commits, it replays.</li>
  * </ul>
  */
+@Isolated
 class TimeoutTest {
 
     /** How long the holder's work keeps the key: longer than every timeout below. */

@@ -17,7 +17,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 abstract class WorkloadKillTest {
 
-    static final int KILLS = 20;
+    static final int KILLS = 8;
     static final int KEYS = 1_000;
     /** Short, so that the attempt after a kill takes the key over soon; long enough for an attempt on a loaded machine. */
     static final Duration LEASE = Duration.ofSeconds(1);

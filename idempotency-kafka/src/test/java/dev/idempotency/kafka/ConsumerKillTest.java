@@ -35,7 +35,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class ConsumerKillTest {
 
-    static final int EVERY_BUILD_KILLS = 20;
+    static final int EVERY_BUILD_KILLS = 8;
     static final int DEEP_KILLS = 300;
     static final boolean DEEP = Boolean.getBoolean("idempotency.kafka.deep");
     /** The longest a member lives after its first assignment before its kill, in ms. */

@@ -33,13 +33,13 @@ import org.junit.jupiter.api.io.TempDir;
  *
  * <p>On an H2 file in every build, and on PostgreSQL when {@code IDEMPOTENCY_PG_URL} is set (under
  * {@code CI=true} a missing server fails; elsewhere the test is skipped). Settings, as system
- * properties: {@code idempotency.batch.kills} (10), {@code idempotency.batch.instructions}
- * (20,000), {@code idempotency.batch.seed} (random, printed).
+ * properties: {@code idempotency.batch.kills} (4), {@code idempotency.batch.instructions}
+ * (10,000), {@code idempotency.batch.seed} (random, printed).
  */
 class PaymentImportCrashTest {
 
-    private static final int KILLS = Integer.getInteger("idempotency.batch.kills", 10);
-    private static final int INSTRUCTIONS = Integer.getInteger("idempotency.batch.instructions", 20_000);
+    private static final int KILLS = Integer.getInteger("idempotency.batch.kills", 4);
+    private static final int INSTRUCTIONS = Integer.getInteger("idempotency.batch.instructions", 10_000);
     private static final int CHUNK = 100;
     /** The longest a kill waits after the job began. */
     private static final int MAX_DELAY_MILLIS = 1_500;

@@ -49,7 +49,7 @@ import org.junit.jupiter.api.io.TempDir;
  * up to 25 ms, so that kills land in every phase: the claim and prepare transaction, the call (the
  * provider waits up to 30 ms before it answers), the finish transaction, and between them. It
  * restarts the child on the operations it has not seen answered (so answers lost to a kill are
- * asked again, and must replay) until {@code idempotency.crash.kills} kills (20 by default; run
+ * asked again, and must replay) until {@code idempotency.crash.kills} kills (8 by default; run
  * {@code -Didempotency.crash.kills=300} for the deep setting) have been made, then lets it finish.
  * The lease is 400 ms, so that the attempt after a kill takes the key over quickly.
  *
@@ -61,7 +61,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class ChargeCrashTest {
 
-    private static final int KILLS = Integer.getInteger("idempotency.crash.kills", 20);
+    private static final int KILLS = Integer.getInteger("idempotency.crash.kills", 8);
     private static final Duration LEASE = Duration.ofMillis(400);
     private static final String DECLINED_CARD = "tok_declined";
 

@@ -39,7 +39,7 @@ import org.junit.jupiter.api.io.TempDir;
  * Three worker processes ({@link ChargeCrashChild} in its {@code worker} mode: the
  * {@link ChargeService#recoveryWorker recovery worker}, a pass every 50 ms) run on the same database
  * throughout, and one of them, chosen at random, is killed and restarted between the clients' runs
- * and while the last operations settle. {@code idempotency.recovery.kills} kills in all (20 by
+ * and while the last operations settle. {@code idempotency.recovery.kills} kills in all (8 by
  * default, half of clients and half of workers; {@code -Didempotency.recovery.kills=300} for the deep
  * setting). The lease is 400 ms.
  *
@@ -50,7 +50,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class RecoveryWorkerCrashTest {
 
-    private static final int KILLS = Integer.getInteger("idempotency.recovery.kills", 20);
+    private static final int KILLS = Integer.getInteger("idempotency.recovery.kills", 8);
     private static final Duration LEASE = Duration.ofMillis(400);
     private static final String DECLINED_CARD = "tok_declined";
     private static final int WORKERS = 3;
