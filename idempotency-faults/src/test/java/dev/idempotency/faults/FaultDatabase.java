@@ -60,11 +60,11 @@ record FaultDatabase(String name, String url, String user, String password, bool
         return new HikariDataSource(config(size));
     }
 
-    /** @return a pool that starts even if the database cannot be opened, and waits at most 2 s for a connection */
+    /** @return a pool that starts even if the database cannot be opened, and waits at most 1 s for a connection */
     HikariDataSource lazyPool(int size) {
         HikariConfig config = config(size);
         config.setInitializationFailTimeout(-1);
-        config.setConnectionTimeout(2_000);
+        config.setConnectionTimeout(1_000);
         return new HikariDataSource(config);
     }
 
