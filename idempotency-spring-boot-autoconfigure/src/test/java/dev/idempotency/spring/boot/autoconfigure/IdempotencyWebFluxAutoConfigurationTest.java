@@ -60,10 +60,16 @@ class IdempotencyWebFluxAutoConfigurationTest {
     }
 
     @Test
-    void aHandlers5xxIsRecordedByDefault_orReleasedByTheProperty() {
-        reactive.run(context -> assertThat(context.getBean(IdempotencyWebFilter.class).toString()).contains("serverErrors=RECORD"));
-        reactive.withPropertyValues("idempotency.http.server-errors=release")
-                .run(context -> assertThat(context.getBean(IdempotencyWebFilter.class).toString()).contains("serverErrors=RELEASE"));
+    void aHandlers5xxIsRecordedByDefault_orReleasedByTheProperty_andTheExpiryHeaderIsOffUnlessNamed() {
+        reactive.run(context -> assertThat(context.getBean(IdempotencyWebFilter.class).toString()).contains("serverErrors=RECORD")
+                .doesNotContain("expiresHeader"));
+        reactive.withPropertyValues("idempotency.http.server-errors=release", "idempotency.http.expires-header=Idempotency-Key-Expires")
+                .run(context -> assertThat(context.getBean(IdempotencyWebFilter.class).toString()).contains("serverErrors=RELEASE")
+                        .contains("expiresHeader=Idempotency-Key-Expires"));
+        reactive.withPropertyValues("idempotency.http.expires-header=Key Expires").run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(context.getStartupFailure()).hasStackTraceContaining("idempotency.http.expires-header = Key Expires is refused");
+        });
     }
 
     @Test
