@@ -71,9 +71,11 @@ class RecoveryWorkerAutoConfigurationTest {
     static final class Charges {
         final RecoveringLeasedIdempotency<Connection> leased;
 
+        // tag::recovering-injection[]
         Charges(RecoveringLeasedIdempotency<Connection> leased) {
             this.leased = leased;
         }
+        // end::recovering-injection[]
     }
 
     @Test
