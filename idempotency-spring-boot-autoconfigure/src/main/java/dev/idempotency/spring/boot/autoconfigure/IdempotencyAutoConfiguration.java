@@ -10,7 +10,6 @@ import dev.idempotency.NamedPhases;
 import dev.idempotency.RecoveringLeasedIdempotency;
 import dev.idempotency.RecoveryWorker;
 import dev.idempotency.jdbc.JdbcIdempotencyStore;
-import dev.idempotency.spi.LeasingStore;
 import dev.idempotency.spi.RecoveringStore;
 import dev.idempotency.spring.SpringIdempotency;
 import dev.idempotency.spring.SpringTransactions;
@@ -43,10 +42,11 @@ import org.springframework.transaction.PlatformTransactionManager;
  *   <li>{@link SpringIdempotency}, for {@code @Transactional} methods;</li>
  *   <li>with one {@link PlatformTransactionManager}: {@code ManagedIdempotency<Connection>} over
  *       {@link SpringTransactions}, for transactions the library runs (retries, batch jobs), and
- *       {@code LeasedIdempotency<Connection>}, lease mode and phases over the same store and
+ *       {@code RecoveringLeasedIdempotency<Connection>} (a {@code LeasedIdempotency<Connection>} that
+ *       runs named phases too), lease mode and phases over the same store and
  *       transactions, sharing that engine's key policy and listeners, refusing or running without
  *       deduplication when the database cannot be reached ({@code idempotency.when-unavailable});
- *       over the JDBC store it is a {@link RecoveringLeasedIdempotency}, which runs named phases;</li>
+ *       none when the application's own engine is over a store that lists no named operations;</li>
  *   <li>with {@code idempotency.recovery.enabled=true} as well: a {@link RecoveryWorker} over every
  *       {@code NamedPhases<Connection, ?, ?>} bean, started with the context and closed with it
  *       ({@code idempotency.recovery.interval}, {@code idempotency.recovery.max-attempts}).</li>
@@ -150,24 +150,21 @@ public class IdempotencyAutoConfiguration {
         }
 
         /**
-         * Lease mode and phases over the managed engine's own store (the JDBC store, or the one the
-         * application's own engine was built over), sharing that engine's settings and transactions;
-         * none if that store keeps no leases. Over a store that lists the named operations in progress
-         * (the JDBC store) it is a {@link RecoveringLeasedIdempotency}, which runs named phases too.
+         * Lease mode and phases over the managed engine's own store, sharing that engine's settings and
+         * transactions: a {@link RecoveringLeasedIdempotency}, which runs named phases too, for the store
+         * lists the named operations in progress. The JDBC store of Boot's engine always does; none if
+         * the application's own engine is over a store that does not (it keeps no leases, or lists
+         * nothing): define that application's {@code LeasedIdempotency} bean yourself.
          */
         @Bean
         @ConditionalOnMissingBean(LeasedIdempotency.class)
         @SuppressWarnings("unchecked") // the engine's store runs in the engine's transactions: a store of Connection
-        @Nullable LeasedIdempotency<Connection> leasedIdempotency(ManagedIdempotency<Connection> managed, IdempotencyProperties properties) {
-            Object store = managed.engine().store();
-            if (store instanceof RecoveringStore<?> listing) {
-                return LeasedIdempotency.of(managed, (RecoveringStore<Connection>) listing, LeasePolicy.ofDefaults(),
-                        properties.getWhenUnavailable());
+        @Nullable RecoveringLeasedIdempotency<Connection> leasedIdempotency(ManagedIdempotency<Connection> managed,
+                IdempotencyProperties properties) {
+            if (!(managed.engine().store() instanceof RecoveringStore<?> listing)) {
+                return null; // the application's engine is over a store that lists no named operations
             }
-            if (!(store instanceof LeasingStore<?> leasing)) {
-                return null; // the application's engine is over a store that keeps no leases: it has no lease mode
-            }
-            return LeasedIdempotency.of(managed, (LeasingStore<Connection>) leasing, LeasePolicy.ofDefaults(),
+            return LeasedIdempotency.of(managed, (RecoveringStore<Connection>) listing, LeasePolicy.ofDefaults(),
                     properties.getWhenUnavailable());
         }
 
@@ -178,12 +175,14 @@ public class IdempotencyAutoConfiguration {
         @Bean(initMethod = "start", destroyMethod = "close")
         @ConditionalOnBooleanProperty("idempotency.recovery.enabled")
         @ConditionalOnMissingBean(RecoveryWorker.class)
-        RecoveryWorker<Connection> idempotencyRecoveryWorker(LeasedIdempotency<Connection> leased,
-                ObjectProvider<NamedPhases<Connection, ?, ?>> phases, IdempotencyProperties properties) {
-            if (!(leased instanceof RecoveringLeasedIdempotency<Connection> recovering)) {
+        RecoveryWorker<Connection> idempotencyRecoveryWorker(ObjectProvider<RecoveringLeasedIdempotency<Connection>> leased,
+                ManagedIdempotency<Connection> managed, ObjectProvider<NamedPhases<Connection, ?, ?>> phases,
+                IdempotencyProperties properties) {
+            RecoveringLeasedIdempotency<Connection> recovering = leased.getIfAvailable();
+            if (recovering == null) {
                 throw new InvalidIdempotencyPropertyException("idempotency.recovery.enabled", "true", "the engine's store, "
-                        + leased.store() + ", lists no named operations (it is not a RecoveringStore); use the JDBC store, or"
-                        + " leave the property unset", null);
+                        + managed.engine().store() + ", lists no named operations (it is not a RecoveringStore); use the JDBC"
+                        + " store, or leave the property unset", null);
             }
             RecoveryWorker.Builder<Connection> worker = properties.getRecovery()
                     .applyTo(RecoveryWorker.builder(recovering));

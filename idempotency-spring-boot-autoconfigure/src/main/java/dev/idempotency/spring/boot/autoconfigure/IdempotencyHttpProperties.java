@@ -9,8 +9,8 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 /**
  * The settings of the auto-configured HTTP layer of
  * {@link dev.idempotency.spring.webmvc.IdempotentEndpoint} methods ({@link IdempotencyWebMvcAutoConfiguration}), under
- * {@code idempotency.http.*}; the layer of {@code @IdempotentWebFluxEndpoint} methods
- * ({@link IdempotencyWebFluxAutoConfiguration}) takes the replayed headers and the server errors:
+ * {@code idempotency.http.*}, and of {@code @IdempotentWebFluxEndpoint} methods
+ * ({@link IdempotencyWebFluxAutoConfiguration}), both configured by the same settings:
  *
  * <pre>
  * idempotency.http.replayed-headers=Content-Type,Content-Language,Content-Location,Location,ETag,Last-Modified
@@ -75,7 +75,8 @@ public class IdempotencyHttpProperties {
     }
 
     /**
-     * Applies the replayed headers and the server errors, the settings of every auto-configured layer.
+     * Applies the replayed headers, the server errors and the expiry header, the settings of every
+     * auto-configured layer (the servlet one and the WebFlux one).
      *
      * @param layer the layer's builder
      * @param <C> the transaction type
@@ -91,6 +92,11 @@ public class IdempotencyHttpProperties {
         }
         if (serverErrors == null) {
             throw new InvalidIdempotencyPropertyException("idempotency.http.server-errors", "", "name record or release", null);
+        }
+        try {
+            layer.expiresHeader(expiresHeader == null || expiresHeader.isBlank() ? null : expiresHeader.strip());
+        } catch (IllegalArgumentException e) {
+            throw new InvalidIdempotencyPropertyException("idempotency.http.expires-header", expiresHeader, String.valueOf(e.getMessage()), e);
         }
         return layer.serverErrors(serverErrors);
     }

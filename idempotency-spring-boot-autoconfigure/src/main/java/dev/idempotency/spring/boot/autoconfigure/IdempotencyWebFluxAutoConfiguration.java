@@ -38,8 +38,10 @@ import org.springframework.web.reactive.HandlerMapping;
  *       {@code idempotency.*} with every {@link KeyPolicyCustomizer};</li>
  *   <li>{@link WebFluxScope}: the authenticated principal's name;</li>
  *   <li>{@link IdempotencyWebFilter}: with the HTTP layer's defaults but for the replayed headers of
- *       {@code idempotency.http.replayed-headers} and the choice for a handler's 5xx of
- *       {@code idempotency.http.server-errors} ({@code record} by default, or {@code release}), in transactions of the application's one
+ *       {@code idempotency.http.replayed-headers}, the choice for a handler's 5xx of
+ *       {@code idempotency.http.server-errors} ({@code record} by default, or {@code release}) and the expiry header
+ *       of {@code idempotency.http.expires-header} (none by default), as the servlet layer of
+ *       {@link IdempotencyWebMvcAutoConfiguration}, in transactions of the application's one
  *       {@link ReactiveTransactionManager} (Boot's {@code R2dbcTransactionManager}), in the order
  *       {@link IdempotencyWebFilter#DEFAULT_ORDER} (after Spring Security).</li>
  * </ul>
@@ -109,8 +111,9 @@ public class IdempotencyWebFluxAutoConfiguration {
      * @param properties the HTTP settings ({@code idempotency.http.*})
      * @param mappings the application's handler mappings, looked up at the first request
      * @return the filter that applies {@link IdempotentWebFluxEndpoint}
-     * @throws InvalidIdempotencyPropertyException naming {@code idempotency.http.replayed-headers} if
-     *     a name is not a header name, or {@code idempotency.http.server-errors} if empty
+     * @throws InvalidIdempotencyPropertyException naming {@code idempotency.http.replayed-headers} or
+     *     {@code idempotency.http.expires-header} if a name is not a header name, or
+     *     {@code idempotency.http.server-errors} if empty
      */
     @Bean
     @ConditionalOnMissingBean

@@ -79,14 +79,7 @@ public class IdempotencyWebMvcAutoConfiguration {
     public HttpIdempotency<Connection> httpIdempotency(Idempotency<Connection> engine, PlatformTransactionManager transactionManager,
             DataSource dataSource, IdempotencyHttpProperties properties) {
         HttpIdempotency.Builder<Connection> layer = IdempotentEndpointsConfiguration.transactionalLayer(engine, transactionManager, dataSource);
-        properties.configure(layer);
-        String expiresHeader = properties.getExpiresHeader();
-        try {
-            layer.expiresHeader(expiresHeader == null || expiresHeader.isBlank() ? null : expiresHeader.strip());
-        } catch (IllegalArgumentException e) {
-            throw new InvalidIdempotencyPropertyException("idempotency.http.expires-header", expiresHeader, String.valueOf(e.getMessage()), e);
-        }
-        return layer.build();
+        return properties.configure(layer).build();
     }
 
     /**

@@ -2,28 +2,41 @@ package dev.idempotency.spring.boot.autoconfigure;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.idempotency.http.HttpIdempotency;
 import dev.idempotency.jdbc.dialect.PostgresDialect;
+import dev.idempotency.jdbc.dialect.TableName;
 import dev.idempotency.r2dbc.R2dbcIdempotency;
 import dev.idempotency.spring.webflux.WebFluxScope;
 import dev.idempotency.spring.webflux.IdempotencyWebFilter;
+import dev.idempotency.spring.webflux.IdempotentWebFluxEndpoint;
+import dev.idempotency.testsupport.DatabaseServer;
 import io.r2dbc.spi.ConnectionFactories;
 import io.r2dbc.spi.ConnectionFactory;
+import io.r2dbc.spi.ConnectionFactoryOptions;
 import java.time.Duration;
 import java.util.List;
+import java.util.UUID;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ReactiveWebApplicationContextRunner;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
+import org.springframework.context.annotation.Configuration;
 import org.springframework.r2dbc.connection.R2dbcTransactionManager;
+import org.springframework.test.web.reactive.server.WebTestClient;
 import org.springframework.transaction.reactive.TransactionalOperator;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RestController;
 import org.springframework.web.reactive.DispatcherHandler;
+import org.springframework.web.reactive.config.EnableWebFlux;
+import reactor.core.publisher.Mono;
 
 /**
  * The WebFlux auto-configuration's beans, its backing off for the application's own, and its
  * standing back without WebFlux, without a {@code ConnectionFactory}, outside a reactive
  * application and for a lease-only store. The connection factory is r2dbc-postgresql's, which
- * connects only when asked: none of these contexts does.
+ * connects only when asked: only the replay of the expiry header does, to the PostgreSQL server of
+ * the environment.
  */
 class IdempotencyWebFluxAutoConfigurationTest {
 
@@ -51,6 +64,47 @@ class IdempotencyWebFluxAutoConfigurationTest {
         });
     }
 
+    /** A handler the auto-configured filter runs. */
+    @RestController
+    static class Payments {
+        @PostMapping("/payments")
+        @IdempotentWebFluxEndpoint
+        Mono<String> pay() {
+            return Mono.just("paid");
+        }
+    }
+
+    @Test
+    void aReplayCarriesTheExpiryHeaderThePropertyNames() {
+        DatabaseServer server = DatabaseServer.postgres();
+        ConnectionFactory database = ConnectionFactories.get(ConnectionFactoryOptions.parse("r2dbc:" + server.url().substring("jdbc:".length()))
+                .mutate().option(ConnectionFactoryOptions.USER, server.user()).option(ConnectionFactoryOptions.PASSWORD, server.password()).build());
+        R2dbcIdempotency.builder(new PostgresDialect()).table(TableName.of("boot_webflux_record")).build().createTableIfMissing(database)
+                .block(Duration.ofSeconds(30));
+        new ReactiveWebApplicationContextRunner().withConfiguration(CONFIGURATIONS)
+                .withUserConfiguration(EnableWebFluxConfiguration.class, Payments.class)
+                .withBean(ConnectionFactory.class, () -> database)
+                .withBean(R2dbcTransactionManager.class, () -> new R2dbcTransactionManager(database))
+                .withBean(WebFluxScope.class, () -> exchange -> Mono.just("tenant"))
+                .withPropertyValues("idempotency.table=boot_webflux_record", "idempotency.http.expires-header=Idempotency-Key-Expires")
+                .run(context -> {
+                    WebTestClient client = WebTestClient.bindToApplicationContext(context).build();
+                    String key = "pay-" + UUID.randomUUID();
+                    client.post().uri("/payments").header("Idempotency-Key", key).exchange()
+                            .expectStatus().isOk().expectHeader().doesNotExist("Idempotency-Key-Expires");
+                    client.post().uri("/payments").header("Idempotency-Key", key).exchange()
+                            .expectStatus().isOk().expectHeader().valueEquals(HttpIdempotency.REPLAYED_HEADER, "true")
+                            .expectHeader().exists("Idempotency-Key-Expires")
+                            .expectBody(String.class).isEqualTo("paid");
+                });
+    }
+
+    /** Spring WebFlux's handler mappings, which Boot's own WebFlux auto-configuration would bring. */
+    @Configuration(proxyBeanMethods = false)
+    @EnableWebFlux
+    static class EnableWebFluxConfiguration {
+    }
+
     @Test
     void aMalformedReplayedHeaderStopsTheStartupNamingTheProperty() {
         reactive.withPropertyValues("idempotency.http.replayed-headers=Content-Type,Set Cookie").run(context -> {
@@ -60,10 +114,16 @@ class IdempotencyWebFluxAutoConfigurationTest {
     }
 
     @Test
-    void aHandlers5xxIsRecordedByDefault_orReleasedByTheProperty() {
-        reactive.run(context -> assertThat(context.getBean(IdempotencyWebFilter.class).toString()).contains("serverErrors=RECORD"));
-        reactive.withPropertyValues("idempotency.http.server-errors=release")
-                .run(context -> assertThat(context.getBean(IdempotencyWebFilter.class).toString()).contains("serverErrors=RELEASE"));
+    void aHandlers5xxIsRecordedByDefault_orReleasedByTheProperty_andTheExpiryHeaderIsOffUnlessNamed() {
+        reactive.run(context -> assertThat(context.getBean(IdempotencyWebFilter.class).toString()).contains("serverErrors=RECORD")
+                .doesNotContain("expiresHeader"));
+        reactive.withPropertyValues("idempotency.http.server-errors=release", "idempotency.http.expires-header=Idempotency-Key-Expires")
+                .run(context -> assertThat(context.getBean(IdempotencyWebFilter.class).toString()).contains("serverErrors=RELEASE")
+                        .contains("expiresHeader=Idempotency-Key-Expires"));
+        reactive.withPropertyValues("idempotency.http.expires-header=Key Expires").run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(context.getStartupFailure()).hasStackTraceContaining("idempotency.http.expires-header = Key Expires is refused");
+        });
     }
 
     @Test

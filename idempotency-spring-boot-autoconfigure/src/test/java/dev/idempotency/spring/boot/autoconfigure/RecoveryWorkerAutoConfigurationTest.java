@@ -67,6 +67,25 @@ class RecoveryWorkerAutoConfigurationTest {
         }
     }
 
+    /** An application's component that runs named phases, so needs the engine typed as the one that runs them. */
+    static final class Charges {
+        final RecoveringLeasedIdempotency<Connection> leased;
+
+        // tag::recovering-injection[]
+        Charges(RecoveringLeasedIdempotency<Connection> leased) {
+            this.leased = leased;
+        }
+        // end::recovering-injection[]
+    }
+
+    @Test
+    void aComponentCreatedBeforeTheEngineIsInjectedWithItAsTheRecoveringOneByType() {
+        runner.withUserConfiguration(Charges.class).run(context -> {
+            assertThat(context).hasNotFailed();
+            assertThat(context.getBean(Charges.class).leased).isSameAs(context.getBean(RecoveringLeasedIdempotency.class));
+        });
+    }
+
     @Test
     void noWorkerUnlessThePropertyAsksForOne() {
         runner.run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(RecoveryWorker.class));
