@@ -162,6 +162,8 @@ public final class HttpIdempotency<C> {
     private final ResultCodec<Response> recorded;
     private final ServerErrors serverErrors;
     private final @Nullable String expiresHeader;
+    /** This layer with the other {@link ServerErrors} choice, built once with it: each is the other's. */
+    private final HttpIdempotency<C> counterpart;
 
     private HttpIdempotency(HttpIdempotency<C> layer, ServerErrors serverErrors) {
         this.engine = layer.engine;
@@ -177,6 +179,7 @@ public final class HttpIdempotency<C> {
         this.recorded = layer.recorded;
         this.serverErrors = serverErrors;
         this.expiresHeader = layer.expiresHeader;
+        this.counterpart = layer;
     }
 
     private HttpIdempotency(Builder<C> b) {
@@ -193,6 +196,7 @@ public final class HttpIdempotency<C> {
         this.recorded = new RecordedResponses(replayedHeaders);
         this.serverErrors = b.serverErrors;
         this.expiresHeader = b.expiresHeader;
+        this.counterpart = new HttpIdempotency<>(this, b.serverErrors == ServerErrors.RECORD ? ServerErrors.RELEASE : ServerErrors.RECORD);
     }
 
     /**
@@ -201,11 +205,31 @@ public final class HttpIdempotency<C> {
      * share their records.
      *
      * @param serverErrors what the returned layer does with a handler's 5xx response
-     * @return this layer if it already does so, else a copy that does
+     * @return this layer if it already does so, else its one counterpart that does, built with it:
+     *     every call for the same choice returns the same object, and none allocates
      */
     public HttpIdempotency<C> withServerErrors(ServerErrors serverErrors) {
         Objects.requireNonNull(serverErrors, "serverErrors");
-        return serverErrors == this.serverErrors ? this : new HttpIdempotency<>(this, serverErrors);
+        return serverErrors == this.serverErrors ? this : counterpart;
+    }
+
+    /**
+     * The layer for a handler whose annotation names its choice for a 5xx, the one decision every
+     * framework adapter takes: no choice gives this layer, one gives {@link #withServerErrors} of it
+     * (the same object on every call, no allocation per request). Thread-safe, like the layer.
+     *
+     * @param choices the annotation's {@code serverErrors()}: none, or the one choice
+     * @param annotation the annotation's name for the message, {@code "@IdempotentEndpoint"} say
+     * @param handler the handler for the message, {@code "the handler of POST /orders"} say
+     * @return this layer for no choice, else the layer for the one named
+     * @throws IllegalStateException if more than one choice is named
+     */
+    public HttpIdempotency<C> forHandler(ServerErrors[] choices, String annotation, String handler) {
+        if (choices.length > 1) {
+            throw new IllegalStateException(annotation + " on " + handler + " names " + choices.length
+                    + " serverErrors choices; name one (RECORD or RELEASE), or none for the layer's");
+        }
+        return choices.length == 0 ? this : withServerErrors(choices[0]);
     }
 
     /** @return what this layer does with a handler's 5xx response ({@link ServerErrors#RECORD} by default) */

@@ -6,7 +6,6 @@ import dev.idempotency.http.internal.Problems;
 import dev.idempotency.http.PendingResponse;
 import dev.idempotency.http.Request;
 import dev.idempotency.http.Response;
-import dev.idempotency.http.ServerErrors;
 import dev.idempotency.jakarta.servlet.internal.Refusals;
 import dev.idempotency.jakarta.transaction.JtaTransactions;
 import jakarta.annotation.Priority;
@@ -32,7 +31,6 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.lang.reflect.Method;
 import java.util.ArrayList;
-import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -64,7 +62,6 @@ public final class IdempotencyRestFilters implements ContainerRequestFilter, Con
 
     private final HttpIdempotency<Connection> layer;
     /** The layer with each choice for a 5xx, for the methods whose annotation decides. */
-    private final Map<ServerErrors, HttpIdempotency<Connection>> layers = new EnumMap<>(ServerErrors.class);
     private final JtaTransactions transactions;
     /** The matched resource method, which the runtime injects (a proxy to the request's). */
     private volatile @Nullable ResourceInfo resource;
@@ -76,9 +73,6 @@ public final class IdempotencyRestFilters implements ContainerRequestFilter, Con
         this.transactions = transactions;
         this.scope = scope;
         this.maxRequestBytes = maxRequestBytes;
-        for (ServerErrors choice : ServerErrors.values()) {
-            layers.put(choice, layer.withServerErrors(choice));
-        }
     }
 
     /** Marks the request open on this thread as failed, so that it rolls back; @return whether there was one */
@@ -222,12 +216,7 @@ public final class IdempotencyRestFilters implements ContainerRequestFilter, Con
         }
         IdempotentResource own = method.getAnnotation(IdempotentResource.class);
         IdempotentResource annotation = own != null ? own : method.getDeclaringClass().getAnnotation(IdempotentResource.class);
-        ServerErrors[] choice = annotation == null ? new ServerErrors[0] : annotation.serverErrors();
-        if (choice.length > 1) {
-            throw new IllegalStateException("@IdempotentResource on " + method + " names " + choice.length
-                    + " serverErrors choices; name one (RECORD or RELEASE), or none for the feature's");
-        }
-        return choice.length == 0 ? layer : Objects.requireNonNull(layers.get(choice[0]), "a layer for every choice");
+        return annotation == null ? layer : layer.forHandler(annotation.serverErrors(), "@IdempotentResource", method.toString());
     }
 
     /** @return the body, up to the limit, which the resource method then reads again; {@code null} if over it */

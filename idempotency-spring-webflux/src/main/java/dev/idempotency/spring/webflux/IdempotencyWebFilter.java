@@ -8,12 +8,10 @@ import dev.idempotency.http.HttpAnswer;
 import dev.idempotency.http.HttpIdempotency;
 import dev.idempotency.http.Request;
 import dev.idempotency.http.Response;
-import dev.idempotency.http.ServerErrors;
 import dev.idempotency.http.internal.Problems;
 import dev.idempotency.r2dbc.R2dbcIdempotency;
 import io.r2dbc.spi.ConnectionFactory;
 import java.util.ArrayList;
-import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -107,7 +105,6 @@ public final class IdempotencyWebFilter implements WebFilter, Ordered {
     private final Supplier<? extends List<? extends HandlerMapping>> mappings;
     private final HttpIdempotency<?> layer;
     /** The layer with each choice for a handler's 5xx, for the handlers whose annotation decides. */
-    private final Map<ServerErrors, HttpIdempotency<?>> layers = new EnumMap<>(ServerErrors.class);
     private final WebFluxScope scope;
     /** A body declared over the limit is read and dropped up to this many times the limit, then the 413 sent. */
     private static final long DRAIN_FACTOR = 16;
@@ -124,9 +121,6 @@ public final class IdempotencyWebFilter implements WebFilter, Ordered {
         this.scope = b.scope;
         this.maxRequestBytes = b.maxRequestBytes;
         this.order = b.order;
-        for (ServerErrors choice : ServerErrors.values()) {
-            layers.put(choice, layer.withServerErrors(choice));
-        }
     }
 
     /**
@@ -191,13 +185,8 @@ public final class IdempotencyWebFilter implements WebFilter, Ordered {
 
     /** The annotation's choice of a layer for a 5xx, else the layer's own. */
     private HttpIdempotency<?> layerOf(IdempotentWebFluxEndpoint endpoint, ServerWebExchange exchange) {
-        ServerErrors[] choice = endpoint.serverErrors();
-        if (choice.length > 1) {
-            throw new IllegalStateException("@IdempotentWebFluxEndpoint on the handler of " + exchange.getRequest().getMethod() + " "
-                    + exchange.getRequest().getPath() + " names " + choice.length
-                    + " serverErrors choices; name one (RECORD or RELEASE), or none for the layer's");
-        }
-        return choice.length == 0 ? layer : Objects.requireNonNull(layers.get(choice[0]), "a layer for every choice");
+        return layer.forHandler(endpoint.serverErrors(), "@IdempotentWebFluxEndpoint",
+                "the handler of " + exchange.getRequest().getMethod() + " " + exchange.getRequest().getPath());
     }
 
     private Mono<Void> guarded(ServerWebExchange exchange, WebFilterChain chain, HttpIdempotency<?> chosen) {

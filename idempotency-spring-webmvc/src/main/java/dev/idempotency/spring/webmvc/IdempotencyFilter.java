@@ -4,7 +4,6 @@ import dev.idempotency.http.HttpAnswer;
 import dev.idempotency.http.HttpIdempotency;
 import dev.idempotency.http.Request;
 import dev.idempotency.http.Response;
-import dev.idempotency.http.ServerErrors;
 import dev.idempotency.jakarta.servlet.internal.CachedBodyRequest;
 import dev.idempotency.jakarta.servlet.internal.ServletExchanges;
 import jakarta.servlet.FilterChain;
@@ -90,7 +89,6 @@ public class IdempotencyFilter extends OncePerRequestFilter implements Ordered {
 
     private final HttpIdempotency<?> layer;
     /** The layer with each choice for a handler's 5xx, for the handlers whose annotation decides. */
-    private final Map<ServerErrors, HttpIdempotency<?>> layers = new java.util.EnumMap<>(ServerErrors.class);
     private final IdempotencyScope scope;
     private final Supplier<? extends List<? extends HandlerMapping>> mappings;
     private final int maxRequestBytes;
@@ -108,9 +106,6 @@ public class IdempotencyFilter extends OncePerRequestFilter implements Ordered {
     public IdempotencyFilter(HttpIdempotency<?> layer, IdempotencyScope scope,
             Supplier<? extends List<? extends HandlerMapping>> mappings, int maxRequestBytes, int order) {
         this.layer = Objects.requireNonNull(layer, "layer");
-        for (ServerErrors choice : ServerErrors.values()) {
-            layers.put(choice, layer.withServerErrors(choice));
-        }
         this.scope = Objects.requireNonNull(scope, "scope");
         this.mappings = Objects.requireNonNull(mappings, "mappings");
         if (maxRequestBytes < 1) {
@@ -160,12 +155,8 @@ public class IdempotencyFilter extends OncePerRequestFilter implements Ordered {
     /** The layer for the request's handler: the annotation's choice for a 5xx, else the layer's own. */
     private HttpIdempotency<?> layerFor(HttpServletRequest request) {
         IdempotentEndpoint endpoint = endpoint(request);
-        ServerErrors[] choice = endpoint == null ? new ServerErrors[0] : endpoint.serverErrors();
-        if (choice.length > 1) {
-            throw new IllegalStateException("@IdempotentEndpoint on the handler of " + request.getMethod() + " " + request.getRequestURI()
-                    + " names " + choice.length + " serverErrors choices; name one (RECORD or RELEASE), or none for the layer's");
-        }
-        return choice.length == 0 ? layer : java.util.Objects.requireNonNull(layers.get(choice[0]), "a layer for every choice");
+        return endpoint == null ? layer : layer.forHandler(endpoint.serverErrors(), "@IdempotentEndpoint",
+                "the handler of " + request.getMethod() + " " + request.getRequestURI());
     }
 
     @Override
