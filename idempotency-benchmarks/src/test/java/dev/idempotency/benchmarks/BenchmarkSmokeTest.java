@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.openjdk.jmh.results.RunResult;
@@ -133,5 +134,22 @@ class BenchmarkSmokeTest {
         List<String> lines = LeaseInterleaved.run(stores, 2, 2);
         assertThat(lines).hasSize(3 * stores.size())
                 .allSatisfy(line -> assertThat(Double.parseDouble(line.split("\t")[2])).isPositive());
+    }
+
+    /**
+     * The consumers' interleaved pass, one round of 300 messages on H2, where scripts/kafka.sh's
+     * broker is given: each variant must write each message once (the pass checks it after every
+     * run) and report a rate.
+     */
+    @Test
+    void kafkaConsumersBesideBareOnes() throws Exception {
+        String bootstrap = System.getenv("IDEMPOTENCY_KAFKA_BOOTSTRAP");
+        Assumptions.assumeTrue(bootstrap != null, "IDEMPOTENCY_KAFKA_BOOTSTRAP is not set: no broker to read from");
+        String topic = ConsumerInterleaved.fill(bootstrap, 300);
+        List<String> lines = ConsumerInterleaved.run(Database.H2_MEM, bootstrap, topic, 300, 1);
+        assertThat(lines).hasSize(ConsumerInterleaved.VARIANTS.size() + 2)
+                .allSatisfy(line -> assertThat(Double.parseDouble(line.split("\t")[3])).isPositive());
+        assertThat(lines).extracting(line -> line.split("\t")[1])
+                .endsWith("idempotentRecord÷bareRecord", "idempotentBatch÷bareBatch");
     }
 }
