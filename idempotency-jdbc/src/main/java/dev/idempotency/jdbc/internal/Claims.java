@@ -112,9 +112,10 @@ final class Claims {
      * read also returns other transactions' uncommitted rows: a claim in progress, or a completed
      * record whose transaction may still roll back, which must not be replayed. So there a record
      * the plain read found is read again with the exclusive locking read too, which waits for its
-     * transaction and reads the latest committed version. The level is read from the connection
-     * (MariaDB Connector/J 3 tracks it without a round trip), and only after the plain read, when
-     * its answer depends on it. A later round reads with a shared lock, which sees the committed
+     * transaction and reads the latest committed version. The level is read from the connection,
+     * and only after the plain read, when its answer depends on it: MariaDB Connector/J 3 knows it
+     * without a round trip once it was set on the connection or named in the URL, and otherwise
+     * asks the server each time. A later round reads with a shared lock, which sees the committed
      * record whatever the snapshot.
      */
     private static Claim lockingReadFirst(JdbcExecutor d, Connection c, TableName table, ClaimRequest r, boolean databaseClock)
