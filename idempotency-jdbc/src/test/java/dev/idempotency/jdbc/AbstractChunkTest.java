@@ -34,6 +34,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
@@ -348,6 +349,46 @@ public abstract class AbstractChunkTest {
         if (database.lockWaitsEndToTheMillisecond()) {
             assertThat(waitedMillis).as("waited about 200 ms per statement that met the holder, not a second").isLessThan(1150L);
         }
+    }
+
+    /**
+     * A chunk at READ UNCOMMITTED meets another transaction's chunk whose items ran and completed but
+     * which has not committed, and then rolls back: it must not replay those items' results (a plain
+     * read there sees the uncommitted records); it waits for them, and runs them once the holder rolls
+     * back.
+     */
+    @Test
+    void aChunkAtReadUncommittedNeverReplaysResultsThatWereNotCommitted() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(database.rowLocks(), "one open writer locks the whole database");
+        org.junit.jupiter.api.Assumptions.assumeTrue(database.isolationLevels().contains(Connection.TRANSACTION_READ_UNCOMMITTED),
+                "this database offers no READ UNCOMMITTED");
+        List<Outcome<Integer>> outcomes;
+        boolean answeredBeforeTheRollback;
+        ExecutorService thread = Executors.newSingleThreadExecutor();
+        try (Connection holder = dataSource().getConnection(); Connection c = dataSource().getConnection()) {
+            holder.setAutoCommit(false);
+            c.setAutoCommit(false);
+            c.setTransactionIsolation(Connection.TRANSACTION_READ_UNCOMMITTED);
+            try {
+                assertThat(idem.executeChunk(holder, items(1, 3), AbstractChunkTest::booking, item -> book(holder, item)))
+                        .extracting(Outcome::status).containsOnly(Outcome.Status.EXECUTED);
+                Future<List<Outcome<Integer>>> chunk = thread.submit(() ->
+                        idem.executeChunk(c, items(0, 4), AbstractChunkTest::booking, item -> book(c, item)));
+                Thread.sleep(300);
+                answeredBeforeTheRollback = chunk.isDone();
+                holder.rollback();
+                outcomes = chunk.get(30, TimeUnit.SECONDS);
+                c.commit();
+            } finally {
+                c.rollback();
+                holder.rollback();
+            }
+        } finally {
+            thread.shutdownNow();
+        }
+        assertThat(outcomes).as("the READ UNCOMMITTED chunk's answers (given %s the holder rolled back)",
+                answeredBeforeTheRollback ? "before" : "after").extracting(Outcome::status).containsOnly(Outcome.Status.EXECUTED);
+        assertThat(Tx.count(dataSource(), "SELECT COUNT(*) FROM chunk_ledger")).as("committed ledger rows").isEqualTo(4);
     }
 
     /**

@@ -184,6 +184,7 @@ public abstract class AbstractIsolationTest {
 
     protected static String levelName(int isolation) {
         return switch (isolation) {
+            case Connection.TRANSACTION_READ_UNCOMMITTED -> "READ UNCOMMITTED";
             case Connection.TRANSACTION_READ_COMMITTED -> "READ COMMITTED";
             case Connection.TRANSACTION_REPEATABLE_READ -> "REPEATABLE READ";
             case Connection.TRANSACTION_SERIALIZABLE -> "SERIALIZABLE";
@@ -381,6 +382,46 @@ public abstract class AbstractIsolationTest {
         Outcome<String> after = Tx.commit(dataSource(), c -> engine.execute(key, c, () -> work(c, key)));
         assertThat(after.value()).isEqualTo("receipt-3");
         assertThat(count("SELECT COUNT(*) FROM iso_effect")).isEqualTo(2);
+    }
+
+    /**
+     * Under READ UNCOMMITTED a plain read sees another transaction's uncommitted rows: here a record
+     * whose work ran and completed in a transaction that has not committed, and then rolls back. A
+     * claim at READ UNCOMMITTED must not replay that result, whose effect never commits; as at READ
+     * COMMITTED it waits for the open claim, and runs the work itself once the holder rolls back.
+     */
+    @Test
+    void aClaimAtReadUncommittedNeverReplaysAResultThatWasNotCommitted() throws Exception {
+        Assumptions.assumeTrue(isolationLevels().contains(Connection.TRANSACTION_READ_UNCOMMITTED),
+                "this database offers no READ UNCOMMITTED");
+        Idempotency<Connection> engine = engine(KeyPolicy.builder().lockTimeout(Duration.ofSeconds(10)).build());
+        IdempotencyKey key = IdempotencyKey.of("iso", "completed-not-committed");
+        ExecutorService pool = Executors.newSingleThreadExecutor();
+        Outcome<String> answered;
+        boolean answeredBeforeTheRollback;
+        try (Connection holder = open(Connection.TRANSACTION_READ_COMMITTED);
+             Connection waiter = open(Connection.TRANSACTION_READ_UNCOMMITTED)) {
+            try {
+                assertThat(engine.execute(key, holder, () -> work(holder, key))).isEqualTo(new Outcome.Executed<>(key, "receipt-1"));
+                Future<Outcome<String>> second = pool.submit(() -> engine.execute(key, waiter, () -> work(waiter, key)));
+                Thread.sleep(300);
+                answeredBeforeTheRollback = second.isDone();
+                holder.rollback();
+                answered = second.get(10, TimeUnit.SECONDS);
+                waiter.commit();
+            } finally {
+                waiter.rollback();
+                holder.rollback();
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        assertThat(answered).as("the READ UNCOMMITTED claim's answer (given %s the holder rolled back)",
+                answeredBeforeTheRollback ? "before" : "after").isEqualTo(new Outcome.Executed<>(key, "receipt-2"));
+        assertThat(count("SELECT COUNT(*) FROM iso_effect")).as("committed effects").isEqualTo(1);
+        Outcome<String> retry = Tx.commit(dataSource(), c -> engine.execute(key, c, () -> work(c, key)));
+        assertThat(retry.status()).isEqualTo(Outcome.Status.REPLAYED);
+        assertThat(retry.value()).isEqualTo("receipt-2");
     }
 
     @ParameterizedTest(name = "{displayName} [{0}]")

@@ -270,11 +270,12 @@ class MariaDbTest {
         /**
          * Under REPEATABLE READ and SERIALIZABLE, InnoDB turns the locks that waited on a claim that rolls
          * back into gap locks, and all waiters but one become deadlock victims (1213); under READ
-         * COMMITTED the claim waits in a locking read that leaves none, and the waiters replay.
+         * COMMITTED and READ UNCOMMITTED the claim waits in a locking read that leaves none, and the
+         * waiters replay.
          */
         @Override
         protected boolean waitersOfARolledBackClaimMayConflict(int isolation) {
-            return isolation != Connection.TRANSACTION_READ_COMMITTED;
+            return isolation >= Connection.TRANSACTION_REPEATABLE_READ;
         }
 
         @Override

@@ -105,16 +105,29 @@ final class R2dbcExecutor {
         }
     }
 
-    /** Read the record, then insert it or take it over; a duplicate on insert means read again. */
+    /**
+     * Read the record, then insert it or take it over; a duplicate on insert means read again. Under
+     * READ UNCOMMITTED a record the plain read found may be another transaction's uncommitted row:
+     * it is read again with the exclusive locking read, which waits for that transaction and reads
+     * the committed record, as the JDBC executor's {@code Claims} explains it.
+     */
     private Mono<Claim> readingFirst(Connection c, ClaimRequest r) {
         return rounds(ClaimRounds.KEPT_CHANGING_IN_SNAPSHOT, round -> select(c, r, "", false)
-                .flatMap(found -> decide(c, r, found, write -> busyOnLockTimeout(write, Optional.of(Claim.busy())))));
+                .flatMap(found -> found.isPresent() && readsUncommitted(c)
+                        ? busyOnLockTimeout(select(c, r, dialect.lockingRead(true), true)
+                                .flatMap(committed -> decide(c, r, committed, write -> write)), Optional.of(Claim.busy()))
+                        : decide(c, r, found, write -> busyOnLockTimeout(write, Optional.of(Claim.busy())))));
     }
 
-    /** {@link ClaimStrategy#LOCKING_READ_FIRST}, as the JDBC executor's {@code Claims} explains it; a lock timeout anywhere is busy. */
+    /**
+     * {@link ClaimStrategy#LOCKING_READ_FIRST}, as the JDBC executor's {@code Claims} explains it: under
+     * READ COMMITTED and READ UNCOMMITTED a first read that finds nothing, and under READ UNCOMMITTED
+     * one that finds a record (maybe uncommitted), is followed by an exclusive locking read; a lock
+     * timeout anywhere is busy.
+     */
     private Mono<Claim> lockingReadFirst(Connection c, ClaimRequest r) {
         return rounds(ClaimRounds.KEPT_CHANGING, round -> select(c, r, round > 0 ? dialect.lockingRead(false) : "", true)
-                .flatMap(found -> round == 0 && found.isEmpty() && waitsInALockingRead(c)
+                .flatMap(found -> round == 0 && (found.isEmpty() ? waitsInALockingRead(c) : readsUncommitted(c))
                         ? select(c, r, dialect.lockingRead(true), true) : Mono.just(found))
                 .flatMap(found -> decide(c, r, found, write -> write)));
     }
@@ -122,6 +135,11 @@ final class R2dbcExecutor {
     private static boolean waitsInALockingRead(Connection c) {
         IsolationLevel level = c.getTransactionIsolationLevel();
         return IsolationLevel.READ_COMMITTED.equals(level) || IsolationLevel.READ_UNCOMMITTED.equals(level);
+    }
+
+    /** @return whether the transaction is at READ UNCOMMITTED, where a plain read can return another transaction's uncommitted record */
+    private static boolean readsUncommitted(Connection c) {
+        return IsolationLevel.READ_UNCOMMITTED.equals(c.getTransactionIsolationLevel());
     }
 
     /**

@@ -97,13 +97,13 @@ abstract class R2dbcEngineContract {
     }
 
     /**
-     * Concurrent duplicates at each isolation level the JDBC suites run (READ COMMITTED, REPEATABLE
-     * READ, SERIALIZABLE), retried as a caller does when the database resolves a conflict by aborting
+     * Concurrent duplicates at each isolation level the JDBC suites run (READ UNCOMMITTED, READ
+     * COMMITTED, REPEATABLE READ, SERIALIZABLE), retried as a caller does when the database resolves a conflict by aborting
      * a transaction (a serialization failure, a deadlock's victim): the work runs once per key, and
      * every attempt ends with its result.
      */
     @ParameterizedTest(name = "{displayName} [{0}]")
-    @ValueSource(strings = {"READ COMMITTED", "REPEATABLE READ", "SERIALIZABLE"})
+    @ValueSource(strings = {"READ UNCOMMITTED", "READ COMMITTED", "REPEATABLE READ", "SERIALIZABLE"})
     void concurrentDuplicatesAtEachIsolationLevelRunTheWorkOnce(String level) {
         IsolationLevel isolation = IsolationLevel.valueOf(level);
         R2dbcIdempotency engine = engine(KeyPolicy.builder().lockTimeout(Duration.ofSeconds(10)).build());
@@ -239,6 +239,48 @@ abstract class R2dbcEngineContract {
             release.tryEmitEmpty();
         }
         held.dispose();
+    }
+
+    /**
+     * Another transaction's work completed the key but has not committed, and then rolls back: a claim
+     * at READ UNCOMMITTED, whose plain reads see that record, must not replay its result; as at READ
+     * COMMITTED it waits for the open claim, and runs the work itself once the holder rolls back.
+     */
+    @Test
+    void aClaimAtReadUncommittedNeverReplaysAResultThatWasNotCommitted() throws Exception {
+        R2dbcIdempotency engine = engine(KeyPolicy.builder().lockTimeout(Duration.ofSeconds(10)).build());
+        IdempotencyKey key = newKey();
+        CountDownLatch completed = new CountDownLatch(1);
+        Sinks.Empty<Void> release = Sinks.empty();
+        Disposable held = database().<Outcome<String>>inTransaction(c -> engine.execute(key, c, () -> Mono.just("rolled back"))
+                        .flatMap(outcome -> {
+                            completed.countDown();
+                            return release.asMono().thenReturn(outcome);
+                        }), outcome -> false)
+                .subscribeOn(Schedulers.boundedElastic())
+                .subscribe();
+        AtomicInteger runs = new AtomicInteger();
+        try {
+            assertThat(completed.await(30, TimeUnit.SECONDS)).isTrue();
+            java.util.concurrent.CompletableFuture<Outcome<String>> waiter = database().<Outcome<String>>inTransaction(
+                            IsolationLevel.READ_UNCOMMITTED,
+                            c -> engine.execute(key, c, () -> Mono.fromSupplier(() -> "ran " + runs.incrementAndGet())),
+                            R2dbcEngineContract::notInProgress)
+                    .subscribeOn(Schedulers.boundedElastic())
+                    .toFuture();
+            Thread.sleep(300);
+            boolean answeredBeforeTheRollback = waiter.isDone();
+            release.tryEmitEmpty();
+            Outcome<String> answered = waiter.get(30, TimeUnit.SECONDS);
+            assertThat(answered).as("the READ UNCOMMITTED claim's answer (given %s the holder rolled back)",
+                    answeredBeforeTheRollback ? "before" : "after").isInstanceOf(Outcome.Executed.class);
+            assertThat(answered.value()).isEqualTo("ran 1");
+        } finally {
+            release.tryEmitEmpty();
+        }
+        held.dispose();
+        assertThat(once(engine, IdempotentCall.of(key), () -> Mono.just("again")).value()).isEqualTo("ran 1");
+        assertThat(runs).hasValue(1);
     }
 
     @Test

@@ -74,8 +74,8 @@ public record TestDatabase(String name, Opener opener, String dialectClass, List
         }
     }
 
-    private static final List<Integer> EVERY_LEVEL = List.of(Connection.TRANSACTION_READ_COMMITTED,
-            Connection.TRANSACTION_REPEATABLE_READ, Connection.TRANSACTION_SERIALIZABLE);
+    private static final List<Integer> EVERY_LEVEL = List.of(Connection.TRANSACTION_READ_UNCOMMITTED,
+            Connection.TRANSACTION_READ_COMMITTED, Connection.TRANSACTION_REPEATABLE_READ, Connection.TRANSACTION_SERIALIZABLE);
 
     /**
      * In-memory HSQLDB in MVCC mode, as {@code SA}: claims with SELECT, MERGE and the completing

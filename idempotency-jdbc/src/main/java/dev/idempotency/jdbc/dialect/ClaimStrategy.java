@@ -11,17 +11,21 @@ public enum ClaimStrategy {
     /**
      * Read the record; if absent, insert with {@link SqlDialect#claimInsert} (an {@code INSERT}, a
      * {@code MERGE}, an {@code INSERT ... ON DUPLICATE KEY}: its update count is 1 if it claimed); if
-     * expired, take it over. A duplicate (a concurrent claimer committed) means read again. The
-     * base's: a first execution costs a {@code SELECT}, the insert and the completing {@code UPDATE}.
+     * expired, take it over. A duplicate (a concurrent claimer committed) means read again. Under
+     * READ UNCOMMITTED a record the first read found is read again with the exclusive locking read,
+     * which waits for a transaction that holds it and sees the committed record. The base's: a first
+     * execution costs a {@code SELECT}, the insert and the completing {@code UPDATE}.
      */
     READ_FIRST,
 
     /**
      * As {@link #READ_FIRST}, but a record that a concurrent claim may hold is read with a locking
      * read ({@link SqlDialect#lockingRead}): the first read is plain; if it finds nothing under
-     * READ COMMITTED (or READ UNCOMMITTED) an exclusive locking read waits for an open claimer before
-     * the insert; a later round reads with a shared lock, which sees the committed record whatever
-     * the snapshot. The whole claim answers {@code InProgress} if a wait runs out (MariaDB).
+     * READ COMMITTED or READ UNCOMMITTED an exclusive locking read waits for an open claimer before
+     * the insert; under READ UNCOMMITTED, whose plain read returns uncommitted rows, a record it found
+     * is read again the same way, so that only a committed record is replayed. A later round reads
+     * with a shared lock, which sees the committed record whatever the snapshot. The whole claim
+     * answers {@code InProgress} if a wait runs out (MariaDB).
      */
     LOCKING_READ_FIRST,
 

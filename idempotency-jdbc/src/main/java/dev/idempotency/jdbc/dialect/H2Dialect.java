@@ -6,7 +6,10 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * H2 2.x. Uses the standard claim of {@link SqlDialect}: a first execution costs a {@code SELECT},
- * an {@code INSERT} and an {@code UPDATE}; a replay costs one {@code SELECT}.
+ * an {@code INSERT} and an {@code UPDATE}; a replay costs one {@code SELECT}. Under READ UNCOMMITTED,
+ * whose plain read returns other transactions' uncommitted rows, a record the {@code SELECT} found
+ * is read again with {@code SELECT ... FOR UPDATE}, which waits for the transaction that holds it
+ * and returns the committed record: a replay there costs 2.
  *
  * <p>H2 rolls back a failed statement alone, so a duplicate-key insert (a concurrent claim that
  * committed) is met without a savepoint and leaves the transaction usable. A concurrent claim that

@@ -20,7 +20,10 @@ import org.jspecify.annotations.Nullable;
  * {@code INSERT}, locking {@code SELECT}). Under READ COMMITTED a first execution costs <b>4</b>: a
  * {@code SELECT ... FOR UPDATE} waits for an open claimer before the {@code INSERT}
  * ({@link ClaimStrategy#LOCKING_READ_FIRST}, whose Javadoc in the executor says why: InnoDB's gap
- * locks). Inserting first would save a round trip, but make every replay a locking write.
+ * locks). Inserting first would save a round trip, but make every replay a locking write. Under
+ * READ UNCOMMITTED a first execution costs 4 as well, and a replay <b>2</b>: the plain read may
+ * return another transaction's uncommitted record, so a record it found is read again with
+ * {@code SELECT ... FOR UPDATE}, which waits for that transaction and returns the committed record.
  *
  * <p><b>The insert</b> is {@code INSERT ... ON DUPLICATE KEY UPDATE attempts = attempts + 1}: a
  * duplicate is a row count of 2, never an error, and never {@code INSERT IGNORE}, which would also

@@ -21,7 +21,9 @@ import java.util.Set;
  * of at most {@value #KEYS_PER_STATEMENT} keys, each slice as the dialect's
  * {@link SqlDialect#chunkClaiming()} says, and a key that a slice's statements could not settle is
  * claimed on its own, as a single claim; so is a key whose record lease mode wrote, which the
- * single claim judges by the database's clock.
+ * single claim judges by the database's clock. Under READ UNCOMMITTED a {@link ChunkClaiming#READ_FIRST}
+ * chunk is claimed key by key: its slice's plain read would see other transactions' uncommitted
+ * records.
  *
  * <p>Part of the executor ({@link JdbcExecutor}). Stateless and thread-safe.
  */
@@ -43,6 +45,11 @@ final class ChunkClaims {
      */
     static List<Claim> claimAll(JdbcExecutor d, Connection c, TableName table, List<ClaimRequest> requests) throws SQLException {
         ChunkClaiming strategy = d.dialect().chunkClaiming();
+        if (strategy == ChunkClaiming.READ_FIRST && Claims.readsUncommitted(c)) {
+            // The slice's plain read would return other transactions' uncommitted records as if they
+            // were committed: each key is claimed on its own, where the single claim reads past them.
+            strategy = ChunkClaiming.KEY_BY_KEY;
+        }
         List<Claim> claims = new ArrayList<>(requests.size());
         for (int from = 0; from < requests.size(); from += ChunkClaims.KEYS_PER_STATEMENT) {
             List<ClaimRequest> slice = requests.subList(from, Math.min(requests.size(), from + ChunkClaims.KEYS_PER_STATEMENT));

@@ -41,9 +41,9 @@ final class Claims {
                 return lockingReadFirst(d, c, table, r, databaseClock);
             case KEY_LOCK_FIRST:
                 Claim busy = lockKey(d, c, required(dialect.keyLock(), "keyLock"), r);
-                return busy != null ? busy : readingFirst(d, c, table, r, databaseClock);
+                return busy != null ? busy : readingFirst(d, c, table, r, databaseClock, false); // the key lock checked the level
             default:
-                return readingFirst(d, c, table, r, databaseClock);
+                return readingFirst(d, c, table, r, databaseClock, true);
         }
     }
 
@@ -54,18 +54,47 @@ final class Claims {
         return sql;
     }
 
-    /** Read the record, then insert it or take it over; a duplicate on insert means read again. */
-    static Claim readingFirst(JdbcExecutor d, Connection c, TableName table, ClaimRequest r, boolean databaseClock)
-            throws SQLException {
+    /**
+     * Read the record, then insert it or take it over; a duplicate on insert means read again. Under
+     * READ UNCOMMITTED a record the plain read found may be another transaction's uncommitted row (a
+     * claim in progress, or a completed one that may still roll back): it is read again with the
+     * dialect's exclusive locking read, which waits for that transaction and reads the committed
+     * record (H2). A plain read that finds nothing needs no second look: it would have seen an
+     * uncommitted row.
+     *
+     * @param mayReadUncommitted whether the transaction may be at READ UNCOMMITTED ({@code false} once
+     *     a key lock has checked its level), so that the level is asked when a record is found
+     */
+    static Claim readingFirst(JdbcExecutor d, Connection c, TableName table, ClaimRequest r, boolean databaseClock,
+                              boolean mayReadUncommitted) throws SQLException {
         return ClaimRounds.repeat(ClaimRounds.KEPT_CHANGING_IN_SNAPSHOT, round -> {
                     Records.Row found = Records.select(c, table, r.key(), "");
-                    Instant leaseNow = found == null ? r.now() : d.judgedBy(c, found, r, databaseClock);
-                    if (found != null && found.record().expiresAt().isAfter(found.leaseWritten() ? leaseNow : r.now())) {
-                        return Claim.existing(found.record());
+                    if (found != null && mayReadUncommitted && readsUncommitted(c)) {
+                        return ClaimRounds.busyOnLockTimeout(d, Claim.busy(), () ->
+                                readFirstDecision(d, c, table, r, read(d, c, table, r, d.dialect().lockingRead(true)), databaseClock));
                     }
-                    return ClaimRounds.busyOnLockTimeout(d, Claim.busy(), () ->
-                            (found == null ? d.insertClaim(c, table, r) : d.takeOver(c, table, r, leaseNow)) ? Claim.acquired() : null);
+                    return readFirstDecision(d, c, table, r, found, databaseClock);
                 });
+    }
+
+    /** @return what a read-first round decides on the record it read: existing, acquired, busy, or {@code null} to read again */
+    private static @Nullable Claim readFirstDecision(JdbcExecutor d, Connection c, TableName table, ClaimRequest r,
+                                                     Records.@Nullable Row found, boolean databaseClock) throws SQLException {
+        Instant leaseNow = found == null ? r.now() : d.judgedBy(c, found, r, databaseClock);
+        if (found != null && found.record().expiresAt().isAfter(found.leaseWritten() ? leaseNow : r.now())) {
+            return Claim.existing(found.record());
+        }
+        return ClaimRounds.busyOnLockTimeout(d, Claim.busy(), () ->
+                (found == null ? d.insertClaim(c, table, r) : d.takeOver(c, table, r, leaseNow)) ? Claim.acquired() : null);
+    }
+
+    /**
+     * @param c the caller's connection
+     * @return whether its transaction is at READ UNCOMMITTED, where a plain read can return another
+     *     transaction's uncommitted record
+     */
+    static boolean readsUncommitted(Connection c) throws SQLException {
+        return c.getTransactionIsolation() == Connection.TRANSACTION_READ_UNCOMMITTED;
     }
 
     /**
@@ -73,15 +102,21 @@ final class Claims {
      * transaction's uncommitted row keeps a lock on it; when that transaction rolls back, InnoDB
      * turns the locks of the duplicate-key checks that waited on it (and, under REPEATABLE READ and
      * SERIALIZABLE, of every locking read) into gap locks, which block each other's inserts: with two
-     * or more waiters, all but one would be chosen as deadlock victims. Under READ COMMITTED (or READ
-     * UNCOMMITTED) a locking read's exclusive lock is not turned into a gap lock, and a locking read
+     * or more waiters, all but one would be chosen as deadlock victims. Under READ COMMITTED and READ
+     * UNCOMMITTED a locking read's exclusive lock is not turned into a gap lock, and a locking read
      * that finds no row takes no lock, so there the claim waits in an exclusive locking read before it
      * inserts: the waiters of a claim that rolls back wake with no lock, one claims the key, the
      * others wait for it and replay. Under the stricter levels a locking read would take a gap lock
      * on every new key (two new claims would deadlock), so the first read stays plain, and the
-     * waiters that lose reach the caller as a retryable conflict. The level is read from the
-     * connection (MariaDB Connector/J 3 tracks it without a round trip). A later round reads with a
-     * shared lock, which sees the committed record whatever the snapshot.
+     * waiters that lose reach the caller as a retryable conflict. Under READ UNCOMMITTED the plain
+     * read also returns other transactions' uncommitted rows: a claim in progress, or a completed
+     * record whose transaction may still roll back, which must not be replayed. So there a record
+     * the plain read found is read again with the exclusive locking read too, which waits for its
+     * transaction and reads the latest committed version. The level is read from the connection,
+     * and only after the plain read, when its answer depends on it: MariaDB Connector/J 3 knows it
+     * without a round trip once it was set on the connection or named in the URL, and otherwise
+     * asks the server each time. A later round reads with a shared lock, which sees the committed
+     * record whatever the snapshot.
      */
     private static Claim lockingReadFirst(JdbcExecutor d, Connection c, TableName table, ClaimRequest r, boolean databaseClock)
             throws SQLException {
@@ -89,7 +124,7 @@ final class Claims {
         return ClaimRounds.busyOnLockTimeout(d, Claim.busy(), () ->
                 ClaimRounds.repeat(ClaimRounds.KEPT_CHANGING, round -> {
                     Records.Row found = read(d, c, table, r, round > 0 ? dialect.lockingRead(false) : "");
-                    if (round == 0 && found == null && waitsInALockingRead(c)) {
+                    if (round == 0 && (found == null ? waitsInALockingRead(c) : readsUncommitted(c))) {
                         found = read(d, c, table, r, dialect.lockingRead(true));
                     }
                     Instant leaseNow = found == null ? r.now() : d.judgedBy(c, found, r, databaseClock);
