@@ -22,6 +22,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
@@ -181,11 +182,10 @@ public final class ConsumerInterleaved {
                 for (int r = 0; r < rounds; r++) {
                     ratios[r] = rates[v][r] / rates[v - 1][r];
                 }
-                double[] sorted = ratios.clone();
-                java.util.Arrays.sort(sorted);
+                Arrays.sort(ratios);
                 lines.add(String.join("\t", database.id(), VARIANTS.get(v) + "÷" + VARIANTS.get(v - 1), "-",
                         String.format(Locale.ROOT, "%.3f", Interleaved.median(ratios)), Integer.toString(rounds), "-",
-                        String.format(Locale.ROOT, "range %.2f-%.2f", sorted[0], sorted[rounds - 1])));
+                        String.format(Locale.ROOT, "range %.2f-%.2f", ratios[0], ratios[rounds - 1])));
             }
             return lines;
         }

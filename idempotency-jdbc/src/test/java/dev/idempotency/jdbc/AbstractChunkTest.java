@@ -40,6 +40,7 @@ import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
@@ -323,7 +324,7 @@ public abstract class AbstractChunkTest {
      */
     @Test
     void anItemHeldPastTheLockTimeoutAnswersInProgressAndTheOthersRun() throws Exception {
-        org.junit.jupiter.api.Assumptions.assumeTrue(database.rowLocks(), "one open writer locks the whole database");
+        Assumptions.assumeTrue(database.rowLocks(), "one open writer locks the whole database");
         Idempotency<Connection> impatient = Idempotency.builder(store).clock(clock).keyPolicy(KeyPolicy.builder()
                 .retention(Duration.ofDays(7)).lockTimeout(Duration.ofMillis(200)).build()).build();
         List<Outcome<Integer>> outcomes;
@@ -359,8 +360,8 @@ public abstract class AbstractChunkTest {
      */
     @Test
     void aChunkAtReadUncommittedNeverReplaysResultsThatWereNotCommitted() throws Exception {
-        org.junit.jupiter.api.Assumptions.assumeTrue(database.rowLocks(), "one open writer locks the whole database");
-        org.junit.jupiter.api.Assumptions.assumeTrue(database.isolationLevels().contains(Connection.TRANSACTION_READ_UNCOMMITTED),
+        Assumptions.assumeTrue(database.rowLocks(), "one open writer locks the whole database");
+        Assumptions.assumeTrue(database.isolationLevels().contains(Connection.TRANSACTION_READ_UNCOMMITTED),
                 "this database offers no READ UNCOMMITTED");
         List<Outcome<Integer>> outcomes;
         boolean answeredBeforeTheRollback;
