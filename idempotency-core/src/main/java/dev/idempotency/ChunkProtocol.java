@@ -19,8 +19,9 @@ import org.jspecify.annotations.Nullable;
 /**
  * The chunk protocol of {@link Idempotency#executeChunk} (its steps are listed there), in the
  * caller's transaction or one that {@link ManagedIdempotency} runs; {@code aftermath} says what a
- * result that cannot be recorded leaves, true for the mode that runs it, and {@link Undo} how an
- * item's final failure is undone. The listener is told by the caller of this class. Stateless.
+ * result that cannot be recorded leaves, true for the mode that runs it, and {@link FinalUndo} how an
+ * item's final failure is undone ({@link FinalUndo#TRANSACTION}: the chunk runs again with a
+ * savepoint per item). The listener is told by the caller of this class. Stateless.
  */
 final class ChunkProtocol {
 
@@ -28,30 +29,6 @@ final class ChunkProtocol {
             Comparator.comparing(IdempotencyKey::scope).thenComparing(IdempotencyKey::id);
 
     private ChunkProtocol() {
-    }
-
-    /** How the writes of an item whose failure is final are undone, when the policy declares any. */
-    enum Undo {
-        /** A savepoint around every item, rolled back for the failing one: the caller's transaction. */
-        ITEM,
-        /**
-         * No savepoint: the item's final failure throws {@link RunAgainWithSavepoints}, so that the
-         * transaction's owner rolls the whole chunk back and runs it again with {@link #ITEM}. A chunk
-         * in which nothing fails finally pays for no savepoint.
-         */
-        CHUNK
-    }
-
-    /**
-     * Thrown by a chunk run with {@link Undo#CHUNK} when an item's failure is final: roll the
-     * transaction back and run the chunk again with {@link Undo#ITEM}. Never reaches a caller.
-     */
-    static final class RunAgainWithSavepoints extends RuntimeException {
-        private static final long serialVersionUID = 1L;
-
-        RunAgainWithSavepoints() {
-            super("an item's failure is final: the chunk runs again with a savepoint around each item", null, false, false);
-        }
     }
 
     /**
@@ -63,7 +40,7 @@ final class ChunkProtocol {
     }
 
     static <C, I, T, X extends Exception> List<Outcome<T>> execute(Kernel<C> kernel, TransactionalStore<C> store, C tx, List<? extends I> items,
-            Function<? super I, IdempotentCall<T>> callOf, ItemWork<? super I, T, X> work, String aftermath, Undo undo) throws X {
+            Function<? super I, IdempotentCall<T>> callOf, ItemWork<? super I, T, X> work, String aftermath, FinalUndo undo) throws X {
         Objects.requireNonNull(tx, "tx");
         Objects.requireNonNull(items, "items");
         Objects.requireNonNull(callOf, "callOf");
@@ -125,7 +102,7 @@ final class ChunkProtocol {
             }
             store.completeAll(tx, completions);
         } catch (Throwable failure) {
-            if (failure instanceof RunAgainWithSavepoints) {
+            if (failure instanceof FinalFailure) {
                 throw failure; // the transaction is rolled back whole: nothing to release
             }
             for (IdempotencyKey key : claimed) {
@@ -137,9 +114,9 @@ final class ChunkProtocol {
     }
 
     private static <C, I, T, X extends Exception> Outcome<T> runItem(Kernel<C> kernel, TransactionalStore<C> store, C tx, I item, IdempotencyKey key,
-            ResultCodec<T> codec, ItemWork<? super I, T, X> work, List<Completion> completions, String aftermath, Undo undo)
+            ResultCodec<T> codec, ItemWork<? super I, T, X> work, List<Completion> completions, String aftermath, FinalUndo undo)
             throws X {
-        TxSavepoint savepoint = undo == Undo.ITEM && kernel.hasFinalFailures() ? store.savepoint(tx) : null;
+        TxSavepoint savepoint = undo == FinalUndo.SAVEPOINT && kernel.hasFinalFailures() ? store.savepoint(tx) : null;
         T value;
         try {
             value = work.apply(item);
@@ -148,7 +125,7 @@ final class ChunkProtocol {
                 throw failure;
             }
             if (savepoint == null) {
-                throw new RunAgainWithSavepoints();
+                throw new FinalFailure(null); // run again with a savepoint per item
             }
             savepoint.rollback();
             return recorded(kernel.failed(key, failure), completions);

@@ -239,7 +239,7 @@ public final class Idempotency<C> {
             kernel.policy().validate(key);
             Objects.requireNonNull(tx, "tx");
             Objects.requireNonNull(work, "work");
-            return transactional.attempt(key, fingerprint, tx, codec, work, Kernel.CLAIM_RELEASED);
+            return transactional.attempt(key, fingerprint, tx, codec, work, Kernel.CLAIM_RELEASED, FinalUndo.SAVEPOINT);
         });
     }
 
@@ -291,7 +291,7 @@ public final class Idempotency<C> {
     public <I, T, X extends Exception> List<Outcome<T>> executeChunk(C tx, List<? extends I> items,
             Function<? super I, IdempotentCall<T>> callOf, ItemWork<? super I, T, X> work) throws X {
         return kernel.heard().chunk(items, ChunkProtocol.keys(callOf),
-                () -> ChunkProtocol.execute(kernel, store, tx, items, callOf, work, Kernel.CLAIM_RELEASED, ChunkProtocol.Undo.ITEM));
+                () -> ChunkProtocol.execute(kernel, store, tx, items, callOf, work, Kernel.CLAIM_RELEASED, FinalUndo.SAVEPOINT));
     }
 
     // ---- shared with ManagedIdempotency, which runs the same protocols in transactions of its own ----

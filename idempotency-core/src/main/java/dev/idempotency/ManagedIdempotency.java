@@ -20,7 +20,11 @@ import org.slf4j.LoggerFactory;
  * cluster's certification failure at {@code COMMIT}) rolls it back whole; it is run again, up to the
  * {@link RetryPolicy}'s attempts, after a pause with jitter, and the retry replays the winner's
  * result. Each retry reaches the listener ({@link IdempotencyListener#onRetry}). An
- * {@code InProgress} outcome rolls its transaction back.
+ * {@code InProgress} outcome rolls its transaction back. A final failure (per the key policy) rolls
+ * the transaction back whole, the work's writes with it, and the failure is recorded in a second
+ * transaction, in which no work runs: no savepoint is taken, so work that does not fail finally pays
+ * nothing for the policy's final failures. (If another attempt of the key committed in between,
+ * its outcome answers instead.)
  *
  * <p><b>The listener</b>, in every mode here, hears what the caller gets, once, after the commit:
  * one {@code onOutcome} per outcome returned (per item, for a chunk), one {@code onError} for an
@@ -133,14 +137,27 @@ public final class ManagedIdempotency<C> {
         return kernel.heard().single(key, () -> {
             kernel.policy().validate(key);
             Objects.requireNonNull(work, "work");
-            return transactions.withRetries(key, () -> transactions.once(tx -> {
-                Outcome<T> outcome = engine.transactional().attempt(key, fingerprint, tx, codec, () -> work.apply(tx), Kernel.ROLLED_BACK);
-                if (outcome instanceof Outcome.InProgress) {
-                    throw new OwnTransactions.RollBack(outcome); // the wait may have aborted the transaction
+            TransactionalProtocol<C> protocol = engine.transactional();
+            return transactions.withRetries(key, () -> {
+                Kernel.Recorded<T> failure;
+                try {
+                    return transactions.once(tx -> rolledBackIfInProgress(
+                            protocol.attempt(key, fingerprint, tx, codec, () -> work.apply(tx), Kernel.ROLLED_BACK, FinalUndo.TRANSACTION)));
+                } catch (FinalFailure carried) {
+                    failure = carried.recorded();
                 }
-                return outcome;
-            }));
+                log.debug("Key {}: the work failed with a final failure; it was rolled back, and the failure is recorded", key);
+                return transactions.once(tx -> rolledBackIfInProgress(protocol.recordFailure(key, fingerprint, tx, codec, failure)));
+            });
         });
+    }
+
+    /** @return {@code outcome}; an {@code InProgress} one rolls its transaction back, which the wait may have aborted */
+    private static <T> Outcome<T> rolledBackIfInProgress(Outcome<T> outcome) {
+        if (outcome instanceof Outcome.InProgress) {
+            throw new OwnTransactions.RollBack(outcome);
+        }
+        return outcome;
     }
 
     // ---- write-last mode, opt-in -------------------------------------------------------------------
@@ -277,16 +294,16 @@ public final class ManagedIdempotency<C> {
         return kernel.heard().chunk(items, keyOf, () -> {
             IdempotencyKey first = items.isEmpty() ? null : callOf.apply(items.get(0)).key();
             try {
-                return chunkIn(first, items, callOf, work, ChunkProtocol.Undo.CHUNK);
-            } catch (ChunkProtocol.RunAgainWithSavepoints finalFailure) {
+                return chunkIn(first, items, callOf, work, FinalUndo.TRANSACTION);
+            } catch (FinalFailure finalFailure) {
                 log.debug("Chunk from key {}: an item's failure is final; running the chunk again with a savepoint per item", first);
-                return chunkIn(first, items, callOf, work, ChunkProtocol.Undo.ITEM);
+                return chunkIn(first, items, callOf, work, FinalUndo.SAVEPOINT);
             }
         });
     }
 
     private <I, T, X extends Exception> List<Outcome<T>> chunkIn(@Nullable IdempotencyKey first, List<? extends I> items,
-            Function<? super I, IdempotentCall<T>> callOf, ChunkWork<C, ? super I, T, X> work, ChunkProtocol.Undo undo) throws X {
+            Function<? super I, IdempotentCall<T>> callOf, ChunkWork<C, ? super I, T, X> work, FinalUndo undo) throws X {
         return transactions.retried(first, tx -> {
             ItemWork<I, T, X> bound = item -> work.apply(tx, item);
             return ChunkProtocol.execute(kernel, engine.store(), tx, items, callOf, bound, Kernel.ROLLED_BACK, undo);

@@ -19,9 +19,12 @@ import org.slf4j.LoggerFactory;
  *   <li>A record found answers ({@link Kernel#outcomeOf}); the key's own running work claiming it
  *       again throws {@link NestedKeyException}; a key held past the lock timeout is
  *       {@link Outcome.InProgress}.</li>
- *   <li>Claimed: take a savepoint if the policy has final failures, run the work, check the
- *       transaction again, and record the result ({@link Kernel#executed}); a final failure is undone
- *       to the savepoint and recorded ({@link Kernel#failed}); any other failure releases the claim.</li>
+ *   <li>Claimed: take a savepoint if the policy has final failures and the undo is
+ *       {@link FinalUndo#SAVEPOINT}, run the work, check the transaction again, and record the result
+ *       ({@link Kernel#executed}); a final failure is undone to the savepoint and recorded
+ *       ({@link Kernel#failed}), or, with {@link FinalUndo#TRANSACTION}, thrown as a
+ *       {@link FinalFailure} for the transaction's owner to roll back and record with
+ *       {@link #recordFailure}; any other failure releases the claim.</li>
  * </ol>
  * The key is already validated and the listener is told by the caller of this class. Thread-safe.
  *
@@ -56,17 +59,34 @@ final class TransactionalProtocol<C> {
     /**
      * Runs the protocol for {@code key} in {@code tx}; {@code codec} is {@code null} to choose a
      * built-in one, and {@code aftermath} says what a result that cannot be recorded leaves
-     * ({@link Kernel#CLAIM_RELEASED} or {@link Kernel#ROLLED_BACK}).
+     * ({@link Kernel#CLAIM_RELEASED} or {@link Kernel#ROLLED_BACK}), and {@code undo} how a final
+     * failure's writes are undone.
      */
     <T, X extends Exception> Outcome<T> attempt(IdempotencyKey key, Fingerprint fingerprint, C tx, @Nullable ResultCodec<T> codec,
-                                                Work<T, X> work, String aftermath) throws X {
+                                                Work<T, X> work, String aftermath, FinalUndo undo) throws X {
         store.checkTransaction(tx, key);
         Claim claim = store.claim(tx, kernel.claimRequest(key, fingerprint, kernel.now()));
         if (claim instanceof Claim.Acquired) {
-            return runClaimed(key, tx, codec, work, aftermath);
+            return runClaimed(key, tx, codec, work, aftermath, undo);
         }
         if (mayBeOwnClaim(claim, fingerprint) && runsIn(tx, key)) {
             throw new NestedKeyException(key); // its claim is this transaction's own: it would look committed and abandoned
+        }
+        return kernel.outcomeOf(key, fingerprint, codec, claim);
+    }
+
+    /**
+     * Records {@code failed}, a final failure that {@link FinalUndo#TRANSACTION} rolled back with its
+     * transaction, in {@code tx}, a new one in which no work runs: claim the key again and record the
+     * failure; a record found meanwhile (another attempt committed) answers instead.
+     */
+    <T> Outcome<T> recordFailure(IdempotencyKey key, Fingerprint fingerprint, C tx, @Nullable ResultCodec<T> codec,
+                                 Kernel.Recorded<T> failed) {
+        store.checkTransaction(tx, key);
+        Claim claim = store.claim(tx, kernel.claimRequest(key, fingerprint, kernel.now()));
+        if (claim instanceof Claim.Acquired) {
+            store.complete(tx, failed.completion());
+            return failed.outcome();
         }
         return kernel.outcomeOf(key, fingerprint, codec, claim);
     }
@@ -112,10 +132,10 @@ final class TransactionalProtocol<C> {
 
     /** Runs the work for a claimed key and records its result. */
     private <T, X extends Exception> Outcome<T> runClaimed(IdempotencyKey key, C tx, ResultCodec<T> codec, Work<T, X> work,
-                                                           String aftermath) throws X {
+                                                           String aftermath, FinalUndo undo) throws X {
         TxSavepoint savepoint;
         try {
-            savepoint = kernel.hasFinalFailures() ? store.savepoint(tx) : null;
+            savepoint = undo == FinalUndo.SAVEPOINT && kernel.hasFinalFailures() ? store.savepoint(tx) : null;
         } catch (RuntimeException e) {
             release(store, tx, key, e);
             throw e;
@@ -126,6 +146,16 @@ final class TransactionalProtocol<C> {
         try {
             value = work.call();
         } catch (Throwable failure) {
+            if (undo == FinalUndo.TRANSACTION && failure instanceof Exception e && kernel.hasFinalFailures() && kernel.isFinal(e)) {
+                Kernel.Recorded<T> failed;
+                try {
+                    failed = kernel.failed(key, e);
+                } catch (RuntimeException recording) {
+                    recording.addSuppressed(e);
+                    throw recording;
+                }
+                throw new FinalFailure(failed); // the owner rolls back whole: nothing to release
+            }
             if (savepoint != null && failure instanceof Exception e && kernel.isFinal(e)) {
                 try {
                     savepoint.rollback();

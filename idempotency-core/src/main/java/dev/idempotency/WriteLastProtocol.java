@@ -36,9 +36,7 @@ final class WriteLastProtocol<C> {
             try {
                 return writtenLast(key, fingerprint, codec, tx -> runBeforeWriting(tx, key, codec, work));
             } catch (FinalFailure carried) {
-                @SuppressWarnings("unchecked")
-                Kernel.Recorded<T> recorded = (Kernel.Recorded<T>) carried.recorded;
-                failure = recorded;
+                failure = carried.recorded();
             }
             log.debug("Key {}: the work failed with a final failure; it was rolled back, and the failure is recorded", key);
             return writtenLast(key, fingerprint, codec, tx -> failure);
@@ -92,16 +90,5 @@ final class WriteLastProtocol<C> {
         }
         store.checkTransaction(tx, key); // the work must not have ended the transaction: its writes would have no record
         return kernel.executed(key, codec, value, Kernel.ROLLED_BACK);
-    }
-
-    /** Carries a final failure's record out of the transaction it rolls back. */
-    private static final class FinalFailure extends RuntimeException {
-        private static final long serialVersionUID = 1L;
-        private final transient Kernel.Recorded<?> recorded;
-
-        FinalFailure(Kernel.Recorded<?> recorded) {
-            super("rolled back after a final failure", null, false, false);
-            this.recorded = recorded;
-        }
     }
 }

@@ -442,6 +442,47 @@ class ManagedIdempotencyTest {
     }
 
     @Test
+    void aCallOfItsOwnTakesNoSavepointAndRecordsAFinalFailureInASecondTransaction() {
+        ManagedIdempotency<FakeTx> strict = managed(KeyPolicy.builder().finalFailures(IllegalArgumentException.class).build());
+        assertThat(strict.execute(IdempotencyKey.of("jobs", "done"), tx -> {
+            tx.write("done");
+            return "v";
+        }).isExecuted()).isTrue();
+        assertThat(runner.transactions).as("a work that returns: one transaction").isEqualTo(1);
+        AtomicInteger runs = new AtomicInteger();
+        Outcome<String> failed = strict.execute(KEY, tx -> {
+            runs.incrementAndGet();
+            tx.write("partial");
+            throw new IllegalArgumentException("declined");
+        });
+        assertThat(failed.status()).isEqualTo(Outcome.Status.FAILED);
+        assertThat(runner.transactions).as("the failure's own, rolled back, then the one recording it").isEqualTo(3);
+        assertThat(store.committedWrites()).containsExactly("done");
+        assertThat(store.calls).noneMatch(c -> c.startsWith("savepoint") || c.startsWith("release:"));
+        assertThat(store.calls).endsWith("check:k1", "claim:k1", "complete:k1");
+        Outcome<String> again = strict.execute(KEY, tx -> {
+            runs.incrementAndGet();
+            return "never";
+        });
+        assertThat(again.status()).isEqualTo(Outcome.Status.FAILED);
+        assertThat(runs).hasValue(1);
+        assertThat(events).containsExactly("outcome EXECUTED", "outcome FAILED", "outcome FAILED");
+    }
+
+    @Test
+    void aFinalFailureWhoseKeyAnotherAttemptRecordedMeanwhileAnswersWithThatRecord() {
+        Outcome<String> outcome = managed(KeyPolicy.builder().finalFailures(IllegalArgumentException.class).build()).execute(KEY, tx -> {
+            tx.write("partial");
+            store.put(FakeStore.completed(KEY, Fingerprint.NONE, "string", "theirs".getBytes(), Instant.now())); // after this rollback
+            throw new IllegalArgumentException("declined");
+        });
+        assertThat(outcome.status()).isEqualTo(Outcome.Status.REPLAYED);
+        assertThat(outcome.value()).isEqualTo("theirs");
+        assertThat(store.committedWrites()).isEmpty();
+        assertThat(store.calls).noneMatch(c -> c.startsWith("complete:"));
+    }
+
+    @Test
     void aChunkOfItsOwnTakesNoSavepointWhenNothingFailsFinally() {
         List<Outcome<Integer>> outcomes = managed(KeyPolicy.builder().finalFailures(IllegalArgumentException.class).build())
                 .executeChunk(List.of(1, 2, 3), i -> IdempotentCall.of(IdempotencyKey.of("n" + i), ResultCodec.integer()), (tx, i) -> {

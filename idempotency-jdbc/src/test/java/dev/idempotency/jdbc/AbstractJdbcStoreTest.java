@@ -11,6 +11,7 @@ import dev.idempotency.IdempotencyListener;
 import dev.idempotency.IdempotentCall;
 import dev.idempotency.InvalidKeyException;
 import dev.idempotency.KeyPolicy;
+import dev.idempotency.ManagedIdempotency;
 import dev.idempotency.MissingTableException;
 import dev.idempotency.Outcome;
 import dev.idempotency.RecordedFailureException;
@@ -229,6 +230,43 @@ public abstract class AbstractJdbcStoreTest {
             assertThat(calls).as("a final failure").containsExactly("setSavepoint", "rollback");
             raw.commit();
         }
+    }
+
+    /**
+     * In a transaction the library runs, no savepoint is taken even with final failures declared: a
+     * final failure rolls the transaction back whole, its writes with it, and is recorded in a
+     * second transaction, where the work does not run.
+     */
+    @Test
+    void aTransactionTheLibraryRunsTakesNoSavepointAndRecordsAFinalFailureWithoutItsWrites() throws Exception {
+        List<String> calls = new CopyOnWriteArrayList<>();
+        javax.sql.DataSource source = dataSource();
+        javax.sql.DataSource recorded = (javax.sql.DataSource) java.lang.reflect.Proxy.newProxyInstance(
+                javax.sql.DataSource.class.getClassLoader(), new Class<?>[] {javax.sql.DataSource.class}, (proxy, method, args) -> {
+                    Object answer;
+                    try {
+                        answer = method.invoke(source, args);
+                    } catch (java.lang.reflect.InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                    return answer instanceof Connection c ? savepointsRecorded(c, calls) : answer;
+                });
+        ManagedIdempotency<Connection> managed = ManagedIdempotency.of(engine(KeyPolicy.builder().finalFailures(CardDeclined.class).build()),
+                JdbcTransactions.of(recorded));
+        IdempotencyKey done = key("managed-done");
+        IdempotencyKey declined = key("managed-declined");
+        assertThat(managed.execute(done, c -> work(c, done)).isExecuted()).isTrue();
+        Outcome<String> failed = managed.execute(declined, c -> {
+            work(c, declined);
+            throw new CardDeclined("declined");
+        });
+        assertThat(failed).isInstanceOf(Outcome.Failed.class);
+        assertThat(calls).as("savepoint calls, for a work that returns and for a final failure").isEmpty();
+        assertThat(effects()).as("the declined work's write is rolled back").isEqualTo(1);
+        assertThat(records()).isEqualTo(2);
+        Outcome<String> again = managed.execute(declined, c -> work(c, declined));
+        assertThat(again).isInstanceOfSatisfying(Outcome.Failed.class, f -> assertThat(f.replayed()).isTrue());
+        assertThat(effects()).as("the retry's work did not run").isEqualTo(1);
     }
 
     /** @return {@code target}, with each savepoint call's name added to {@code calls} */

@@ -6,9 +6,10 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
  * Where a record goes that will not be processed: one whose failure is final (after the consumer's
  * attempts, or at once for a failure the key policy declares final), or one without a message id
  * (on every delivery, since nothing can be recorded for it). A final failure is handed here once:
- * in the transaction that records it, before its commit; a later delivery of the record replays the
- * recorded failure and does not call this again. A crash after the hand-off and before the commit
- * records nothing, so the redelivered record is tried and handed off again: the hand-off is at least
+ * before the failure's record commits (per record, in the attempt's transaction, which then rolls
+ * back while the failure is recorded in another; per batch, in the batch's transaction that records
+ * it); a later delivery of the record replays the recorded failure and does not call this again. A
+ * crash after the hand-off and before that commit records nothing, so the redelivered record is tried and handed off again: the hand-off is at least
  * once (the record exactly once), and a handler that publishes to a dead-letter topic should give
  * the copy the record's message id. A handler that throws rolls the record's transaction back with
  * nothing recorded and stops the batch: the offset is not committed, and the record comes again.

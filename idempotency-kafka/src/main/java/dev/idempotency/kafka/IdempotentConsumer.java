@@ -56,9 +56,11 @@ import org.slf4j.LoggerFactory;
  *   <li>A handler that throws rolls its transaction back (the engine's listener hears its own
  *       exception, {@code onError}), and the record is tried again at once, up to
  *       {@link Builder#maxAttempts} attempts in all. On the last one, its failure is made final
- *       ({@link PoisonMessageException}), its writes rolled back, handed to the
- *       {@link DeadLetterHandler}, then recorded in the same transaction: the record's outcome is
- *       {@link Outcome.Failed}. A failure that the key policy declares final is made final at its
+ *       ({@link PoisonMessageException}) and handed to the {@link DeadLetterHandler}; its
+ *       transaction is rolled back, the handler's writes with it, and the failure is recorded in a
+ *       transaction of its own, where the handler does not run: the record's outcome is
+ *       {@link Outcome.Failed}. (No savepoint is taken: a record that does not fail pays nothing
+ *       for it.) A failure that the key policy declares final is made final at its
  *       first attempt.</li>
  *   <li>Every later delivery of the record, or of its message id, replays the recorded failure: the
  *       handler does not run, and the dead-letter handler is not called again. A crash after the

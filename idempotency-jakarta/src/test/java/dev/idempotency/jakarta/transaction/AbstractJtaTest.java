@@ -256,6 +256,25 @@ abstract class AbstractJtaTest {
     }
 
     @Test
+    void theLibraryRunFormRecordsAFinalFailureOnAgroalSinceItTakesNoSavepoint() throws Exception {
+        Idempotency<Connection> finals = Idempotent.builder().keyPolicy(KeyPolicy.builder().finalFailures(Declined.class).build()).build();
+        for (ManagedIdempotency<Connection> managed : List.of(ManagedIdempotency.of(finals, JtaTransactions.of(tm, dataSource)),
+                ManagedIdempotency.of(finals, JtaTransactions.of(ut, dataSource)))) {
+            String key = key();
+            Outcome<String> failed = managed.execute(IdempotencyKey.of(SCOPE, key), tx -> {
+                pay(key);
+                throw new Declined();
+            });
+            assertThat(failed.status()).isEqualTo(Outcome.Status.FAILED);
+            assertThat(Jta.payments(dataSource, SCOPE, key)).as("the declined work's payment is rolled back").isZero();
+            assertThat(Jta.recorded(dataSource, SCOPE, key)).isTrue();
+            Outcome<String> again = managed.execute(IdempotencyKey.of(SCOPE, key), tx -> pay(key));
+            assertThat(again.status()).isEqualTo(Outcome.Status.FAILED);
+            assertThat(Jta.payments(dataSource, SCOPE, key)).as("the retry did not pay").isZero();
+        }
+    }
+
+    @Test
     void theTransactionManagerFormSuspendsAnEnclosingTransactionAndCommitsOnItsOwn() throws Exception {
         ManagedIdempotency<Connection> managed = ManagedIdempotency.of(engine, JtaTransactions.of(tm, dataSource));
         String outer = key();
