@@ -147,14 +147,7 @@ final class TransactionalProtocol<C> {
             value = work.call();
         } catch (Throwable failure) {
             if (undo == FinalUndo.TRANSACTION && failure instanceof Exception e && kernel.hasFinalFailures() && kernel.isFinal(e)) {
-                Kernel.Recorded<T> failed;
-                try {
-                    failed = kernel.failed(key, e);
-                } catch (RuntimeException recording) {
-                    recording.addSuppressed(e);
-                    throw recording;
-                }
-                throw new FinalFailure(failed); // the owner rolls back whole: nothing to release
+                throw new FinalFailure(kernel.failed(key, e)); // the owner rolls back whole: nothing to release
             }
             if (savepoint != null && failure instanceof Exception e && kernel.isFinal(e)) {
                 try {
