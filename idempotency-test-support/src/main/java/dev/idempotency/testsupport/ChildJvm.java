@@ -44,11 +44,7 @@ public final class ChildJvm implements AutoCloseable {
      */
     public static ChildJvm startReady(String name, int readySeconds, Class<?> main, List<String> args)
             throws IOException, InterruptedException {
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-cp", System.getProperty("java.class.path"), "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xmx128m",
-                "-Xshare:auto", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn", main.getName()));
-        command.addAll(args);
-        Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+        Process process = new ProcessBuilder(command(128, main, args)).redirectErrorStream(true).start();
         ChildJvm child = new ChildJvm(name, process);
         Thread watchdog = new Thread(() -> {
             try {
@@ -94,6 +90,24 @@ public final class ChildJvm implements AutoCloseable {
         drain.setDaemon(true);
         drain.start();
         return child;
+    }
+
+    /**
+     * The command line of a child JVM: this JVM's {@code java}, the test's own class path, C1 only,
+     * the serial GC, a heap of {@code heapMegabytes}, SLF4J Simple at warn, then {@code main} and its
+     * arguments.
+     *
+     * @param heapMegabytes the maximum heap, in MB
+     * @param main the main class, on the current class path
+     * @param args its arguments
+     * @return a new, modifiable list
+     */
+    public static List<String> command(int heapMegabytes, Class<?> main, List<String> args) {
+        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp", System.getProperty("java.class.path"), "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC",
+                "-Xmx" + heapMegabytes + "m", "-Xshare:auto", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn", main.getName()));
+        command.addAll(args);
+        return command;
     }
 
     /**

@@ -2,6 +2,7 @@ package dev.idempotency.examples.batch;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.idempotency.testsupport.ChildJvm;
 import dev.idempotency.testsupport.DatabaseServer;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -139,15 +140,14 @@ class PaymentImportCrashTest {
 
     /** Starts the job in a child JVM with this test's class path, its output going to {@code log}. */
     private static Process start(Path dir, List<String> extra, boolean fresh, Path log) throws IOException {
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-XX:+UseSerialGC", "-Xmx256m", "-cp", System.getProperty("java.class.path"), PaymentImportJob.class.getName(),
-                "--instructions", Integer.toString(INSTRUCTIONS), "--chunk", Integer.toString(CHUNK), "--dir", dir.toString(),
-                "--progress-every", "1"));
-        command.addAll(extra);
+        List<String> args = new ArrayList<>(List.of("--instructions", Integer.toString(INSTRUCTIONS), "--chunk", Integer.toString(CHUNK),
+                "--dir", dir.toString(), "--progress-every", "1"));
+        args.addAll(extra);
         if (fresh) {
-            command.add("--fresh");
+            args.add("--fresh");
         }
-        return new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        return new ProcessBuilder(ChildJvm.command(256, PaymentImportJob.class, args)).redirectErrorStream(true)
+                .redirectOutput(log.toFile()).start();
     }
 
     /** @return {@code true} once the job's output matches; {@code false} if it ended first */

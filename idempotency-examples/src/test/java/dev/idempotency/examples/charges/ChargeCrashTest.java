@@ -8,6 +8,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.idempotency.IdempotencyKey;
 import dev.idempotency.Outcome;
 import dev.idempotency.examples.charges.ChargeCrashChild.Operation;
+import dev.idempotency.testsupport.ChildJvm;
 import dev.idempotency.testsupport.DatabaseServer;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -155,11 +156,9 @@ class ChargeCrashTest {
             List<Operation> pending = operations.stream().filter(op -> !answers.containsKey(op.id())).toList();
             Path file = dir.resolve("operations.tsv");
             ChargeCrashChild.write(file, pending);
-            Process child = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                    "-cp", System.getProperty("java.class.path"), "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xmx256m",
-                    "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn", ChargeCrashChild.class.getName(), db.url(),
+            Process child = new ProcessBuilder(ChildJvm.command(256, ChargeCrashChild.class, List.of(db.url(),
                     db.user() == null ? "-" : db.user(), db.password() == null ? "-" : db.password(), provider.uri().toString(),
-                    Long.toString(LEASE.toMillis()), scope, file.toString())
+                    Long.toString(LEASE.toMillis()), scope, file.toString())))
                     .redirectErrorStream(true).start();
             runs++;
             inFlight.clear();

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.idempotency.IdempotencyKey;
 import dev.idempotency.examples.charges.ChargeCrashChild.Operation;
 import dev.idempotency.examples.charges.ChargeCrashTest.Database;
+import dev.idempotency.testsupport.ChildJvm;
 import dev.idempotency.testsupport.DatabaseServer;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -172,13 +173,10 @@ class RecoveryWorkerCrashTest {
         }
 
         private ProcessBuilder child(FakePaymentProvider provider, String... mode) {
-            List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                    "-cp", System.getProperty("java.class.path"), "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xmx256m",
-                    "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn", ChargeCrashChild.class.getName(), db.url(),
-                    db.user() == null ? "-" : db.user(), db.password() == null ? "-" : db.password(), provider.uri().toString(),
-                    Long.toString(LEASE.toMillis()), scope));
-            command.addAll(List.of(mode));
-            return new ProcessBuilder(command).redirectErrorStream(true);
+            List<String> args = new ArrayList<>(List.of(db.url(), db.user() == null ? "-" : db.user(),
+                    db.password() == null ? "-" : db.password(), provider.uri().toString(), Long.toString(LEASE.toMillis()), scope));
+            args.addAll(List.of(mode));
+            return new ProcessBuilder(ChildJvm.command(256, ChargeCrashChild.class, args)).redirectErrorStream(true);
         }
 
         private void read(Process child, CountDownLatch ready, boolean client) {
