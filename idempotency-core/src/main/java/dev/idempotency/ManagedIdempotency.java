@@ -22,7 +22,7 @@ import org.slf4j.LoggerFactory;
  * result. Each retry reaches the listener ({@link IdempotencyListener#onRetry}). An
  * {@code InProgress} outcome rolls its transaction back. A final failure (per the key policy) rolls
  * the transaction back whole, the work's writes with it, and the failure is recorded in a second
- * transaction, in which no work runs: no savepoint is taken, so work that does not fail finally pays
+ * transaction, in which no work runs, as write-last mode records one: no savepoint is taken, so work that does not fail finally pays
  * nothing for the policy's final failures. (If another attempt of the key committed in between,
  * its outcome answers instead.)
  *
@@ -139,15 +139,12 @@ public final class ManagedIdempotency<C> {
             Objects.requireNonNull(work, "work");
             TransactionalProtocol<C> protocol = engine.transactional();
             return transactions.withRetries(key, () -> {
-                Kernel.Recorded<T> failure;
                 try {
                     return transactions.once(tx -> rolledBackIfInProgress(
                             protocol.attempt(key, fingerprint, tx, codec, () -> work.apply(tx), Kernel.ROLLED_BACK, FinalUndo.TRANSACTION)));
                 } catch (FinalFailure carried) {
-                    failure = carried.recorded();
+                    return writingLast.recordFailure(key, fingerprint, codec, carried.recorded());
                 }
-                log.debug("Key {}: the work failed with a final failure; it was rolled back, and the failure is recorded", key);
-                return transactions.once(tx -> rolledBackIfInProgress(protocol.recordFailure(key, fingerprint, tx, codec, failure)));
             });
         });
     }

@@ -23,8 +23,8 @@ import org.slf4j.LoggerFactory;
  *       {@link FinalUndo#SAVEPOINT}, run the work, check the transaction again, and record the result
  *       ({@link Kernel#executed}); a final failure is undone to the savepoint and recorded
  *       ({@link Kernel#failed}), or, with {@link FinalUndo#TRANSACTION}, thrown as a
- *       {@link FinalFailure} for the transaction's owner to roll back and record with
- *       {@link #recordFailure}; any other failure releases the claim.</li>
+ *       {@link FinalFailure} for the transaction's owner to roll back and record in another
+ *       ({@link WriteLastProtocol#recordFailure}); any other failure releases the claim.</li>
  * </ol>
  * The key is already validated and the listener is told by the caller of this class. Thread-safe.
  *
@@ -71,22 +71,6 @@ final class TransactionalProtocol<C> {
         }
         if (mayBeOwnClaim(claim, fingerprint) && runsIn(tx, key)) {
             throw new NestedKeyException(key); // its claim is this transaction's own: it would look committed and abandoned
-        }
-        return kernel.outcomeOf(key, fingerprint, codec, claim);
-    }
-
-    /**
-     * Records {@code failed}, a final failure that {@link FinalUndo#TRANSACTION} rolled back with its
-     * transaction, in {@code tx}, a new one in which no work runs: claim the key again and record the
-     * failure; a record found meanwhile (another attempt committed) answers instead.
-     */
-    <T> Outcome<T> recordFailure(IdempotencyKey key, Fingerprint fingerprint, C tx, @Nullable ResultCodec<T> codec,
-                                 Kernel.Recorded<T> failed) {
-        store.checkTransaction(tx, key);
-        Claim claim = store.claim(tx, kernel.claimRequest(key, fingerprint, kernel.now()));
-        if (claim instanceof Claim.Acquired) {
-            store.complete(tx, failed.completion());
-            return failed.outcome();
         }
         return kernel.outcomeOf(key, fingerprint, codec, claim);
     }

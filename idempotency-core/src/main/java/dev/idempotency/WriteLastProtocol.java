@@ -3,6 +3,7 @@ package dev.idempotency;
 import dev.idempotency.spi.Claim;
 import dev.idempotency.spi.TransactionalStore;
 import dev.idempotency.spi.LastWriteRefusedException;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -38,9 +39,20 @@ final class WriteLastProtocol<C> {
             } catch (FinalFailure carried) {
                 failure = carried.recorded();
             }
-            log.debug("Key {}: the work failed with a final failure; it was rolled back, and the failure is recorded", key);
-            return writtenLast(key, fingerprint, codec, tx -> failure);
+            return recordFailure(key, fingerprint, codec, failure);
         });
+    }
+
+    /**
+     * Records {@code failure}, a final failure whose transaction was rolled back whole (a write-last
+     * one, or one that {@link ManagedIdempotency#execute(IdempotentCall, TxWork)} ran), in a
+     * write-last transaction of its own in which no work runs: the failure's record is written if
+     * the key has none, and a record that another attempt committed meanwhile answers instead. Not
+     * retried here: the caller's step is.
+     */
+    <T> Outcome<T> recordFailure(IdempotencyKey key, Fingerprint fingerprint, @Nullable ResultCodec<T> codec, Kernel.Recorded<T> failure) {
+        log.debug("Key {}: the work failed with a final failure; it was rolled back, and the failure is recorded", key);
+        return writtenLast(key, fingerprint, codec, tx -> failure);
     }
 
     /**

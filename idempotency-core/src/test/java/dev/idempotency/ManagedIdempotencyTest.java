@@ -460,6 +460,7 @@ class ManagedIdempotencyTest {
         assertThat(store.committedWrites()).containsExactly("done");
         assertThat(store.calls).noneMatch(c -> c.startsWith("savepoint") || c.startsWith("release:"));
         assertThat(store.calls).endsWith("check:k1", "claim:k1", "complete:k1");
+        assertThat(store.defaultsCalled).as("the failure written as write-last mode writes a record").containsExactly("writeLast:k1");
         Outcome<String> again = strict.execute(KEY, tx -> {
             runs.incrementAndGet();
             return "never";
