@@ -56,6 +56,17 @@ public class H2Dialect extends SqlDialect {
     }
 
     /**
+     * Class 40, and 90143 (a row not found in the primary index): at READ UNCOMMITTED, H2 can find
+     * another transaction's uncommitted row in the key's index and then miss it in the table, when
+     * that transaction rolled back in between. Nothing is wrong with the data; run again, the
+     * transaction reads the record, or its absence, as committed.
+     */
+    @Override
+    public boolean isTransactionConflict(SqlError e) {
+        return e.hasState("90143") || super.isTransactionConflict(e);
+    }
+
+    /**
      * The completed record is inserted first, a plain {@code INSERT}: a duplicate (23505) fails that
      * statement alone, and the claim then runs.
      */
